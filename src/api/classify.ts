@@ -1,0 +1,114 @@
+import { ExitCode, SgqError, firstLine } from '../errors.js';
+import { RawNumber, parseJson, type Json } from '../json.js';
+
+export type JsonObject = { [key: string]: Json };
+
+/** A failed call, with what the retry policy needs to know about it. */
+export class CallError extends SgqError {
+  constructor(
+    exitCode: SgqError['exitCode'],
+    message: string,
+    hint: string | undefined,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+    /** Error records of `data`, for the caller to report one by one. */
+    readonly records: readonly string[] = [],
+  ) {
+    super(exitCode, message, hint);
+  }
+}
+
+export const isObject = (v: Json | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RawNumber);
+
+/** Spec §2.2: an error record is an object whose `error` is a string. */
+export const isErrorRecord = (v: Json): v is { error: string } => isObject(v) && typeof v.error === 'string';
+
+const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * Reads one HTTP answer and decides what it is: a body to use, or a CallError saying which
+ * exit code it maps to and whether trying again may help. The body decides before the
+ * status does, because the spec leaves the status of data-level errors open.
+ */
+export function classify(status: number, headers: Record<string, string | string[] | undefined>, text: string): JsonObject {
+  let body: Json | undefined;
+  try {
+    body = parseJson(text);
+  } catch {
+    body = undefined;
+  }
+  const retryAfterMs = parseRetryAfter(headers['retry-after']);
+
+  if (isObject(body)) {
+    if (status === 429 && typeof body.Error === 'string') {
+      const parts = [`Endpoint: ${describe(body.Endpoint)}`, `Current credits: ${describe(body['Current credits'])}`];
+      throw new CallError(ExitCode.expired, `${body.Error} (${parts.join(', ')})`, 'renew the subscription or buy credits; sgq does not retry this', false);
+    }
+    const data = Array.isArray(body.data) ? body.data : [];
+    const records = data.filter(isErrorRecord).map((r) => r.error);
+    if (records.length > 0 && (status < 200 || status >= 300 || records.length === data.length)) {
+      throw new CallError(ExitCode.service, `the service answered: ${records.join('; ')}`, undefined, false, undefined, records);
+    }
+  }
+
+  if (status === 401 || status === 403) {
+    throw new CallError(
+      ExitCode.config,
+      `the service rejected the API key (HTTP ${status}${messageOf(body, text)})`,
+      'check it with `sgq config get api-key`, set a new one with `sgq config set api-key`',
+      false,
+    );
+  }
+  if (RETRYABLE_STATUS.has(status)) {
+    throw new CallError(ExitCode.network, `the service answered HTTP ${status}${messageOf(body, text)}`, 'try again later', true, retryAfterMs);
+  }
+  if (status >= 300 && status < 400) {
+    const location = headers.location;
+    throw new CallError(ExitCode.network, `the service redirected (HTTP ${status}) to ${describe(location as Json)}`, 'set base-url to the address it names', false);
+  }
+  if (status >= 400 && status < 500) {
+    throw new CallError(ExitCode.service, `the service refused the request (HTTP ${status}${messageOf(body, text)})`, undefined, false);
+  }
+  if (status < 200 || status >= 300) {
+    throw new CallError(ExitCode.network, `the service failed (HTTP ${status}${messageOf(body, text)})`, 'try again later', false);
+  }
+
+  if (body === undefined) {
+    const what = /^\s*</.test(text) ? 'an HTML page' : text.trim() === '' ? 'an empty body' : 'a body that is not valid JSON';
+    throw new CallError(ExitCode.network, `the service sent ${what} instead of JSON`, 'check base-url; rerun with --verbose to see the request', false);
+  }
+  if (!isObject(body)) throw new CallError(ExitCode.network, 'the service sent JSON that is not an object', undefined, false);
+  const keys = Object.keys(body);
+  if (keys.length === 1 && typeof body.message === 'string') {
+    throw new CallError(ExitCode.unavailable, `route not available: ${body.message}`, 'no credits were spent', false);
+  }
+  return body;
+}
+
+function describe(value: Json | undefined): string {
+  if (value === undefined) return 'unknown';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** `: <message>` from a JSON error body, or the start of a text body. */
+function messageOf(body: Json | undefined, text: string): string {
+  if (isObject(body)) {
+    for (const key of ['message', 'detail', 'error', 'Error']) {
+      const value = body[key];
+      if (typeof value === 'string' && value) return `: ${firstLine(value)}`;
+    }
+  }
+  if (/^\s*</.test(text)) return '';
+  const snippet = firstLine(text.trim()).slice(0, 120);
+  return snippet ? `: ${snippet}` : '';
+}
+
+/** Retry-After in seconds or as an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}

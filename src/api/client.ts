@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { ExitCode } from '../errors.js';
+import type { Json } from '../json.js';
+import { maskSecret } from '../config.js';
+import { CallError, classify, type JsonObject } from './classify.js';
+import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry.js';
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs: number;
+  retry: RetryPolicy;
+  env: Record<string, string | undefined>;
+  /** Stops every request of the run (Ctrl-C, a closed pipe, a reached limit). */
+  signal?: AbortSignal;
+  /** Receives `--verbose` lines; never given the API key. */
+  trace?: (line: string) => void;
+  /** Largest body accepted, so a runaway answer cannot exhaust memory. */
+  maxBodyBytes?: number;
+}
+
+export interface Reply {
+  status: number;
+  text: string;
+  body: JsonObject;
+}
+
+/** Thrown when the run's signal stopped a request; the runner decides what it means. */
+export class StoppedError extends Error {
+  constructor(readonly reason: unknown) {
+    super('stopped');
+  }
+}
+
+const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
+
+/** Node's bundled roots plus the system's bundle, so a corporate CA installed in the OS works. */
+function trustedCas(): string[] | undefined {
+  for (const file of SYSTEM_CA_FILES) {
+    try {
+      return [...rootCertificates, readFileSync(file, 'utf8')];
+    } catch {
+      // try the next location
+    }
+  }
+  return undefined; // Node's defaults (which include NODE_EXTRA_CA_CERTS)
+}
+
+/** One connection pool per run, kept alive across pages and shared by every user in flight. */
+export class ApiClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly base: string;
+
+  constructor(private readonly options: ClientOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    const { env } = options;
+    const ca = this.base.startsWith('https:') ? trustedCas() : undefined;
+    this.dispatcher = new EnvHttpProxyAgent({
+      httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+      httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
+      noProxy: env.NO_PROXY ?? env.no_proxy,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: options.timeoutMs, ...(ca ? { ca } : {}) },
+    });
+  }
+
+  url(path: string): string {
+    return `${this.base}/api/${path.replace(/^\/+/, '')}`;
+  }
+
+  /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
+  async call(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
+    const { retry = DEFAULT_RETRY, trace } = this.options;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once(path, payload, opts);
+      } catch (error) {
+        if (!(error instanceof CallError) || !error.retryable) throw error;
+        const delay = retryDelay(retry, attempt, error.retryAfterMs);
+        if (delay === undefined) {
+          if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
+            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, longer than sgq waits`, 'try again later', false);
+          }
+          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} retries)`, error.hint, false) : error;
+        }
+        trace?.(`retry ${attempt}/${retry.retries} of ${path} in ${delay} ms: ${error.message}`);
+        try {
+          await sleep(delay, this.options.signal);
+        } catch (reason) {
+          throw new StoppedError(reason);
+        }
+      }
+    }
+  }
+
+  private async once(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
+    const { apiKey, timeoutMs, signal, trace } = this.options;
+    if (signal?.aborted) throw new StoppedError(signal.reason);
+    const method = (opts.method ?? 'POST').toUpperCase();
+    const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
+    if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
+    let url = this.url(path);
+    let body: string | undefined;
+    if (method === 'GET' || method === 'HEAD') {
+      const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+      if ([...query].length) url += `?${query}`;
+    } else {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(payload);
+    }
+    trace?.(`${method} ${url} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
+
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const started = Date.now();
+    try {
+      const res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: this.dispatcher, signal: combined });
+      const text = await this.readBody(res.body);
+      trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
+      return { status: res.statusCode, text, body: classify(res.statusCode, res.headers, text) };
+    } catch (error) {
+      if (error instanceof CallError) throw error;
+      if (signal?.aborted) throw new StoppedError(signal.reason);
+      if (timeout.aborted) {
+        throw new CallError(ExitCode.network, `no complete answer from ${this.base} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
+      }
+      throw networkFailure(error, this.base);
+    }
+  }
+
+  private async readBody(body: AsyncIterable<Buffer>): Promise<string> {
+    const limit = this.options.maxBodyBytes ?? 64 * 1024 * 1024;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > limit) {
+        throw new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close().catch(() => undefined);
+  }
+}
+
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
+  'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+]);
+
+const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH/;
+
+/** Names the cause of a transport failure in words, and says whether retrying may help. */
+export function networkFailure(error: unknown, base: string): CallError {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.cause?.code ?? err.code ?? '';
+  const detail = err.cause?.message ?? err.message ?? String(error);
+  if (TLS_CODE.test(code) || /certificate/i.test(detail)) {
+    return new CallError(
+      ExitCode.network,
+      `TLS certificate of ${base} not trusted: ${detail} (${code || 'TLS'})`,
+      'install the issuing CA in the system store or point NODE_EXTRA_CA_CERTS at it; sgq never skips verification',
+      false,
+    );
+  }
+  if (code === 'ENOTFOUND') return new CallError(ExitCode.network, `cannot resolve the host of ${base}`, 'check base-url and DNS', false);
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    UND_ERR_SOCKET: 'connection closed by the other side',
+    UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+    UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+    UND_ERR_BODY_TIMEOUT: 'the body stopped arriving',
+  };
+  return new CallError(ExitCode.network, `cannot reach ${base}: ${words[code] ?? detail}${code && !words[code] ? ` (${code})` : ''}`, 'check the network and base-url, or try again later', TRANSIENT_CODES.has(code));
+}

@@ -1,0 +1,60 @@
+import { ExitCode } from '../errors.js';
+import type { Json } from '../json.js';
+import { CallError, isErrorRecord, isObject, type JsonObject } from './classify.js';
+import type { Reply } from './client.js';
+
+/** One answer of the service, checked and split into what goes to stdout and what to stderr. */
+export interface Page {
+  /** The page number asked for (null for routes without pages). */
+  page: number | null;
+  nextPage: number | null;
+  records: JsonObject[];
+  /** Error records of `data` that came beside good ones. */
+  errors: string[];
+  /** `current_credits` after the call, where reported. */
+  credits: number | null;
+  /** The body as received, for `--raw`. */
+  text: string;
+}
+
+const PAGINATION_KEYS = ['page', 'previous_page', 'next_page', 'page_items'] as const;
+
+const invalid = (what: string) =>
+  new CallError(ExitCode.network, `the service sent an unexpected body: ${what}`, 'rerun with --verbose or --raw to see it', false);
+
+const isInteger = (v: Json | undefined) => typeof v === 'number' && Number.isInteger(v);
+
+/**
+ * Checks the envelope of spec §2.1. `wholeBodyIsRecord` is for routes whose answer is not
+ * documented to carry `data` (such as /info): then the body itself is the one record.
+ */
+export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord = false): Page {
+  const { body } = reply;
+  for (const key of PAGINATION_KEYS) {
+    const value = body[key];
+    if (value !== undefined && value !== null && !isInteger(value)) {
+      throw invalid(`${key} is ${JSON.stringify(value)}, not a whole number or null`);
+    }
+  }
+  const creditsValue = body.current_credits;
+  if (creditsValue !== undefined && creditsValue !== null && typeof creditsValue !== 'number') {
+    throw invalid(`current_credits is ${JSON.stringify(creditsValue)}, not a number`);
+  }
+  const credits = typeof creditsValue === 'number' ? creditsValue : null;
+  const nextPage = typeof body.next_page === 'number' ? body.next_page : null;
+
+  let data: Json | undefined = body.data;
+  if (data === undefined && wholeBodyIsRecord) data = [body];
+  if (!Array.isArray(data)) throw invalid(data === undefined ? 'no data key' : 'data is not a list');
+  const records: JsonObject[] = [];
+  const errors: string[] = [];
+  for (const item of data) {
+    if (!isObject(item)) throw invalid(`data holds ${JSON.stringify(item)?.slice(0, 40)}, not an object`);
+    if (isErrorRecord(item)) errors.push(item.error);
+    else records.push(item);
+  }
+  if (nextPage !== null && asked !== null && nextPage <= asked) {
+    throw invalid(`next_page ${nextPage} does not move past page ${asked}`);
+  }
+  return { page: asked, nextPage, records, errors, credits, text: reply.text };
+}

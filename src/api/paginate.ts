@@ -1,0 +1,58 @@
+import type { Json } from '../json.js';
+import type { Budget } from '../run/budget.js';
+import { CallError } from './classify.js';
+import type { ApiClient } from './client.js';
+import { readPage, type Page } from './page.js';
+
+export interface PageRequest {
+  path: string;
+  /** The body for a page (null on routes without pages). */
+  payload: (page: number | null) => Record<string, Json>;
+  sendKey: boolean;
+  method?: string;
+  paginated: boolean;
+  startPage: number;
+  /** `--all`: follow next_page until it is null. */
+  follow: boolean;
+  maxPages?: number;
+  wholeBodyIsRecord?: boolean;
+}
+
+/** Why a run of pages ended without an error; only 'done' means everything was fetched. */
+export type StopReason = 'done' | 'more' | 'max-pages' | 'limit' | 'max-credits';
+
+/** A page that failed, so the caller can say where to resume. */
+export class PageFailure extends Error {
+  constructor(
+    readonly page: number | null,
+    readonly error: Error,
+  ) {
+    super(error.message);
+  }
+}
+
+/**
+ * Pages are the basic unit (as in octokit's paginate): one request each, in order, asked
+ * only when the consumer wants the next one, so a `break` stops further requests.
+ */
+export async function* fetchPages(client: ApiClient, req: PageRequest, budget: Budget): AsyncGenerator<Page, StopReason> {
+  let page: number | null = req.paginated ? req.startPage : null;
+  for (let fetched = 0; ; fetched++) {
+    if (req.maxPages !== undefined && fetched >= req.maxPages) return 'max-pages';
+    if (budget.recordsLeft <= 0) return 'limit';
+    if (!budget.reserveCall()) return 'max-credits';
+    let result: Page;
+    try {
+      const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method });
+      result = readPage(reply, page, req.wholeBodyIsRecord);
+      budget.settleCall(result.errors.length === 0 || result.records.length > 0, result.credits);
+    } catch (error) {
+      budget.settleCall(false, null);
+      throw error instanceof CallError ? new PageFailure(page, error) : error;
+    }
+    yield result;
+    if (result.nextPage === null) return 'done';
+    if (!req.follow) return 'more';
+    page = result.nextPage;
+  }
+}

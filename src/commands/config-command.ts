@@ -1,0 +1,94 @@
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { ConfigStore, DEFAULT_PROFILE, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, validateSetting, type SettingName } from '../config.js';
+import { ExitCode, usageError } from '../errors.js';
+import type { Io } from '../io.js';
+import type { CommandContext } from '../program.js';
+
+/** `sgq config set|get|unset|list|path`. Data (values, paths) on stdout; confirmations on stderr. */
+export async function runConfigCommand(ctx: CommandContext, verb: string, args: string[]): Promise<number> {
+  const { io, globals } = ctx;
+  const store = new ConfigStore(io.env);
+  const profile = globals.profile || io.env.SGQ_PROFILE || DEFAULT_PROFILE;
+  const say = (line: string) => {
+    if (!globals.quiet) io.stderr.write(`${line}\n`);
+  };
+
+  switch (verb) {
+    case 'path':
+      io.stdout.write(`${store.path}\n`);
+      return ExitCode.ok;
+    case 'list': {
+      const values = store.profile(profile);
+      for (const name of SETTING_NAMES) {
+        const value = values[name];
+        if (value !== undefined) io.stdout.write(`${name}=${shown(name, value)}\n`);
+      }
+      const others = store.profileNames().filter((p) => p !== profile);
+      if (others.length) say(`other profiles: ${others.join(', ')} (use --profile NAME)`);
+      return ExitCode.ok;
+    }
+    case 'get': {
+      const name = settingName(args[0]);
+      const value = store.profile(profile)[name];
+      if (value === undefined) {
+        say(`${name} is not set in profile ${profile}`);
+        return ExitCode.config;
+      }
+      io.stdout.write(`${shown(name, value)}\n`);
+      return ExitCode.ok;
+    }
+    case 'unset': {
+      const name = settingName(args[0]);
+      say(store.unset(profile, name) ? `removed ${name} from profile ${profile}` : `${name} was not set in profile ${profile}`);
+      return ExitCode.ok;
+    }
+    case 'set': {
+      const name = settingName(args[0]);
+      const given = args[1] ?? (await readValue(io, name));
+      const value = validateSetting(name, given);
+      store.set(profile, name, value);
+      say(`set ${name} in profile ${profile} (${store.path})`);
+      return ExitCode.ok;
+    }
+    default:
+      throw usageError(`unknown config command ${verb}`);
+  }
+}
+
+const shown = (name: SettingName, value: string) => (SETTINGS[name].secret ? maskSecret(value) : value);
+
+function settingName(name: string | undefined): SettingName {
+  if (name && isSettingName(name)) return name;
+  throw usageError(`unknown setting ${JSON.stringify(name ?? '')}`, `use one of ${SETTING_NAMES.join(', ')}`);
+}
+
+/** The value from stdin: a hidden prompt on a terminal, else the first line of the pipe. */
+async function readValue(io: Io, name: SettingName): Promise<string> {
+  if (!io.stdinIsTTY) {
+    const input = (await text(io.stdin)).split(/\r?\n/)[0] ?? '';
+    if (!input.trim()) throw usageError(`no value for ${name} on stdin`, `give it as an argument or pipe it in: printf %s "$VALUE" | sgq config set ${name}`);
+    return input;
+  }
+  return hiddenPrompt(io, `${name}: `);
+}
+
+function hiddenPrompt(io: Io, question: string): Promise<string> {
+  io.stderr.write(question);
+  // Echo nothing of what is typed; the key must not appear on screen.
+  const silent = new Writable({ write: (_chunk, _enc, done) => done() });
+  const rl = createInterface({ input: io.stdin, output: silent, terminal: true });
+  return new Promise((resolve, reject) => {
+    rl.once('line', (line) => {
+      rl.close();
+      io.stderr.write('\n');
+      resolve(line);
+    });
+    rl.once('SIGINT', () => {
+      rl.close();
+      io.stderr.write('\n');
+      reject(usageError('cancelled'));
+    });
+  });
+}

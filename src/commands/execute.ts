@@ -1,0 +1,146 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ApiClient } from '../api/client.js';
+import { DEFAULT_RETRY } from '../api/retry.js';
+import { resolveConfig, type ResolvedConfig } from '../config.js';
+import { ExitCode, configError, usageError } from '../errors.js';
+import { createFormatter, loadTable, type Format } from '../output/formats.js';
+import { Reporter } from '../output/reporter.js';
+import { FileSink, StreamSink, type Sink } from '../output/sink.js';
+import type { CommandContext } from '../program.js';
+import { runJobs, type Job } from '../run/runner.js';
+
+/** The output and limit flags shared by every command that fetches records. */
+export interface OutputFlags {
+  output?: Format;
+  fields?: string[];
+  raw?: boolean;
+  out?: string;
+  summary?: 'text' | 'json';
+  limit?: number;
+  maxCredits?: number;
+}
+
+export interface Plan {
+  label: string;
+  needsKey: boolean;
+  knownCost: number | null;
+  concurrency: number;
+  tagUser: boolean;
+  jobs: (resolved: ResolvedConfig) => Job[];
+}
+
+/** Where requests go for this run: the configured service, or an in-process sandbox. */
+interface Connection {
+  config: ResolvedConfig;
+  baseUrl: string;
+  apiKey?: string;
+  close: () => Promise<void>;
+}
+
+async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
+  const { globals, io } = ctx;
+  const config = resolveConfig(globals, io.env);
+  if (globals.sandbox) {
+    const { startSandbox, DEMO_KEY } = await import('../sandbox/server.js');
+    const sandbox = await startSandbox({ port: 0 });
+    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, close: sandbox.close };
+  }
+  if (!config.baseUrl) {
+    throw configError('no service address configured', 'set one with `sgq config set base-url URL` or SGQ_BASE_URL, or try `sgq --sandbox …`');
+  }
+  if (needsKey && !config.apiKey) {
+    throw configError(
+      `no API key configured (profile ${config.profile})`,
+      'set one with `sgq config set api-key` (reads stdin) or SGQ_API_KEY; `sgq metadata userid` and `sgq info` need none',
+    );
+  }
+  return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, close: async () => undefined };
+}
+
+function checkOutFile(file: string): void {
+  const target = resolve(file);
+  try {
+    accessSync(dirname(target), constants.W_OK);
+  } catch {
+    throw usageError(`cannot write --out ${file}: its folder does not exist or is not writable`);
+  }
+  try {
+    if (statSync(target).isDirectory()) throw usageError(`--out ${file} is a folder`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file. */
+export function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
+  if (flags.output) return flags.output;
+  if (config.output) return config.output as Format;
+  return stdoutIsTTY && !flags.out ? 'table' : 'ndjson';
+}
+
+/** Sets up the client, output and signals for one run, runs its jobs and cleans up. */
+export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlags): Promise<number> {
+  const { io, globals } = ctx;
+  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  if (flags.out) checkOutFile(flags.out);
+  const connection = await connect(ctx, plan.needsKey);
+  const { config } = connection;
+  try {
+    const jobs = plan.jobs(config);
+    const format = chooseFormat(flags, config, io.stdoutIsTTY);
+    if (format === 'table') await loadTable();
+
+    const controller = new AbortController();
+    const onSignal = () => controller.abort(io.signal?.reason);
+    io.signal?.addEventListener('abort', onSignal, { once: true });
+    if (io.signal?.aborted) onSignal();
+
+    const sink: Sink = flags.out ? new FileSink(flags.out) : new StreamSink(io.stdout, () => controller.abort('EPIPE'));
+    const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line));
+    const client = new ApiClient({
+      baseUrl: connection.baseUrl,
+      apiKey: connection.apiKey,
+      timeoutMs: (globals.timeout ?? numberSetting(config.timeout, 'timeout') ?? 30) * 1000,
+      retry: { ...DEFAULT_RETRY, retries: globals.retries ?? numberSetting(config.retries, 'retries') ?? DEFAULT_RETRY.retries },
+      env: io.env,
+      signal: controller.signal,
+      trace: (line) => reporter.trace(line),
+    });
+
+    let exitCode: number;
+    try {
+      exitCode = await runJobs(
+        jobs,
+        {
+          concurrency: plan.concurrency,
+          limit: flags.limit,
+          maxCredits: flags.maxCredits,
+          knownCost: plan.knownCost,
+          raw: flags.raw === true,
+          tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
+          label: plan.label,
+          summaryJson: flags.summary === 'json',
+        },
+        { client, sink, formatter, reporter, controller },
+      );
+    } finally {
+      io.signal?.removeEventListener('abort', onSignal);
+      await client.close();
+    }
+    // A reader that went away (`| head`) is a normal end, not a failure.
+    if (sink.closed && controller.signal.reason === 'EPIPE') return ExitCode.ok;
+    const note = await sink.finish(exitCode === ExitCode.ok);
+    if (note) reporter.error(note);
+    return exitCode;
+  } finally {
+    await connection.close();
+  }
+}
+
+function numberSetting(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(n >= 0)) throw configError(`the stored ${name} ${JSON.stringify(value)} is not a number`, `fix it with \`sgq config set ${name} N\``);
+  return n;
+}

@@ -1,0 +1,47 @@
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * Everything sgq touches outside itself. `bin/sgq.js` passes the real process; tests pass
+ * captured streams, a fake env and their own signal, and run `main(argv, io)` in-process.
+ */
+export interface Io {
+  stdout: Writable;
+  stderr: Writable;
+  stdin: Readable;
+  env: Record<string, string | undefined>;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** Aborted on SIGINT/SIGTERM; `reason` is the signal name. */
+  signal?: AbortSignal;
+  /** The clock used for relative `--since` values. */
+  now?: () => Date;
+}
+
+export function processIo(signal?: AbortSignal): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY === true,
+    signal,
+  };
+}
+
+/**
+ * Colour for stderr, decided in one place: NO_COLOR wins, FORCE_COLOR forces, otherwise
+ * only a terminal gets it. Returns a chalk level (0 = none).
+ */
+export function colorLevel(io: Io): 0 | 1 | 2 | 3 {
+  const { NO_COLOR, FORCE_COLOR } = io.env;
+  if (NO_COLOR !== undefined && NO_COLOR !== '') return 0;
+  if (FORCE_COLOR !== undefined) {
+    if (FORCE_COLOR === '0' || FORCE_COLOR === 'false') return 0;
+    const level = Number(FORCE_COLOR);
+    return level >= 1 && level <= 3 ? (level as 1 | 2 | 3) : 1;
+  }
+  return io.stderrIsTTY && io.env.TERM !== 'dumb' ? 1 : 0;
+}

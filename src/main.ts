@@ -1,0 +1,29 @@
+import { CommanderError } from 'commander';
+import { ExitCode, toSgqError } from './errors.js';
+import type { Io } from './io.js';
+import { buildProgram } from './program.js';
+
+/**
+ * Runs sgq with `argv` (without the node and script entries) and returns the exit code.
+ * It never calls process.exit and never throws, so tests run it in-process.
+ */
+export async function main(argv: readonly string[], io: Io): Promise<number> {
+  const state = { exitCode: ExitCode.ok as number };
+  const program = buildProgram(io, state);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return state.exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return commanderExitCode(error);
+    const sgq = toSgqError(error);
+    io.stderr.write(`sgq: ${sgq.message}${sgq.hint ? `; ${sgq.hint}` : ''}\n`);
+    if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
+    return sgq.exitCode;
+  }
+}
+
+function commanderExitCode(error: CommanderError): number {
+  // --help and --version end normally; everything else Commander rejects is a usage error.
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return ExitCode.ok;
+  return ExitCode.usage;
+}

@@ -1,0 +1,137 @@
+import type { JsonObject } from '../api/classify.js';
+import { RawNumber, stringifyJson, type Json } from '../json.js';
+import type { Sink } from './sink.js';
+
+export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
+export type Format = (typeof FORMATS)[number];
+
+/** One streaming interface for every format: records go in page by page, `end` closes the document. */
+export interface Formatter {
+  write(records: readonly JsonObject[]): void;
+  end(): void;
+}
+
+/** `--fields a,b`: those keys, in that order, null where a record lacks one. */
+export function selectFields(record: JsonObject, fields: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const f of fields) out[f] = record[f] ?? null;
+  return out;
+}
+
+export function createFormatter(format: Format, sink: Sink, fields?: readonly string[], warn?: (line: string) => void): Formatter {
+  const project = fields ? (r: JsonObject) => selectFields(r, fields) : (r: JsonObject) => r;
+  switch (format) {
+    case 'ndjson':
+      return {
+        write(records) {
+          if (records.length === 0) return;
+          let out = '';
+          for (const r of records) out += `${stringifyJson(project(r))}\n`;
+          sink.write(out);
+        },
+        end() {},
+      };
+    case 'json': {
+      let first = true;
+      return {
+        write(records) {
+          if (records.length === 0) return;
+          let out = first ? '[\n' : ',\n';
+          out += records.map((r) => stringifyJson(project(r))).join(',\n');
+          first = false;
+          sink.write(out);
+        },
+        end() {
+          sink.write(first ? '[]\n' : '\n]\n');
+        },
+      };
+    }
+    case 'csv':
+      return csvFormatter(sink, fields, warn);
+    case 'table':
+      return tableFormatter(sink, fields);
+  }
+}
+
+/** Text of one value in a cell: strings as they are, nested values as JSON, null as empty. */
+export function cellText(value: Json | undefined): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value instanceof RawNumber) return String(value);
+  return stringifyJson(value);
+}
+
+/** Keys in first-seen order over the given records. */
+export function unionKeys(records: readonly JsonObject[]): string[] {
+  const keys = new Set<string>();
+  for (const r of records) for (const k of Object.keys(r)) keys.add(k);
+  return [...keys];
+}
+
+const csvCell = (value: Json | undefined): string => {
+  const text = cellText(value);
+  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/**
+ * RFC 4180: CRLF line ends, quotes doubled. The header is `--fields`, or the keys of the
+ * first page (a stream cannot go back to widen its header); a key first seen later is
+ * reported once on stderr.
+ */
+function csvFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: (line: string) => void): Formatter {
+  let columns: readonly string[] | undefined = fields;
+  const dropped = new Set<string>();
+  const line = (cells: string[]) => `${cells.join(',')}\r\n`;
+  let headerWritten = false;
+  const header = () => {
+    if (!headerWritten && columns) sink.write(line(columns.map(csvCell)));
+    headerWritten = true;
+  };
+  return {
+    write(records) {
+      if (records.length === 0) return;
+      columns ??= unionKeys(records);
+      header();
+      let out = '';
+      for (const r of records) {
+        if (!fields) for (const k of Object.keys(r)) if (!columns.includes(k) && !dropped.has(k)) {
+          dropped.add(k);
+          warn?.(`csv: column "${k}" first appeared after the header was written and is left out; name it in --fields to keep it`);
+        }
+        out += line(columns.map((c) => csvCell(r[c])));
+      }
+      sink.write(out);
+    },
+    end() {
+      header();
+    },
+  };
+}
+
+/** A table must see every row to size its columns, so it is the one format that buffers. */
+function tableFormatter(sink: Sink, fields: readonly string[] | undefined): Formatter {
+  const rows: JsonObject[] = [];
+  return {
+    write(records) {
+      rows.push(...records);
+    },
+    end() {
+      if (rows.length === 0) return;
+      const columns = fields ?? unionKeys(rows);
+      sink.write(renderTable(columns, rows));
+    },
+  };
+}
+
+// cli-table3 is loaded with the table format only; the other formats never pay for it.
+let TableClass: typeof import('cli-table3') | undefined;
+export async function loadTable(): Promise<void> {
+  TableClass ??= (await import('cli-table3')).default;
+}
+
+function renderTable(columns: readonly string[], rows: readonly JsonObject[]): string {
+  if (!TableClass) throw new Error('loadTable() must run before a table is rendered');
+  const table = new TableClass({ head: [...columns], style: { head: [], border: [] } });
+  for (const r of rows) table.push(columns.map((c) => cellText(r[c])));
+  return `${table.toString()}\n`;
+}

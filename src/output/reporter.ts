@@ -1,0 +1,81 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { Ora } from 'ora';
+import { colorLevel, type Io } from '../io.js';
+
+export interface ReporterOptions {
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+/**
+ * Everything a person reads, on stderr, decided in one place: a spinner and colour only on
+ * a terminal, `--quiet` silences all but failures, `--verbose` adds traces and the summary.
+ */
+export class Reporter {
+  readonly color: ChalkInstance;
+  private spinner?: Ora;
+  private spinnerText = '';
+
+  constructor(
+    private readonly io: Io,
+    readonly options: ReporterOptions = {},
+  ) {
+    this.color = new Chalk({ level: colorLevel(io) });
+  }
+
+  /** Progress is drawn only where a person watches: a terminal, and not --quiet. */
+  get showsProgress(): boolean {
+    return this.io.stderrIsTTY && !this.options.quiet;
+  }
+
+  /** The end-of-run summary: on a terminal, or when asked with --verbose. */
+  get showsSummary(): boolean {
+    return !this.options.quiet && (this.io.stderrIsTTY || this.options.verbose === true);
+  }
+
+  async startProgress(text: string): Promise<void> {
+    if (!this.showsProgress || this.spinner) return;
+    const { default: ora } = await import('ora');
+    this.spinnerText = text;
+    this.spinner = ora({ text, stream: this.io.stderr, isEnabled: true, discardStdin: false }).start();
+  }
+
+  progress(text: string): void {
+    this.spinnerText = text;
+    if (this.spinner) this.spinner.text = text;
+  }
+
+  stopProgress(): void {
+    this.spinner?.stop();
+    this.spinner = undefined;
+  }
+
+  /** A failure: always shown, one line. */
+  error(message: string, hint?: string): void {
+    this.line(`${this.color.red('sgq:')} ${message}${hint ? `; ${hint}` : ''}`);
+  }
+
+  warn(message: string): void {
+    if (!this.options.quiet) this.line(`${this.color.yellow('sgq:')} ${message}`);
+  }
+
+  info(message: string): void {
+    if (!this.options.quiet) this.line(message);
+  }
+
+  trace(message: string): void {
+    if (this.options.verbose && !this.options.quiet) this.line(this.color.dim(`sgq: ${message}`));
+  }
+
+  /** Raw text for stderr (the JSON summary), bypassing colour. */
+  raw(text: string): void {
+    this.line(text);
+  }
+
+  private line(text: string): void {
+    const spinning = this.spinner?.isSpinning;
+    if (spinning) this.spinner!.clear();
+    this.io.stderr.write(`${text}\n`);
+    if (spinning) this.spinner!.render();
+  }
+}

@@ -1,0 +1,224 @@
+import { Command, Option } from 'commander';
+import { ExitCode } from './errors.js';
+import type { Io } from './io.js';
+import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from './routes.js';
+import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds } from './commands/parsers.js';
+import { FORMATS } from './output/formats.js';
+import { VERSION } from './version.js';
+
+// The command tree. Only Commander and the route table load at start-up; each action
+// imports what it needs, so `sgq --help` never loads the network stack.
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  sandbox?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  timeout?: number;
+  retries?: number;
+}
+
+/** What every action receives: the streams, the global flags, and where to put its exit code. */
+export interface CommandContext {
+  io: Io;
+  globals: GlobalOptions;
+}
+
+type State = { exitCode: number };
+
+export function buildProgram(io: Io, state: State): Command {
+  const program = new Command('sgq')
+    .description('Query the Social Graph and Metadata Query Service: followers, following, scores, metadata, posts and lists.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addOption(new Option('--profile <name>', 'config profile to use (env SGQ_PROFILE)').argParser(nonEmpty('--profile')))
+    .addOption(new Option('--base-url <url>', 'service address (env SGQ_BASE_URL)').argParser(nonEmpty('--base-url')))
+    .option('--sandbox', 'run against a built-in local sandbox with a demo key (no account needed)')
+    .option('-q, --quiet', 'print nothing on stderr unless something fails')
+    .option('-v, --verbose', 'trace requests, retries and the summary on stderr (never the API key)')
+    .addOption(new Option('--timeout <seconds>', 'per-request time limit covering connect, headers and body (default 30)').argParser(positiveSeconds))
+    .addOption(new Option('--retries <n>', 'retries of a transient failure (default 3)').argParser(nonNegativeInt('--retries', 20)))
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // Commander's own errors become one line in sgq's voice, with the way to help.
+      outputError: (text, write) => write(`sgq: ${text.replace(/^error: /, '').trimEnd()}; see \`sgq --help\`\n`),
+    })
+    .addHelpText('after', `
+Examples:
+  $ sgq --sandbox graph followers jack --all -o ndjson | jq -r .username
+  $ sgq config set base-url https://api.example.com
+  $ sgq config set api-key                 # reads the key from stdin, stays out of history
+  $ sgq graph followers jack --all --out jack-followers.ndjson
+  $ sgq metadata userid jack dorsey -o csv
+
+Exit codes: 0 ok, 1 internal, 2 usage, 3 config or key rejected, 4 service error record,
+5 subscription expired, 6 route not available, 7 network or server failure, 130 interrupted.`);
+
+  const context = (cmd: Command): CommandContext => ({ io, globals: cmd.optsWithGlobals() as GlobalOptions });
+  const run = (fn: (cmd: Command) => Promise<number>) => async (...args: unknown[]) => {
+    const cmd = args[args.length - 1] as Command;
+    state.exitCode = await fn(cmd);
+  };
+
+  const namespaces = new Map<string, Command>();
+  for (const ns of NAMESPACES) {
+    const group = program.command(ns).description(namespaceSummary[ns]);
+    group.exitOverride().configureOutput(program.configureOutput());
+    namespaces.set(ns, group);
+  }
+
+  for (const route of ROUTES) {
+    const parent = route.namespace ? namespaces.get(route.namespace)! : program;
+    const cmd = parent.command(route.verb).description(route.summary);
+    addRouteOptions(cmd, route);
+    cmd.action(
+      run(async (c) => {
+        const { runRouteCommand } = await import('./commands/route-command.js');
+        return runRouteCommand(context(c), route, c.args, c.opts());
+      }),
+    );
+  }
+
+  const api = program
+    .command('api')
+    .description('Call any route as a raw request, like `gh api`: same auth, errors and output')
+    .argument('<route>', 'route below /api, such as graph/get_followers')
+    .addOption(new Option('-X, --method <method>', 'HTTP method').default('POST'))
+    .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
+    .option('-F, --field <key=value>', 'add a typed field: numbers, true, false, null, @file (repeatable)', collect, [])
+    .option('--paginate', 'follow next_page until it is null, like --all');
+  addOutputOptions(api, true);
+  addLimitOptions(api);
+  api.addHelpText('after', `
+Examples:
+  $ sgq api graph/get_followers -f user=jack -f how=username -F page=1
+  $ sgq api /api/info
+  $ sgq api metadata/get_tweets -f user=jack -f how=username -F page=1 --paginate --limit 100`);
+  api.action(
+    run(async (c) => {
+      const { runApiCommand } = await import('./commands/api-command.js');
+      return runApiCommand(context(c), c.args[0]!, c.opts());
+    }),
+  );
+
+  const config = program.command('config').description('Read and change the config store (profiles of settings)');
+  config.exitOverride().configureOutput(program.configureOutput());
+  const configAction = (verb: string) =>
+    run(async (c) => {
+      const { runConfigCommand } = await import('./commands/config-command.js');
+      return runConfigCommand(context(c), verb, c.args);
+    });
+  config.command('set').description('set a setting; without a value, read it from stdin (hidden prompt on a terminal)').argument('<key>').argument('[value]').action(configAction('set'))
+    .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
+  config.command('get').description('print a setting (the API key is masked)').argument('<key>').action(configAction('get'))
+    .addHelpText('after', '\nExample:\n  $ sgq config get base-url');
+  config.command('unset').description('remove a setting').argument('<key>').action(configAction('unset'))
+    .addHelpText('after', '\nExample:\n  $ sgq config unset output --profile work');
+  config.command('list').description('print the settings of the profile (the API key is masked)').action(configAction('list'))
+    .addHelpText('after', '\nExample:\n  $ sgq config list --profile work');
+  config.command('path').description('print where the config file is').action(configAction('path'))
+    .addHelpText('after', '\nExample:\n  $ sgq config path');
+  for (const sub of config.commands) sub.exitOverride().configureOutput(program.configureOutput());
+
+  program
+    .command('sandbox')
+    .description('Serve a local stand-in of the whole service on 127.0.0.1')
+    .addOption(new Option('--port <n>', 'port to listen on (default: a free one)').argParser(nonNegativeInt('--port', 65535)))
+    .addOption(new Option('--ttl <seconds>', 'stop by itself after this long').argParser(positiveSeconds))
+    .option('--prefix <path>', 'serve under a path prefix, as a gateway would (/social)')
+    .option('--clock <iso>', 'timestamp of the newest follower (default: the start of this hour)')
+    .addOption(new Option('--credits <n>', 'starting balance of the demo key').argParser(nonNegativeInt('--credits')))
+    .addOption(new Option('--latency-ms <ms>', 'fault: added before every answer').argParser(nonNegativeInt('--latency-ms', 600_000)))
+    .addOption(new Option('--fail-first <n>', 'fault: the first N data requests fail').argParser(nonNegativeInt('--fail-first')))
+    .addOption(new Option('--fail-status <code>', 'fault: status of those failures (default 503; 429 sends Retry-After)').argParser(httpStatus))
+    .addOption(new Option('--fail-rate <r>', 'fault: fraction of data requests answering 503').argParser(fraction))
+    .addOption(new Option('--reset-rate <r>', 'fault: fraction of data requests whose connection is reset').argParser(fraction))
+    .addOption(new Option('--hang-rate <r>', 'fault: fraction of data requests never answered').argParser(fraction))
+    .addOption(new Option('--rate-limit-rate <r>', 'fault: fraction of data requests answering 429 with Retry-After').argParser(fraction))
+    .addOption(new Option('--retry-after <seconds>', 'fault: Retry-After sent with 429 and 503 (default 1)').argParser(nonNegativeInt('--retry-after', 3600)))
+    .addOption(new Option('--fail-page <n>', 'fault: every request for page N answers 500').argParser(positiveInt('--fail-page')))
+    .addOption(new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']))
+    .addOption(new Option('--error-status <code>', 'HTTP status of answers carrying error records (default 200)').argParser(httpStatus))
+    .addOption(new Option('--seed <n>', 'seed of the fault rates (default 1)').argParser(nonNegativeInt('--seed')))
+    .addHelpText('after', `
+Prints SGQ_BASE_URL=… and SGQ_API_KEY=… on stdout, so a shell can take them:
+  $ sgq sandbox --port 8787 &
+  $ SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack`)
+    .action(
+      run(async (c) => {
+        const { runSandboxCommand } = await import('./commands/sandbox-command.js');
+        return runSandboxCommand(context(c), c.opts());
+      }),
+    );
+
+  for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput(program.configureOutput());
+  state.exitCode = ExitCode.ok;
+  return program;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function allCommands(root: Command): Command[] {
+  return [root, ...root.commands.flatMap((c) => allCommands(c))];
+}
+
+function addRouteOptions(cmd: Command, route: RouteSpec): void {
+  if (route.subject === 'user') {
+    cmd.argument('<user...>', 'accounts to query; - reads them from stdin, one per line');
+  } else if (route.subject === 'list') {
+    cmd.argument('<list>', 'list id');
+  }
+  if (route.subject !== 'none') {
+    cmd.addOption(new Option('--how <kind>', 'how to read the identifier (passed through)').default('username').argParser(nonEmpty('--how')));
+  }
+  if (route.since) {
+    cmd.option('--since <when>', 'only records since an ISO 8601 date-time or an age such as 90m, 24h, 7d');
+    cmd.option('--since-last', 'send the start of the last complete run for this user as --since');
+    cmd.option('--state <file>', 'where --since-last keeps its marks (default: beside the config)');
+  }
+  if (route.paginated) {
+    cmd.addOption(new Option('--page <n>', 'page to fetch (default 1)').argParser(positiveInt('--page')));
+    cmd.option('--all', 'follow next_page until it is null, writing records as pages arrive');
+    cmd.addOption(new Option('--max-pages <n>', 'with --all, at most this many pages per user').argParser(positiveInt('--max-pages')));
+  }
+  if (route.subject === 'user') {
+    cmd.addOption(new Option('--concurrency <n>', 'users in flight at once (default 4)').argParser(positiveInt('--concurrency', 64)));
+  }
+  addOutputOptions(cmd, route.subject !== 'none');
+  addLimitOptions(cmd);
+  cmd.addHelpText('after', routeExamples(route));
+}
+
+function addOutputOptions(cmd: Command, summary: boolean): void {
+  cmd.addOption(new Option('-o, --output <format>', 'table, json, ndjson or csv (default: table on a terminal, else ndjson)').choices(FORMATS));
+  cmd.addOption(new Option('--fields <list>', 'comma-separated fields to print, in this order').argParser(fieldList));
+  cmd.addOption(new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit']));
+  cmd.addOption(new Option('--out <file>', 'write to FILE, replaced only when the run succeeds').argParser(nonEmpty('--out')));
+  if (summary) cmd.addOption(new Option('--summary <format>', 'with json, the run summary as one JSON object on stderr').choices(['text', 'json']));
+}
+
+function addLimitOptions(cmd: Command): void {
+  cmd.addOption(new Option('--limit <n>', 'stop after exactly N records').argParser(positiveInt('--limit')));
+  cmd.addOption(new Option('--max-credits <n>', 'stop before the credits spent would pass N').argParser(nonNegativeInt('--max-credits')));
+}
+
+function routeExamples(route: RouteSpec): string {
+  const name = `sgq ${commandName(route)}`;
+  const lines = ['', 'Examples:'];
+  if (route.subject === 'none') {
+    lines.push(`  $ ${name}`, `  $ ${name} -o json`);
+  } else if (route.subject === 'list') {
+    lines.push(`  $ ${name} 1234567890`);
+  } else {
+    lines.push(`  $ ${name} jack`, `  $ ${name} jack dorsey -o csv --fields query_user,username`, `  $ cat users.txt | ${name} - --concurrency 8`);
+    if (route.paginated) lines.push(`  $ ${name} jack --all --out jack.ndjson`, `  $ ${name} jack --all --limit 1000 | jq -r .username`);
+    if (route.since) lines.push(`  $ ${name} jack --since 24h`, `  $ ${name} jack --since 2024-04-07T00:00:00Z --all`);
+  }
+  return `${lines.join('\n')}\n`;
+}

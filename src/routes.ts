@@ -1,0 +1,65 @@
+// The one table of the service's routes (spec §4, §8). Commands, the sandbox, completions
+// and the README's command list are all generated from it.
+
+export type Subject = 'user' | 'list' | 'none';
+
+export interface RouteSpec {
+  /** Namespace as in the URL; '' is the default namespace that holds /info. */
+  namespace: 'graph' | 'alpha' | 'metadata' | 'lists' | '';
+  /** The sgq verb: `sgq <namespace> <verb>`, or `sgq <verb>` in the default namespace. */
+  verb: string;
+  /** Path below `{base_url}/api/`. */
+  path: string;
+  paginated: boolean;
+  needsKey: boolean;
+  /** Credits per successful call where the spec states it; null where it does not. */
+  cost: number | null;
+  /** Accepts the `since` body field (spec §4.1). */
+  since: boolean;
+  /** What the positional argument names. */
+  subject: Subject;
+  /** Spec §2.3: answers with the `{message}` placeholder for now. */
+  placeholder: boolean;
+  summary: string;
+}
+
+const route = (r: Omit<RouteSpec, 'since' | 'placeholder'> & Partial<RouteSpec>): RouteSpec => ({
+  since: false,
+  placeholder: false,
+  ...r,
+});
+
+export const ROUTES: readonly RouteSpec[] = [
+  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: null, since: true, subject: 'user', summary: 'Followers of an account' }),
+  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: null, since: true, subject: 'user', summary: 'Accounts an account follows' }),
+  route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Score history of an account' }),
+  route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Metadata history of an account' }),
+  route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Posts of an account' }),
+  route({ namespace: 'metadata', verb: 'latest-tweets', path: 'metadata/get_latest_tweets', paginated: false, needsKey: true, cost: 6, subject: 'user', summary: 'Latest posts of an account (6 credits a call)' }),
+  route({ namespace: 'metadata', verb: 'userid', path: 'metadata/get_userid', paginated: false, needsKey: false, cost: 0, subject: 'user', summary: 'User id of an account (free, no key needed)' }),
+  route({ namespace: 'lists', verb: 'members', path: 'lists/get_list_members', paginated: false, needsKey: true, cost: null, subject: 'list', placeholder: true, summary: 'Members of a list (not available yet)' }),
+  route({ namespace: 'lists', verb: 'latest-tweets', path: 'lists/get_latest_list_tweets', paginated: false, needsKey: true, cost: null, subject: 'list', placeholder: true, summary: 'Latest posts of a list (not available yet)' }),
+  route({ namespace: '', verb: 'info', path: 'info', paginated: false, needsKey: false, cost: 0, subject: 'none', summary: 'Service information (free, no key needed)' }),
+];
+
+export const NAMESPACES = ['graph', 'alpha', 'metadata', 'lists'] as const;
+
+export const namespaceSummary: Record<(typeof NAMESPACES)[number], string> = {
+  graph: 'Followers and following lists',
+  alpha: 'Score history',
+  metadata: 'Metadata, posts and user ids',
+  lists: 'Lists (the service has not opened these routes yet)',
+};
+
+/** `graph followers`, or `info` for the default namespace. */
+export const commandName = (r: RouteSpec): string => (r.namespace ? `${r.namespace} ${r.verb}` : r.verb);
+
+/** Accepts `graph/get_followers`, `/graph/get_followers` and `/api/graph/get_followers`. */
+export function normalizeRoutePath(input: string): string {
+  return input.trim().replace(/^\/+/, '').replace(/^api\//, '').replace(/\/+$/, '');
+}
+
+export function findRouteByPath(path: string): RouteSpec | undefined {
+  const wanted = normalizeRoutePath(path);
+  return ROUTES.find((r) => r.path === wanted);
+}

@@ -1,0 +1,53 @@
+import type { Budget } from './budget.js';
+
+/** What one job did; filled in by the runner as pages arrive. */
+export interface UserStats {
+  user: string | null;
+  pages: number;
+  records: number;
+  /** Calls the service billed (answers that carried records or a balance). */
+  calls: number;
+  errors: string[];
+  exitCode: number;
+  resume?: string;
+}
+
+/** The run summary; its JSON form (`--summary json`) is a contract for scripts. */
+export interface RunSummary {
+  users: {
+    user: string | null;
+    pages: number;
+    records: number;
+    credits_used: number;
+    errors: string[];
+    exit_code: number;
+    resume?: string;
+  }[];
+  totals: { users: number; failed: number; pages: number; records: number; credits_used: number; credits_left: number | null };
+  exit_code: number;
+}
+
+export function buildSummary(stats: readonly UserStats[], budget: Budget, exitCode: number, jobCount: number): RunSummary {
+  const perCall = budget.estimatedCost();
+  const users = stats.map((s) => ({
+    user: s.user,
+    pages: s.pages,
+    records: s.records,
+    credits_used: s.calls * perCall,
+    errors: s.errors,
+    exit_code: s.exitCode,
+    ...(s.resume ? { resume: s.resume } : {}),
+  }));
+  return {
+    users,
+    totals: {
+      users: jobCount,
+      failed: stats.filter((s) => s.exitCode !== 0).length,
+      pages: stats.reduce((sum, s) => sum + s.pages, 0),
+      records: stats.reduce((sum, s) => sum + s.records, 0),
+      credits_used: budget.creditsUsed,
+      credits_left: budget.creditsLeft,
+    },
+    exit_code: exitCode,
+  };
+}

@@ -1,0 +1,330 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ROUTES, type RouteSpec } from '../routes.js';
+import {
+  GRAPH_PAGE_SIZE,
+  HISTORY_PAGE_SIZE,
+  accountExists,
+  followerCount,
+  followingCount,
+  handle,
+  hash,
+  isoMicros,
+  parseServiceSince,
+  spacingSeconds,
+  userId,
+} from './data.js';
+
+// A faithful stand-in of the service (spec §2–§8) on loopback, with switches that inject
+// the faults a real network produces, so scripts (and sgq's own tests) can meet them.
+
+export const DEMO_KEY = 'sgq-demo-key';
+/** Subscription expired and no credits: every paid call gets the 429 of spec §7. */
+export const EXPIRED_KEY = 'sgq-expired-key';
+/** Subscription expired with 20 credits: the 429 arrives once they are spent. */
+export const LOW_KEY = 'sgq-low-key';
+
+export const PLACEHOLDER_MESSAGE = 'This endpoint is not available yet. Please check back later.';
+const SINCE_TYPE_ERROR = "Invalid 'since' parameter type. It should be an ISO formatted string.";
+const SINCE_FORMAT_ERROR = "Invalid 'since' parameter format. It should be an ISO formatted datetime string.";
+
+export type MalformedKind = 'html' | 'truncated' | 'text' | 'data-object' | 'bad-page' | 'huge';
+export const MALFORMED_KINDS: readonly MalformedKind[] = ['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge'];
+
+export interface SandboxOptions {
+  port?: number;
+  host?: string;
+  /** Serve under a path prefix, as a gateway would: `/social` serves `/social/api/...`. */
+  prefix?: string;
+  /** The newest follower's timestamp; the default is the start of the current hour. */
+  clock?: () => Date;
+  /** Starting balance of the demo key. */
+  credits?: number;
+  /** Stop by itself after this many ms. */
+  ttlMs?: number;
+  faults?: Faults;
+}
+
+export interface Faults {
+  /** Added before every answer. */
+  latencyMs?: number;
+  /** The first N data requests answer `failStatus` (default 503). */
+  failFirst?: number;
+  failStatus?: number;
+  /** Fractions of data requests that answer 503, reset the connection, never answer, or answer 429. */
+  failRate?: number;
+  resetRate?: number;
+  hangRate?: number;
+  rateLimitRate?: number;
+  /** Seconds sent in Retry-After with a 429 or 503 (default 1). */
+  retryAfter?: number;
+  /** Every request for this page answers 500. */
+  failPage?: number;
+  /** Every data answer is malformed this way. */
+  malformed?: MalformedKind;
+  /** HTTP status of answers carrying error records in `data` (default 200). */
+  errorStatus?: number;
+  /** Seed for the fault rates. */
+  seed?: number;
+}
+
+export interface Sandbox {
+  url: string;
+  port: number;
+  close: () => Promise<void>;
+  /** Requests served, by route path, for tests that count calls. */
+  readonly calls: Map<string, number>;
+}
+
+interface Account {
+  credits: number;
+  expired: boolean;
+}
+
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+
+const floorHour = () => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const faults = options.faults ?? {};
+  const prefix = (options.prefix ?? '').replace(/\/+$/, '');
+  const clock = options.clock ?? floorHour;
+  const accounts = new Map<string, Account>([
+    [DEMO_KEY, { credits: options.credits ?? 1_000_000, expired: false }],
+    [EXPIRED_KEY, { credits: 0, expired: true }],
+    [LOW_KEY, { credits: 20, expired: true }],
+  ]);
+  const calls = new Map<string, number>();
+  const random = mulberry32(faults.seed ?? 1);
+  let dataRequests = 0;
+  const sockets = new Set<Socket>();
+
+  const server = createServer((req, res) => {
+    void handle(req, res).catch(() => {
+      if (!res.headersSent) send(res, { status: 500, body: { message: 'sandbox error' } });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = await readAll(req);
+    if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
+    const url = new URL(req.url ?? '/', 'http://sandbox');
+    const apiPrefix = `${prefix}/api/`;
+    if (!url.pathname.startsWith(apiPrefix)) return send(res, { status: 404, body: { message: 'Not Found' } });
+    const path = url.pathname.slice(apiPrefix.length).replace(/\/+$/, '');
+    const route = ROUTES.find((r) => r.path === path);
+    if (!route) return send(res, { status: 404, body: { message: 'Not Found' } });
+    if (req.method !== 'POST' && !(route.subject === 'none' && req.method === 'GET')) {
+      return send(res, { status: 405, body: { message: 'Method Not Allowed' } });
+    }
+    calls.set(path, (calls.get(path) ?? 0) + 1);
+
+    let payload: Record<string, unknown> = {};
+    if (text.trim()) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+        payload = parsed as Record<string, unknown>;
+      } catch {
+        return send(res, { status: 422, body: { detail: 'The request body is not a JSON object.' } });
+      }
+    }
+
+    if (route.subject !== 'none') {
+      const injected = injectFault(payload);
+      if (injected === 'reset') return void req.socket.destroy();
+      if (injected === 'hang') return;
+      if (injected) return send(res, injected);
+    }
+
+    const answer = answerRoute(route, payload, req.headers['x-api-key']);
+    if (faults.malformed && route.subject !== 'none' && answer.status === 200) return sendMalformed(res, faults.malformed, answer.body);
+    send(res, answer);
+  }
+
+  /** Decides whether this data request meets an injected fault. */
+  function injectFault(payload: Record<string, unknown>): Answer | 'reset' | 'hang' | undefined {
+    dataRequests++;
+    const retryAfter = String(faults.retryAfter ?? 1);
+    if (faults.failFirst && dataRequests <= faults.failFirst) {
+      const status = faults.failStatus ?? 503;
+      return { status, body: { message: status === 429 ? 'Too Many Requests' : 'Service Unavailable' }, headers: { 'retry-after': retryAfter } };
+    }
+    if (faults.failPage !== undefined && payload.page === faults.failPage) {
+      return { status: 500, body: { message: 'Internal Server Error' } };
+    }
+    if (faults.resetRate && random() < faults.resetRate) return 'reset';
+    if (faults.hangRate && random() < faults.hangRate) return 'hang';
+    if (faults.failRate && random() < faults.failRate) return { status: 503, body: { message: 'Service Unavailable' } };
+    if (faults.rateLimitRate && random() < faults.rateLimitRate) {
+      return { status: 429, body: { message: 'Too Many Requests' }, headers: { 'retry-after': retryAfter } };
+    }
+    return undefined;
+  }
+
+  function answerRoute(route: RouteSpec, payload: Record<string, unknown>, keyHeader: string | string[] | undefined): Answer {
+    const key = typeof keyHeader === 'string' ? keyHeader : undefined;
+    const account = key ? accounts.get(key) : undefined;
+    if (route.needsKey) {
+      if (!key) return { status: 401, body: { message: 'Missing API key: send it in the x-api-key header.' } };
+      if (!account) return { status: 401, body: { message: 'Invalid API key.' } };
+    }
+    if (route.placeholder) return { status: 200, body: { message: PLACEHOLDER_MESSAGE } };
+    if (route.subject === 'none') {
+      return { status: 200, body: { data: [{ service: 'Social Graph and Metadata Query Service', sandbox: true, routes: ROUTES.map((r) => `/${r.path}`) }] } };
+    }
+
+    const cost = route.cost ?? 1;
+    if (account && cost > 0 && account.credits < cost) {
+      return { status: 429, body: { Error: 'Subscription expired and credit value exceeded', Endpoint: `/${route.path}`, 'Current credits': account.credits } };
+    }
+    const user = typeof payload.user === 'string' ? payload.user : '';
+    const how = typeof payload.how === 'string' ? payload.how : 'username';
+    const page = route.paginated ? (typeof payload.page === 'number' && Number.isInteger(payload.page) && payload.page >= 1 ? payload.page : 1) : null;
+    const dataError = (error: string): Answer => ({
+      status: faults.errorStatus ?? 200,
+      body: envelope(route, user, how, page, [{ error }], account?.credits, false),
+    });
+
+    let sinceMs: number | undefined;
+    if (route.since && payload.since !== undefined && payload.since !== null) {
+      if (typeof payload.since !== 'string') return dataError(SINCE_TYPE_ERROR);
+      sinceMs = parseServiceSince(payload.since);
+      if (sinceMs === undefined) return dataError(SINCE_FORMAT_ERROR);
+    }
+    if (!user || !accountExists(user, how)) return dataError(`no data for ${how} = ${user}`);
+
+    const { items, total, pageSize } = generate(route, user, page ?? 1, sinceMs, clock());
+    if (account) account.credits -= cost;
+    return { status: 200, body: envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total) };
+  }
+
+  function envelope(route: RouteSpec, user: string, how: string, page: number | null, data: unknown[], credits: number | undefined, hasNext: boolean) {
+    const body: Record<string, unknown> = { user, how };
+    if (route.paginated) {
+      body.page = page;
+      body.previous_page = page !== null && page > 1 ? page - 1 : null;
+      body.next_page = page !== null && hasNext ? page + 1 : null;
+      body.page_items = data.length;
+    }
+    body.data = data;
+    if (credits !== undefined) body.current_credits = credits;
+    return body;
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  let ttl: NodeJS.Timeout | undefined;
+  const close = async () => {
+    if (ttl) clearTimeout(ttl);
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  if (options.ttlMs) {
+    ttl = setTimeout(() => void close(), options.ttlMs);
+    ttl.unref();
+  }
+  return { url: `http://127.0.0.1:${port}${prefix}`, port, close, calls };
+}
+
+/** The records of one page of a route, from the account's name alone. */
+function generate(route: RouteSpec, user: string, page: number, sinceMs: number | undefined, now: Date) {
+  const seed = hash(user.toLowerCase());
+  const anchor = now.getTime();
+  const slice = (total: number, pageSize: number, make: (i: number) => unknown) => {
+    const items: unknown[] = [];
+    for (let i = (page - 1) * pageSize; i < Math.min(total, page * pageSize); i++) items.push(make(i));
+    return { items, total, pageSize };
+  };
+  switch (route.path) {
+    case 'graph/get_followers':
+    case 'graph/get_following': {
+      const relation = route.path.endsWith('followers') ? 'followers' : 'following';
+      const spacing = spacingSeconds(user, relation) * 1000;
+      let total = relation === 'followers' ? followerCount(user) : followingCount(user);
+      if (sinceMs !== undefined) total = sinceMs > anchor ? 0 : Math.min(total, Math.floor((anchor - sinceMs) / spacing) + 1);
+      const people = hash(`${relation}:${seed}`);
+      return slice(total, GRAPH_PAGE_SIZE, (i) => ({ username: handle(people, i), last_checked: isoMicros(anchor - i * spacing, (people + i * 7919) % 1_000_000) }));
+    }
+    case 'alpha/get_score_history':
+      return slice(365, HISTORY_PAGE_SIZE, (i) => ({
+        date: new Date(anchor - i * 86_400_000).toISOString().slice(0, 10),
+        score: Math.round(((seed % 1000) / 10 + Math.sin(i / 9) * 5) * 100) / 100,
+      }));
+    case 'metadata/get_metadata_history':
+      return slice(1 + (seed % 250), HISTORY_PAGE_SIZE, (i) => ({
+        username: user,
+        name: `${user} ${handle(seed, 0).split('_')[0]}`,
+        description: i % 3 === 0 ? null : `bio version ${i}`,
+        followers_count: Math.max(0, followerCount(user) - i * 3),
+        last_checked: isoMicros(anchor - i * 86_400_000, (seed + i) % 1_000_000),
+      }));
+    case 'metadata/get_tweets':
+      return slice(seed % 450, HISTORY_PAGE_SIZE, (i) => tweet(user, seed, i, anchor));
+    case 'metadata/get_latest_tweets':
+      return slice(Math.min(10, seed % 450), 0, (i) => tweet(user, seed, i, anchor));
+    case 'metadata/get_userid':
+      return { items: [{ username: user, user_id: userId(user) }], total: 1, pageSize: 0 };
+    default:
+      return { items: [], total: 0, pageSize: 0 };
+  }
+}
+
+function tweet(user: string, seed: number, i: number, anchor: number) {
+  return {
+    id: `${1700000000000000000n + BigInt(seed) * 1000n - BigInt(i)}`,
+    text: `post ${i} by ${user}, "quoted", with a comma`,
+    created_at: isoMicros(anchor - i * 3_600_000, 0),
+    like_count: (seed >>> (i % 16)) % 500,
+  };
+}
+
+function send(res: ServerResponse, answer: Answer): void {
+  const text = JSON.stringify(answer.body);
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...answer.headers });
+  res.end(text);
+}
+
+function sendMalformed(res: ServerResponse, kind: MalformedKind, body: unknown): void {
+  const json = JSON.stringify(body);
+  const bodies: Record<MalformedKind, () => string> = {
+    html: () => '<html><body><h1>502 Bad Gateway</h1></body></html>',
+    truncated: () => json.slice(0, Math.floor(json.length / 2)),
+    text: () => 'upstream connect error or disconnect/reset before headers',
+    'data-object': () => JSON.stringify({ ...(body as object), data: { unexpected: true } }),
+    'bad-page': () => JSON.stringify({ ...(body as object), next_page: 'two' }),
+    huge: () => `{"data":[${'{"username":"x"},'.repeat(5_000_000)}{"username":"x"}]}`,
+  };
+  const text = bodies[kind]();
+  res.writeHead(200, { 'content-type': kind === 'html' ? 'text/html' : 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readAll(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** A small seeded PRNG, so a fault rate hits the same requests on every run. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
