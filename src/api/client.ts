@@ -83,7 +83,7 @@ export class ApiClient {
           if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
             throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, longer than sgq waits`, 'try again later', false);
           }
-          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} retries)`, error.hint, false) : error;
+          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false) : error;
         }
         trace?.(`retry ${attempt}/${retry.retries} of ${path} in ${delay} ms: ${error.message}`);
         try {

@@ -1,0 +1,56 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import type { Io } from '../../src/io.js';
+import { main } from '../../src/main.js';
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
+  stdinIsTTY?: boolean;
+  signal?: AbortSignal;
+  now?: () => Date;
+  /** Replaces stdout, e.g. with a stream that fails like a closed pipe. */
+  stdout?: NodeJS.WritableStream & PassThrough;
+}
+
+/** A fresh, empty config folder, so no test reads the developer's own settings. */
+export function tempDir(prefix = 'sgq-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Runs `main(argv, io)` in-process with captured streams. */
+export async function runSgq(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  const stdout = options.stdout ?? new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const io: Io = {
+    stdout,
+    stderr,
+    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+    env: { SGQ_CONFIG_DIR: tempDir(), ...options.env },
+    stdoutIsTTY: options.stdoutIsTTY ?? false,
+    stderrIsTTY: options.stderrIsTTY ?? false,
+    stdinIsTTY: options.stdinIsTTY ?? false,
+    signal: options.signal,
+    now: options.now,
+  };
+  const code = await main(argv, io);
+  await new Promise((r) => setImmediate(r));
+  return { code, stdout: out, stderr: err };
+}
+
+export const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
+export const ndjson = (text: string): Record<string, unknown>[] => lines(text).map((l) => JSON.parse(l) as Record<string, unknown>);

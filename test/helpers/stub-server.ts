@@ -1,0 +1,66 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export type Reply =
+  | { status?: number; body: unknown; headers?: Record<string, string> }
+  | { status?: number; text: string; headers?: Record<string, string> }
+  | 'reset';
+
+/**
+ * A loopback server that answers from a queue and records every request, so a test can
+ * check exactly what sgq sent. `assertDone` fails if a queued answer was never asked for.
+ */
+export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) => Reply)) {
+  const requests: Recorded[] = [];
+  const queue = Array.isArray(replies) ? [...replies] : undefined;
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      requests.push(recorded);
+      const reply = queue ? queue.shift() : (replies as (r: Recorded, n: number) => Reply)(recorded, requests.length);
+      if (reply === undefined) {
+        res.writeHead(599).end('{"message":"stub: no reply queued"}');
+        return;
+      }
+      if (reply === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      const text = 'text' in reply ? reply.text : JSON.stringify(reply.body);
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const timer = setTimeout(() => server.close(), 60_000);
+  timer.unref();
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    bodies: () => requests.map((r) => JSON.parse(r.body) as Record<string, unknown>),
+    assertDone() {
+      if (queue && queue.length) throw new Error(`${queue.length} stubbed replies were never requested`);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearTimeout(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A paginated envelope as in spec §2.1. */
+export function envelope(page: number, next: number | null, data: unknown[], credits = 100, user = 'jack'): unknown {
+  return { user, how: 'username', page, previous_page: page > 1 ? page - 1 : null, next_page: next, page_items: data.length, data, current_credits: credits };
+}
