@@ -252,7 +252,8 @@ function generate(route: RouteSpec, user: string, page: number, sinceMs: number 
       let total = relation === 'followers' ? followerCount(user) : followingCount(user);
       if (sinceMs !== undefined) total = sinceMs > anchor ? 0 : Math.min(total, Math.floor((anchor - sinceMs) / spacing) + 1);
       const people = hash(`${relation}:${seed}`);
-      return slice(total, GRAPH_PAGE_SIZE, (i) => ({ username: handle(people, i), last_checked: isoMicros(anchor - i * spacing, (people + i * 7919) % 1_000_000) }));
+      // Sub-millisecond digits only, so a record's own timestamp sent back as `since` selects it.
+      return slice(total, GRAPH_PAGE_SIZE, (i) => ({ username: handle(people, i), last_checked: isoMicros(anchor - i * spacing, (people + i * 7919) % 1000) }));
     }
     case 'alpha/get_score_history':
       return slice(365, HISTORY_PAGE_SIZE, (i) => ({
@@ -268,9 +269,9 @@ function generate(route: RouteSpec, user: string, page: number, sinceMs: number 
         last_checked: isoMicros(anchor - i * 86_400_000, (seed + i) % 1_000_000),
       }));
     case 'metadata/get_tweets':
-      return slice(seed % 450, HISTORY_PAGE_SIZE, (i) => tweet(user, seed, i, anchor));
+      return slice(1 + (seed % 450), HISTORY_PAGE_SIZE, (i) => tweet(user, seed, i, anchor));
     case 'metadata/get_latest_tweets':
-      return slice(Math.min(10, seed % 450), 0, (i) => tweet(user, seed, i, anchor));
+      return slice(10, 10, (i) => tweet(user, seed, i, anchor));
     case 'metadata/get_userid':
       return { items: [{ username: user, user_id: userId(user) }], total: 1, pageSize: 0 };
     default:
