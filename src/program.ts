@@ -155,6 +155,22 @@ Prints SGQ_BASE_URL=… and SGQ_API_KEY=… on stdout, so a shell can take them:
       }),
     );
 
+  program
+    .command('completion')
+    .description('Print a shell completion script generated from the command tree')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText('after', `
+Examples:
+  $ sgq completion bash > ~/.local/share/bash-completion/completions/sgq
+  $ sgq completion zsh > "\${fpath[1]}/_sgq"
+  $ sgq completion fish > ~/.config/fish/completions/sgq.fish`)
+    .action(
+      run(async (c) => {
+        const { runCompletionCommand } = await import('./commands/completion-command.js');
+        return runCompletionCommand(context(c), c.args[0]!, program);
+      }),
+    );
+
   for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput(program.configureOutput());
   state.exitCode = ExitCode.ok;
   return program;
