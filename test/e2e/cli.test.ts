@@ -1,0 +1,108 @@
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import pkg from '../../package.json' with { type: 'json' };
+import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
+import { tempDir } from '../helpers/run.js';
+
+const sb = useSandboxProcess();
+
+describe('the built binary', () => {
+  it('prints its version and help', async () => {
+    const v = await sgq(['--version']);
+    expect(v.exitCode).toBe(0);
+    expect(v.stdout).toBe(pkg.version);
+    const h = await sgq(['--help']);
+    expect(h.stdout).toContain('graph');
+    expect(h.stdout).toContain('Examples:');
+    const sub = await sgq(['graph', 'followers', '--help']);
+    expect(sub.stdout).toContain('--all');
+    expect(sub.stdout).toContain('Examples:');
+  });
+
+  it('--sandbox runs a first command with no account', async () => {
+    const r = await sgq(['--sandbox', 'graph', 'followers', 'jack', '--limit', '3']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split('\n')).toHaveLength(3);
+    expect(JSON.parse(r.stdout.split('\n')[0]!)).toHaveProperty('username');
+  });
+
+  it('exports every follower with --all against a sandbox process', async () => {
+    const r = await sgq(['graph', 'followers', 'big_2600', '--all'], { env: sb.env() });
+    expect(r.exitCode).toBe(0);
+    const names = r.stdout.split('\n').map((l) => (JSON.parse(l) as { username: string }).username);
+    expect(names).toHaveLength(2600);
+    expect(new Set(names).size).toBe(2600);
+    expect(r.stderr).toBe('');
+  });
+
+  it('writes --out atomically', async () => {
+    const file = join(tempDir(), 'out.csv');
+    const r = await sgq(['graph', 'following', 'big_900', '--all', '-o', 'csv', '--out', file], { env: sb.env() });
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(file, 'utf8').split('\r\n').filter(Boolean)).toHaveLength(901);
+  });
+
+  it.each([
+    [['graph', 'followers', 'jack', '--page', '0'], 2],
+    [['graph', 'followers', 'nobody'], 4],
+    [['lists', 'members', '1'], 6],
+  ])('%j exits %i', async (args, code) => {
+    const r = await sgq(args, { env: sb.env() });
+    expect(r.exitCode).toBe(code);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('exit 3 with no key, 5 with an expired key, 7 with no server', async () => {
+    expect((await sgq(['graph', 'followers', 'jack'], { env: { SGQ_BASE_URL: sb.url } })).exitCode).toBe(3);
+    const expired = await sgq(['graph', 'followers', 'jack'], { env: { ...sb.env(), SGQ_API_KEY: 'sgq-expired-key' } });
+    expect(expired.exitCode).toBe(5);
+    expect(expired.stderr).toContain('Current credits: 0');
+    expect((await sgq(['info', '--retries', '0'], { env: { SGQ_BASE_URL: 'http://127.0.0.1:1' } })).exitCode).toBe(7);
+  });
+
+  it('reads the API key from stdin for config set, and uses it', async () => {
+    const env = { SGQ_CONFIG_DIR: tempDir(), SGQ_BASE_URL: sb.url };
+    expect((await sgq(['config', 'set', 'api-key'], { env, input: 'sgq-demo-key\n' })).exitCode).toBe(0);
+    expect((await sgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).exitCode).toBe(0);
+  });
+
+  it('stops quietly when the reader exits (| head)', async () => {
+    const r = await execa('bash', ['-o', 'pipefail', '-c', `node ${BIN} graph followers big_200000 --all | head -n 2; echo "status=\${PIPESTATUS[0]}" >&2`], {
+      env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() },
+      reject: false,
+    });
+    expect(r.stdout.split('\n')).toHaveLength(2);
+    expect(r.stderr).toMatch(/status=(0|141)/);
+    expect(r.stderr).not.toContain('EPIPE');
+  });
+
+  it('SIGINT stops the run, keeps complete lines and exits 130', async () => {
+    const child = execa(process.execPath, [BIN, 'graph', 'followers', 'slow_200000', '--all'], {
+      env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() },
+      reject: false,
+    });
+    let seen = 0;
+    child.stdout!.on('data', (c: Buffer) => {
+      seen += c.length;
+      if (seen > 100_000) child.kill('SIGINT');
+    });
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    expect(r.stdout.endsWith('}')).toBe(true);
+    for (const line of r.stdout.split('\n')) JSON.parse(line);
+    expect(r.stderr).toContain('interrupted by SIGINT');
+  });
+
+  it('SIGTERM exits 143', async () => {
+    const child = execa(process.execPath, [BIN, 'graph', 'followers', 'term_200000', '--all'], {
+      env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() },
+      reject: false,
+    });
+    child.stdout!.once('data', () => child.kill('SIGTERM'));
+    const r = await child;
+    expect(r.exitCode).toBe(143);
+  });
+});

@@ -1,0 +1,48 @@
+import { execa, type ResultPromise } from 'execa';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { tempDir } from './run.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/sgq.js', import.meta.url));
+
+/** Runs the built binary exactly as a shell would, with an empty config folder. */
+export function sgq(args: string[], options: { env?: Record<string, string>; input?: string; timeout?: number } = {}) {
+  return execa(process.execPath, [BIN, ...args], {
+    reject: false,
+    env: { SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '', FORCE_COLOR: undefined, ...options.env },
+    extendEnv: true,
+    input: options.input,
+    stdin: options.input === undefined ? 'ignore' : undefined,
+    timeout: options.timeout ?? 30_000,
+  });
+}
+
+/** Starts `sgq sandbox` as its own process on a free loopback port; it stops by itself (--ttl). */
+export function useSandboxProcess(extra: string[] = []) {
+  const state: { url?: string; child?: ResultPromise } = {};
+  beforeAll(async () => {
+    const child = execa(process.execPath, [BIN, 'sandbox', '--port', '0', '--ttl', '300', '--clock', '2026-11-01T12:00:00Z', '-q', ...extra], {
+      env: { SGQ_CONFIG_DIR: tempDir() },
+      reject: false,
+    });
+    state.child = child;
+    state.url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /SGQ_BASE_URL=(\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      void child.then((r) => reject(new Error(`sandbox exited early: ${r.stderr}`)));
+    });
+  });
+  afterAll(() => {
+    state.child?.kill('SIGTERM');
+  });
+  return {
+    get url() {
+      return state.url!;
+    },
+    env: (): Record<string, string> => ({ SGQ_BASE_URL: state.url!, SGQ_API_KEY: 'sgq-demo-key' }),
+  };
+}
