@@ -67,6 +67,8 @@ Exit codes: 0 ok, 1 internal, 2 usage, 3 config or key rejected, 4 service error
   const namespaces = new Map<string, Command>();
   for (const ns of NAMESPACES) {
     const group = program.command(ns).description(namespaceSummary[ns]);
+    const verbs = ROUTES.filter((r) => r.namespace === ns);
+    group.addHelpText('after', `\nExamples:\n${verbs.map((r) => `  $ sgq ${commandName(r)} ${r.subject === 'list' ? '1234567890' : 'jack'}`).join('\n')}\n  $ sgq ${ns} ${verbs[0]!.verb} --help`);
     group.exitOverride().configureOutput(program.configureOutput());
     namespaces.set(ns, group);
   }
@@ -105,7 +107,8 @@ Examples:
     }),
   );
 
-  const config = program.command('config').description('Read and change the config store (profiles of settings)');
+  const config = program.command('config').description('Read and change the config store (profiles of settings)')
+    .addHelpText('after', '\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ sgq config set api-key          # reads stdin; prompts without echo on a terminal\n  $ sgq config list --profile work\n\nPrecedence: flag > environment (SGQ_API_KEY, SGQ_BASE_URL, SGQ_PROFILE) > profile > default.');
   config.exitOverride().configureOutput(program.configureOutput());
   const configAction = (verb: string) =>
     run(async (c) => {
@@ -139,7 +142,7 @@ Examples:
     .addOption(new Option('--reset-rate <r>', 'fault: fraction of data requests whose connection is reset').argParser(fraction))
     .addOption(new Option('--hang-rate <r>', 'fault: fraction of data requests never answered').argParser(fraction))
     .addOption(new Option('--rate-limit-rate <r>', 'fault: fraction of data requests answering 429 with Retry-After').argParser(fraction))
-    .addOption(new Option('--retry-after <seconds>', 'fault: Retry-After sent with 429 and 503 (default 1)').argParser(nonNegativeInt('--retry-after', 3600)))
+    .addOption(new Option('--retry-after <seconds>', 'fault: Retry-After sent with 429 (default 1), and with 503 when given').argParser(nonNegativeInt('--retry-after', 3600)))
     .addOption(new Option('--fail-page <n>', 'fault: every request for page N answers 500').argParser(positiveInt('--fail-page')))
     .addOption(new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']))
     .addOption(new Option('--error-status <code>', 'HTTP status of answers carrying error records (default 200)').argParser(httpStatus))

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
@@ -36,16 +36,22 @@ export class StoppedError extends Error {
 
 const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
 
-/** Node's bundled roots plus the system's bundle, so a corporate CA installed in the OS works. */
-function trustedCas(): string[] | undefined {
-  for (const file of SYSTEM_CA_FILES) {
+/**
+ * Node's bundled roots, the system's bundle (so a corporate CA installed in the OS works)
+ * and NODE_EXTRA_CA_CERTS, which an explicit `ca` list would otherwise drop.
+ */
+function trustedCas(env: Record<string, string | undefined>): string[] {
+  const cas = [...rootCertificates];
+  const system = SYSTEM_CA_FILES.find((file) => existsSync(file));
+  for (const file of [system, env.NODE_EXTRA_CA_CERTS]) {
+    if (!file) continue;
     try {
-      return [...rootCertificates, readFileSync(file, 'utf8')];
+      cas.push(readFileSync(file, 'utf8'));
     } catch {
-      // try the next location
+      // An unreadable bundle only narrows trust; the TLS error will name the certificate.
     }
   }
-  return undefined; // Node's defaults (which include NODE_EXTRA_CA_CERTS)
+  return cas;
 }
 
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
@@ -56,7 +62,7 @@ export class ApiClient {
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     const { env } = options;
-    const ca = this.base.startsWith('https:') ? trustedCas() : undefined;
+    const ca = this.base.startsWith('https:') ? trustedCas(env) : undefined;
     this.dispatcher = new EnvHttpProxyAgent({
       httpProxy: env.HTTP_PROXY ?? env.http_proxy,
       httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,

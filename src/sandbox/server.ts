@@ -56,7 +56,7 @@ export interface Faults {
   resetRate?: number;
   hangRate?: number;
   rateLimitRate?: number;
-  /** Seconds sent in Retry-After with a 429 or 503 (default 1). */
+  /** Seconds sent in Retry-After with a 429 (default 1), and with a 503 when set. */
   retryAfter?: number;
   /** Every request for this page answers 500. */
   failPage?: number;
@@ -74,6 +74,8 @@ export interface Sandbox {
   close: () => Promise<void>;
   /** Requests served, by route path, for tests that count calls. */
   readonly calls: Map<string, number>;
+  /** TCP connections accepted so far (keep-alive reuses one across pages). */
+  readonly connections: () => number;
 }
 
 interface Account {
@@ -105,7 +107,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
   });
   server.keepAliveTimeout = 60_000;
+  let connections = 0;
   server.on('connection', (socket) => {
+    connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -153,7 +157,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const retryAfter = String(faults.retryAfter ?? 1);
     if (faults.failFirst && dataRequests <= faults.failFirst) {
       const status = faults.failStatus ?? 503;
-      return { status, body: { message: status === 429 ? 'Too Many Requests' : 'Service Unavailable' }, headers: { 'retry-after': retryAfter } };
+      const headers = status === 429 || faults.retryAfter !== undefined ? { 'retry-after': retryAfter } : undefined;
+      return { status, body: { message: status === 429 ? 'Too Many Requests' : 'Service Unavailable' }, headers };
     }
     if (faults.failPage !== undefined && payload.page === faults.failPage) {
       return { status: 500, body: { message: 'Internal Server Error' } };
@@ -232,7 +237,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ttl = setTimeout(() => void close(), options.ttlMs);
     ttl.unref();
   }
-  return { url: `http://127.0.0.1:${port}${prefix}`, port, close, calls };
+  return { url: `http://127.0.0.1:${port}${prefix}`, port, close, calls, connections: () => connections };
 }
 
 /** The records of one page of a route, from the account's name alone. */

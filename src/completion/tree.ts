@@ -1,0 +1,149 @@
+import type { Argument, Command, Option } from 'commander';
+import { SETTING_NAMES } from '../config.js';
+
+// What a completion script needs to know about the command tree, read from Commander's own
+// objects. The three generators (bash, zsh, fish) only ever see this model, so a new command,
+// flag or choice reaches every shell without touching them.
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
+
+export const isShell = (name: string): name is Shell => (SHELLS as readonly string[]).includes(name);
+
+/** How the value of an option or argument completes. */
+export type ValueSource =
+  /** A fixed list, such as the formats of `-o`. */
+  | { kind: 'words'; words: readonly string[] }
+  /** The profile names in the config store, read when the user presses TAB. */
+  | { kind: 'profiles' }
+  /** File names. */
+  | { kind: 'files' }
+  /** Anything; the shell offers nothing. */
+  | { kind: 'any' };
+
+export interface OptionSpec {
+  /** `-o`, or undefined. */
+  short?: string;
+  /** `--output`, or undefined. */
+  long?: string;
+  description: string;
+  /** Whether the option reads a value (`<x>` or `[x]` in its flags). */
+  takesValue: boolean;
+  /** The name in the brackets of the flags (`format` for `--output <format>`). */
+  valueName: string;
+  values: ValueSource;
+  /** Accepted more than once (its default is a list, as for `-f` of `sgq api`). */
+  repeatable: boolean;
+}
+
+export interface ArgumentSpec {
+  name: string;
+  description: string;
+  required: boolean;
+  variadic: boolean;
+  values: ValueSource;
+}
+
+export interface CommandSpec {
+  /** Names from below the root, such as ['graph', 'followers']; [] for the root. */
+  path: string[];
+  name: string;
+  description: string;
+  /** The command's own options, without the global ones. */
+  options: OptionSpec[];
+  arguments: ArgumentSpec[];
+  subcommands: CommandSpec[];
+}
+
+export interface CompletionTree {
+  /** The program name the scripts register for. */
+  program: string;
+  root: CommandSpec;
+  /** The root's options: Commander accepts them before and after any subcommand. */
+  globals: OptionSpec[];
+}
+
+/** Every command of the tree, root first, parents before children, in registration order. */
+export function walk(spec: CommandSpec): CommandSpec[] {
+  return [spec, ...spec.subcommands.flatMap(walk)];
+}
+
+/** The option words (`-o`, `--output`) of an option. */
+export const optionWords = (o: OptionSpec): string[] => [o.short, o.long].filter((w): w is string => w !== undefined);
+
+/** Reads the model from a Commander tree. Hidden commands and options are left out. */
+export function completionTree(root: Command): CompletionTree {
+  const rootSpec = commandSpec(root, []);
+  const globals = rootSpec.options;
+  const globalWords = new Set(globals.flatMap(optionWords));
+  // Each subcommand has its own -h, --help; the root's covers them, so list it once.
+  for (const spec of walk(rootSpec).slice(1)) {
+    spec.options = spec.options.filter((o) => !optionWords(o).some((w) => globalWords.has(w)));
+  }
+  rootSpec.options = [];
+  return { program: root.name(), root: rootSpec, globals };
+}
+
+function commandSpec(cmd: Command, path: string[]): CommandSpec {
+  const help = cmd.createHelp();
+  // visibleCommands adds Commander's implicit `help` command; only the registered ones count.
+  const subcommands = help.visibleCommands(cmd).filter((c) => cmd.commands.includes(c));
+  return {
+    path,
+    name: cmd.name(),
+    description: oneLine(cmd.description()),
+    options: help.visibleOptions(cmd).map((o) => optionSpec(o, path)),
+    arguments: cmd.registeredArguments.map((a) => argumentSpec(a, path)),
+    subcommands: subcommands.map((c) => commandSpec(c, [...path, c.name()])),
+  };
+}
+
+function optionSpec(option: Option, path: string[]): OptionSpec {
+  const takesValue = option.required || option.optional;
+  const valueName = /[<[]([^>\]]+?)(?:\.\.\.)?[>\]]/.exec(option.flags)?.[1] ?? '';
+  return {
+    ...(option.short ? { short: option.short } : {}),
+    ...(option.long ? { long: option.long } : {}),
+    description: oneLine(option.description),
+    takesValue,
+    valueName,
+    values: takesValue ? optionValues(option, path, valueName) : { kind: 'any' },
+    repeatable: Array.isArray(option.defaultValue) || option.variadic,
+  };
+}
+
+function argumentSpec(argument: Argument, path: string[]): ArgumentSpec {
+  return {
+    name: argument.name(),
+    description: oneLine(argument.description),
+    required: argument.required,
+    variadic: argument.variadic,
+    values: argumentValues(argument, path),
+  };
+}
+
+// The few values Commander cannot know: they live outside the tree (the config store, the
+// setting names) or are checked by the action rather than by `.choices()`.
+
+function optionValues(option: Option, path: string[], valueName: string): ValueSource {
+  if (option.argChoices) return { kind: 'words', words: option.argChoices };
+  if (path.length === 0 && option.attributeName() === 'profile') return { kind: 'profiles' };
+  if (valueName === 'file') return { kind: 'files' };
+  return { kind: 'any' };
+}
+
+function argumentValues(argument: Argument, path: string[]): ValueSource {
+  if (argument.argChoices) return { kind: 'words', words: argument.argChoices };
+  if (path[0] === 'config' && argument.name() === 'key') return { kind: 'words', words: SETTING_NAMES };
+  if (path.length === 1 && path[0] === 'completion' && argument.name() === 'shell') return { kind: 'words', words: SHELLS };
+  if (argument.name() === 'file') return { kind: 'files' };
+  return { kind: 'any' };
+}
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** Words the scripts embed without quoting; anything else is a bug in the tree, caught here. */
+export function checkWord(word: string): string {
+  if (!/^[A-Za-z0-9_.,@%+\-/]+$/.test(word)) throw new Error(`cannot complete ${JSON.stringify(word)}: use letters, digits and - _ . , @ % + /`);
+  return word;
+}

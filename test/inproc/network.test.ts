@@ -1,0 +1,215 @@
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEMO_KEY, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server.js';
+import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
+import { CLOCK } from '../helpers/sandbox.js';
+import { envelope, stubServer } from '../helpers/stub-server.js';
+import { selfSignedCert } from '../helpers/tls.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+
+async function sandboxWith(faults: Faults): Promise<{ sandbox: Sandbox; env: Record<string, string> }> {
+  const sandbox = await startSandbox({ clock: () => CLOCK, faults, ttlMs: 60_000 });
+  cleanups.push(() => sandbox.close());
+  return { sandbox, env: { SGQ_BASE_URL: sandbox.url, SGQ_API_KEY: DEMO_KEY } };
+}
+
+describe('connections and retries', () => {
+  it('keeps connections alive across the pages of a run', async () => {
+    const { sandbox, env } = await sandboxWith({});
+    const r = await runSgq(['graph', 'followers', 'big_5000', '--all'], { env });
+    expect(lines(r.stdout)).toHaveLength(5000);
+    expect(sandbox.calls.get('graph/get_followers')).toBe(10);
+    // undici's pool may open a second socket while the first is being released; never one per page.
+    expect(sandbox.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('retries 503 with backoff and says so in --verbose', async () => {
+    const { env } = await sandboxWith({ failFirst: 2 });
+    const r = await runSgq(['graph', 'followers', 'big_10', '-v'], { env });
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toHaveLength(10);
+    expect(r.stderr).toMatch(/retry 1\/3 of graph\/get_followers in \d+ ms: the service answered HTTP 503/);
+    expect(r.stderr).toMatch(/retry 2\/3/);
+  });
+
+  it('honours Retry-After on a 429 that is not the subscription error', async () => {
+    const { env } = await sandboxWith({ failFirst: 1, failStatus: 429, retryAfter: 1 });
+    const r = await runSgq(['graph', 'followers', 'big_10', '-v'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('in 1000 ms: the service answered HTTP 429');
+  });
+
+  it('gives up at once when Retry-After is longer than sgq waits', async () => {
+    const stub = await stubServer([{ status: 429, body: { message: 'later' }, headers: { 'retry-after': '3600' } }]);
+    cleanups.push(stub.close);
+    const r = await runSgq(['graph', 'followers', 'x'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('asks to wait 3600s');
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('retries a reset connection', async () => {
+    const stub = await stubServer(['reset', { body: envelope(1, null, [{ username: 'a' }]) }]);
+    cleanups.push(stub.close);
+    const r = await runSgq(['graph', 'followers', 'x', '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/retry 1\/3 .*(reset|closed)/);
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it.each([
+    ['401', { status: 401, body: { message: 'bad key' } }, 3],
+    ['400', { status: 400, body: { message: 'bad request' } }, 4],
+    ['error records on a 500', { status: 500, body: { data: [{ error: 'no data for username = x' }] } }, 4],
+    ['subscription expired', { status: 429, body: { Error: 'Subscription expired and credit value exceeded', Endpoint: '/graph/get_followers', 'Current credits': 0 } }, 5],
+  ])('never retries %s', async (_name, reply, code) => {
+    const stub = await stubServer([reply, reply]);
+    cleanups.push(stub.close);
+    const r = await runSgq(['graph', 'followers', 'x'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(code);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('--timeout covers a server that never answers, then retries, then exits 7', async () => {
+    const { sandbox, env } = await sandboxWith({ hangRate: 1 });
+    const r = await runSgq(['graph', 'followers', 'jack', '--timeout', '0.3', '--retries', '1', '-v'], { env });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('no complete answer');
+    expect(r.stderr).toContain('within 0.3s');
+    expect(sandbox.calls.get('graph/get_followers')).toBe(2);
+  });
+
+  it('never shows the API key, whatever goes wrong', async () => {
+    const key = 'super-secret-key-0123456789';
+    const stub = await stubServer([{ status: 503, text: 'x' }, { status: 401, body: { message: 'nope' } }]);
+    cleanups.push(stub.close);
+    const r = await runSgq(['graph', 'followers', 'x', '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
+    expect(r.code).toBe(3);
+    expect(r.stdout + r.stderr).not.toContain(key);
+    expect(r.stderr).toContain('****6789');
+  });
+});
+
+describe('partial failure and resume', () => {
+  it('keeps the pages before a failed page, names it and prints the resume command (exit 7)', async () => {
+    const { env } = await sandboxWith({ failPage: 3 });
+    const r = await runSgq(['graph', 'followers', 'big_2200', '--all', '--since', '2020-01-01', '--retries', '1'], { env });
+    expect(r.code).toBe(7);
+    expect(lines(r.stdout)).toHaveLength(1000);
+    expect(r.stderr).toContain('big_2200: page 3 failed: the service answered HTTP 500');
+    expect(r.stderr).toContain('resume with: sgq graph followers big_2200 --since 2020-01-01T00:00:00.000000+00:00 --page 3 --all');
+
+    // The printed command fetches exactly the rest.
+    const healthy = await sandboxWith({});
+    const rest = await runSgq(['graph', 'followers', 'big_2200', '--since', '2020-01-01T00:00:00.000000+00:00', '--page', '3', '--all'], { env: healthy.env });
+    const full = await runSgq(['graph', 'followers', 'big_2200', '--all'], { env: healthy.env });
+    expect(r.stdout + rest.stdout).toBe(full.stdout);
+  });
+
+  it('with --out, keeps the old file and saves the fetched pages as FILE.partial', async () => {
+    const { env } = await sandboxWith({ failPage: 2 });
+    const file = join(tempDir(), 'f.ndjson');
+    writeFileSync(file, 'yesterday\n');
+    const r = await runSgq(['graph', 'followers', 'big_1200', '--all', '--out', file, '--retries', '0'], { env });
+    expect(r.code).toBe(7);
+    expect(readFileSync(file, 'utf8')).toBe('yesterday\n');
+    expect(lines(readFileSync(`${file}.partial`, 'utf8'))).toHaveLength(500);
+    expect(r.stderr).toContain(`${file}.partial`);
+  });
+});
+
+describe('bad bodies from the server', () => {
+  it.each([
+    ['html', 'HTML page'],
+    ['truncated', 'not valid JSON'],
+    ['text', 'not valid JSON'],
+    ['data-object', 'data is not a list'],
+    ['bad-page', 'next_page is "two"'],
+    ['huge', 'larger than 64 MiB'],
+  ] as const)('%s is a clear exit 7', async (kind, words) => {
+    const { env } = await sandboxWith({ malformed: kind });
+    const r = await runSgq(['graph', 'followers', 'jack'], { env });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain(words);
+    expect(lines(r.stderr)).toHaveLength(1);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('proxies', () => {
+  /** A CONNECT proxy that counts the tunnels it opens. */
+  async function connectProxy() {
+    let tunnels = 0;
+    const server = createNetServer((client: Socket) => {
+      client.once('data', (head: Buffer) => {
+        const m = /^CONNECT ([^:\s]+):(\d+)/.exec(head.toString());
+        if (!m) return client.destroy();
+        tunnels++;
+        const upstream = connect(Number(m[2]), m[1]!, () => {
+          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          upstream.pipe(client).pipe(upstream);
+        });
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels: () => tunnels };
+  }
+
+  it('goes through HTTP_PROXY / HTTPS_PROXY, and around it for NO_PROXY', async () => {
+    const { env } = await sandboxWith({});
+    const proxy = await connectProxy();
+    const via = await runSgq(['graph', 'followers', 'big_10'], { env: { ...env, HTTP_PROXY: proxy.url, NO_PROXY: '' } });
+    expect(via.code).toBe(0);
+    expect(proxy.tunnels()).toBe(1);
+    const lower = await runSgq(['graph', 'followers', 'big_10'], { env: { ...env, http_proxy: proxy.url } });
+    expect(lower.code).toBe(0);
+    expect(proxy.tunnels()).toBe(2);
+    const around = await runSgq(['graph', 'followers', 'big_10'], { env: { ...env, HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' } });
+    expect(around.code).toBe(0);
+    expect(proxy.tunnels()).toBe(2);
+  });
+
+  it('a dead proxy is a network failure (exit 7)', async () => {
+    const { env } = await sandboxWith({});
+    const r = await runSgq(['info', '--retries', '0'], { env: { ...env, HTTP_PROXY: 'http://127.0.0.1:1' } });
+    expect(r.code).toBe(7);
+  });
+});
+
+describe('TLS', () => {
+  async function httpsServer() {
+    const tls = selfSignedCert();
+    const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ ok: true }] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, certFile: tls.certFile };
+  }
+
+  it('refuses an untrusted certificate with exit 7 naming the cause, never downgrading', async () => {
+    const server = await httpsServer();
+    const r = await runSgq(['info'], { env: { SGQ_BASE_URL: server.url } });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/TLS certificate of https:\/\/127\.0\.0\.1:\d+ not trusted: .*self[- ]signed/i);
+    expect(r.stderr).toContain('NODE_EXTRA_CA_CERTS');
+  });
+
+  it('trusts a CA named by NODE_EXTRA_CA_CERTS', async () => {
+    const server = await httpsServer();
+    const r = await runSgq(['info'], { env: { SGQ_BASE_URL: server.url, NODE_EXTRA_CA_CERTS: server.certFile } });
+    expect(r.code).toBe(0);
+    expect(ndjson(r.stdout)).toEqual([{ ok: true }]);
+  });
+});
