@@ -155,19 +155,17 @@ function stopNote(stop: StopReason, options: RunOptions): string {
 }
 
 function formatSummary(summary: RunSummary, reporter: Reporter): string {
-  const n = (v: number) => v.toLocaleString('en-US');
+  const count = (v: number, noun: string) => `${v.toLocaleString('en-US')} ${noun}${v === 1 ? '' : 's'}`;
   const { totals } = summary;
   const lines: string[] = [];
   if (summary.users.length > 1) {
     for (const u of summary.users) {
       const state = u.errors.length ? reporter.color.red(`failed: ${u.errors[0]}`) : 'ok';
-      lines.push(`  ${u.user}: ${n(u.pages)} pages, ${n(u.records)} records, ${n(u.credits_used)} credits, ${state}`);
+      lines.push(`  ${u.user}: ${count(u.pages, 'page')}, ${count(u.records, 'record')}, ${count(u.credits_used, 'credit')}, ${state}`);
     }
   }
-  const left = totals.credits_left === null ? '' : `, ${n(totals.credits_left)} credits left`;
-  lines.push(
-    `${reporter.color.bold('sgq:')} ${n(totals.pages)} page${totals.pages === 1 ? '' : 's'}, ${n(totals.records)} record${totals.records === 1 ? '' : 's'}, ${n(totals.credits_used)} credits used${left}`,
-  );
+  const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
+  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}, ${count(totals.credits_used, 'credit')} used${left}`);
   return lines.join('\n');
 }
 
