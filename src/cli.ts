@@ -1,5 +1,4 @@
-import { processIo } from './io.js';
-import { main } from './main.js';
+import { VERSION } from './version.js';
 
 /**
  * The process entry: wires signals and the real streams to `main`. SIGINT and SIGTERM abort
@@ -7,6 +6,13 @@ import { main } from './main.js';
  * a second signal ends the process at once.
  */
 export async function run(): Promise<number> {
+  const argv = process.argv.slice(2);
+  // `sgq --version` is run by scripts and installers; answer it without loading the CLI.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const [{ main }, { processIo }] = await Promise.all([import('./main.js'), import('./io.js')]);
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
@@ -16,5 +22,5 @@ export async function run(): Promise<number> {
   process.on('SIGTERM', onSignal);
   // A closed stdout (`sgq … | head`) is handled by the run; never let it surface as a trace.
   process.stdout.on('error', () => undefined);
-  return main(process.argv.slice(2), processIo(controller.signal));
+  return main(argv, processIo(controller.signal));
 }
