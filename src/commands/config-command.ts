@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { ConfigStore, DEFAULT_PROFILE, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, validateSetting, type SettingName } from '../config.js';
-import { ExitCode, usageError } from '../errors.js';
+import { ExitCode, SgqError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CommandContext } from '../program.js';
 
@@ -88,7 +88,7 @@ function hiddenPrompt(io: Io, question: string): Promise<string> {
     rl.once('SIGINT', () => {
       rl.close();
       io.stderr.write('\n');
-      reject(usageError('cancelled'));
+      reject(new SgqError(ExitCode.interrupted, 'cancelled; nothing was stored'));
     });
   });
 }
