@@ -2,6 +2,7 @@ import { chmodSync } from 'node:fs';
 import Conf from 'conf';
 import { configError, usageError } from './errors.js';
 import type { Io } from './io.js';
+import { FORMATS } from './output/format-names.js';
 
 // The config store: named profiles of settings in one JSON file (mode 0600, since it holds
 // API keys). Precedence for every setting: flag > environment > profile > default.
@@ -33,7 +34,7 @@ export function validateSetting(name: SettingName, value: string): string {
     case 'base-url':
       return normalizeBaseUrl(v);
     case 'output':
-      if (!['table', 'json', 'ndjson', 'csv'].includes(v)) throw usageError(`invalid output ${JSON.stringify(value)}`, 'use table, json, ndjson or csv');
+      if (!(FORMATS as readonly string[]).includes(v)) throw usageError(`invalid output ${JSON.stringify(value)}`, `use ${FORMATS.join(', ')}`);
       return v;
     case 'timeout':
       if (!(Number(v) > 0)) throw usageError(`invalid timeout ${JSON.stringify(value)}`, 'use a number of seconds greater than 0');
@@ -153,12 +154,14 @@ export function resolveConfig(flags: GlobalFlags, env: Io['env'], openStore: () 
   if ((flags.profile || env.SGQ_PROFILE) && profile !== DEFAULT_PROFILE && !store.profileNames().includes(profile)) {
     throw configError(`no profile named ${JSON.stringify(profile)}`, `create it with \`sgq config set base-url URL --profile ${profile}\``);
   }
-  const pick = (name: SettingName, flag?: string): string | undefined =>
-    flag || env[SETTINGS[name].env] || stored[name] || undefined;
-  const baseUrl = pick('base-url', flags.baseUrl);
+  // Values from the environment or a hand-edited file get the same checks as `config set`.
+  const pick = (name: SettingName, flag?: string): string | undefined => {
+    const value = flag || env[SETTINGS[name].env] || stored[name] || undefined;
+    return value === undefined ? undefined : validateSetting(name, value);
+  };
   return {
     profile,
-    baseUrl: baseUrl === undefined ? undefined : normalizeBaseUrl(baseUrl),
+    baseUrl: pick('base-url', flags.baseUrl),
     apiKey: pick('api-key'),
     output: pick('output'),
     timeout: pick('timeout'),

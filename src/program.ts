@@ -3,7 +3,7 @@ import { ExitCode } from './errors.js';
 import type { Io } from './io.js';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from './routes.js';
 import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds } from './commands/parsers.js';
-import { FORMATS } from './output/formats.js';
+import { FORMATS } from './output/format-names.js';
 import { VERSION } from './version.js';
 
 // The command tree. Only Commander and the route table load at start-up; each action
@@ -161,7 +161,10 @@ Prints SGQ_BASE_URL=… and SGQ_API_KEY=… on stdout, so a shell can take them:
   program
     .command('completion')
     .description('Print a shell completion script generated from the command tree')
-    .argument('<shell>', 'bash, zsh or fish')
+    // [shell] so that `--profiles` can stand alone; the action insists on a shell otherwise.
+    .argument('[shell]', 'bash, zsh or fish')
+    .usage('<shell>')
+    .addOption(new Option('--profiles', 'print the profile names, one a line (the scripts run this)').hideHelp())
     .addHelpText('after', `
 Examples:
   $ sgq completion bash > ~/.local/share/bash-completion/completions/sgq
@@ -170,7 +173,7 @@ Examples:
     .action(
       run(async (c) => {
         const { runCompletionCommand } = await import('./commands/completion-command.js');
-        return runCompletionCommand(context(c), c.args[0]!, program);
+        return runCompletionCommand(context(c), c.args[0], program, c.opts());
       }),
     );
 

@@ -101,8 +101,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const client = new ApiClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
-      timeoutMs: (globals.timeout ?? numberSetting(config.timeout, 'timeout') ?? 30) * 1000,
-      retry: { ...DEFAULT_RETRY, retries: globals.retries ?? numberSetting(config.retries, 'retries') ?? DEFAULT_RETRY.retries },
+      timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
+      retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
       env: io.env,
       signal: controller.signal,
       trace: (line) => reporter.trace(line),
@@ -138,9 +138,5 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   }
 }
 
-function numberSetting(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!(n >= 0)) throw configError(`the stored ${name} ${JSON.stringify(value)} is not a number`, `fix it with \`sgq config set ${name} N\``);
-  return n;
-}
+/** Settings arrive as checked strings (see validateSetting). */
+const optionalNumber = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));

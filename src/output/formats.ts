@@ -2,8 +2,9 @@ import type { JsonObject } from '../api/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../json.js';
 import type { Sink } from './sink.js';
 
-export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
-export type Format = (typeof FORMATS)[number];
+import type { Format } from './format-names.js';
+
+export type { Format } from './format-names.js';
 
 /** One streaming interface for every format: records go in page by page, `end` closes the document. */
 export interface Formatter {

@@ -79,6 +79,14 @@ describe('precedence: flag > env > profile > default', () => {
     expect((await runSgq(['graph', 'followers', 'jack'], { env: { ...env, SGQ_PROFILE: 'good' } })).code).toBe(0);
   });
 
+  it('settings from the environment get the same checks as config set (exit 2)', async () => {
+    for (const env of [{ SGQ_OUTPUT: 'xml' }, { SGQ_TIMEOUT: 'soon' }, { SGQ_RETRIES: '-1' }, { SGQ_BASE_URL: 'ftp://x' }]) {
+      const r = await runSgq(['metadata', 'userid', 'jack'], { env: { ...sb.env(), ...env } });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('an unknown --profile is a config error', async () => {
     const r = await runSgq(['info', '--profile', 'nope'], { env: { SGQ_BASE_URL: sb.sandbox.url } });
     expect(r.code).toBe(3);
