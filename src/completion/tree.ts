@@ -29,6 +29,8 @@ export interface OptionSpec {
   description: string;
   /** Whether the option reads a value (`<x>` or `[x]` in its flags). */
   takesValue: boolean;
+  /** The value may be left out (`[x]` in its flags). */
+  optionalValue: boolean;
   /** The name in the brackets of the flags (`format` for `--output <format>`). */
   valueName: string;
   values: ValueSource;
@@ -106,6 +108,7 @@ function optionSpec(option: Option, path: string[]): OptionSpec {
     ...(option.long ? { long: option.long } : {}),
     description: oneLine(option.description),
     takesValue,
+    optionalValue: option.optional,
     valueName,
     values: takesValue ? optionValues(option, path, valueName) : { kind: 'any' },
     repeatable: Array.isArray(option.defaultValue) || option.variadic,

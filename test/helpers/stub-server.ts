@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface Recorded {
   method: string;
@@ -63,4 +64,17 @@ export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) 
 /** A paginated envelope as in spec §2.1. */
 export function envelope(page: number, next: number | null, data: unknown[], credits = 100, user = 'jack'): unknown {
   return { user, how: 'username', page, previous_page: page > 1 ? page - 1 : null, next_page: next, page_items: data.length, data, current_credits: credits };
+}
+
+/** Stub servers for the tests of one file, each closed after its test. */
+export function useStubs(): (replies: Parameters<typeof stubServer>[0]) => ReturnType<typeof stubServer> {
+  const open: Awaited<ReturnType<typeof stubServer>>[] = [];
+  afterEach(async () => {
+    for (const stub of open.splice(0)) await stub.close();
+  });
+  return async (replies) => {
+    const stub = await stubServer(replies);
+    open.push(stub);
+    return stub;
+  };
 }

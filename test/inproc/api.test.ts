@@ -1,20 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ndjson, runSgq, tempDir } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { envelope, stubServer } from '../helpers/stub-server.js';
+import { envelope, useStubs } from '../helpers/stub-server.js';
 
 const sb = useSandbox();
-let stub: Awaited<ReturnType<typeof stubServer>> | undefined;
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
+const stubs = useStubs();
 
 describe('sgq api', () => {
   it('-f sends strings, -F sends typed values and @file contents', async () => {
-    stub = await stubServer([{ body: envelope(1, null, [{ username: 'a' }]) }]);
+    const stub = await stubs([{ body: envelope(1, null, [{ username: 'a' }]) }]);
     const file = join(tempDir(), 'since.txt');
     writeFileSync(file, '2024-04-07T00:00:00Z\n');
     const r = await runSgq(
@@ -28,7 +24,7 @@ describe('sgq api', () => {
   });
 
   it('--method GET sends the fields as a query string', async () => {
-    stub = await stubServer([{ body: { data: [] } }]);
+    const stub = await stubs([{ body: { data: [] } }]);
     await runSgq(['api', 'info', '-X', 'GET', '-f', 'a=b c'], { env: { SGQ_BASE_URL: stub.url } });
     expect(stub.requests[0]!.method).toBe('GET');
     expect(stub.requests[0]!.url).toBe('/api/info?a=b+c');
@@ -49,7 +45,7 @@ describe('sgq api', () => {
   });
 
   it('prints a body without data as one record', async () => {
-    stub = await stubServer([{ body: { status: 'ok', version: 3 } }]);
+    const stub = await stubs([{ body: { status: 'ok', version: 3 } }]);
     const r = await runSgq(['api', 'info'], { env: { SGQ_BASE_URL: stub.url } });
     expect(ndjson(r.stdout)).toEqual([{ status: 'ok', version: 3 }]);
   });

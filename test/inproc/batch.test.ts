@@ -1,20 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ndjson, runSgq, tempDir } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { envelope, stubServer } from '../helpers/stub-server.js';
+import { envelope, useStubs } from '../helpers/stub-server.js';
 
 const sb = useSandbox();
-let stub: Awaited<ReturnType<typeof stubServer>> | undefined;
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
+const stubs = useStubs();
 
 describe('batch input', () => {
   it('reads users from stdin with -, skipping blanks and comments, asking duplicates once', async () => {
-    stub = await stubServer((req) => {
+    const stub = await stubs((req) => {
       const { user } = JSON.parse(req.body) as { user: string };
       return { body: { user, how: 'username', data: [{ user_id: `id-${user}` }] } };
     });
@@ -79,7 +75,7 @@ describe('batch input', () => {
   });
 
   it('one user failing does not stop the others; the worst code wins (7 over 5 over 4)', async () => {
-    stub = await stubServer((req) => {
+    const stub = await stubs((req) => {
       const { user } = JSON.parse(req.body) as { user: string };
       if (user === 'gone') return { body: envelope(1, null, [{ error: 'no data for username = gone' }]) };
       if (user === 'broke') return { status: 500, body: { message: 'boom' } };
@@ -145,7 +141,7 @@ describe('run summary', () => {
 
 describe('--since-last', () => {
   it('sends nothing the first time, then the start of the last complete run, per user', async () => {
-    stub = await stubServer((req) => {
+    const stub = await stubs((req) => {
       const { user } = JSON.parse(req.body) as { user: string };
       if (user === 'flaky') return { status: 500, body: { message: 'down' } };
       return { body: envelope(1, null, [{ username: 'f' }]) };
@@ -170,13 +166,12 @@ describe('--since-last', () => {
   });
 
   it('keeps marks apart per route and how, and does not move on a run stopped by --limit', async () => {
-    stub = await stubServer(() => ({ body: envelope(1, 2, [{ username: 'f' }, { username: 'g' }]) }));
+    let stub = await stubs(() => ({ body: envelope(1, 2, [{ username: 'f' }, { username: 'g' }]) }));
     const state = join(tempDir(), 'marks.json');
     const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
     await runSgq(['graph', 'followers', 'jack', '--all', '--limit', '1', '--since-last', '--state', state], { env });
     expect(() => readFileSync(state)).toThrow();
-    await stub.close();
-    stub = await stubServer(() => ({ body: envelope(1, null, [{ username: 'f' }]) }));
+    stub = await stubs(() => ({ body: envelope(1, null, [{ username: 'f' }]) }));
     const env2 = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
     await runSgq(['graph', 'following', 'jack', '--all', '--since-last', '--state', state], { env: env2 });
     await runSgq(['graph', 'followers', '42', '--how', 'user_id', '--all', '--since-last', '--state', state], { env: env2 });

@@ -1,16 +1,12 @@
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXPIRED_KEY, LOW_KEY } from '../../src/sandbox/server.js';
 import { ndjson, runSgq } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
-import { envelope, stubServer } from '../helpers/stub-server.js';
+import { envelope, useStubs } from '../helpers/stub-server.js';
 
 const sb = useSandbox();
-let stub: Awaited<ReturnType<typeof stubServer>> | undefined;
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
+const stubs = useStubs();
 
 describe('exit codes', () => {
   it('0: success, and an empty result', async () => {
@@ -54,7 +50,7 @@ describe('exit codes', () => {
   });
 
   it('3: a paid route with no key exits before any request, saying how to set one', async () => {
-    stub = await stubServer([]);
+    const stub = await stubs([]);
     const r = await runSgq(['graph', 'followers', 'jack'], { env: { SGQ_BASE_URL: stub.url } });
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('sgq config set api-key');
@@ -72,7 +68,7 @@ describe('exit codes', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('HTTP 401');
     expect(r.stderr).not.toContain('wrong-key-abcdef');
-    stub = await stubServer([{ status: 403, body: { detail: 'Forbidden' } }]);
+    const stub = await stubs([{ status: 403, body: { detail: 'Forbidden' } }]);
     const f = await runSgq(['graph', 'followers', 'jack'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(f.code).toBe(3);
   });
@@ -82,7 +78,7 @@ describe('exit codes', () => {
     expect(r.code).toBe(4);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('no data for username = nobody');
-    stub = await stubServer([{ status: 404, body: { data: [{ error: 'no data for username = x' }], current_credits: 5 } }]);
+    const stub = await stubs([{ status: 404, body: { data: [{ error: 'no data for username = x' }], current_credits: 5 } }]);
     const s = await runSgq(['graph', 'followers', 'x'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(s.code).toBe(4);
     expect(s.stdout).toBe('');
@@ -90,14 +86,14 @@ describe('exit codes', () => {
   });
 
   it("4: the service's since errors", async () => {
-    stub = await stubServer([{ body: envelope(1, null, [{ error: "Invalid 'since' parameter format. It should be an ISO formatted datetime string." }]) }]);
+    const stub = await stubs([{ body: envelope(1, null, [{ error: "Invalid 'since' parameter format. It should be an ISO formatted datetime string." }]) }]);
     const r = await runSgq(['graph', 'followers', 'x', '--since', '2024-01-01'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain("Invalid 'since' parameter format");
   });
 
   it('4: other 4xx show the status and message', async () => {
-    stub = await stubServer([{ status: 422, body: { detail: 'user is required' } }]);
+    const stub = await stubs([{ status: 422, body: { detail: 'user is required' } }]);
     const r = await runSgq(['graph', 'followers', 'x'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('HTTP 422: user is required');
@@ -133,13 +129,12 @@ describe('exit codes', () => {
   });
 
   it('7: a 5xx after retries, and a body that is not JSON', async () => {
-    stub = await stubServer([{ status: 502, text: '<html>bad gateway</html>' }, { status: 502, text: '<html>bad gateway</html>' }]);
+    let stub = await stubs([{ status: 502, text: '<html>bad gateway</html>' }, { status: 502, text: '<html>bad gateway</html>' }]);
     const r = await runSgq(['graph', 'followers', 'x', '--retries', '1'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain('HTTP 502');
     expect(r.stderr).toContain('after 1 retry)');
-    await stub.close();
-    stub = await stubServer([{ text: '<html>login</html>' }]);
+    stub = await stubs([{ text: '<html>login</html>' }]);
     const h = await runSgq(['graph', 'followers', 'x'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(h.code).toBe(7);
     expect(h.stderr).toContain('HTML page');
@@ -147,7 +142,7 @@ describe('exit codes', () => {
 
   it('130: interrupted, after finishing what was written', async () => {
     const controller = new AbortController();
-    stub = await stubServer((_req, n) => {
+    const stub = await stubs((_req, n) => {
       if (n === 2) controller.abort('SIGINT');
       return { body: envelope(n, n + 1, [{ username: `u${n}` }]) };
     });

@@ -7,9 +7,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_KEY, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server.js';
 import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
 import { CLOCK } from '../helpers/sandbox.js';
-import { envelope, stubServer } from '../helpers/stub-server.js';
+import { envelope, useStubs } from '../helpers/stub-server.js';
 import { selfSignedCert } from '../helpers/tls.js';
 
+const stubs = useStubs();
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
@@ -48,8 +49,7 @@ describe('connections and retries', () => {
   });
 
   it('gives up at once when Retry-After is longer than sgq waits', async () => {
-    const stub = await stubServer([{ status: 429, body: { message: 'later' }, headers: { 'retry-after': '3600' } }]);
-    cleanups.push(stub.close);
+    const stub = await stubs([{ status: 429, body: { message: 'later' }, headers: { 'retry-after': '3600' } }]);
     const r = await runSgq(['graph', 'followers', 'x'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain('asks to wait 3600s');
@@ -57,8 +57,7 @@ describe('connections and retries', () => {
   });
 
   it('retries a reset connection', async () => {
-    const stub = await stubServer(['reset', { body: envelope(1, null, [{ username: 'a' }]) }]);
-    cleanups.push(stub.close);
+    const stub = await stubs(['reset', { body: envelope(1, null, [{ username: 'a' }]) }]);
     const r = await runSgq(['graph', 'followers', 'x', '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/retry 1\/3 .*(reset|closed)/);
@@ -71,8 +70,7 @@ describe('connections and retries', () => {
     ['error records on a 500', { status: 500, body: { data: [{ error: 'no data for username = x' }] } }, 4],
     ['subscription expired', { status: 429, body: { Error: 'Subscription expired and credit value exceeded', Endpoint: '/graph/get_followers', 'Current credits': 0 } }, 5],
   ])('never retries %s', async (_name, reply, code) => {
-    const stub = await stubServer([reply, reply]);
-    cleanups.push(stub.close);
+    const stub = await stubs([reply, reply]);
     const r = await runSgq(['graph', 'followers', 'x'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(code);
     expect(stub.requests).toHaveLength(1);
@@ -89,8 +87,7 @@ describe('connections and retries', () => {
 
   it('never shows the API key, whatever goes wrong', async () => {
     const key = 'super-secret-key-0123456789';
-    const stub = await stubServer([{ status: 503, text: 'x' }, { status: 401, body: { message: 'nope' } }]);
-    cleanups.push(stub.close);
+    const stub = await stubs([{ status: 503, text: 'x' }, { status: 401, body: { message: 'nope' } }]);
     const r = await runSgq(['graph', 'followers', 'x', '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(3);
     expect(r.stdout + r.stderr).not.toContain(key);

@@ -1,18 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { envelope, stubServer } from '../helpers/stub-server.js';
+import { describe, expect, it } from 'vitest';
+import { envelope, useStubs } from '../helpers/stub-server.js';
 import { ndjson, runSgq } from '../helpers/run.js';
 
-let stub: Awaited<ReturnType<typeof stubServer>> | undefined;
-afterEach(async () => {
-  await stub?.close();
-  stub = undefined;
-});
+const stubs = useStubs();
 
 const key = 'secret-key-123456';
 
 describe('requests follow the graph-route convention', () => {
   it('POSTs {user, how, page} with x-api-key, JSON content type and Accept */*', async () => {
-    stub = await stubServer([{ body: envelope(1, null, [{ username: 'a' }]) }]);
+    const stub = await stubs([{ body: envelope(1, null, [{ username: 'a' }]) }]);
     const r = await runSgq(['graph', 'followers', 'jack'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(0);
     const [req] = stub.requests;
@@ -26,14 +22,14 @@ describe('requests follow the graph-route convention', () => {
   });
 
   it('keeps a base URL path prefix and ignores a trailing slash', async () => {
-    stub = await stubServer([{ body: envelope(1, null, []) }, { body: envelope(1, null, []) }]);
+    const stub = await stubs([{ body: envelope(1, null, []) }, { body: envelope(1, null, []) }]);
     await runSgq(['graph', 'following', 'jack'], { env: { SGQ_BASE_URL: `${stub.url}/social/`, SGQ_API_KEY: key } });
     await runSgq(['graph', 'following', 'jack', '--base-url', `${stub.url}/social`], { env: { SGQ_API_KEY: key } });
     expect(stub.requests.map((r) => r.url)).toEqual(['/social/api/graph/get_following', '/social/api/graph/get_following']);
   });
 
   it('passes --how through and sends --since as UTC ISO', async () => {
-    stub = await stubServer([{ body: envelope(2, null, []) }]);
+    const stub = await stubs([{ body: envelope(2, null, []) }]);
     await runSgq(['graph', 'followers', '12345', '--how', 'user_id', '--page', '2', '--since', '2024-04-07T12:00:00+02:00'], {
       env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key },
     });
@@ -41,7 +37,7 @@ describe('requests follow the graph-route convention', () => {
   });
 
   it('sends no page on routes without pages, and no key to userid and info', async () => {
-    stub = await stubServer([{ body: { data: [{ user_id: '1' }] } }, { body: { data: [{ name: 'svc' }] } }]);
+    const stub = await stubs([{ body: { data: [{ user_id: '1' }] } }, { body: { data: [{ name: 'svc' }] } }]);
     const env = { SGQ_BASE_URL: stub.url };
     expect((await runSgq(['metadata', 'userid', 'jack'], { env })).code).toBe(0);
     expect((await runSgq(['info'], { env })).code).toBe(0);
@@ -51,7 +47,7 @@ describe('requests follow the graph-route convention', () => {
   });
 
   it('sends the list id as user for lists routes', async () => {
-    stub = await stubServer([{ body: { message: 'soon' } }]);
+    const stub = await stubs([{ body: { message: 'soon' } }]);
     const r = await runSgq(['lists', 'members', '987'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(6);
     expect(stub.requests[0]!.url).toBe('/api/lists/get_list_members');
@@ -59,7 +55,7 @@ describe('requests follow the graph-route convention', () => {
   });
 
   it('prints records exactly as sent: numeric-looking ids stay strings, big numbers exact, unknown fields kept', async () => {
-    stub = await stubServer([{ text: '{"data":[{"id":"0012","n":12345678901234567890,"new_field":{"x":[1,null]}}],"current_credits":1}' }]);
+    const stub = await stubs([{ text: '{"data":[{"id":"0012","n":12345678901234567890,"new_field":{"x":[1,null]}}],"current_credits":1}' }]);
     const r = await runSgq(['metadata', 'latest-tweets', 'jack'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.stdout).toBe('{"id":"0012","n":12345678901234567890,"new_field":{"x":[1,null]}}\n');
   });
@@ -72,7 +68,7 @@ describe('pagination', () => {
     }));
 
   it('--all follows next_page until null', async () => {
-    stub = await stubServer(pages(3));
+    const stub = await stubs(pages(3));
     const r = await runSgq(['graph', 'followers', 'jack', '--all'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(0);
     expect(ndjson(r.stdout).map((x) => x.username)).toEqual(['u0', 'u1', 'u2', 'u3', 'u4', 'u5']);
@@ -81,27 +77,27 @@ describe('pagination', () => {
   });
 
   it('--page N --all starts at N', async () => {
-    stub = await stubServer([{ body: envelope(3, 4, [{ username: 'x' }]) }, { body: envelope(4, null, [{ username: 'y' }]) }]);
+    const stub = await stubs([{ body: envelope(3, 4, [{ username: 'x' }]) }, { body: envelope(4, null, [{ username: 'y' }]) }]);
     await runSgq(['graph', 'followers', 'jack', '--page', '3', '--all'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(stub.bodies().map((b) => b.page)).toEqual([3, 4]);
   });
 
   it('without --all asks one page and says there are more', async () => {
-    stub = await stubServer(pages(3));
+    const stub = await stubs(pages(3));
     const r = await runSgq(['graph', 'followers', 'jack'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(stub.requests).toHaveLength(1);
     expect(r.stderr).toContain('more pages');
   });
 
   it('--max-pages stops after N pages with exit 0', async () => {
-    stub = await stubServer(pages(5));
+    const stub = await stubs(pages(5));
     const r = await runSgq(['graph', 'followers', 'jack', '--all', '--max-pages', '2'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(0);
     expect(stub.requests).toHaveLength(2);
   });
 
   it('--limit gives exactly N records and asks no further page', async () => {
-    stub = await stubServer(pages(5, 2));
+    const stub = await stubs(pages(5, 2));
     const r = await runSgq(['graph', 'followers', 'jack', '--all', '--limit', '3'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(0);
     expect(ndjson(r.stdout)).toHaveLength(3);
@@ -110,7 +106,7 @@ describe('pagination', () => {
 
   it('--max-credits stops before the spend would pass N, learning the price from balances', async () => {
     // Each page costs 10 credits: balances 990, 980, 970 …
-    stub = await stubServer((_req, n) => ({ body: envelope(n, n + 1, [{ username: `u${n}` }], 1000 - 10 * n) }));
+    const stub = await stubs((_req, n) => ({ body: envelope(n, n + 1, [{ username: `u${n}` }], 1000 - 10 * n) }));
     const r = await runSgq(['graph', 'followers', 'jack', '--all', '--max-credits', '30', '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(0);
     expect(stub.requests).toHaveLength(3);
@@ -119,14 +115,14 @@ describe('pagination', () => {
   });
 
   it('sends no paid request whose known price is above --max-credits', async () => {
-    stub = await stubServer([]);
+    const stub = await stubs([]);
     const r = await runSgq(['metadata', 'latest-tweets', 'jack', '--max-credits', '5'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(0);
     expect(stub.requests).toHaveLength(0);
   });
 
   it('rejects a next_page that does not move forward (exit 7), keeping the records before it', async () => {
-    stub = await stubServer([{ body: envelope(1, 2, [{ username: 'a' }]) }, { body: envelope(2, 2, [{ username: 'b' }]) }]);
+    const stub = await stubs([{ body: envelope(1, 2, [{ username: 'a' }]) }, { body: envelope(2, 2, [{ username: 'b' }]) }]);
     const r = await runSgq(['graph', 'followers', 'jack', '--all'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(7);
     expect(ndjson(r.stdout)).toEqual([{ username: 'a' }]);

@@ -1,0 +1,258 @@
+import { execa } from 'execa';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SETTING_NAMES } from '../../src/config.js';
+import { FORMATS } from '../../src/output/format-names.js';
+import { buildProgram } from '../../src/program.js';
+import { BIN } from '../helpers/e2e.js';
+import { tempDir } from '../helpers/run.js';
+
+// Loads each checked-in script into the real shell and asks it what `sgq …<TAB>` completes.
+// bash: the registered function with COMP_WORDS set as readline would set them. zsh: an
+// interactive zsh on a pseudo-terminal (zpty) that really presses TAB, with compadd wrapped to
+// print what is offered. fish: `complete -C`. The profile names come from the built binary,
+// found on PATH as `sgq`, reading a temporary config folder.
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const COMPLETIONS = join(REPO, 'completions');
+
+type Shell = 'bash' | 'zsh' | 'fish';
+
+const installed = (shell: Shell) => spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
+
+const sink = { write: () => true } as never;
+const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
+const TOP = program.commands.map((c) => c.name()).sort();
+const sorted = (words: readonly string[]) => [...words].sort();
+
+let work: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  work = tempDir('sgq-completion-');
+  const bin = join(work, 'bin');
+  const config = join(work, 'config');
+  execFileSync('mkdir', ['-p', bin, config, join(work, 'home')]);
+  // `sgq` on PATH is the built binary, as after `npm install -g`.
+  writeFileSync(join(bin, 'sgq'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(join(bin, 'sgq'), 0o755);
+  writeFileSync(join(work, 'report.ndjson'), '');
+  env = {
+    PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: join(work, 'home'),
+    XDG_CONFIG_HOME: join(work, 'home', '.config'),
+    XDG_DATA_HOME: join(work, 'home', '.local', 'share'),
+    XDG_CACHE_HOME: join(work, 'home', '.cache'),
+    TERM: 'xterm',
+    LANG: 'C.UTF-8',
+    SGQ_CONFIG_DIR: config,
+  };
+  for (const profile of ['work', 'personal']) {
+    execFileSync(process.execPath, [BIN, 'config', 'set', 'base-url', 'http://x', '--profile', profile], { env: { ...process.env, SGQ_CONFIG_DIR: config }, stdio: 'ignore' });
+  }
+});
+
+// ---- bash ----
+
+const BASH_DRIVER = `
+source "$1" || exit 3
+spec=$(complete -p sgq) || { echo 'the script registered no completion for sgq' >&2; exit 4; }
+fn=\${spec#*-F }
+fn=\${fn%% *}
+COMP_LINE=$2
+COMP_POINT=\${#COMP_LINE}
+shift 2
+COMP_WORDS=("$@")
+COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
+COMP_TYPE=9
+COMP_KEY=9
+COMPREPLY=()
+"$fn" sgq "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\\n' "\${COMPREPLY[@]}"
+`;
+
+/** The words bash hands the function for `line`: split at blanks and, by default, around `=`. */
+function bashWords(line: string, splitEquals: boolean): string[] {
+  const words = line.split(/ +/);
+  // A trailing blank leaves an empty word to complete; `--output=` leaves "=" as that word.
+  return splitEquals ? words.flatMap((w, i) => (w === '' && i === words.length - 1 ? [''] : w.split(/(=)/).filter((p) => p !== ''))) : words;
+}
+
+async function completeBash(line: string, splitEquals = true): Promise<string[]> {
+  const words = bashWords(line, splitEquals);
+  const r = await execa('bash', ['--norc', '--noprofile', '-c', BASH_DRIVER, 'bash', join(COMPLETIONS, 'sgq.bash'), line, ...words], {
+    env,
+    extendEnv: false,
+    cwd: work,
+    reject: false,
+    timeout: 15_000,
+  });
+  expect(r.stderr, `bash stderr for ${JSON.stringify(line)}`).toBe('');
+  expect(r.exitCode).toBe(0);
+  return r.stdout.split('\n').filter((w) => w !== '');
+}
+
+// ---- zsh ----
+
+const ZSH_INIT = `
+PROMPT='> '
+RPROMPT=
+[[ -n $SGQ_TEST_FPATH ]] && fpath=("$SGQ_TEST_FPATH" $fpath)
+autoload -U compinit
+compinit -u -D
+[[ -n $SGQ_TEST_SOURCE ]] && source "$SGQ_TEST_SOURCE"
+zstyle ':completion:*' list-grouped false
+zstyle ':completion:*' insert-tab false
+LISTMAX=100000
+__sgq_test_done() { print -r -- "__SGQ_""DONE__" }
+# Print every match offered, after compadd's own matching against the word on the line.
+compadd() {
+  if [[ \${@[1,(i)(-|--)]} == *-(O|A|D)\\ * ]]; then
+    builtin compadd "$@"
+    return
+  fi
+  local -a __sgq_hits
+  builtin compadd -O __sgq_hits "$@"
+  local __sgq_hit
+  for __sgq_hit in $__sgq_hits; do print -r -- "__SGQ_MATCH__:$__sgq_hit"; done
+  builtin compadd "$@"
+}
+__sgq_test_complete() { comppostfuncs=(__sgq_test_done); _main_complete "$@" }
+zle -C sgq-test-complete complete-word __sgq_test_complete
+bindkey '^I' sgq-test-complete
+print -r -- "__SGQ_""READY__"
+`;
+
+const ZSH_DRIVER = `
+zmodload zsh/zpty || exit 3
+zpty sgqtest zsh -f -i
+zpty -w sgqtest "source \${(q)1}"
+local out
+zpty -r sgqtest out '*__SGQ_READY__*' || exit 4
+zpty -w -n sgqtest "$2"$'\\t'
+zpty -r sgqtest out '*__SGQ_DONE__*' || exit 5
+print -r -- "$out"
+zpty -d sgqtest
+`;
+
+async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Promise<string[]> {
+  const init = join(work, 'init.zsh');
+  writeFileSync(init, ZSH_INIT);
+  const r = await execa('zsh', ['-f', '-c', ZSH_DRIVER, 'zsh', init, line], {
+    env: { ...env, ...(mode === 'fpath' ? { SGQ_TEST_FPATH: COMPLETIONS } : { SGQ_TEST_SOURCE: join(COMPLETIONS, '_sgq') }) },
+    extendEnv: false,
+    cwd: work,
+    reject: false,
+    timeout: 15_000,
+  });
+  expect(r.exitCode, `zsh driver for ${JSON.stringify(line)}: ${r.stderr}`).toBe(0);
+  // A broken spec makes _arguments or a function of the script complain on the terminal.
+  expect(r.stdout).not.toMatch(/_arguments:|_describe:|command not found|\b_sgq\w*:\d+:/);
+  return [...new Set([...r.stdout.matchAll(/__SGQ_MATCH__:([^\r\n]*)/g)].map((m) => m[1]!))];
+}
+
+// ---- fish ----
+
+async function completeFish(line: string): Promise<string[]> {
+  const r = await execa('fish', ['--no-config', '-c', 'source $argv[1]; and complete -C $argv[2]', join(COMPLETIONS, 'sgq.fish'), line], {
+    env,
+    extendEnv: false,
+    cwd: work,
+    reject: false,
+    timeout: 15_000,
+  });
+  expect(r.stderr, `fish stderr for ${JSON.stringify(line)}`).toBe('');
+  expect(r.exitCode).toBe(0);
+  return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]!);
+}
+
+const COMPLETE: Record<Shell, (line: string) => Promise<string[]>> = { bash: completeBash, zsh: completeZsh, fish: completeFish };
+
+// ---- the same expectations in every shell ----
+
+for (const shell of ['bash', 'zsh', 'fish'] as const) {
+  const available = installed(shell);
+  // Locally a missing shell skips its tests; in CI (.ci/run installs all three) it fails them.
+  describe.skipIf(!available && !process.env.CI)(`${shell} completion`, () => {
+    const complete = (line: string) => COMPLETE[shell](line);
+
+    it(`${shell} is installed`, () => {
+      expect(available, `${shell} is not installed; CI must install bash, zsh and fish`).toBe(true);
+    });
+
+    it('completes the commands, a prefix, and the verbs of a namespace', async () => {
+      expect(sorted(await complete('sgq '))).toEqual(TOP);
+      expect(await complete('sgq gr')).toEqual(['graph']);
+      expect(sorted(await complete('sgq graph '))).toEqual(['followers', 'following']);
+      expect(await complete('sgq metadata lat')).toEqual(['latest-tweets']);
+      expect(sorted(await complete('sgq config '))).toEqual(['get', 'list', 'path', 'set', 'unset']);
+    });
+
+    it('completes the values of -o, --output and other choices', async () => {
+      expect(sorted(await complete('sgq graph followers -o '))).toEqual(sorted(FORMATS));
+      expect(sorted(await complete('sgq graph followers jack --output '))).toEqual(sorted(FORMATS));
+      const inline = (await complete('sgq graph followers --output=')).map((w) => w.replace(/^--output=/, ''));
+      expect(sorted(inline)).toEqual(sorted(FORMATS));
+      expect(await complete('sgq info -o nd')).toEqual(['ndjson']);
+      expect(sorted(await complete('sgq metadata tweets jack --summary '))).toEqual(['json', 'text']);
+      expect(sorted(await complete('sgq sandbox --malformed '))).toEqual(sorted(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']));
+    });
+
+    it('completes the flags of the command on the line, and the global ones', async () => {
+      expect(await complete('sgq graph followers --al')).toEqual(['--all']);
+      expect(sorted(await complete('sgq graph following --si'))).toEqual(['--since', '--since-last']);
+      expect(await complete('sgq graph followers jack -o json --sum')).toEqual(['--summary']);
+      const flags = await complete('sgq graph followers --');
+      for (const flag of ['--all', '--output', '--max-pages', '--profile', '--base-url', '--help']) expect(flags).toContain(flag);
+      expect(flags).not.toContain('--port');
+      // lists latest-tweets is not paginated and has no --since, unlike its namesake in metadata.
+      const lists = await complete('sgq lists latest-tweets --');
+      expect(lists).toContain('--output');
+      expect(lists).not.toContain('--all');
+      expect(lists).not.toContain('--since');
+    });
+
+    it('completes the profile names from the config store when TAB is pressed', async () => {
+      expect(sorted(await complete('sgq --profile '))).toEqual(['personal', 'work']);
+      expect(await complete('sgq graph followers jack --profile w')).toEqual(['work']);
+      // A global flag and its value before the command do not hide the command.
+      expect(sorted(await complete('sgq -q --profile work graph fo'))).toEqual(['followers', 'following']);
+    });
+
+    it('completes setting names for config set|get|unset, and the shells for completion', async () => {
+      expect(sorted(await complete('sgq config set '))).toEqual(sorted(SETTING_NAMES));
+      expect(await complete('sgq config get base')).toEqual(['base-url']);
+      expect(await complete('sgq config unset ret')).toEqual(['retries']);
+      expect(await complete('sgq config set api-key ')).toEqual([]);
+      expect(sorted(await complete('sgq completion '))).toEqual(['bash', 'fish', 'zsh']);
+    });
+
+    it('completes file names for --out, and only where a file is expected', async () => {
+      expect(await complete('sgq graph followers jack --out repo')).toEqual(['report.ndjson']);
+      // A shell's fallback would offer the file here; the script must not.
+      expect(await complete('sgq graph followers jack --output repo')).toEqual([]);
+      expect(await complete('sgq graph followers repo')).toEqual([]);
+    });
+  });
+}
+
+describe.skipIf(!installed('bash') && !process.env.CI)('bash specifics', () => {
+  it('copes with --output=VALUE when = is not a word break', async () => {
+    expect(await completeBash('sgq graph followers --output=nd', false)).toEqual(['--output=ndjson']);
+  });
+
+  it('treats every word after -- as an argument', async () => {
+    expect(await completeBash('sgq graph followers -- --al')).toEqual([]);
+  });
+});
+
+describe.skipIf(!installed('zsh') && !process.env.CI)('zsh specifics', () => {
+  it('works sourced after compinit, as well as autoloaded from $fpath', async () => {
+    expect(await completeZsh('sgq gr', 'source')).toEqual(['graph']);
+    expect(sorted(await completeZsh('sgq graph followers -o ', 'source'))).toEqual(sorted(FORMATS));
+    expect(sorted(await completeZsh('sgq --profile ', 'source'))).toEqual(['personal', 'work']);
+  });
+});
