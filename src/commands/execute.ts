@@ -96,7 +96,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     io.signal?.addEventListener('abort', onSignal, { once: true });
     if (io.signal?.aborted) onSignal();
 
-    const sink: Sink = flags.out ? new FileSink(flags.out) : new StreamSink(io.stdout, () => controller.abort('EPIPE'));
+    const stopFetching = () => controller.abort('output closed');
+    const sink: Sink = flags.out ? new FileSink(flags.out, stopFetching) : new StreamSink(io.stdout, stopFetching);
     const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line));
     const client = new ApiClient({
       baseUrl: connection.baseUrl,
@@ -128,9 +129,10 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       io.signal?.removeEventListener('abort', onSignal);
       await client.close();
     }
-    // A reader that went away (`| head`) is a normal end, not a failure.
-    if (sink.closed && controller.signal.reason === 'EPIPE') return ExitCode.ok;
     const note = await sink.finish(exitCode === ExitCode.ok);
+    if (sink.failure) throw sink.failure;
+    // A reader that went away (`| head`) is a normal end, not a failure.
+    if (sink.closed) return ExitCode.ok;
     if (note) reporter.error(note);
     return exitCode;
   } finally {

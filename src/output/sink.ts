@@ -2,6 +2,7 @@ import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
+import { ExitCode, SgqError } from '../errors.js';
 
 /**
  * Where the data goes: stdout, or a file that appears only when the run succeeds.
@@ -11,8 +12,10 @@ export interface Sink {
   write(text: string): void;
   /** Resolves when the destination has taken what was written (backpressure). */
   drain(): Promise<void>;
-  /** The consumer went away (a closed pipe): stop fetching. */
+  /** The destination is gone (a closed pipe) or broken: stop fetching. */
   readonly closed: boolean;
+  /** Set when the data could not be written (a full disk): the run must fail, not end quietly. */
+  readonly failure?: SgqError;
   /** Finishes the output; `ok` says whether the run succeeded. Returns a note for stderr, if any. */
   finish(ok: boolean): Promise<string | undefined>;
 }
@@ -20,6 +23,7 @@ export interface Sink {
 /** stdout; a reader that exits (`| head`) makes `closed` true and calls `onClose`. */
 export class StreamSink implements Sink {
   closed = false;
+  failure?: SgqError;
 
   constructor(
     private readonly stream: Writable,
@@ -28,13 +32,11 @@ export class StreamSink implements Sink {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (this.closed) return;
       this.closed = true;
-      // EPIPE is the normal end of `sgq … | head`; any other write error ends the run too.
+      // EPIPE is the normal end of `sgq … | head`; any other write error is a failure.
+      if (error.code !== 'EPIPE') this.failure = outputError('stdout', error);
       onClose();
-      if (error.code !== 'EPIPE') this.failure = error;
     });
   }
-
-  failure?: Error;
 
   write(text: string): void {
     if (!this.closed) this.stream.write(text);
@@ -56,34 +58,41 @@ export class StreamSink implements Sink {
  * is kept as FILE.partial, since it was paid for.
  */
 export class FileSink implements Sink {
-  readonly closed = false;
+  closed = false;
+  failure?: SgqError;
   private readonly temp: string;
   private readonly stream: Writable;
-  private error?: Error;
 
-  constructor(private readonly file: string) {
+  constructor(
+    private readonly file: string,
+    onClose: () => void,
+  ) {
     this.temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
     this.stream = createWriteStream(this.temp, { flags: 'wx', mode: 0o644 });
     this.stream.on('error', (error) => {
-      this.error = error;
+      if (this.closed) return;
+      this.closed = true;
+      this.failure = outputError(file, error);
+      onClose();
     });
   }
 
   write(text: string): void {
-    this.stream.write(text);
+    if (!this.closed) this.stream.write(text);
   }
 
   async drain(): Promise<void> {
-    if (this.error) throw this.error;
-    if (this.stream.writableNeedDrain) await once(this.stream, 'drain');
+    if (this.closed || !this.stream.writableNeedDrain) return;
+    await Promise.race([once(this.stream, 'drain'), once(this.stream, 'close')]).catch(() => undefined);
   }
 
   async finish(ok: boolean): Promise<string | undefined> {
     this.stream.end();
     await once(this.stream, 'close').catch(() => undefined);
-    if (this.error) {
+    if (this.failure) {
+      // A file cut short by a write error is no use to anyone; FILE itself was never touched.
       rmSync(this.temp, { force: true });
-      throw this.error;
+      return undefined;
     }
     if (ok) {
       renameSync(this.temp, this.file);
@@ -93,4 +102,8 @@ export class FileSink implements Sink {
     renameSync(this.temp, partial);
     return `${this.file} left unchanged; the records fetched before the failure are in ${partial}`;
   }
+}
+
+function outputError(where: string, error: NodeJS.ErrnoException): SgqError {
+  return new SgqError(ExitCode.internal, `cannot write to ${where}: ${error.code ?? error.message}`, 'check free space and permissions; nothing more was fetched');
 }

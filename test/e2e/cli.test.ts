@@ -79,6 +79,15 @@ describe('the built binary', () => {
     expect(r.stderr).not.toContain('EPIPE');
   });
 
+  it('a stdout that cannot be written (disk full) is a failure, not a quiet end', async () => {
+    const r = await execa('bash', ['-c', `node ${BIN} graph followers big_3000 --all > /dev/full`], {
+      env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() },
+      reject: false,
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe('sgq: cannot write to stdout: ENOSPC; check free space and permissions; nothing more was fetched');
+  });
+
   it('SIGINT stops the run, keeps complete lines and exits 130', async () => {
     const child = execa(process.execPath, [BIN, 'graph', 'followers', 'slow_200000', '--all'], {
       env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() },
