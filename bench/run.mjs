@@ -1,0 +1,314 @@
+// `npm run bench`: measures sgq against its baselines in one run and prints a Markdown table on
+// stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
+// process it started, also on failure or Ctrl-C.
+//   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
+//   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const QUICK = process.env.BENCH_QUICK === '1';
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS) || (QUICK ? 1 : 5));
+const STARTUP_RUNS = RUNS * 4; // a spawn is ~50 ms, so more samples are cheap and steady the median
+const CURL_RUNS = Math.min(RUNS, 3); // the curl loop takes ~15x longer than sgq; 3 runs suffice
+const FOLLOWERS = QUICK ? 20_000 : 200_000; // a sandbox name ending in _N has exactly N followers
+const EXPORT_USER = `bench_${FOLLOWERS}`;
+const USERS = QUICK ? 20 : 100;
+const LATENCY_MS = 50;
+const CONCURRENCIES = [1, 4, 8];
+const NODE = process.execPath;
+
+const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+// --- every child goes in its own process group so a kill reaches its children (curl, jq) too
+const live = new Set();
+function signalGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+const killAll = () => live.forEach((child) => signalGroup(child, 'SIGKILL'));
+// Scratch space: an empty config dir, so the user's own sgq profile cannot change what is
+// measured, and a snapshot of the built sgq, so a rebuild of dist/ during the run cannot break it.
+const scratch = mkdtempSync(join(os.tmpdir(), 'sgq-bench-'));
+const configDir = join(scratch, 'config');
+mkdirSync(configDir);
+const app = join(scratch, 'app');
+const SGQ = [join(app, 'bin/sgq.js')];
+process.on('exit', () => {
+  killAll();
+  rmSync(scratch, { recursive: true, force: true });
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130));
+
+function start(cmd, args, options) {
+  const child = spawn(cmd, args, { cwd: root, detached: true, ...options });
+  live.add(child);
+  child.on('exit', () => live.delete(child));
+  return child;
+}
+
+const devNull = openSync('/dev/null', 'w');
+const hasCmd = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+const timeBin = spawnSync('/usr/bin/time', ['-f', '%M', NODE, '-e', '0'], { stdio: 'ignore' }).status === 0 ? '/usr/bin/time' : undefined;
+
+/**
+ * Runs one command to completion. Returns its wall time (spawn to exit), its stderr, and with
+ * `capture` the line count and sha256 of stdout (else stdout goes to /dev/null), with `rss` its
+ * peak RSS in KiB. Throws when it exits non-zero.
+ */
+async function run(cmd, args, { env = {}, input, capture = false, rss = false } = {}) {
+  let rssFile;
+  if (rss && timeBin) {
+    rssFile = join(scratch, 'rss');
+    [cmd, args] = [timeBin, ['-f', '%M', '-o', rssFile, cmd, ...args]];
+  }
+  const started = process.hrtime.bigint();
+  const child = start(cmd, args, {
+    env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+    stdio: [input === undefined ? 'ignore' : 'pipe', capture ? 'pipe' : devNull, 'pipe'],
+  });
+  let ms = 0;
+  child.on('exit', () => (ms = Number(process.hrtime.bigint() - started) / 1e6));
+  // Fallback without /usr/bin/time: VmHWM is the kernel's own peak, so sampling it is safe.
+  let hwm = 0;
+  const poll = rss && !timeBin
+    ? setInterval(() => {
+      try {
+        const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) hwm = Math.max(hwm, Number(m[1]));
+      } catch {
+        // exited between samples
+      }
+    }, 20)
+    : undefined;
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+  const hash = createHash('sha256');
+  let lines = 0;
+  child.stdout?.on('data', (chunk) => {
+    hash.update(chunk);
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  });
+  if (input !== undefined) child.stdin.end(input);
+  const code = await new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (c, signal) => resolve(c ?? signal));
+  });
+  if (poll) clearInterval(poll);
+  if (code !== 0) {
+    const said = stderr.trim().split('\n');
+    const why = said.find((l) => /error/i.test(l)) ?? said.at(-1);
+    throw new Error(`${[cmd, ...args].join(' ')} exited ${code}: ${why}`);
+  }
+  const result = { ms, stderr, lines, sha: capture ? hash.digest('hex') : undefined, rssKiB: hwm };
+  if (rssFile) result.rssKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+  return result;
+}
+
+/** Starts `sgq sandbox` and reads SGQ_BASE_URL / SGQ_API_KEY from its first two lines. */
+async function startSandbox(extra = []) {
+  const ttl = Math.max(600, RUNS * 120); // a safety net only: we stop it ourselves
+  const child = start(NODE, [...SGQ, 'sandbox', '--port', '0', '--ttl', String(ttl), '--credits', '1000000000', '--quiet', ...extra], {
+    env: { ...process.env, SGQ_CONFIG_DIR: configDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const env = await new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error('the sandbox printed no SGQ_BASE_URL within 20 s')), 20_000);
+    child.on('exit', (code) => reject(new Error(`the sandbox exited early (${code})`)));
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      text += d;
+      const url = /^SGQ_BASE_URL=(\S+)$/m.exec(text);
+      const key = /^SGQ_API_KEY=(\S+)$/m.exec(text);
+      if (url && key) {
+        clearTimeout(timer);
+        resolve({ SGQ_BASE_URL: url[1], SGQ_API_KEY: key[1] });
+      }
+    });
+  });
+  child.stdout.resume(); // keep draining, so a later line can never block it
+  return { child, env };
+}
+
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  signalGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 3000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs each variant `runs` times, interleaved and in rotating order, so drift hits all alike. */
+async function sideBySide(variants, runs) {
+  const times = variants.map(() => []);
+  for (let i = 0; i < runs; i++) {
+    for (let k = 0; k < variants.length; k++) {
+      const v = (i + k) % variants.length;
+      if (times[v].length < (variants[v].runs ?? runs)) times[v].push((await variants[v].run()).ms);
+    }
+  }
+  return times.map(median);
+}
+
+// --- the table
+const rows = [];
+let sgqStartMs; // median time of `sgq --version`, quoted in the batch note
+const notes = [];
+const verdict = (ok) => (ok ? 'ok' : '**MISS**');
+const row = (measurement, sgq, baseline, ratio, target) => rows.push(`| ${measurement} | ${sgq} | ${baseline} | ${ratio} | ${target} |`);
+const failRow = (measurement, target, error) => row(measurement, 'n/a', 'n/a', 'n/a', `${target} — n/a (${String(error.message ?? error).replaceAll('|', '/').slice(0, 300)})`);
+
+async function main() {
+  if (!existsSync(join(root, 'dist/cli.js'))) {
+    log('dist/cli.js missing: building');
+    const built = spawnSync(NODE, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 2, 2] });
+    if (built.status !== 0) throw new Error('build failed');
+  }
+  // Snapshot what `node bin/sgq.js` loads (the bundle resolves no node_modules); retry if it
+  // was caught half-way through someone's rebuild.
+  for (let attempt = 1; ; attempt++) {
+    rmSync(app, { recursive: true, force: true });
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(root, part), join(app, part), { recursive: true });
+    try {
+      for (const command of ['sandbox', 'graph followers', 'api']) await run(NODE, [...SGQ, ...command.split(' '), '--help']);
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      log('the snapshot of dist/ does not run (a rebuild in progress?); retrying');
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+  }
+
+  log('starting sandboxes');
+  const fast = await startSandbox();
+  const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
+  try {
+    // A section that fails leaves a note and lets the others run.
+    for (const [name, section] of [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)]]) {
+      try {
+        await section();
+      } catch (error) {
+        log(`${name} failed: ${error.message}`);
+        notes.push(`**${name} measurements failed**: ${error.message.slice(0, 400)}`);
+      }
+    }
+  } finally {
+    await Promise.all([stop(fast.child), stop(slow.child)]);
+  }
+}
+
+// 1. start-up: `sgq --version` and `sgq --help` against `node -e 0`
+async function startup() {
+  log(`start-up: ${STARTUP_RUNS} runs each`);
+  const variants = [[NODE, ['-e', '0']], [NODE, [...SGQ, '--version']], [NODE, [...SGQ, '--help']]];
+  for (const [cmd, args] of variants) await run(cmd, args); // warm the file cache
+  const [node, version, help] = await sideBySide(variants.map(([cmd, args]) => ({ run: () => run(cmd, args) })), STARTUP_RUNS);
+  sgqStartMs = version;
+  for (const [name, ms] of [['`sgq --version`', version], ['`sgq --help`', help]]) {
+    row(`${name} vs \`node -e 0\` (median of ${STARTUP_RUNS})`, `${fmt(ms)} ms`, `${fmt(node)} ms`, `${(ms / node).toFixed(2)}x`, `≤ 1.30x ${verdict(ms / node <= 1.3)}`);
+  }
+}
+
+// 2. and 3. the --all export against two baselines, then its peak RSS per format
+async function exportFigures(env) {
+  const what = `\`--all\` ndjson export, ${fmt(FOLLOWERS)} followers (${FOLLOWERS / 500} pages)`;
+  const sgq = (format, opts) => run(NODE, [...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '-o', format, '--quiet'], { env, ...opts });
+  const undici = (opts) => run(NODE, [join(root, 'bench/baseline-undici.mjs'), EXPORT_USER], { env, ...opts });
+  const missing = ['curl', 'jq'].filter((c) => !hasCmd(c));
+  const curl = missing.length ? undefined : (opts) => run('bash', [join(root, 'bench/baseline-curl.sh'), EXPORT_USER], { env, ...opts });
+
+  // Once, untimed (also the warm-up): all three must print the same lines, byte for byte.
+  log('export: checking that sgq and the baselines print the same output');
+  const checks = { sgq: await sgq('ndjson', { capture: true }), undici: await undici({ capture: true }) };
+  if (curl) checks['curl + jq'] = await curl({ capture: true });
+  const bad = Object.entries(checks).filter(([, r]) => r.lines !== FOLLOWERS || r.sha !== checks.sgq.sha);
+  notes.push(bad.length
+    ? `**output check FAILED**: ${Object.entries(checks).map(([k, r]) => `${k} ${fmt(r.lines)} lines sha256 ${r.sha.slice(0, 12)}`).join('; ')}`
+    : `output check: ${Object.keys(checks).join(', ')} each printed the same ${fmt(FOLLOWERS)} lines (sha256 ${checks.sgq.sha.slice(0, 12)}…)`);
+  if (checks.sgq.stderr.trim()) notes.push(`**sgq wrote to stderr despite --quiet** (stdout to a pipe): \`${checks.sgq.stderr.trim().split('\n')[0].slice(0, 200)}\``);
+
+  log(`export: ${RUNS} runs each of sgq and the undici baseline, ${curl ? CURL_RUNS : 0} of the curl loop`);
+  const variants = [{ run: () => sgq('ndjson') }, { run: () => undici() }];
+  if (curl) variants.push({ run: () => curl(), runs: CURL_RUNS });
+  const [tSgq, tUndici, tCurl] = await sideBySide(variants, RUNS);
+  row(`${what} vs undici keep-alive script (median of ${RUNS})`, `${fmt(tSgq)} ms`, `${fmt(tUndici)} ms`, `${(tSgq / tUndici).toFixed(2)}x`, `≤ 1.15x ${verdict(tSgq / tUndici <= 1.15)}`);
+  if (curl) {
+    row(`${what} vs curl + jq loop (median of ${CURL_RUNS})`, `${fmt(tSgq)} ms`, `${fmt(tCurl)} ms`, `${(tSgq / tCurl).toFixed(2)}x (${(tCurl / tSgq).toFixed(1)}x faster)`, `≤ 0.50x (2x faster) ${verdict(tCurl / tSgq >= 2)}`);
+  } else {
+    row(`${what} vs curl + jq loop`, `${fmt(tSgq)} ms`, 'n/a', 'n/a', `n/a: ${missing.join(' and ')} not found; install with \`apt-get install -y curl jq\``);
+  }
+
+  log(`peak RSS: ${RUNS} runs each of ndjson, json, csv and the undici baseline (${timeBin ? '/usr/bin/time' : 'polling /proc VmHWM'})`);
+  const formats = ['ndjson', 'json', 'csv'];
+  const peaks = formats.map(() => []);
+  const basePeaks = [];
+  for (let i = 0; i < RUNS; i++) {
+    for (const [k, format] of formats.entries()) peaks[k].push((await sgq(format, { rss: true })).rssKiB);
+    basePeaks.push((await undici({ rss: true })).rssKiB);
+  }
+  const mib = (kib) => kib / 1024;
+  for (const [k, format] of formats.entries()) {
+    const peak = mib(median(peaks[k]));
+    const base = mib(median(basePeaks));
+    row(`peak RSS, \`--all -o ${format}\` export (median of ${RUNS}; baseline: undici script)`, `${peak.toFixed(1)} MiB`, `${base.toFixed(1)} MiB`, `${(peak / base).toFixed(2)}x`, `< 100 MiB ${verdict(peak < 100)}`);
+  }
+}
+
+// 4. batch: USERS users of one page each, 50 ms added latency, at concurrency 1, 4 and 8
+async function batch(env) {
+  const input = Array.from({ length: USERS }, (_, i) => `user${i}_10\n`).join(''); // _10: 10 followers, one page
+  const sgq = (c, capture = false) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--concurrency', String(c), '-o', 'ndjson', '--quiet'], { env, input, capture });
+  const label = (c) => `batch: ${USERS} users × 1 page, ${LATENCY_MS} ms latency, \`--concurrency ${c}\` (median of ${RUNS})`;
+  try {
+    log('batch: checking that stdin batches work');
+    const check = await sgq(4, true);
+    if (check.lines !== USERS * 10) throw new Error(`expected ${USERS * 10} records from ${USERS} users, got ${check.lines}`);
+  } catch (error) {
+    for (const c of CONCURRENCIES) failRow(label(c), 'informational', error);
+    return;
+  }
+  log(`batch: ${RUNS} runs at each concurrency`);
+  notes.push(`batch: ideal = users × latency ÷ concurrency; the wall time also includes sgq's start-up${sgqStartMs ? ` (${fmt(sgqStartMs)} ms above)` : ''}`);
+  const times = await sideBySide(CONCURRENCIES.map((c) => ({ run: () => sgq(c) })), RUNS);
+  for (const [k, c] of CONCURRENCIES.entries()) {
+    const ideal = (USERS * LATENCY_MS) / c;
+    row(label(c), `${fmt(times[k])} ms`, `${fmt(ideal)} ms (ideal)`, `${(times[k] / ideal).toFixed(2)}x`, 'informational');
+  }
+}
+
+const began = Date.now();
+const load = os.loadavg()[0].toFixed(2); // another busy process on a 2-core box skews every figure
+let failure;
+try {
+  await main();
+} catch (error) {
+  failure = error;
+}
+const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+const cpu = /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout?.trim() || 'unknown';
+const sgqVersion = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+console.log(`Machine: ${cpu}, ${os.availableParallelism()} cores, Node ${process.version}, ${os.platform()} ${os.release()}; sgq ${sgqVersion} (${commit}); ${new Date().toISOString()}; load average ${load} at start; bench took ${fmt((Date.now() - began) / 1000)} s${QUICK ? '; BENCH_QUICK smoke run' : ''}\n`);
+console.log('| measurement | sgq | baseline | ratio | target |');
+console.log('|---|---:|---:|---:|---|');
+for (const line of rows) console.log(line);
+if (notes.length) console.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`);
+if (failure) {
+  console.log(`\n**The bench stopped early**: ${failure.message}`);
+  process.exitCode = 1;
+}
