@@ -1,6 +1,6 @@
 // Records must leave sgq exactly as the service sent them. JSON.parse rounds integers past
-// 2^53 (a 19-digit account id would change), so bodies holding such a number are read by
-// a small parser that keeps its text. Everything else takes the fast native path.
+// 2^53 (a 19-digit account id would change), so a body holding such a number is parsed again
+// by a small parser that keeps its text. Everything else takes the fast native path.
 
 /** A number kept as the text the service sent, because a JS number would change it. */
 export class RawNumber {
@@ -12,14 +12,33 @@ export class RawNumber {
 
 export type Json = null | boolean | number | string | RawNumber | Json[] | { [key: string]: Json };
 
-// A run of 16 or more digits where a value may start: the only place precision can be lost.
-const LONG_NUMBER = /[:,[]\s*-?\d{16}/;
-
-export function parseJson(text: string): Json {
-  if (!LONG_NUMBER.test(text)) return JSON.parse(text) as Json;
-  return new LosslessParser(text).parseDocument();
+/** Whether JSON.parse produced an integer it could not hold exactly (cheaper than scanning the text). */
+function hasUnsafeInteger(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (hasUnsafeInteger(item)) return true;
+    return false;
+  }
+  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
+// Documents that needed the slow parser; everything from any other can use JSON.stringify.
+const losslessDocuments = new WeakSet<object>();
+
+export function parseJson(text: string): Json {
+  const fast = JSON.parse(text) as Json;
+  if (!hasUnsafeInteger(fast)) return fast;
+  const value = new LosslessParser(text).parseDocument();
+  if (value !== null && typeof value === 'object') losslessDocuments.add(value);
+  return value;
+}
+
+/** Whether `parseJson` had to keep numbers as text in this document. */
+export const parsedLosslessly = (document: Json): boolean => document !== null && typeof document === 'object' && losslessDocuments.has(document);
+
+/** JSON text of a value, writing RawNumbers as they were received. */
 export function stringifyJson(value: Json): string {
   return containsRaw(value) ? stringifyLossless(value) : JSON.stringify(value);
 }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
+import { setFlagsFromString } from 'node:v8';
 import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
@@ -17,6 +18,8 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** Receives `--verbose` lines; never given the API key. */
   trace?: (line: string) => void;
+  /** Sockets per origin: the number of requests the run keeps in flight. */
+  connections: number;
   /** Largest body accepted, so a runaway answer cannot exhaust memory. */
   maxBodyBytes?: number;
 }
@@ -33,6 +36,11 @@ export class StoppedError extends Error {
     super('stopped');
   }
 }
+
+// undici parses HTTP with a WebAssembly module. V8's optimising tier recompiles it in the
+// background at a cost of ~15 MiB of peak memory and no measurable speed for sgq's workload
+// (npm run bench), so it stays on the baseline tier. It must be set before the first connection.
+setFlagsFromString('--liftoff-only');
 
 const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
 
@@ -68,6 +76,8 @@ export class ApiClient {
       httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
       noProxy: env.NO_PROXY ?? env.no_proxy,
       keepAliveTimeout: 30_000,
+      // As many sockets as requests can be in flight; one for a single user's pages.
+      connections: options.connections,
       connect: { timeout: options.timeoutMs, ...(ca ? { ca } : {}) },
     });
   }
@@ -118,33 +128,51 @@ export class ApiClient {
     }
     trace?.(`${method} ${url} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    // One controller per request, its timer cleared at the end: AbortSignal.timeout would keep
+    // a live timer per page for the whole timeout, and memory would grow with the page count.
+    const request$ = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      request$.abort();
+    }, timeoutMs);
+    const onStop = () => request$.abort();
+    signal?.addEventListener('abort', onStop, { once: true });
     const started = Date.now();
     try {
-      const res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: this.dispatcher, signal: combined });
-      const text = await this.readBody(res.body);
+      const res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: this.dispatcher, signal: request$.signal });
+      const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       return { status: res.statusCode, text, body: classify(res.statusCode, res.headers, text) };
     } catch (error) {
       if (error instanceof CallError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
-      if (timeout.aborted) {
+      if (timedOut) {
         throw new CallError(ExitCode.network, `no complete answer from ${this.base} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
       }
       throw networkFailure(error, this.base);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onStop);
     }
   }
 
-  private async readBody(body: AsyncIterable<Buffer>): Promise<string> {
+  /** The body as text, refusing one past the size limit before it is all in memory. */
+  private async readBody(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined): Promise<string> {
     const limit = this.options.maxBodyBytes ?? 64 * 1024 * 1024;
+    const tooLarge = () => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
+    const declared = typeof contentLength === 'string' ? Number(contentLength) : NaN;
+    if (declared > limit) {
+      body.destroy();
+      throw tooLarge();
+    }
+    // A declared length within the limit lets undici collect the body in one go (the common case).
+    if (Number.isFinite(declared)) return body.text();
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of body) {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > limit) {
-        throw new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
-      }
+      if (size > limit) throw tooLarge();
       chunks.push(chunk);
     }
     return Buffer.concat(chunks, size).toString('utf8');

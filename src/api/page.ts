@@ -1,5 +1,5 @@
 import { ExitCode } from '../errors.js';
-import type { Json } from '../json.js';
+import { parsedLosslessly, type Json } from '../json.js';
 import { CallError, isErrorRecord, isObject, type JsonObject } from './classify.js';
 import type { Reply } from './client.js';
 
@@ -15,6 +15,8 @@ export interface Page {
   credits: number | null;
   /** The body as received, for `--raw`. */
   text: string;
+  /** Some number in it had to be kept as text (see json.ts); otherwise JSON.stringify is exact. */
+  lossless: boolean;
 }
 
 const PAGINATION_KEYS = ['page', 'previous_page', 'next_page', 'page_items'] as const;
@@ -56,5 +58,5 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   if (nextPage !== null && asked !== null && nextPage <= asked) {
     throw invalid(`next_page ${nextPage} does not move past page ${asked}`);
   }
-  return { page: asked, nextPage, records, errors, credits, text: reply.text };
+  return { page: asked, nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body) };
 }

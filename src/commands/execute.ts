@@ -105,8 +105,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
       retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
       env: io.env,
+      connections: Math.max(1, Math.min(plan.concurrency, jobs.length)),
       signal: controller.signal,
-      trace: (line) => reporter.trace(line),
+      trace: reporter.tracing ? (line) => reporter.trace(line) : undefined,
     });
 
     let exitCode: number;

@@ -8,7 +8,8 @@ export type { Format } from './format-names.js';
 
 /** One streaming interface for every format: records go in page by page, `end` closes the document. */
 export interface Formatter {
-  write(records: readonly JsonObject[]): void;
+  /** `lossless` says the records may hold RawNumbers; without it the native serializer is exact. */
+  write(records: readonly JsonObject[], lossless?: boolean): void;
   end(): void;
 }
 
@@ -24,10 +25,11 @@ export function createFormatter(format: Format, sink: Sink, fields?: readonly st
   switch (format) {
     case 'ndjson':
       return {
-        write(records) {
+        write(records, lossless = true) {
           if (records.length === 0) return;
+          const text = lossless ? stringifyJson : JSON.stringify;
           let out = '';
-          for (const r of records) out += `${stringifyJson(project(r))}\n`;
+          for (const r of records) out += `${text(project(r))}\n`;
           sink.write(out);
         },
         end() {},
@@ -35,10 +37,11 @@ export function createFormatter(format: Format, sink: Sink, fields?: readonly st
     case 'json': {
       let first = true;
       return {
-        write(records) {
+        write(records, lossless = true) {
           if (records.length === 0) return;
+          const text = lossless ? stringifyJson : JSON.stringify;
           let out = first ? '[\n' : ',\n';
-          out += records.map((r) => stringifyJson(project(r))).join(',\n');
+          out += records.map((r) => text(project(r))).join(',\n');
           first = false;
           sink.write(out);
         },

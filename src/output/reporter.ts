@@ -33,6 +33,11 @@ export class Reporter {
     return !this.options.quiet && (this.io.stderrIsTTY || this.options.verbose === true);
   }
 
+  /** Whether `trace` prints, so callers can skip building trace lines. */
+  get tracing(): boolean {
+    return this.options.verbose === true && !this.options.quiet;
+  }
+
   async startProgress(text: string): Promise<void> {
     if (!this.showsProgress || this.spinner) return;
     const { default: ora } = await import('ora');
@@ -64,7 +69,7 @@ export class Reporter {
   }
 
   trace(message: string): void {
-    if (this.options.verbose && !this.options.quiet) this.line(this.color.dim(`sgq: ${message}`));
+    if (this.tracing) this.line(this.color.dim(`sgq: ${message}`));
   }
 
   /** Raw text for stderr (the JSON summary), bypassing colour. */

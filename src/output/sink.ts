@@ -43,8 +43,7 @@ export class StreamSink implements Sink {
   }
 
   async drain(): Promise<void> {
-    if (this.closed || !this.stream.writableNeedDrain) return;
-    await Promise.race([once(this.stream, 'drain'), once(this.stream, 'error'), once(this.stream, 'close')]).catch(() => undefined);
+    if (!this.closed && this.stream.writableNeedDrain) await drained(this.stream);
   }
 
   async finish(): Promise<string | undefined> {
@@ -82,8 +81,7 @@ export class FileSink implements Sink {
   }
 
   async drain(): Promise<void> {
-    if (this.closed || !this.stream.writableNeedDrain) return;
-    await Promise.race([once(this.stream, 'drain'), once(this.stream, 'close')]).catch(() => undefined);
+    if (!this.closed && this.stream.writableNeedDrain) await drained(this.stream);
   }
 
   async finish(ok: boolean): Promise<string | undefined> {
@@ -102,6 +100,15 @@ export class FileSink implements Sink {
     renameSync(this.temp, partial);
     return `${this.file} left unchanged; the records fetched before the failure are in ${partial}`;
   }
+}
+
+/** Waits for 'drain', or for the stream to fail or close; removes every listener it added. */
+async function drained(stream: Writable): Promise<void> {
+  const done = new AbortController();
+  // Each wait settles quietly: errors are reported by the stream's own 'error' listener.
+  const waits = ['drain', 'error', 'close'].map((event) => once(stream, event, { signal: done.signal }).catch(() => undefined));
+  await Promise.race(waits);
+  done.abort();
 }
 
 function outputError(where: string, error: NodeJS.ErrnoException): SgqError {

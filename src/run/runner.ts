@@ -72,11 +72,13 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
       const granted = budget.takeRecords(page.records.length);
       let records: JsonObject[] = granted < page.records.length ? page.records.slice(0, granted) : page.records;
       if (options.tagUser && job.user !== null) records = records.map((r) => ({ query_user: job.user, ...r }));
-      formatter.write(records);
+      formatter.write(records, page.lossless);
       stat.records += granted;
       totalRecords += granted;
     }
-    reporter.progress(`${options.label}: ${stat.pages} page${stat.pages === 1 ? '' : 's'} of ${job.user ?? 'the route'}, ${totalRecords.toLocaleString('en-US')} records`);
+    if (reporter.showsProgress) {
+      reporter.progress(`${options.label}: ${stat.pages} page${stat.pages === 1 ? '' : 's'} of ${job.user ?? 'the route'}, ${totalRecords.toLocaleString('en-US')} records`);
+    }
     await sink.drain();
   };
 
