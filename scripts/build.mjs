@@ -5,6 +5,21 @@ import { build } from 'esbuild';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+// Commander loads node:child_process at start-up for executable subcommands, which sgq does not
+// have; a stub saves that load on every start.
+const noChildProcessForCommander = {
+  name: 'no-child-process-for-commander',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      args.importer.includes('node_modules/commander/') ? { path: 'child_process', namespace: 'commander-stub' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'commander-stub' }, () => ({
+      contents: "module.exports = { spawn() { throw new Error('sgq has no executable subcommands'); } };",
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync('dist', { recursive: true, force: true });
 const result = await build({
   entryPoints: { cli: 'src/cli.ts' },
@@ -18,8 +33,12 @@ const result = await build({
   metafile: true,
   legalComments: 'none',
   chunkNames: 'chunks/[name]-[hash]',
-  // CommonJS dependencies (cli-table3) call require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __sgqCreateRequire } from 'node:module'; const require = __sgqCreateRequire(import.meta.url);" },
+  // Bundled CommonJS dependencies call require(); give each ESM chunk one, created on first use
+  // so that chunks which never call it do not pay for it at start-up.
+  banner: {
+    js: "import { createRequire as __sgqCreateRequire } from 'node:module'; let __sgqRequire; const require = (id) => (__sgqRequire ??= __sgqCreateRequire(import.meta.url))(id);",
+  },
+  plugins: [noChildProcessForCommander],
   logLevel: 'warning',
 });
 

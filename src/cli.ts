@@ -12,7 +12,7 @@ export async function run(): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const [{ main }, { processIo }] = await Promise.all([import('./main.js'), import('./io.js')]);
+  const { main, processIo } = await import('./main.js');
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);

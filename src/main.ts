@@ -1,6 +1,8 @@
 import { CommanderError } from 'commander';
 import { ExitCode, toSgqError } from './errors.js';
 import type { Io } from './io.js';
+
+export { processIo } from './io.js';
 import { buildProgram } from './program.js';
 
 /**

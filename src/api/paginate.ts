@@ -52,6 +52,7 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
     }
     yield result;
     if (result.nextPage === null) return 'done';
+    if (budget.recordsLeft <= 0) return 'limit';
     if (!req.follow) return 'more';
     page = result.nextPage;
   }
