@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { setFlagsFromString } from 'node:v8';
-import { EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
 import { maskSecret } from '../config.js';
@@ -71,15 +71,15 @@ export class ApiClient {
     this.base = options.baseUrl.replace(/\/+$/, '');
     const { env } = options;
     const ca = this.base.startsWith('https:') ? trustedCas(env) : undefined;
-    this.dispatcher = new EnvHttpProxyAgent({
-      httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-      httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-      noProxy: env.NO_PROXY ?? env.no_proxy,
+    const common = {
       keepAliveTimeout: 30_000,
       // As many sockets as requests can be in flight; one for a single user's pages.
       connections: options.connections,
       connect: { timeout: options.timeoutMs, ...(ca ? { ca } : {}) },
-    });
+    };
+    const proxy = { httpProxy: env.HTTP_PROXY ?? env.http_proxy, httpsProxy: env.HTTPS_PROXY ?? env.https_proxy, noProxy: env.NO_PROXY ?? env.no_proxy };
+    // The proxy-aware agent only when a proxy is configured: it adds a layer to every request.
+    this.dispatcher = proxy.httpProxy || proxy.httpsProxy ? new EnvHttpProxyAgent({ ...proxy, ...common }) : new Agent(common);
   }
 
   url(path: string): string {
