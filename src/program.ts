@@ -64,18 +64,20 @@ Exit codes: 0 ok, 1 internal, 2 usage, 3 config or key rejected, 4 service error
     state.exitCode = await fn(cmd);
   };
 
-  const namespaces = new Map<string, Command>();
+  // Route commands and their many options are built only when their namespace is entered
+  // (or its help shown): `sgq --help` and `sgq --version` do not pay for all of them.
   for (const ns of NAMESPACES) {
-    const group = program.command(ns).description(namespaceSummary[ns]);
     const verbs = ROUTES.filter((r) => r.namespace === ns);
+    const group = program.command(ns).description(namespaceSummary[ns]);
     group.addHelpText('after', `\nExamples:\n${verbs.map((r) => `  $ sgq ${commandName(r)} ${r.subject === 'list' ? '1234567890' : 'jack'}`).join('\n')}\n  $ sgq ${ns} ${verbs[0]!.verb} --help`);
-    group.exitOverride().configureOutput(program.configureOutput());
-    namespaces.set(ns, group);
+    defer(group, () => {
+      for (const route of verbs) routeCommand(group.command(route.verb), route);
+    });
   }
+  for (const route of ROUTES.filter((r) => !r.namespace)) routeCommand(program.command(route.verb), route);
 
-  for (const route of ROUTES) {
-    const parent = route.namespace ? namespaces.get(route.namespace)! : program;
-    const cmd = parent.command(route.verb).description(route.summary);
+  function routeCommand(cmd: Command, route: RouteSpec): void {
+    cmd.description(route.summary);
     addRouteOptions(cmd, route);
     cmd.action(
       run(async (c) => {
@@ -89,74 +91,83 @@ Exit codes: 0 ok, 1 internal, 2 usage, 3 config or key rejected, 4 service error
     .command('api')
     .description('Call any route as a raw request, like `gh api`: same auth, errors and output')
     .argument('<route>', 'route below /api, such as graph/get_followers')
-    .addOption(new Option('-X, --method <method>', 'HTTP method').default('POST'))
-    .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
-    .option('-F, --field <key=value>', 'add a typed field: numbers, true, false, null, @file (repeatable)', collect, [])
-    .option('--paginate', 'follow next_page until it is null, like --all');
-  addOutputOptions(api, true);
-  addLimitOptions(api);
-  api.addHelpText('after', `
+    .action(
+      run(async (c) => {
+        const { runApiCommand } = await import('./commands/api-command.js');
+        return runApiCommand(context(c), c.args[0]!, c.opts());
+      }),
+    );
+  defer(api, () => {
+    api
+      .addOption(new Option('-X, --method <method>', 'HTTP method').default('POST'))
+      .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
+      .option('-F, --field <key=value>', 'add a typed field: numbers, true, false, null, @file (repeatable)', collect, [])
+      .option('--paginate', 'follow next_page until it is null, like --all');
+    addOutputOptions(api, true);
+    addLimitOptions(api);
+    api.addHelpText('after', `
 Examples:
   $ sgq api graph/get_followers -f user=jack -f how=username -F page=1
   $ sgq api /api/info
   $ sgq api metadata/get_tweets -f user=jack -f how=username -F page=1 --paginate --limit 100`);
-  api.action(
-    run(async (c) => {
-      const { runApiCommand } = await import('./commands/api-command.js');
-      return runApiCommand(context(c), c.args[0]!, c.opts());
-    }),
-  );
+  });
 
   const config = program.command('config').description('Read and change the config store (profiles of settings)')
     .addHelpText('after', '\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ sgq config set api-key          # reads stdin; prompts without echo on a terminal\n  $ sgq config list --profile work\n\nPrecedence: flag > environment (SGQ_API_KEY, SGQ_BASE_URL, SGQ_PROFILE) > profile > default.');
-  config.exitOverride().configureOutput(program.configureOutput());
   const configAction = (verb: string) =>
     run(async (c) => {
       const { runConfigCommand } = await import('./commands/config-command.js');
       return runConfigCommand(context(c), verb, c.args);
     });
-  config.command('set').description('set a setting; without a value, read it from stdin (hidden prompt on a terminal)').argument('<key>').argument('[value]').action(configAction('set'))
-    .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
-  config.command('get').description('print a setting (the API key is masked)').argument('<key>').action(configAction('get'))
-    .addHelpText('after', '\nExample:\n  $ sgq config get base-url');
-  config.command('unset').description('remove a setting').argument('<key>').action(configAction('unset'))
-    .addHelpText('after', '\nExample:\n  $ sgq config unset output --profile work');
-  config.command('list').description('print the settings of the profile (the API key is masked)').action(configAction('list'))
-    .addHelpText('after', '\nExample:\n  $ sgq config list --profile work');
-  config.command('path').description('print where the config file is').action(configAction('path'))
-    .addHelpText('after', '\nExample:\n  $ sgq config path');
-  for (const sub of config.commands) sub.exitOverride().configureOutput(program.configureOutput());
+  defer(config, () => {
+    config.command('set').description('set a setting; without a value, read it from stdin (hidden prompt on a terminal)').argument('<key>').argument('[value]').action(configAction('set'))
+      .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
+    config.command('get').description('print a setting (the API key is masked)').argument('<key>').action(configAction('get'))
+      .addHelpText('after', '\nExamples:\n  $ sgq config get base-url');
+    config.command('unset').description('remove a setting').argument('<key>').action(configAction('unset'))
+      .addHelpText('after', '\nExamples:\n  $ sgq config unset output --profile work');
+    config.command('list').description('print the settings of the profile (the API key is masked)').action(configAction('list'))
+      .addHelpText('after', '\nExamples:\n  $ sgq config list --profile work');
+    config.command('path').description('print where the config file is').action(configAction('path'))
+      .addHelpText('after', '\nExamples:\n  $ sgq config path');
+  });
 
-  program
+  const sandbox = program
     .command('sandbox')
     .description('Serve a local stand-in of the whole service on 127.0.0.1')
-    .addOption(new Option('--port <n>', 'port to listen on (default: a free one)').argParser(nonNegativeInt('--port', 65535)))
-    .addOption(new Option('--ttl <seconds>', 'stop by itself after this long').argParser(positiveSeconds))
-    .option('--prefix <path>', 'serve under a path prefix, as a gateway would (/social)')
-    .option('--clock <iso>', 'timestamp of the newest follower (default: the start of this hour)')
-    .addOption(new Option('--credits <n>', 'starting balance of the demo key').argParser(nonNegativeInt('--credits')))
-    .addOption(new Option('--latency-ms <ms>', 'fault: added before every answer').argParser(nonNegativeInt('--latency-ms', 600_000)))
-    .addOption(new Option('--fail-first <n>', 'fault: the first N data requests fail').argParser(nonNegativeInt('--fail-first')))
-    .addOption(new Option('--fail-status <code>', 'fault: status of those failures (default 503; 429 sends Retry-After)').argParser(httpStatus))
-    .addOption(new Option('--fail-rate <r>', 'fault: fraction of data requests answering 503').argParser(fraction))
-    .addOption(new Option('--reset-rate <r>', 'fault: fraction of data requests whose connection is reset').argParser(fraction))
-    .addOption(new Option('--hang-rate <r>', 'fault: fraction of data requests never answered').argParser(fraction))
-    .addOption(new Option('--rate-limit-rate <r>', 'fault: fraction of data requests answering 429 with Retry-After').argParser(fraction))
-    .addOption(new Option('--retry-after <seconds>', 'fault: Retry-After sent with 429 (default 1), and with 503 when given').argParser(nonNegativeInt('--retry-after', 3600)))
-    .addOption(new Option('--fail-page <n>', 'fault: every request for page N answers 500').argParser(positiveInt('--fail-page')))
-    .addOption(new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']))
-    .addOption(new Option('--error-status <code>', 'HTTP status of answers carrying error records (default 200)').argParser(httpStatus))
-    .addOption(new Option('--seed <n>', 'seed of the fault rates (default 1)').argParser(nonNegativeInt('--seed')))
-    .addHelpText('after', `
-Prints SGQ_BASE_URL=… and SGQ_API_KEY=… on stdout, so a shell can take them:
-  $ sgq sandbox --port 8787 &
-  $ SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack`)
     .action(
       run(async (c) => {
         const { runSandboxCommand } = await import('./commands/sandbox-command.js');
         return runSandboxCommand(context(c), c.opts());
       }),
     );
+  defer(sandbox, () => {
+    sandbox
+      .addOption(new Option('--port <n>', 'port to listen on (default: a free one)').argParser(nonNegativeInt('--port', 65535)))
+      .addOption(new Option('--ttl <seconds>', 'stop by itself after this long').argParser(positiveSeconds))
+      .option('--prefix <path>', 'serve under a path prefix, as a gateway would (/social)')
+      .option('--clock <iso>', 'timestamp of the newest follower (default: the start of this hour)')
+      .addOption(new Option('--credits <n>', 'starting balance of the demo key').argParser(nonNegativeInt('--credits')))
+      .addOption(new Option('--latency-ms <ms>', 'fault: added before every answer').argParser(nonNegativeInt('--latency-ms', 600_000)))
+      .addOption(new Option('--fail-first <n>', 'fault: the first N data requests fail').argParser(nonNegativeInt('--fail-first')))
+      .addOption(new Option('--fail-status <code>', 'fault: status of those failures (default 503; 429 sends Retry-After)').argParser(httpStatus))
+      .addOption(new Option('--fail-rate <r>', 'fault: fraction of data requests answering 503').argParser(fraction))
+      .addOption(new Option('--reset-rate <r>', 'fault: fraction of data requests whose connection is reset').argParser(fraction))
+      .addOption(new Option('--hang-rate <r>', 'fault: fraction of data requests never answered').argParser(fraction))
+      .addOption(new Option('--rate-limit-rate <r>', 'fault: fraction of data requests answering 429 with Retry-After').argParser(fraction))
+      .addOption(new Option('--retry-after <seconds>', 'fault: Retry-After sent with 429 (default 1), and with 503 when given').argParser(nonNegativeInt('--retry-after', 3600)))
+      .addOption(new Option('--fail-page <n>', 'fault: every request for page N answers 500').argParser(positiveInt('--fail-page')))
+      .addOption(new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']))
+      .addOption(new Option('--error-status <code>', 'HTTP status of answers carrying error records (default 200)').argParser(httpStatus))
+      .addOption(new Option('--seed <n>', 'seed of the fault rates (default 1)').argParser(nonNegativeInt('--seed')))
+      .addHelpText('after', `
+Prints SGQ_BASE_URL=… and SGQ_API_KEY=… on stdout, so a shell can take them.
+
+Examples:
+  $ sgq sandbox --port 8787 &
+  $ SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack
+  $ sgq sandbox --reset-rate 0.2 --fail-page 7 --seed 3`);
+  });
 
   program
     .command('completion')
@@ -173,13 +184,45 @@ Examples:
     .action(
       run(async (c) => {
         const { runCompletionCommand } = await import('./commands/completion-command.js');
+        fillAll(program);
         return runCompletionCommand(context(c), c.args[0], program, c.opts());
       }),
     );
 
-  for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput(program.configureOutput());
+  program.hook('preSubcommand', (_program, sub) => fill(sub));
+  for (const cmd of program.commands) cmd.on('beforeHelp', () => fill(cmd));
+  configureAll(program);
   state.exitCode = ExitCode.ok;
   return program;
+
+  function defer(cmd: Command, build: () => void): void {
+    fillers.set(cmd, build);
+  }
+}
+
+// Deferred parts of the tree: a command's builder runs once, when the command is about to
+// parse or show its help, or when completions walk the whole tree.
+const fillers = new WeakMap<Command, () => void>();
+
+function fill(cmd: Command): void {
+  const build = fillers.get(cmd);
+  if (!build) return;
+  fillers.delete(cmd);
+  build();
+  configureAll(cmd);
+}
+
+/** Builds every deferred command below `cmd`, for code that walks the whole tree. */
+export function fillAll(cmd: Command): void {
+  fill(cmd);
+  for (const sub of cmd.commands) fillAll(sub);
+}
+
+/** sgq's error handling and output streams on every command, as the root has them. */
+function configureAll(cmd: Command): void {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  for (const c of allCommands(cmd)) c.exitOverride().configureOutput(root.configureOutput());
 }
 
 function collect(value: string, previous: string[]): string[] {

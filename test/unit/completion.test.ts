@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../src/config.js';
 import { FORMATS } from '../../src/output/format-names.js';
-import { allCommands, buildProgram } from '../../src/program.js';
+import { allCommands, buildProgram, fillAll } from '../../src/program.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
 
 // The scripts are generated from the command tree; these tests hold the checked-in copies to
@@ -29,6 +29,7 @@ function offered(shell: keyof typeof FILES, name: string): RegExp {
 function tree() {
   const sink = { write: () => true } as never;
   const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
+  fillAll(program);
   return { program, commands: allCommands(program) };
 }
 

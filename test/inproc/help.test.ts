@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { allCommands, buildProgram, fillAll } from '../../src/program.js';
+import { runSgq } from '../helpers/run.js';
+import { PassThrough } from 'node:stream';
+
+function commandPaths(): string[][] {
+  const sink = new PassThrough();
+  const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
+  fillAll(program);
+  const path = (cmd: (typeof program.commands)[number]): string[] => (cmd.parent ? [...path(cmd.parent), cmd.name()] : []);
+  return allCommands(program).map(path).filter((p) => p.length > 0 && p[p.length - 1] !== 'help');
+}
+
+describe('--help', () => {
+  it.each(commandPaths().map((p) => [p.join(' '), p] as const))('sgq %s --help shows examples and exits 0', async (_name, path) => {
+    const r = await runSgq([...path, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Usage: sgq ${path.join(' ')}`);
+    expect(r.stdout).toContain('Examples:');
+  });
+
+  it('builds a namespace on demand for `sgq help <namespace>`', async () => {
+    const r = await runSgq(['help', 'graph']);
+    expect(r.stdout).toContain('followers');
+    expect(r.stdout).toContain('following');
+  });
+
+  it('builds deferred options before parsing them', async () => {
+    const r = await runSgq(['sandbox', '--port', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--port');
+    const c = await runSgq(['config', 'nope']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain("unknown command 'nope'");
+  });
+});
