@@ -94,10 +94,14 @@ describe('the built binary', () => {
       reject: false,
     });
     let seen = 0;
-    child.stdout!.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       seen += c.length;
-      if (seen > 100_000) child.kill('SIGINT');
-    });
+      if (seen <= 100_000) return;
+      // One signal only: a second Ctrl-C ends sgq at once, by design.
+      child.stdout!.off('data', onData);
+      child.kill('SIGINT');
+    };
+    child.stdout!.on('data', onData);
     const r = await child;
     expect(r.exitCode).toBe(130);
     expect(r.stdout.endsWith('}')).toBe(true);
