@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { setFlagsFromString } from 'node:v8';
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, Pool, request, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
 import { maskSecret } from '../config.js';
@@ -78,8 +78,9 @@ export class ApiClient {
       connect: { timeout: options.timeoutMs, ...(ca ? { ca } : {}) },
     };
     const proxy = { httpProxy: env.HTTP_PROXY ?? env.http_proxy, httpsProxy: env.HTTPS_PROXY ?? env.https_proxy, noProxy: env.NO_PROXY ?? env.no_proxy };
-    // The proxy-aware agent only when a proxy is configured: it adds a layer to every request.
-    this.dispatcher = proxy.httpProxy || proxy.httpsProxy ? new EnvHttpProxyAgent({ ...proxy, ...common }) : new Agent(common);
+    // A run talks to one origin, so a plain pool serves it; the proxy-aware agent only when a
+    // proxy is configured, since it adds layers to every request.
+    this.dispatcher = proxy.httpProxy || proxy.httpsProxy ? new EnvHttpProxyAgent({ ...proxy, ...common }) : new Pool(new URL(this.base).origin, common);
   }
 
   url(path: string): string {
