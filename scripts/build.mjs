@@ -20,6 +20,18 @@ const noChildProcessForCommander = {
   },
 };
 
+// conf writes through atomically, which loads when-exit: that module hooks SIGINT and SIGTERM at
+// import and re-raises the signal at the process, so one Ctrl-C arrived twice and cut sgq's
+// graceful stop short. sgq handles signals in one place (src/cli.ts); its config writes are
+// synchronous, so there is no temporary file for when-exit to clean up.
+const noSignalHooksFromWhenExit = {
+  name: 'no-signal-hooks-from-when-exit',
+  setup(b) {
+    b.onResolve({ filter: /^when-exit$/ }, () => ({ path: 'when-exit', namespace: 'when-exit-stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'when-exit-stub' }, () => ({ contents: 'export default () => () => {};', loader: 'js' }));
+  },
+};
+
 rmSync('dist', { recursive: true, force: true });
 const result = await build({
   entryPoints: { cli: 'src/cli.ts' },
@@ -38,7 +50,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as __sgqCreateRequire } from 'node:module'; let __sgqRequire; const require = (id) => (__sgqRequire ??= __sgqCreateRequire(import.meta.url))(id);",
   },
-  plugins: [noChildProcessForCommander],
+  plugins: [noChildProcessForCommander, noSignalHooksFromWhenExit],
   logLevel: 'warning',
 });
 

@@ -1,5 +1,6 @@
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
@@ -107,6 +108,14 @@ describe('the built binary', () => {
     expect(r.stdout.endsWith('}')).toBe(true);
     for (const line of r.stdout.split('\n')) JSON.parse(line);
     expect(r.stderr).toContain('interrupted by SIGINT');
+  });
+
+  it('no bundled module re-raises signals at sgq (one Ctrl-C must stay one)', () => {
+    // when-exit (under conf) did: the second SIGINT cut the graceful stop short.
+    const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+    const files = readdirSync(dist, { recursive: true }).map(String).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) expect(readFileSync(join(dist, file), 'utf8')).not.toMatch(/process\.kill\(process\.pid/);
   });
 
   it('SIGTERM exits 143', async () => {
