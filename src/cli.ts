@@ -15,7 +15,10 @@ export async function run(): Promise<number> {
   const { main, processIo } = await import('./main.js');
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) process.exit(signal === 'SIGINT' ? 130 : 143);
+    if (controller.signal.aborted) {
+      process.stderr.write(`sgq: ${signal} again: quitting at once\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
     controller.abort(signal);
   };
   process.on('SIGINT', onSignal);
