@@ -28,8 +28,6 @@ export class SgqError extends Error {
 
 export const usageError = (message: string, hint?: string) => new SgqError(ExitCode.usage, message, hint);
 export const configError = (message: string, hint?: string) => new SgqError(ExitCode.config, message, hint);
-export const serviceError = (message: string, hint?: string) => new SgqError(ExitCode.service, message, hint);
-export const networkError = (message: string, hint?: string) => new SgqError(ExitCode.network, message, hint);
 
 /**
  * When several users fail differently, the run exits with the most serious failure:

@@ -4,6 +4,7 @@ import type { Io } from './io.js';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from './routes.js';
 import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds } from './commands/parsers.js';
 import { FORMATS } from './output/format-names.js';
+import { MALFORMED_KINDS } from './sandbox/fault-kinds.js';
 import { VERSION } from './version.js';
 
 // The command tree. Only Commander and the route table load at start-up; each action
@@ -157,7 +158,7 @@ Examples:
       .addOption(new Option('--rate-limit-rate <r>', 'fault: fraction of data requests answering 429 with Retry-After').argParser(fraction))
       .addOption(new Option('--retry-after <seconds>', 'fault: Retry-After sent with 429 (default 1), and with 503 when given').argParser(nonNegativeInt('--retry-after', 3600)))
       .addOption(new Option('--fail-page <n>', 'fault: every request for page N answers 500').argParser(positiveInt('--fail-page')))
-      .addOption(new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']))
+      .addOption(new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(MALFORMED_KINDS))
       .addOption(new Option('--error-status <code>', 'HTTP status of answers carrying error records (default 200)').argParser(httpStatus))
       .addOption(new Option('--seed <n>', 'seed of the fault rates (default 1)').argParser(nonNegativeInt('--seed')))
       .addHelpText('after', `

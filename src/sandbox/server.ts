@@ -14,6 +14,9 @@ import {
   spacingSeconds,
   userId,
 } from './data.js';
+import type { MalformedKind } from './fault-kinds.js';
+
+export type { MalformedKind } from './fault-kinds.js';
 
 // A faithful stand-in of the service (spec §2–§8) on loopback, with switches that inject
 // the faults a real network produces, so scripts (and sgq's own tests) can meet them.
@@ -28,8 +31,6 @@ export const PLACEHOLDER_MESSAGE = 'This endpoint is not available yet. Please c
 const SINCE_TYPE_ERROR = "Invalid 'since' parameter type. It should be an ISO formatted string.";
 const SINCE_FORMAT_ERROR = "Invalid 'since' parameter format. It should be an ISO formatted datetime string.";
 
-export type MalformedKind = 'html' | 'truncated' | 'text' | 'data-object' | 'bad-page' | 'huge';
-export const MALFORMED_KINDS: readonly MalformedKind[] = ['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge'];
 
 export interface SandboxOptions {
   port?: number;
