@@ -9,6 +9,7 @@ import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, type Sink } from '../output/sink.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job } from '../run/runner.js';
+import { formatSummary, type RunSummary } from '../run/summary.js';
 
 /** The output and limit flags shared by every command that fetches records. */
 export interface OutputFlags {
@@ -110,9 +111,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       trace: reporter.tracing ? (line) => reporter.trace(line) : undefined,
     });
 
-    let exitCode: number;
+    let summary: RunSummary;
     try {
-      exitCode = await runJobs(
+      summary = await runJobs(
         jobs,
         {
           concurrency: plan.concurrency,
@@ -122,7 +123,6 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
           raw: flags.raw === true,
           tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
           label: plan.label,
-          summaryJson: flags.summary === 'json',
         },
         { client, sink, formatter, reporter, controller },
       );
@@ -130,12 +130,15 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       io.signal?.removeEventListener('abort', onSignal);
       await client.close();
     }
+    const exitCode = summary.exit_code;
     const note = await sink.finish(exitCode === ExitCode.ok);
     if (sink.failure) throw sink.failure;
-    // A reader that went away (`| head`) is a normal end, not a failure.
-    if (sink.closed) return ExitCode.ok;
     if (note) reporter.error(note);
-    return exitCode;
+    // Last, so that scripts find the JSON summary on the final line of stderr.
+    if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
+    else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
+    // A reader that went away (`| head`) is a normal end, not a failure.
+    return sink.closed ? ExitCode.ok : exitCode;
   } finally {
     await connection.close();
   }

@@ -32,7 +32,6 @@ export interface RunOptions {
   /** Tag each record with the user it was fetched for. */
   tagUser: boolean;
   label: string;
-  summaryJson: boolean;
 }
 
 export interface RunContext {
@@ -46,8 +45,8 @@ export interface RunContext {
 
 const FATAL_FOR_ALL = new Set<number>([ExitCode.config, ExitCode.expired]);
 
-/** Runs the jobs with bounded concurrency, writes records as pages arrive, and returns the exit code. */
-export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: RunContext): Promise<number> {
+/** Runs the jobs with bounded concurrency, writes records as pages arrive, and returns the summary (with the exit code). */
+export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: RunContext): Promise<RunSummary> {
   const { sink, formatter, reporter, controller } = ctx;
   const budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost });
   const stats: UserStats[] = jobs.map((job) => ({ user: job.user, pages: 0, records: 0, calls: 0, errors: [], exitCode: ExitCode.ok }));
@@ -135,10 +134,7 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
   if (interrupted) reporter.error(`interrupted by ${String(reason)}; every record written so far is complete`);
   for (const stop of stops) reporter.info(stopNote(stop, options));
 
-  const summary: RunSummary = buildSummary(stats, budget, exitCode, jobs.length);
-  if (options.summaryJson) reporter.raw(JSON.stringify(summary));
-  else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
-  return exitCode;
+  return buildSummary(stats, budget, exitCode, jobs.length);
 }
 
 function stopNote(stop: StopReason, options: RunOptions): string {
@@ -154,21 +150,6 @@ function stopNote(stop: StopReason, options: RunOptions): string {
     case 'done':
       return '';
   }
-}
-
-function formatSummary(summary: RunSummary, reporter: Reporter): string {
-  const count = (v: number, noun: string) => `${v.toLocaleString('en-US')} ${noun}${v === 1 ? '' : 's'}`;
-  const { totals } = summary;
-  const lines: string[] = [];
-  if (summary.users.length > 1) {
-    for (const u of summary.users) {
-      const state = u.errors.length ? reporter.color.red(`failed: ${u.errors[0]}`) : 'ok';
-      lines.push(`  ${u.user}: ${count(u.pages, 'page')}, ${count(u.records, 'record')}, ${count(u.credits_used, 'credit')}, ${state}`);
-    }
-  }
-  const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
-  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}, ${count(totals.credits_used, 'credit')} used${left}`);
-  return lines.join('\n');
 }
 
 /** `--raw` promises one body per line; a pretty-printed body is compacted, other text kept. */

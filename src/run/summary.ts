@@ -1,3 +1,4 @@
+import type { Reporter } from '../output/reporter.js';
 import type { Budget } from './budget.js';
 
 /** What one job did; filled in by the runner as pages arrive. */
@@ -50,4 +51,20 @@ export function buildSummary(stats: readonly UserStats[], budget: Budget, exitCo
     },
     exit_code: exitCode,
   };
+}
+
+/** The summary for people: a line per user when there are several, then the totals. */
+export function formatSummary(summary: RunSummary, reporter: Reporter): string {
+  const count = (v: number, noun: string) => `${v.toLocaleString('en-US')} ${noun}${v === 1 ? '' : 's'}`;
+  const { totals } = summary;
+  const lines: string[] = [];
+  if (summary.users.length > 1) {
+    for (const u of summary.users) {
+      const state = u.errors.length ? reporter.color.red(`failed: ${u.errors[0]}`) : 'ok';
+      lines.push(`  ${u.user}: ${count(u.pages, 'page')}, ${count(u.records, 'record')}, ${count(u.credits_used, 'credit')}, ${state}`);
+    }
+  }
+  const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
+  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}, ${count(totals.credits_used, 'credit')} used${left}`);
+  return lines.join('\n');
 }

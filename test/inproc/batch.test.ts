@@ -127,6 +127,17 @@ describe('run summary', () => {
     expect(summary.totals.credits_left).toBeGreaterThan(0);
   });
 
+  it('--summary json is the last line of stderr, after any note about --out', async () => {
+    const dir = tempDir();
+    const r = await runSgq(['graph', 'followers', 'x_30000', 'nobody', '--all', '--summary', 'json', '--out', join(dir, 'f.ndjson')], {
+      env: { ...sb.env(), SGQ_API_KEY: 'sgq-low-key' },
+    });
+    expect(r.code).toBe(5);
+    const stderr = r.stderr.trim().split('\n');
+    expect(stderr.some((l) => l.includes('f.ndjson.partial'))).toBe(true);
+    expect(JSON.parse(stderr[stderr.length - 1]!)).toHaveProperty('exit_code', 5);
+  });
+
   it('--summary json is printed even with --quiet and in a pipe', async () => {
     const r = await runSgq(['metadata', 'userid', 'a', 'b', '--summary', 'json', '-q'], { env: sb.env() });
     expect(JSON.parse(r.stderr)).toHaveProperty('totals');
