@@ -19,14 +19,20 @@ export interface Io {
 }
 
 export function processIo(signal?: AbortSignal): Io {
+  // Creating stdin is not free and most runs never read it, so it and its TTY check stay
+  // lazy (node:tty would load the whole net stack just to ask isatty).
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
-    stdinIsTTY: process.stdin.isTTY === true,
+    get stdinIsTTY() {
+      return process.stdin.isTTY === true;
+    },
     signal,
   };
 }
