@@ -126,6 +126,10 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         },
         { client, sink, formatter, reporter, controller },
       );
+    } catch (error) {
+      // Even a bug must not lose what was fetched: keep it as FILE.partial.
+      await sink.finish(false).catch(() => undefined);
+      throw error;
     } finally {
       io.signal?.removeEventListener('abort', onSignal);
       await client.close();
