@@ -23,7 +23,9 @@ export async function run(): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // A closed stdout (`sgq … | head`) is handled by the run; never let it surface as a trace.
+  // A closed stdout (`sgq … | head`) is handled by the run; a closed stderr (`2>&1 | head`)
+  // leaves nobody to tell. Neither may surface as a crash with a trace.
   process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
   return main(argv, processIo(controller.signal));
 }

@@ -79,6 +79,11 @@ describe('the built binary', () => {
     expect(r.stderr).not.toContain('EPIPE');
   });
 
+  it('a reader of stderr that exits early does not turn a usage error into a crash', async () => {
+    const r = await execa('bash', ['-c', `node ${BIN} graph 2>&1 >/dev/null | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}"`], { reject: false });
+    expect(r.stdout).toBe('status=2');
+  });
+
   it('a stdout that cannot be written (disk full) is a failure, not a quiet end', async () => {
     const r = await execa('bash', ['-c', `node ${BIN} graph followers big_3000 --all > /dev/full`], {
       env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() },
