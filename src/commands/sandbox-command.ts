@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { ExitCode } from '../errors.js';
+import { ExitCode, usageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../sandbox/server.js';
 
@@ -21,7 +21,12 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
     clock = () => fixed;
   }
   const { port, ttl, prefix, credits, clock: _clock, ...faults } = flags;
-  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, faults, ttlMs: ttl ? ttl * 1000 : undefined });
+  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, faults, ttlMs: ttl ? ttl * 1000 : undefined }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
+      throw usageError(`cannot listen on 127.0.0.1:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}`, 'choose another --port, or leave it out for a free one');
+    }
+    throw error;
+  });
   io.stdout.write(`SGQ_BASE_URL=${sandbox.url}\nSGQ_API_KEY=${DEMO_KEY}\n`);
   if (!ctx.globals.quiet) {
     io.stderr.write(

@@ -3,6 +3,16 @@ import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 
 // `sgq sandbox` fault switches, as a user would use them to test a script.
 
+describe('sandbox --port', () => {
+  const sb = useSandboxProcess();
+  it('a port in use is a usage error with a way out', async () => {
+    const port = new URL(sb.url).port;
+    const r = await sgq(['sandbox', '--port', port, '--ttl', '5']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe(`sgq: cannot listen on 127.0.0.1:${port}: the port is in use; choose another --port, or leave it out for a free one`);
+  });
+});
+
 describe('sandbox --fail-page', () => {
   const sb = useSandboxProcess(['--fail-page', '3']);
   it('an export stops at the failed page, keeps what it wrote and prints how to resume', async () => {
