@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from 'commander';
 import { ExitCode, usageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../sandbox/server.js';
@@ -17,7 +16,7 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
   let clock: (() => Date) | undefined;
   if (flags.clock) {
     const fixed = new Date(flags.clock);
-    if (Number.isNaN(fixed.getTime())) throw new InvalidArgumentError('--clock must be an ISO 8601 date-time');
+    if (Number.isNaN(fixed.getTime())) throw usageError(`invalid --clock ${JSON.stringify(flags.clock)}`, 'use an ISO 8601 date-time such as 2026-11-01T12:00:00Z');
     clock = () => fixed;
   }
   const { port, ttl, prefix, credits, clock: _clock, ...faults } = flags;

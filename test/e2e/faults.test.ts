@@ -11,6 +11,12 @@ describe('sandbox --port', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toBe(`sgq: cannot listen on 127.0.0.1:${port}: the port is in use; choose another --port, or leave it out for a free one`);
   });
+
+  it('an invalid --clock is a usage error that says so', async () => {
+    const r = await sgq(['sandbox', '--clock', 'yesterday', '--ttl', '5']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('invalid --clock "yesterday"');
+  });
 });
 
 describe('sandbox --fail-page', () => {
