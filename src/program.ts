@@ -57,7 +57,8 @@ Examples:
   $ sgq metadata userid jack dorsey -o csv
 
 Exit codes: 0 ok, 1 internal, 2 usage, 3 config or key rejected, 4 service error record,
-5 subscription expired, 6 route not available, 7 network or server failure, 130 interrupted.`);
+5 subscription expired, 6 route not available, 7 network or server failure,
+130 interrupted (143 on SIGTERM). See the README for the full table.`);
 
   const context = (cmd: Command): CommandContext => ({ io, globals: cmd.optsWithGlobals() as GlobalOptions });
   const run = (fn: (cmd: Command) => Promise<number>) => async (...args: unknown[]) => {
