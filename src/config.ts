@@ -146,10 +146,10 @@ export interface ResolvedConfig {
   store?: ConfigStore;
 }
 
-/** Applies the precedence rules. The store is only opened when a setting is not already decided. */
-export function resolveConfig(flags: GlobalFlags, env: Io['env'], openStore: () => ConfigStore = () => new ConfigStore(env)): ResolvedConfig {
+/** Applies the precedence rules: flag > environment > profile > default. */
+export function resolveConfig(flags: GlobalFlags, env: Io['env']): ResolvedConfig {
   const profile = flags.profile || env.SGQ_PROFILE || DEFAULT_PROFILE;
-  const store = openStore();
+  const store = new ConfigStore(env);
   const stored = store.profile(profile);
   if ((flags.profile || env.SGQ_PROFILE) && profile !== DEFAULT_PROFILE && !store.profileNames().includes(profile)) {
     throw configError(`no profile named ${JSON.stringify(profile)}`, `create it with \`sgq config set base-url URL --profile ${profile}\``);

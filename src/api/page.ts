@@ -19,6 +19,9 @@ export interface Page {
   lossless: boolean;
 }
 
+/** Whether the service bills this answer: spec §1 charges successful calls, not error records. */
+export const isBilled = (page: Page): boolean => page.records.length > 0 || page.errors.length === 0;
+
 const PAGINATION_KEYS = ['page', 'previous_page', 'next_page', 'page_items'] as const;
 
 const invalid = (what: string) =>

@@ -2,7 +2,7 @@ import type { Json } from '../json.js';
 import type { Budget } from '../run/budget.js';
 import { CallError } from './classify.js';
 import type { ApiClient } from './client.js';
-import { readPage, type Page } from './page.js';
+import { isBilled, readPage, type Page } from './page.js';
 
 export interface PageRequest {
   path: string;
@@ -45,7 +45,7 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
     try {
       const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method });
       result = readPage(reply, page, req.wholeBodyIsRecord);
-      budget.settleCall(result.errors.length === 0 || result.records.length > 0, result.credits);
+      budget.settleCall(isBilled(result), result.credits);
     } catch (error) {
       budget.settleCall(false, null);
       throw error instanceof CallError ? new PageFailure(page, error) : error;

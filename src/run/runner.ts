@@ -1,7 +1,7 @@
 import type { JsonObject } from '../api/classify.js';
 import { CallError } from '../api/classify.js';
 import { StoppedError, type ApiClient } from '../api/client.js';
-import type { Page } from '../api/page.js';
+import { isBilled, type Page } from '../api/page.js';
 import { PageFailure, fetchPages, type PageRequest, type StopReason } from '../api/paginate.js';
 import { ExitCode, toSgqError, worstExitCode } from '../errors.js';
 import { parseJson, stringifyJson } from '../json.js';
@@ -57,11 +57,11 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
 
   const writePage = async (job: Job, stat: UserStats, page: Page) => {
     stat.pages++;
-    if (page.credits !== null || page.records.length > 0) stat.calls++;
+    if (isBilled(page)) stat.calls++;
     for (const message of page.errors) {
       stat.errors.push(message);
       stat.exitCode = worstExitCode([stat.exitCode, ExitCode.service]);
-      reporter.error(`${job.user ?? options.label}: the service answered: ${message}`);
+      reporter.error(`${prefix(job)}the service answered: ${message}`);
     }
     if (options.raw) {
       sink.write(`${compact(page.text)}\n`);
@@ -102,7 +102,7 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
       const sgq = toSgqError(failure ? failure.error : error);
       stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
       stat.errors.push(sgq.message);
-      const who = job.user === null ? '' : `${job.user}: `;
+      const who = prefix(job);
       const where = failure?.page != null && job.request.follow && failure.page > job.request.startPage ? `page ${failure.page} failed: ` : '';
       if (sgq instanceof CallError && sgq.records.length > 0) {
         for (const record of sgq.records) reporter.error(`${who}the service answered: ${record}`);
@@ -136,6 +136,9 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
 
   return buildSummary(stats, budget, exitCode, jobs.length);
 }
+
+/** `user: ` before a message about one job; nothing for routes without a subject. */
+const prefix = (job: Job): string => (job.user === null ? '' : `${job.user}: `);
 
 function stopNote(stop: StopReason, options: RunOptions): string {
   switch (stop) {
