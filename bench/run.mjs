@@ -47,7 +47,7 @@ const scratch = mkdtempSync(join(os.tmpdir(), 'sgq-bench-'));
 const configDir = join(scratch, 'config');
 mkdirSync(configDir);
 const app = join(scratch, 'app');
-const SGQ = [join(app, 'bin/sgq.js')];
+const SGQ = [join(app, 'bin/sgq.cjs')];
 process.on('exit', () => {
   killAll();
   rmSync(scratch, { recursive: true, force: true });
@@ -174,12 +174,12 @@ const row = (measurement, sgq, baseline, ratio, target) => rows.push(`| ${measur
 const failRow = (measurement, target, error) => row(measurement, 'n/a', 'n/a', 'n/a', `${target} — n/a (${String(error.message ?? error).replaceAll('|', '/').slice(0, 300)})`);
 
 async function main() {
-  if (!existsSync(join(root, 'dist/cli.js'))) {
-    log('dist/cli.js missing: building');
+  if (!existsSync(join(root, 'dist/cli.cjs'))) {
+    log('dist/cli.cjs missing: building');
     const built = spawnSync(NODE, ['scripts/build.mjs'], { cwd: root, stdio: ['ignore', 2, 2] });
     if (built.status !== 0) throw new Error('build failed');
   }
-  // Snapshot what `node bin/sgq.js` loads (the bundle resolves no node_modules); retry if it
+  // Snapshot what `node bin/sgq.cjs` loads (the bundle resolves no node_modules); retry if it
   // was caught half-way through someone's rebuild.
   for (let attempt = 1; ; attempt++) {
     rmSync(app, { recursive: true, force: true });

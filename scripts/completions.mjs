@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 const FILES = { bash: 'sgq.bash', zsh: '_sgq', fish: 'sgq.fish' };
 const root = new URL('..', import.meta.url);
-const bin = fileURLToPath(new URL('bin/sgq.js', root));
+const bin = fileURLToPath(new URL('bin/sgq.cjs', root));
 const check = process.argv.includes('--check');
 
 mkdirSync(new URL('completions/', root), { recursive: true });

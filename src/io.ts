@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 
 /**
- * Everything sgq touches outside itself. `bin/sgq.js` passes the real process; tests pass
+ * Everything sgq touches outside itself. `bin/sgq.cjs` passes the real process; tests pass
  * captured streams, a fake env and their own signal, and run `main(argv, io)` in-process.
  */
 export interface Io {

@@ -14,8 +14,8 @@ describe('npm pack', () => {
     const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packDir], { cwd: root });
     const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
     const paths = info.files.map((f) => f.path).sort();
-    for (const path of paths) expect(path).toMatch(/^(bin\/sgq\.js|dist\/.+\.(js|txt)|completions\/(sgq\.bash|_sgq|sgq\.fish)|README\.md|LICENSE|package\.json)$/);
-    for (const needed of ['bin/sgq.js', 'dist/cli.js', 'dist/THIRD-PARTY-LICENSES.txt', 'completions/sgq.bash', 'completions/_sgq', 'completions/sgq.fish', 'README.md', 'LICENSE']) {
+    for (const path of paths) expect(path).toMatch(/^(bin\/sgq\.cjs|dist\/.+\.(cjs|txt)|completions\/(sgq\.bash|_sgq|sgq\.fish)|README\.md|LICENSE|package\.json)$/);
+    for (const needed of ['bin/sgq.cjs', 'dist/cli.cjs', 'dist/main.cjs', 'dist/vendor/undici.cjs', 'dist/THIRD-PARTY-LICENSES.txt', 'completions/sgq.bash', 'completions/_sgq', 'completions/sgq.fish', 'README.md', 'LICENSE']) {
       expect(paths).toContain(needed);
     }
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { tempDir } from './run.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/sgq.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/sgq.cjs', import.meta.url));
 
 /** Runs the built binary exactly as a shell would, with an empty config folder. */
 export function sgq(args: string[], options: { env?: Record<string, string>; input?: string; timeout?: number } = {}) {
