@@ -23,9 +23,14 @@ export class Reporter {
     this.color = new Chalk({ level: colorLevel(io) });
   }
 
-  /** Progress is drawn only where a person watches: a terminal, and not --quiet. */
+  /**
+   * Progress is drawn only where a person watches: a terminal, and not --quiet. A terminal
+   * that reports a width of 0 (a pty opened with no size: `script` without a terminal,
+   * `docker run -t`, some CI runners) gets none either: ora divides by the width to count
+   * the lines it must clear, and with 0 it clears forever.
+   */
   get showsProgress(): boolean {
-    return this.io.stderrIsTTY && !this.options.quiet;
+    return this.io.stderrIsTTY && !this.options.quiet && (this.io.stderr as { columns?: number }).columns !== 0;
   }
 
   /** The end-of-run summary: on a terminal, or when asked with --verbose. */

@@ -125,4 +125,16 @@ describe('the built binary', () => {
     const r = await child;
     expect(r.exitCode).toBe(143);
   });
+  it('on a pseudo-terminal that reports no width, an export ends instead of redrawing forever', async () => {
+    // `script` gives sgq a pty; with no terminal on its own stdin that pty is 0 columns wide.
+    const out = join(tempDir(), 'followers.ndjson');
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '1' };
+    const command = [process.execPath, BIN, 'graph', 'followers', 'big_2600', '--all', '--out', out].map((a) => `'${a}'`).join(' ');
+    const r = await execa('script', ['-qec', command, '/dev/null'], { env, stdin: 'ignore', reject: false, timeout: 20_000, maxBuffer: 1_000_000 });
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode).toBe(0);
+    expect(readFileSync(out, 'utf8').split('\n')).toHaveLength(2601);
+    expect(r.stdout).toContain('6 pages, 2,600 records');
+    expect(r.stdout).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+  });
 });

@@ -17,6 +17,8 @@ export interface RunOptions {
   stdoutIsTTY?: boolean;
   stderrIsTTY?: boolean;
   stdinIsTTY?: boolean;
+  /** The terminal width stderr reports, as a TTY stream's `columns` does. */
+  stderrColumns?: number;
   signal?: AbortSignal;
   now?: () => Date;
   /** Replaces stdout, e.g. with a stream that fails like a closed pipe. */
@@ -31,7 +33,7 @@ export function tempDir(prefix = 'sgq-test-'): string {
 /** Runs `main(argv, io)` in-process with captured streams. */
 export async function runSgq(argv: string[], options: RunOptions = {}): Promise<RunResult> {
   const stdout = options.stdout ?? new PassThrough();
-  const stderr = new PassThrough();
+  const stderr = Object.assign(new PassThrough(), { columns: options.stderrColumns });
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
