@@ -13,7 +13,23 @@ import { build } from 'esbuild';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const LAZY_PACKAGES = ['undici', 'conf', 'ora', 'cli-table3'];
+// The large dependencies that only some commands need, each bundled on its own into
+// dist/vendor/NAME.cjs and required on first use. Each entry is the whole of what sgq gets from
+// the package: an import of anything else from it is undefined in the bundle.
+// sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
+// CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
+const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
+const VENDOR = {
+  // undici's index also loads its HTTP/2 client, fetch, WebSocket, caches and mocks, about 30 ms
+  // of every start; sgq uses a pool, the proxy agent and the request method.
+  undici: `
+    const Dispatcher = require('undici/lib/dispatcher/dispatcher');
+    Object.assign(Dispatcher.prototype, require('undici/lib/api'));
+    module.exports = { Pool: require('undici/lib/dispatcher/pool'), EnvHttpProxyAgent: require('undici/lib/dispatcher/env-http-proxy-agent') };`,
+  conf: esmDefault('conf'),
+  ora: esmDefault('ora'),
+  'cli-table3': "module.exports = require('cli-table3');",
+};
 
 const common = {
   bundle: true,
@@ -28,30 +44,36 @@ const common = {
   logLevel: 'warning',
 };
 
-// Commander loads node:child_process at start-up for executable subcommands, which sgq does not
-// have; a stub saves that load on every start.
-const noChildProcessForCommander = {
-  name: 'no-child-process-for-commander',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-      args.importer.includes('node_modules/commander/') ? { path: 'child_process', namespace: 'commander-stub' } : undefined,
-    );
-    b.onLoad({ filter: /.*/, namespace: 'commander-stub' }, () => ({
-      contents: "module.exports = { spawn() { throw new Error('sgq has no executable subcommands'); } };",
-      loader: 'js',
-    }));
-  },
-};
+const unused = (what) => `const unused = () => { throw new Error('sgq leaves ${what} out of its bundle'); };`;
+const unusedObject = (what) => `${unused(what)} export default new Proxy({}, { get: unused });`;
 
-// conf writes through atomically, which loads when-exit: that module hooks SIGINT and SIGTERM at
-// import and re-raises the signal at the process, so one Ctrl-C arrived twice and cut sgq's
-// graceful stop short. sgq handles signals in one place (src/cli.ts); its config writes are
-// synchronous, so there is no temporary file for when-exit to clean up.
-const noSignalHooksFromWhenExit = {
-  name: 'no-signal-hooks-from-when-exit',
+// Modules that a dependency imports at start-up for features sgq never uses, replaced by stubs
+// so that no run pays for loading them. A stub throws if it is used after all.
+const STUBS = [
+  // Commander's executable subcommands (sgq has none) need child_process.
+  { importer: /node_modules\/commander\//, module: /^(node:)?child_process$/, contents: "module.exports = { spawn() { throw new Error('sgq has no executable subcommands'); } };" },
+  // conf validates with ajv, migrates with semver and encrypts with crypto only when given a
+  // schema, migrations or an encryption key; sgq gives none. Loading them cost about 20 ms of
+  // every command that reads the config.
+  { importer: /node_modules\/conf\//, module: /^ajv\/dist\/2020\.js$/, contents: `${unused('ajv')} export class Ajv2020 { constructor() { unused(); } }` },
+  { importer: /node_modules\/conf\//, module: /^ajv-formats$/, contents: `${unused('ajv-formats')} export default unused;` },
+  { importer: /node_modules\/conf\//, module: /^semver$/, contents: unusedObject('semver') },
+  { importer: /node_modules\/conf\//, module: /^(node:)?crypto$/, contents: unusedObject('crypto') },
+  // conf writes through atomically, which loads when-exit: that module hooks SIGINT and SIGTERM
+  // at import and re-raises the signal at the process, so one Ctrl-C arrived twice and cut sgq's
+  // graceful stop short. sgq handles signals in one place (src/cli.ts); its config writes are
+  // synchronous, so there is no temporary file for when-exit to clean up.
+  { importer: /node_modules\//, module: /^when-exit$/, contents: 'export default () => () => {};' },
+];
+
+const stubs = {
+  name: 'stubs',
   setup(b) {
-    b.onResolve({ filter: /^when-exit$/ }, () => ({ path: 'when-exit', namespace: 'when-exit-stub' }));
-    b.onLoad({ filter: /.*/, namespace: 'when-exit-stub' }, () => ({ contents: 'export default () => () => {};', loader: 'js' }));
+    b.onResolve({ filter: /.*/ }, (args) => {
+      const index = STUBS.findIndex((stub) => stub.module.test(args.path) && stub.importer.test(args.importer));
+      return index === -1 ? undefined : { path: String(index), namespace: 'stub' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'stub' }, (args) => ({ contents: STUBS[Number(args.path)].contents, loader: 'js' }));
   },
 };
 
@@ -78,20 +100,12 @@ const builds = [
     entryPoints: ['src/main.ts'],
     outfile: 'dist/main.cjs',
     plugins: [
-      noChildProcessForCommander,
-      requireFromDist('vendor-from-dist', new RegExp(`^(${LAZY_PACKAGES.join('|')})$`), (pkg) => `./vendor/${pkg}.cjs`),
+      stubs,
+      requireFromDist('vendor-from-dist', new RegExp(`^(${Object.keys(VENDOR).join('|')})$`), (pkg) => `./vendor/${pkg}.cjs`),
     ],
   }),
-  // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
-  // CommonJS file: X is module.exports. An ES module package (conf, ora) therefore exports its
-  // default export as module.exports; sgq uses no named export of those.
-  ...LAZY_PACKAGES.map((pkg) =>
-    build({
-      ...common,
-      stdin: { contents: `const m = require('${pkg}'); module.exports = m.__esModule ? m.default : m;`, resolveDir: '.', loader: 'js' },
-      outfile: `dist/vendor/${pkg}.cjs`,
-      plugins: [noSignalHooksFromWhenExit],
-    }),
+  ...Object.entries(VENDOR).map(([pkg, contents]) =>
+    build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs] }),
   ),
 ];
 const results = await Promise.all(builds);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { setFlagsFromString } from 'node:v8';
-import { EnvHttpProxyAgent, Pool, request, type Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
 import { maskSecret } from '../config.js';
@@ -66,9 +66,15 @@ function trustedCas(env: Record<string, string | undefined>): string[] {
 export class ApiClient {
   private readonly dispatcher: Dispatcher;
   private readonly base: string;
+  private readonly origin: string;
+  /** The base URL's path, under which the service's `/api/...` routes live. */
+  private readonly prefix: string;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
+    const base = new URL(this.base);
+    this.origin = base.origin;
+    this.prefix = base.pathname.replace(/\/+$/, '');
     const { env } = options;
     const ca = this.base.startsWith('https:') ? trustedCas(env) : undefined;
     const common = {
@@ -80,11 +86,10 @@ export class ApiClient {
     const proxy = { httpProxy: env.HTTP_PROXY ?? env.http_proxy, httpsProxy: env.HTTPS_PROXY ?? env.https_proxy, noProxy: env.NO_PROXY ?? env.no_proxy };
     // A run talks to one origin, so a plain pool serves it; the proxy-aware agent only when a
     // proxy is configured, since it adds layers to every request.
-    this.dispatcher = proxy.httpProxy || proxy.httpsProxy ? new EnvHttpProxyAgent({ ...proxy, ...common }) : new Pool(new URL(this.base).origin, common);
-  }
-
-  url(path: string): string {
-    return `${this.base}/api/${path.replace(/^\/+/, '')}`;
+    this.dispatcher = proxy.httpProxy || proxy.httpsProxy ? new EnvHttpProxyAgent({ ...proxy, ...common }) : new Pool(this.origin, common);
+    // A stop ends the run, so it fails every request in flight at once by destroying the pool:
+    // one listener for the run rather than one per request.
+    options.signal?.addEventListener('abort', () => void this.dispatcher.destroy().catch(() => undefined), { once: true });
   }
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
@@ -118,16 +123,16 @@ export class ApiClient {
     const method = (opts.method ?? 'POST').toUpperCase();
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
-    let url = this.url(path);
+    let target = `${this.prefix}/api/${path.replace(/^\/+/, '')}`;
     let body: string | undefined;
     if (method === 'GET' || method === 'HEAD') {
       const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-      if ([...query].length) url += `?${query}`;
+      if ([...query].length) target += `?${query}`;
     } else {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(payload);
     }
-    trace?.(`${method} ${url} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
+    trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 
     // One controller per request, its timer cleared at the end: AbortSignal.timeout would keep
     // a live timer per page for the whole timeout, and memory would grow with the page count.
@@ -137,11 +142,9 @@ export class ApiClient {
       timedOut = true;
       request$.abort();
     }, timeoutMs);
-    const onStop = () => request$.abort();
-    signal?.addEventListener('abort', onStop, { once: true });
     const started = Date.now();
     try {
-      const res = await request(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: this.dispatcher, signal: request$.signal });
+      const res = await this.dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
       const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       return { status: res.statusCode, text, body: classify(res.statusCode, res.headers, text) };
@@ -154,7 +157,6 @@ export class ApiClient {
       throw networkFailure(error, this.base);
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onStop);
     }
   }
 

@@ -1,12 +1,17 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
+import { connectProxy, httpsServer } from '../helpers/network.js';
 import { tempDir } from '../helpers/run.js';
 
 const sb = useSandboxProcess();
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
 
 describe('the built binary', () => {
   it('prints its version and help', async () => {
@@ -35,6 +40,22 @@ describe('the built binary', () => {
     expect(names).toHaveLength(2600);
     expect(new Set(names).size).toBe(2600);
     expect(r.stderr).toBe('');
+  });
+
+  // The bundle carries only the parts of undici that sgq uses: these are the paths beyond a plain pool.
+  it('goes through a proxy, and over TLS with a CA from NODE_EXTRA_CA_CERTS', async () => {
+    const proxy = await connectProxy(cleanups);
+    const via = await sgq(['graph', 'followers', 'big_10'], { env: { ...sb.env(), HTTP_PROXY: proxy.url, NO_PROXY: '' } });
+    expect(via.exitCode).toBe(0);
+    expect(via.stdout.split('\n')).toHaveLength(10);
+    expect(proxy.tunnels()).toBe(1);
+    const server = await httpsServer(cleanups);
+    const tls = await sgq(['info'], { env: { SGQ_BASE_URL: server.url, NODE_EXTRA_CA_CERTS: server.certFile } });
+    expect(tls.exitCode).toBe(0);
+    expect(JSON.parse(tls.stdout)).toEqual({ ok: true });
+    const untrusted = await sgq(['info'], { env: { SGQ_BASE_URL: server.url } });
+    expect(untrusted.exitCode).toBe(7);
+    expect(untrusted.stderr).toMatch(/not trusted/);
   });
 
   it('writes --out atomically', async () => {

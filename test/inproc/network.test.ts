@@ -1,6 +1,3 @@
-import { createServer as createHttpsServer } from 'node:https';
-import { createServer as createNetServer, connect, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,7 +5,7 @@ import { DEMO_KEY, startSandbox, type Faults, type Sandbox } from '../../src/san
 import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
 import { CLOCK } from '../helpers/sandbox.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
-import { selfSignedCert } from '../helpers/tls.js';
+import { connectProxy, httpsServer } from '../helpers/network.js';
 
 const stubs = useStubs();
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -142,30 +139,9 @@ describe('bad bodies from the server', () => {
 });
 
 describe('proxies', () => {
-  /** A CONNECT proxy that counts the tunnels it opens. */
-  async function connectProxy() {
-    let tunnels = 0;
-    const server = createNetServer((client: Socket) => {
-      client.once('data', (head: Buffer) => {
-        const m = /^CONNECT ([^:\s]+):(\d+)/.exec(head.toString());
-        if (!m) return client.destroy();
-        tunnels++;
-        const upstream = connect(Number(m[2]), m[1]!, () => {
-          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-          upstream.pipe(client).pipe(upstream);
-        });
-        upstream.on('error', () => client.destroy());
-        client.on('error', () => upstream.destroy());
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, tunnels: () => tunnels };
-  }
-
   it('goes through HTTP_PROXY / HTTPS_PROXY, and around it for NO_PROXY', async () => {
     const { env } = await sandboxWith({});
-    const proxy = await connectProxy();
+    const proxy = await connectProxy(cleanups);
     const via = await runSgq(['graph', 'followers', 'big_10'], { env: { ...env, HTTP_PROXY: proxy.url, NO_PROXY: '' } });
     expect(via.code).toBe(0);
     expect(proxy.tunnels()).toBe(1);
@@ -185,18 +161,8 @@ describe('proxies', () => {
 });
 
 describe('TLS', () => {
-  async function httpsServer() {
-    const tls = selfSignedCert();
-    const server = createHttpsServer({ key: tls.key, cert: tls.cert }, (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ ok: true }] }));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
-    return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, certFile: tls.certFile };
-  }
-
   it('refuses an untrusted certificate with exit 7 naming the cause, never downgrading', async () => {
-    const server = await httpsServer();
+    const server = await httpsServer(cleanups);
     const r = await runSgq(['info'], { env: { SGQ_BASE_URL: server.url } });
     expect(r.code).toBe(7);
     expect(r.stderr).toMatch(/TLS certificate of https:\/\/127\.0\.0\.1:\d+ not trusted: .*self[- ]signed/i);
@@ -204,7 +170,7 @@ describe('TLS', () => {
   });
 
   it('trusts a CA named by NODE_EXTRA_CA_CERTS', async () => {
-    const server = await httpsServer();
+    const server = await httpsServer(cleanups);
     const r = await runSgq(['info'], { env: { SGQ_BASE_URL: server.url, NODE_EXTRA_CA_CERTS: server.certFile } });
     expect(r.code).toBe(0);
     expect(ndjson(r.stdout)).toEqual([{ ok: true }]);
