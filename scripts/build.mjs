@@ -2,7 +2,7 @@
 // node_modules and an install downloads nothing else.
 //
 // The output is CommonJS: on Node 20 (no compile cache) the ES module loader alone costs a
-// `sgq --help` about 10 ms, an eighth of its run, where require() costs next to nothing.
+// `sgq --help` about 8 ms, a tenth of its run, where require() costs next to nothing.
 // CommonJS has no code splitting, so the lazy loading is laid out by hand:
 //   dist/cli.cjs         the entry: answers --version, wires signals, then requires main.cjs
 //   dist/main.cjs        all of sgq's own code, with commander and chalk; a module that is only

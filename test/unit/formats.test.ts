@@ -57,6 +57,17 @@ describe('formatters', () => {
     expect(warnings[0]).toContain('extra');
   });
 
+  it('csv: quotes cells with a line break or edge spaces, and reports a late key once', () => {
+    const sink = capture();
+    const warnings: string[] = [];
+    const f = createFormatter('csv', sink, undefined, (l) => warnings.push(l));
+    f.write([{ a: ' x', b: 'y ' }] as never);
+    f.write([{ a: 'line\nbreak', b: 'plain', late: 1 }, { a: 'q', b: 'r', late: 2 }] as never);
+    f.end();
+    expect(sink.text).toBe('a,b\r\n" x","y "\r\n"line\nbreak",plain\r\nq,r\r\n');
+    expect(warnings).toEqual([expect.stringContaining('"late"')]);
+  });
+
   it('--fields selects and orders columns in every format', async () => {
     expect((await render('csv', ['extra', 'username'])).split('\r\n')[0]).toBe('extra,username');
     expect((await render('csv', ['extra', 'username'])).split('\r\n')[3]).toBe('"{""n"":1}",d');
