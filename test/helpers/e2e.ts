@@ -6,8 +6,8 @@ import { tempDir } from './run.js';
 export const BIN = fileURLToPath(new URL('../../bin/sgq.cjs', import.meta.url));
 
 /** Runs the built binary exactly as a shell would, with an empty config folder. */
-export function sgq(args: string[], options: { env?: Record<string, string>; input?: string; timeout?: number } = {}) {
-  return execa(process.execPath, [BIN, ...args], {
+export function sgq(args: string[], options: { env?: Record<string, string>; input?: string; timeout?: number; nodeFlags?: string[] } = {}) {
+  return execa(process.execPath, [...(options.nodeFlags ?? []), BIN, ...args], {
     reject: false,
     env: { SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '', FORCE_COLOR: undefined, ...options.env },
     extendEnv: true,
