@@ -6,8 +6,15 @@
 // Node 22.1+ caches compiled code between runs, which shortens every start; older lines skip it.
 require('node:module').enableCompileCache?.();
 
-require('../dist/cli.cjs')
-  .run()
-  .then((code) => {
-    process.exitCode = code;
-  });
+let cli;
+try {
+  cli = require('../dist/cli.cjs');
+} catch (error) {
+  if (error.code !== 'MODULE_NOT_FOUND') throw error;
+  // A clone where `npm ci` has not run yet: say so instead of printing a stack trace.
+  process.stderr.write('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder\n');
+  process.exit(1);
+}
+cli.run().then((code) => {
+  process.exitCode = code;
+});

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
@@ -24,6 +24,15 @@ describe('the built binary', () => {
     const sub = await sgq(['graph', 'followers', '--help']);
     expect(sub.stdout).toContain('--all');
     expect(sub.stdout).toContain('Examples:');
+  });
+
+  it('run from a clone that was never built, it says how to build instead of a stack trace', async () => {
+    const clone = tempDir();
+    mkdirSync(join(clone, 'bin'));
+    copyFileSync(BIN, join(clone, 'bin', 'sgq.cjs'));
+    const r = await execa(process.execPath, [join(clone, 'bin', 'sgq.cjs'), '--help'], { reject: false });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toBe('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder');
   });
 
   it('--sandbox runs a first command with no account', async () => {
