@@ -1,4 +1,4 @@
-import { checkWord, optionWords, walk, type CommandSpec, type CompletionTree, type OptionSpec, type ValueSource } from './tree.js';
+import { checkWord, commandKey, identifier, optionWords, posixQuote, walk, type CompletionTree, type OptionSpec, type ValueSource } from './tree.js';
 
 // The bash script. It needs bash 4 and nothing else (not the bash-completion package): it walks
 // COMP_WORDS itself to find the command, skipping the values of options that take one, and
@@ -23,7 +23,7 @@ export function bashScript(tree: CompletionTree): string {
   // Subcommands.
   push(`# The subcommands of command $1 ('' for ${prog} itself) in REPLY; fails when it has none.`, `_${fn}_subcommands() {`, '  case $1 in');
   for (const c of commands) {
-    if (c.subcommands.length) push(`    ${quote(key(c))}) REPLY=${quote(c.subcommands.map((s) => checkWord(s.name)).join(' '))} ;;`);
+    if (c.subcommands.length) push(`    ${posixQuote(commandKey(c))}) REPLY=${posixQuote(c.subcommands.map((s) => checkWord(s.name)).join(' '))} ;;`);
   }
   push('    *) return 1 ;;', '  esac', '}', '');
 
@@ -32,9 +32,9 @@ export function bashScript(tree: CompletionTree): string {
   push(`# The options of command $1 in REPLY.`, `_${fn}_options() {`, '  case $1 in');
   for (const c of commands) {
     const words = c.options.flatMap(optionWords).map(checkWord);
-    if (words.length) push(`    ${quote(key(c))}) REPLY=${quote(words.join(' '))} ;;`);
+    if (words.length) push(`    ${posixQuote(commandKey(c))}) REPLY=${posixQuote(words.join(' '))} ;;`);
   }
-  push('    *) REPLY= ;;', '  esac', `  REPLY+=${quote(`${words0(globalWords)}`)}`, '}', '');
+  push('    *) REPLY= ;;', '  esac', `  REPLY+=${posixQuote(`${words0(globalWords)}`)}`, '}', '');
 
   // Option values.
   push(
@@ -46,7 +46,7 @@ export function bashScript(tree: CompletionTree): string {
   for (const c of commands) {
     const arms = valueArms(c.options);
     if (!arms.length) continue;
-    push(`    ${quote(key(c))})`, '      case $2 in');
+    push(`    ${posixQuote(commandKey(c))})`, '      case $2 in');
     for (const [action, words] of arms) push(`        ${words.join(' | ')}) REPLY=${action}; return 0 ;;`);
     push('      esac ;;');
   }
@@ -64,7 +64,7 @@ export function bashScript(tree: CompletionTree): string {
   for (const c of commands) {
     if (c.subcommands.length || !c.arguments.some((a) => a.values.kind !== 'any')) continue;
     c.arguments.forEach((a, i) => {
-      const pattern = a.variadic ? `${quote(`${key(c)}|`)}*` : quote(`${key(c)}|${i}`);
+      const pattern = a.variadic ? `${posixQuote(`${commandKey(c)}|`)}*` : posixQuote(`${commandKey(c)}|${i}`);
       push(`    ${pattern}) REPLY=${action(a.values)} ;;`);
     });
   }
@@ -163,7 +163,7 @@ function valueArms(options: OptionSpec[]): [string, string[]][] {
 function action(values: ValueSource): string {
   switch (values.kind) {
     case 'words':
-      return quote(`w:${values.words.map(checkWord).join(' ')}`);
+      return posixQuote(`w:${values.words.map(checkWord).join(' ')}`);
     case 'profiles':
       return 'profiles';
     case 'files':
@@ -173,8 +173,4 @@ function action(values: ValueSource): string {
   }
 }
 
-const key = (c: CommandSpec): string => c.path.map(checkWord).join(' ');
 const words0 = (words: string[]): string => (words.length ? ` ${words.join(' ')}` : '');
-const identifier = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, '_');
-/** Single-quotes a word for bash. */
-const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;

@@ -1,4 +1,4 @@
-import { checkWord, optionWords, walk, type CommandSpec, type CompletionTree, type OptionSpec, type ValueSource } from './tree.js';
+import { checkWord, commandKey, identifier, optionWords, walk, type CompletionTree, type OptionSpec, type ValueSource } from './tree.js';
 
 // The fish script: `complete` lines guarded by conditions that find the command on the line
 // the same way the bash script does (names of subcommands, past options and their values).
@@ -23,14 +23,14 @@ export function fishScript(tree: CompletionTree): string {
     '    switch "$argv[1]"',
   );
   for (const c of commands) {
-    if (c.subcommands.length) push(`        case ${quote(key(c))}`, `            printf '%s\\n' ${c.subcommands.map((s) => checkWord(s.name)).join(' ')}`);
+    if (c.subcommands.length) push(`        case ${quote(commandKey(c))}`, `            printf '%s\\n' ${c.subcommands.map((s) => checkWord(s.name)).join(' ')}`);
   }
   push('    end', 'end', '');
 
   push(`# Succeeds when option $argv[2] of command $argv[1] takes a value.`, `function ${fn}_takes_value`, '    switch "$argv[1]"');
   for (const c of commands) {
     const words = valueWords(c.options);
-    if (words.length) push(`        case ${quote(key(c))}`, `            contains -- $argv[2] ${words.join(' ')}; and return 0`);
+    if (words.length) push(`        case ${quote(commandKey(c))}`, `            contains -- $argv[2] ${words.join(' ')}; and return 0`);
   }
   push('    end', `    contains -- $argv[2] ${valueWords(tree.globals).join(' ')}`, 'end', '');
 
@@ -95,12 +95,12 @@ export function fishScript(tree: CompletionTree): string {
   for (const c of commands) {
     const title = [prog, ...c.path].join(' ');
     const lines: [string, string][] = [];
-    for (const s of c.subcommands) lines.push([`${fn}_at ${dq(key(c))}`, `-a ${checkWord(s.name)} -d ${quote(s.description)}`]);
-    for (const o of c.options) lines.push([`${fn}_in ${dq(key(c))}`, optionLine(o, prog)]);
+    for (const s of c.subcommands) lines.push([`${fn}_at ${dq(commandKey(c))}`, `-a ${checkWord(s.name)} -d ${quote(s.description)}`]);
+    for (const o of c.options) lines.push([`${fn}_in ${dq(commandKey(c))}`, optionLine(o, prog)]);
     if (!c.subcommands.length) {
       c.arguments.forEach((a, i) => {
         if (a.values.kind === 'any') return;
-        lines.push([`${fn}_arg ${dq(key(c))} ${i}${a.variadic ? ' more' : ''}`, `${valueFlags(a.values, prog)} -d ${quote(a.description || a.name)}`]);
+        lines.push([`${fn}_arg ${dq(commandKey(c))} ${i}${a.variadic ? ' more' : ''}`, `${valueFlags(a.values, prog)} -d ${quote(a.description || a.name)}`]);
       });
     }
     if (!lines.length) continue;
@@ -134,8 +134,6 @@ function valueFlags(values: ValueSource, prog: string): string {
 }
 
 const valueWords = (options: OptionSpec[]): string[] => options.filter((o) => o.takesValue).flatMap(optionWords).map(checkWord);
-const key = (c: CommandSpec): string => c.path.map(checkWord).join(' ');
-const identifier = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, '_');
 /** Double-quotes a command key (checked words and spaces) inside a condition. */
 const dq = (text: string): string => `"${text}"`;
 /** Single-quotes a word for fish. */

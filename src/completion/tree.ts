@@ -150,3 +150,12 @@ export function checkWord(word: string): string {
   if (!/^[A-Za-z0-9_.,@%+\-/]+$/.test(word)) throw new Error(`cannot complete ${JSON.stringify(word)}: use letters, digits and - _ . , @ % + /`);
   return word;
 }
+
+/** A command's path as the scripts key it: its checked words joined by spaces (`graph followers`). */
+export const commandKey = (c: CommandSpec): string => c.path.map(checkWord).join(' ');
+
+/** The program name as a shell function name. */
+export const identifier = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, '_');
+
+/** Single-quotes a word for bash and zsh. */
+export const posixQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;

@@ -1,4 +1,4 @@
-import { checkWord, walk, type ArgumentSpec, type CommandSpec, type CompletionTree, type OptionSpec, type ValueSource } from './tree.js';
+import { checkWord, identifier, posixQuote, walk, type ArgumentSpec, type CommandSpec, type CompletionTree, type OptionSpec, type ValueSource } from './tree.js';
 
 // The zsh script: one `_arguments` function per command, nested the usual way (`->command`
 // for the subcommand's name, `*::` hands the rest of the line to the subcommand's function).
@@ -48,9 +48,9 @@ export function zshScript(tree: CompletionTree): string {
         '  case $state in',
         '    command)',
         '      commands=(',
-        ...c.subcommands.map((s) => `        ${quote(`${checkWord(s.name)}:${s.description}`)}`),
+        ...c.subcommands.map((s) => `        ${posixQuote(`${checkWord(s.name)}:${s.description}`)}`),
         '      )',
-        `      _describe -t commands ${quote(`${title} command`)} commands && ret=0`,
+        `      _describe -t commands ${posixQuote(`${title} command`)} commands && ret=0`,
         '      ;;',
         '    argument)',
         `      curcontext=\${curcontext%:*:*}:${[prog, ...c.path].join('-')}-$words[1]:`,
@@ -87,13 +87,13 @@ function optionSpecs(o: OptionSpec, base: string): string[] {
   const specs: string[] = [];
   if (o.short) specs.push(`${exclude}${checkWord(o.short)}${o.takesValue ? '+' : ''}${desc}${value}`);
   if (o.long) specs.push(`${exclude}${checkWord(o.long)}${o.takesValue ? '=' : ''}${desc}${value}`);
-  return specs.map(quote);
+  return specs.map(posixQuote);
 }
 
 function argumentSpecs(args: ArgumentSpec[], base: string): string[] {
   return args.map((a, i) => {
     const position = a.variadic ? '*' : String(i + 1);
-    return quote(`${position}:${a.required || a.variadic ? '' : ':'}${message(a.name)}:${zshAction(a.values, base)}`);
+    return posixQuote(`${position}:${a.required || a.variadic ? '' : ':'}${message(a.name)}:${zshAction(a.values, base)}`);
   });
 }
 
@@ -116,8 +116,5 @@ function continued(parts: string[]): string[] {
   return parts.map((p, i) => `${i ? '    ' : '  '}${p}${i < parts.length - 1 ? ' \\' : ''}`);
 }
 
-const identifier = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, '_');
 const bracketed = (text: string): string => text.replace(/([\\[\]])/g, '\\$1');
 const message = (text: string): string => text.replace(/([\\:])/g, '\\$1');
-/** Single-quotes a word for zsh. */
-const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
