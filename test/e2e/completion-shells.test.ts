@@ -81,15 +81,13 @@ function bashWords(line: string, splitEquals: boolean): string[] {
   return splitEquals ? words.flatMap((w, i) => (w === '' && i === words.length - 1 ? [''] : w.split(/(=)/).filter((p) => p !== ''))) : words;
 }
 
+/** Runs a shell in the test's clean environment and folder. */
+const runShell = (shell: string, args: string[], extraEnv: Record<string, string> = {}) =>
+  execa(shell, args, { env: { ...env, ...extraEnv }, extendEnv: false, cwd: work, reject: false, timeout: 15_000 });
+
 async function completeBash(line: string, splitEquals = true): Promise<string[]> {
   const words = bashWords(line, splitEquals);
-  const r = await execa('bash', ['--norc', '--noprofile', '-c', BASH_DRIVER, 'bash', join(COMPLETIONS, 'sgq.bash'), line, ...words], {
-    env,
-    extendEnv: false,
-    cwd: work,
-    reject: false,
-    timeout: 15_000,
-  });
+  const r = await runShell('bash', ['--norc', '--noprofile', '-c', BASH_DRIVER, 'bash', join(COMPLETIONS, 'sgq.bash'), line, ...words]);
   expect(r.stderr, `bash stderr for ${JSON.stringify(line)}`).toBe('');
   expect(r.exitCode).toBe(0);
   return r.stdout.split('\n').filter((w) => w !== '');
@@ -141,13 +139,7 @@ zpty -d sgqtest
 async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Promise<string[]> {
   const init = join(work, 'init.zsh');
   writeFileSync(init, ZSH_INIT);
-  const r = await execa('zsh', ['-f', '-c', ZSH_DRIVER, 'zsh', init, line], {
-    env: { ...env, ...(mode === 'fpath' ? { SGQ_TEST_FPATH: COMPLETIONS } : { SGQ_TEST_SOURCE: join(COMPLETIONS, '_sgq') }) },
-    extendEnv: false,
-    cwd: work,
-    reject: false,
-    timeout: 15_000,
-  });
+  const r = await runShell('zsh', ['-f', '-c', ZSH_DRIVER, 'zsh', init, line], mode === 'fpath' ? { SGQ_TEST_FPATH: COMPLETIONS } : { SGQ_TEST_SOURCE: join(COMPLETIONS, '_sgq') });
   expect(r.exitCode, `zsh driver for ${JSON.stringify(line)}: ${r.stderr}`).toBe(0);
   // A broken spec makes _arguments or a function of the script complain on the terminal.
   expect(r.stdout).not.toMatch(/_arguments:|_describe:|command not found|\b_sgq\w*:\d+:/);
@@ -157,13 +149,7 @@ async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Pr
 // ---- fish ----
 
 async function completeFish(line: string): Promise<string[]> {
-  const r = await execa('fish', ['--no-config', '-c', 'source $argv[1]; and complete -C $argv[2]', join(COMPLETIONS, 'sgq.fish'), line], {
-    env,
-    extendEnv: false,
-    cwd: work,
-    reject: false,
-    timeout: 15_000,
-  });
+  const r = await runShell('fish', ['--no-config', '-c', 'source $argv[1]; and complete -C $argv[2]', join(COMPLETIONS, 'sgq.fish'), line]);
   expect(r.stderr, `fish stderr for ${JSON.stringify(line)}`).toBe('');
   expect(r.exitCode).toBe(0);
   return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]!);
