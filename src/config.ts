@@ -48,7 +48,7 @@ export function validateSetting(name: SettingName, value: string): string {
   }
 }
 
-export function normalizeBaseUrl(input: string): string {
+function normalizeBaseUrl(input: string): string {
   let url: URL;
   try {
     url = new URL(input);

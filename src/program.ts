@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import { ExitCode } from './errors.js';
 import type { Io } from './io.js';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from './routes.js';
 import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds } from './commands/parsers.js';
@@ -193,8 +192,6 @@ Examples:
 
   program.hook('preSubcommand', (_program, sub) => fill(sub));
   for (const cmd of program.commands) cmd.on('beforeHelp', () => fill(cmd));
-  configureAll(program);
-  state.exitCode = ExitCode.ok;
   return program;
 
   function defer(cmd: Command, build: () => void): void {
@@ -211,20 +208,12 @@ function fill(cmd: Command): void {
   if (!build) return;
   fillers.delete(cmd);
   build();
-  configureAll(cmd);
 }
 
 /** Builds every deferred command below `cmd`, for code that walks the whole tree. */
 export function fillAll(cmd: Command): void {
   fill(cmd);
   for (const sub of cmd.commands) fillAll(sub);
-}
-
-/** sgq's error handling and output streams on every command, as the root has them. */
-function configureAll(cmd: Command): void {
-  let root = cmd;
-  while (root.parent) root = root.parent;
-  for (const c of allCommands(cmd)) c.exitOverride().configureOutput(root.configureOutput());
 }
 
 function collect(value: string, previous: string[]): string[] {

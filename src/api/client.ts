@@ -6,7 +6,7 @@ import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
 import { maskSecret } from '../config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
-import { DEFAULT_RETRY, retryDelay, sleep, type RetryPolicy } from './retry.js';
+import { retryDelay, sleep, type RetryPolicy } from './retry.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -20,12 +20,9 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
-  /** Largest body accepted, so a runaway answer cannot exhaust memory. */
-  maxBodyBytes?: number;
 }
 
 export interface Reply {
-  status: number;
   text: string;
   body: JsonObject;
 }
@@ -42,6 +39,9 @@ export class StoppedError extends Error {
 // bench). It must be set before the first connection. Node 24's V8 ignores the flag when set
 // at run time (its exports peak at ~90 MiB); only `node --liftoff-only` would apply it there.
 setFlagsFromString('--liftoff-only');
+
+/** Largest body accepted, so a runaway answer cannot exhaust memory. */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
 
@@ -95,7 +95,7 @@ export class ApiClient {
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
   async call(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
-    const { retry = DEFAULT_RETRY, trace } = this.options;
+    const { retry, trace } = this.options;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.once(path, payload, opts);
@@ -148,7 +148,7 @@ export class ApiClient {
       const res = await this.dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
       const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
-      return { status: res.statusCode, text, body: classify(res.statusCode, res.headers, text) };
+      return { text, body: classify(res.statusCode, res.headers, text) };
     } catch (error) {
       if (error instanceof CallError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
@@ -163,7 +163,7 @@ export class ApiClient {
 
   /** The body as text, refusing one past the size limit before it is all in memory. */
   private async readBody(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined): Promise<string> {
-    const limit = this.options.maxBodyBytes ?? 64 * 1024 * 1024;
+    const limit = MAX_BODY_BYTES;
     const tooLarge = () => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
     const declared = typeof contentLength === 'string' ? Number(contentLength) : NaN;
     if (declared > limit) {
@@ -195,7 +195,7 @@ const TRANSIENT_CODES = new Set([
 const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH/;
 
 /** Names the cause of a transport failure in words, and says whether retrying may help. */
-export function networkFailure(error: unknown, base: string): CallError {
+function networkFailure(error: unknown, base: string): CallError {
   const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.cause?.code ?? err.code ?? '';
   const detail = err.cause?.message ?? err.message ?? String(error);

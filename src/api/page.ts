@@ -5,8 +5,6 @@ import type { Reply } from './client.js';
 
 /** One answer of the service, checked and split into what goes to stdout and what to stderr. */
 export interface Page {
-  /** The page number asked for (null for routes without pages). */
-  page: number | null;
   nextPage: number | null;
   records: JsonObject[];
   /** Error records of `data` that came beside good ones. */
@@ -61,5 +59,5 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   if (nextPage !== null && asked !== null && nextPage <= asked) {
     throw invalid(`next_page ${nextPage} does not move past page ${asked}`);
   }
-  return { page: asked, nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body) };
+  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body) };
 }

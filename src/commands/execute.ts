@@ -74,7 +74,7 @@ function checkOutFile(file: string): void {
 }
 
 /** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file. */
-export function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
+function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
   if (flags.output) return flags.output;
   if (config.output) return config.output as Format;
   return stdoutIsTTY && !flags.out ? 'table' : 'ndjson';

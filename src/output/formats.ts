@@ -14,7 +14,7 @@ export interface Formatter {
 }
 
 /** `--fields a,b`: those keys, in that order, null where a record lacks one. */
-export function selectFields(record: JsonObject, fields: readonly string[]): JsonObject {
+function selectFields(record: JsonObject, fields: readonly string[]): JsonObject {
   const out: JsonObject = {};
   for (const f of fields) out[f] = record[f] ?? null;
   return out;
@@ -58,7 +58,7 @@ export function createFormatter(format: Format, sink: Sink, fields?: readonly st
 }
 
 /** Text of one value in a cell: strings as they are, nested values as JSON, null as empty. */
-export function cellText(value: Json | undefined): string {
+function cellText(value: Json | undefined): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || value instanceof RawNumber) return String(value);
@@ -66,7 +66,7 @@ export function cellText(value: Json | undefined): string {
 }
 
 /** Keys in first-seen order over the given records. */
-export function unionKeys(records: readonly JsonObject[]): string[] {
+function unionKeys(records: readonly JsonObject[]): string[] {
   const keys = new Set<string>();
   for (const r of records) for (const k of Object.keys(r)) keys.add(k);
   return [...keys];

@@ -45,9 +45,10 @@ export class Reporter {
 
   async startProgress(text: string): Promise<void> {
     if (!this.showsProgress || this.spinner) return;
-    const { default: ora } = await import('ora');
     this.spinnerText = text;
-    this.spinner = ora({ text, stream: this.io.stderr, isEnabled: true, discardStdin: false }).start();
+    const { default: ora } = await import('ora');
+    // progress() may have moved on while ora was loading.
+    this.spinner = ora({ text: this.spinnerText, stream: this.io.stderr, isEnabled: true, discardStdin: false }).start();
   }
 
   progress(text: string): void {

@@ -16,7 +16,6 @@ import {
 } from './data.js';
 import type { MalformedKind } from './fault-kinds.js';
 
-export type { MalformedKind } from './fault-kinds.js';
 
 // A faithful stand-in of the service (spec §2–§8) on loopback, with switches that inject
 // the faults a real network produces, so scripts (and sgq's own tests) can meet them.
@@ -27,14 +26,12 @@ export const EXPIRED_KEY = 'sgq-expired-key';
 /** Subscription expired with 20 credits: the 429 arrives once they are spent. */
 export const LOW_KEY = 'sgq-low-key';
 
-export const PLACEHOLDER_MESSAGE = 'This endpoint is not available yet. Please check back later.';
+const PLACEHOLDER_MESSAGE = 'This endpoint is not available yet. Please check back later.';
 const SINCE_TYPE_ERROR = "Invalid 'since' parameter type. It should be an ISO formatted string.";
 const SINCE_FORMAT_ERROR = "Invalid 'since' parameter format. It should be an ISO formatted datetime string.";
 
-
 export interface SandboxOptions {
   port?: number;
-  host?: string;
   /** Serve under a path prefix, as a gateway would: `/social` serves `/social/api/...`. */
   prefix?: string;
   /** The newest follower's timestamp; the default is the start of the current hour. */
@@ -71,7 +68,6 @@ export interface Faults {
 
 export interface Sandbox {
   url: string;
-  port: number;
   close: () => Promise<void>;
   /** Requests served, by route path, for tests that count calls. */
   readonly calls: Map<string, number>;
@@ -225,7 +221,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   let ttl: NodeJS.Timeout | undefined;
@@ -238,7 +234,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ttl = setTimeout(() => void close(), options.ttlMs);
     ttl.unref();
   }
-  return { url: `http://127.0.0.1:${port}${prefix}`, port, close, calls, connections: () => connections };
+  return { url: `http://127.0.0.1:${port}${prefix}`, close, calls, connections: () => connections };
 }
 
 /** The records of one page of a route, from the account's name alone. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { tempDir } from './run.js';
 
 /** A throw-away self-signed certificate for 127.0.0.1 (made with the openssl CLI). */
-export function selfSignedCert(): { key: string; cert: string; certFile: string } {
+function selfSignedCert(): { key: string; cert: string; certFile: string } {
   const dir = tempDir('sgq-tls-');
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
