@@ -70,6 +70,8 @@ export function maskSecret(value: string): string {
 
 export class ConfigStore {
   private readonly conf: Conf<StoreShape>;
+  /** The profiles as last read or written: conf reads the whole file on every get. */
+  private snapshot?: StoreShape['profiles'];
 
   constructor(env: Io['env']) {
     const cwd = env.SGQ_CONFIG_DIR || undefined;
@@ -119,13 +121,18 @@ export class ConfigStore {
     return true;
   }
 
+  /** A copy of every profile, which the caller may change and pass to `write`. */
   private profiles(): StoreShape['profiles'] {
-    const profiles = this.conf.get('profiles');
-    return profiles && typeof profiles === 'object' ? structuredClone(profiles) : {};
+    if (!this.snapshot) {
+      const profiles = this.conf.get('profiles');
+      this.snapshot = profiles && typeof profiles === 'object' ? profiles : {};
+    }
+    return structuredClone(this.snapshot);
   }
 
   private write(profiles: StoreShape['profiles']): void {
     this.conf.set('profiles', profiles);
+    this.snapshot = profiles;
     // conf applies the mode when it creates the file; make sure an older file is tightened too.
     chmodSync(this.conf.path, 0o600);
   }
@@ -146,12 +153,17 @@ export interface ResolvedConfig {
   store?: ConfigStore;
 }
 
+/** The profile a run uses: `--profile`, else SGQ_PROFILE, else the default one. */
+export function profileName(flags: Pick<GlobalFlags, 'profile'>, env: Io['env']): string {
+  return flags.profile || env.SGQ_PROFILE || DEFAULT_PROFILE;
+}
+
 /** Applies the precedence rules: flag > environment > profile > default. */
 export function resolveConfig(flags: GlobalFlags, env: Io['env']): ResolvedConfig {
-  const profile = flags.profile || env.SGQ_PROFILE || DEFAULT_PROFILE;
+  const profile = profileName(flags, env);
   const store = new ConfigStore(env);
   const stored = store.profile(profile);
-  if ((flags.profile || env.SGQ_PROFILE) && profile !== DEFAULT_PROFILE && !store.profileNames().includes(profile)) {
+  if (profile !== DEFAULT_PROFILE && !store.profileNames().includes(profile)) {
     throw configError(`no profile named ${JSON.stringify(profile)}`, `create it with \`sgq config set base-url URL --profile ${profile}\``);
   }
   // Values from the environment or a hand-edited file get the same checks as `config set`.

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { ConfigStore, DEFAULT_PROFILE, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, validateSetting, type SettingName } from '../config.js';
+import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileName, validateSetting, type SettingName } from '../config.js';
 import { ExitCode, SgqError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CommandContext } from '../program.js';
@@ -10,7 +10,7 @@ import type { CommandContext } from '../program.js';
 export async function runConfigCommand(ctx: CommandContext, verb: string, args: string[]): Promise<number> {
   const { io, globals } = ctx;
   const store = new ConfigStore(io.env);
-  const profile = globals.profile || io.env.SGQ_PROFILE || DEFAULT_PROFILE;
+  const profile = profileName(globals, io.env);
   const say = (line: string) => {
     if (!globals.quiet) io.stderr.write(`${line}\n`);
   };
