@@ -38,17 +38,18 @@ export function classify(status: number, headers: Record<string, string | string
   } catch {
     body = undefined;
   }
-  const retryAfterMs = parseRetryAfter(headers['retry-after']);
-
   if (isObject(body)) {
     if (status === 429 && typeof body.Error === 'string') {
       const parts = [`Endpoint: ${describe(body.Endpoint)}`, `Current credits: ${describe(body['Current credits'])}`];
       throw new CallError(ExitCode.expired, `${body.Error} (${parts.join(', ')})`, 'renew the subscription or buy credits; sgq does not retry this', false);
     }
     const data = Array.isArray(body.data) ? body.data : [];
-    const records = data.filter(isErrorRecord).map((r) => r.error);
-    if (records.length > 0 && (status < 200 || status >= 300 || records.length === data.length)) {
-      throw new CallError(ExitCode.service, `the service answered: ${records.join('; ')}`, undefined, false, undefined, records);
+    // Checked on every page, so the error records are only gathered when there are some.
+    if (data.some(isErrorRecord)) {
+      const records = data.filter(isErrorRecord).map((r) => r.error);
+      if (status < 200 || status >= 300 || records.length === data.length) {
+        throw new CallError(ExitCode.service, `the service answered: ${records.join('; ')}`, undefined, false, undefined, records);
+      }
     }
   }
 
@@ -61,7 +62,7 @@ export function classify(status: number, headers: Record<string, string | string
     );
   }
   if (RETRYABLE_STATUS.has(status)) {
-    throw new CallError(ExitCode.network, `the service answered HTTP ${status}${messageOf(body, text)}`, 'try again later', true, retryAfterMs);
+    throw new CallError(ExitCode.network, `the service answered HTTP ${status}${messageOf(body, text)}`, 'try again later', true, parseRetryAfter(headers['retry-after']));
   }
   if (status >= 300 && status < 400) {
     const location = headers.location;

@@ -89,6 +89,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const { config } = connection;
   try {
     const jobs = plan.jobs(config);
+    // Users in flight at once, and so the sockets the pool may need.
+    const concurrency = Math.max(1, Math.min(plan.concurrency, jobs.length));
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
     if (format === 'table') await loadTable();
 
@@ -106,7 +108,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
       retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
       env: io.env,
-      connections: Math.max(1, Math.min(plan.concurrency, jobs.length)),
+      connections: concurrency,
       signal: controller.signal,
       trace: reporter.tracing ? (line) => reporter.trace(line) : undefined,
     });
@@ -116,7 +118,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       summary = await runJobs(
         jobs,
         {
-          concurrency: plan.concurrency,
+          concurrency,
           limit: flags.limit,
           maxCredits: flags.maxCredits,
           knownCost: plan.knownCost,

@@ -23,6 +23,7 @@ export interface Job {
 }
 
 export interface RunOptions {
+  /** Jobs in flight at once: at least 1, at most the number of jobs. */
   concurrency: number;
   limit?: number;
   maxCredits?: number;
@@ -123,7 +124,7 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
   const worker = async () => {
     while (nextIndex < jobs.length && !controller.signal.aborted && !sink.closed) await runJob(nextIndex++);
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
 
   reporter.stopProgress();
   if (!sink.closed) formatter.end();
@@ -134,7 +135,7 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
   if (interrupted) reporter.error(`interrupted by ${String(reason)}; every record written so far is complete`);
   for (const stop of stops) reporter.info(stopNote(stop, options));
 
-  return buildSummary(stats, budget, exitCode, jobs.length);
+  return buildSummary(stats, budget, exitCode);
 }
 
 /** `user: ` before a message about one job; nothing for routes without a subject. */

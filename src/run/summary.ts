@@ -28,7 +28,7 @@ export interface RunSummary {
   exit_code: number;
 }
 
-export function buildSummary(stats: readonly UserStats[], budget: Budget, exitCode: number, jobCount: number): RunSummary {
+export function buildSummary(stats: readonly UserStats[], budget: Budget, exitCode: number): RunSummary {
   const perCall = budget.estimatedCost();
   const users = stats.map((s) => ({
     user: s.user,
@@ -42,7 +42,7 @@ export function buildSummary(stats: readonly UserStats[], budget: Budget, exitCo
   return {
     users,
     totals: {
-      users: jobCount,
+      users: stats.length,
       failed: stats.filter((s) => s.exitCode !== 0).length,
       pages: stats.reduce((sum, s) => sum + s.pages, 0),
       records: stats.reduce((sum, s) => sum + s.records, 0),
