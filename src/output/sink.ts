@@ -20,20 +20,24 @@ export interface Sink {
   finish(ok: boolean): Promise<string | undefined>;
 }
 
-/** stdout; a reader that exits (`| head`) makes `closed` true and calls `onClose`. */
-export class StreamSink implements Sink {
+/**
+ * What stdout and `--out` share: a write error stops fetching and fails the run, unless its
+ * code is `endCode`, the destination's normal way to end.
+ */
+abstract class StreamBackedSink implements Sink {
   closed = false;
   failure?: SgqError;
 
   constructor(
-    private readonly stream: Writable,
+    protected readonly stream: Writable,
+    where: string,
     onClose: () => void,
+    endCode?: string,
   ) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (this.closed) return;
       this.closed = true;
-      // EPIPE is the normal end of `sgq … | head`; any other write error is a failure.
-      if (error.code !== 'EPIPE') this.failure = outputError('stdout', error);
+      if (endCode === undefined || error.code !== endCode) this.failure = outputError(where, error);
       onClose();
     });
   }
@@ -44,6 +48,16 @@ export class StreamSink implements Sink {
 
   async drain(): Promise<void> {
     if (!this.closed && this.stream.writableNeedDrain) await drained(this.stream);
+  }
+
+  abstract finish(ok: boolean): Promise<string | undefined>;
+}
+
+/** stdout; a reader that exits (`| head`) makes `closed` true and calls `onClose`. */
+export class StreamSink extends StreamBackedSink {
+  constructor(stream: Writable, onClose: () => void) {
+    // EPIPE is the normal end of `sgq … | head`.
+    super(stream, 'stdout', onClose, 'EPIPE');
   }
 
   async finish(): Promise<string | undefined> {
@@ -56,32 +70,16 @@ export class StreamSink implements Sink {
  * so FILE is never half-written. On failure FILE keeps its old contents and what was fetched
  * is kept as FILE.partial, since it was paid for.
  */
-export class FileSink implements Sink {
-  closed = false;
-  failure?: SgqError;
+export class FileSink extends StreamBackedSink {
   private readonly temp: string;
-  private readonly stream: Writable;
 
   constructor(
     private readonly file: string,
     onClose: () => void,
   ) {
-    this.temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
-    this.stream = createWriteStream(this.temp, { flags: 'wx', mode: 0o644 });
-    this.stream.on('error', (error) => {
-      if (this.closed) return;
-      this.closed = true;
-      this.failure = outputError(file, error);
-      onClose();
-    });
-  }
-
-  write(text: string): void {
-    if (!this.closed) this.stream.write(text);
-  }
-
-  async drain(): Promise<void> {
-    if (!this.closed && this.stream.writableNeedDrain) await drained(this.stream);
+    const temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+    super(createWriteStream(temp, { flags: 'wx', mode: 0o644 }), file, onClose);
+    this.temp = temp;
   }
 
   async finish(ok: boolean): Promise<string | undefined> {
