@@ -20,7 +20,8 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
     clock = () => fixed;
   }
   const { port, ttl, prefix, credits, clock: _clock, ...faults } = flags;
-  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, faults, ttlMs: ttl ? ttl * 1000 : undefined }).catch((error: NodeJS.ErrnoException) => {
+  // --ttl is timed below, with the other ways to stop, rather than by the server itself.
+  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, faults }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
       throw usageError(`cannot listen on 127.0.0.1:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}`, 'choose another --port, or leave it out for a free one');
     }

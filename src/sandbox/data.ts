@@ -24,15 +24,12 @@ export function accountExists(user: string, how: string): boolean {
   return false;
 }
 
-/** Follower count: a name ending in _<N> has exactly N (`bench_200000`); others 0–1799 by hash. */
-export function followerCount(user: string): number {
-  const m = /_(\d{1,7})$/.exec(user);
-  return m ? Number(m[1]) : hash(`followers:${user.toLowerCase()}`) % 1800;
-}
+const RELATION_SPREAD = { followers: 1800, following: 900 };
 
-export function followingCount(user: string): number {
+/** Followers or followed accounts: a name ending in _<N> has exactly N (`bench_200000`); others by hash. */
+export function relationCount(user: string, relation: keyof typeof RELATION_SPREAD): number {
   const m = /_(\d{1,7})$/.exec(user);
-  return m ? Number(m[1]) : hash(`following:${user.toLowerCase()}`) % 900;
+  return m ? Number(m[1]) : hash(`${relation}:${user.toLowerCase()}`) % RELATION_SPREAD[relation];
 }
 
 export function userId(user: string): string {

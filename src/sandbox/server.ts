@@ -5,8 +5,7 @@ import {
   GRAPH_PAGE_SIZE,
   HISTORY_PAGE_SIZE,
   accountExists,
-  followerCount,
-  followingCount,
+  relationCount,
   handle,
   hash,
   isoMicros,
@@ -251,7 +250,7 @@ function generate(route: RouteSpec, user: string, page: number, sinceMs: number 
     case 'graph/get_following': {
       const relation = route.path.endsWith('followers') ? 'followers' : 'following';
       const spacing = spacingSeconds(user, relation) * 1000;
-      let total = relation === 'followers' ? followerCount(user) : followingCount(user);
+      let total = relationCount(user, relation);
       if (sinceMs !== undefined) total = sinceMs > anchor ? 0 : Math.min(total, Math.floor((anchor - sinceMs) / spacing) + 1);
       const people = hash(`${relation}:${seed}`);
       // Sub-millisecond digits only, so a record's own timestamp sent back as `since` selects it.
@@ -262,14 +261,17 @@ function generate(route: RouteSpec, user: string, page: number, sinceMs: number 
         date: new Date(anchor - i * 86_400_000).toISOString().slice(0, 10),
         score: Math.round(((seed % 1000) / 10 + Math.sin(i / 9) * 5) * 100) / 100,
       }));
-    case 'metadata/get_metadata_history':
+    case 'metadata/get_metadata_history': {
+      const name = `${user} ${handle(seed, 0).split('_')[0]}`;
+      const followers = relationCount(user, 'followers');
       return slice(1 + (seed % 250), HISTORY_PAGE_SIZE, (i) => ({
         username: user,
-        name: `${user} ${handle(seed, 0).split('_')[0]}`,
+        name,
         description: i % 3 === 0 ? null : `bio version ${i}`,
-        followers_count: Math.max(0, followerCount(user) - i * 3),
+        followers_count: Math.max(0, followers - i * 3),
         last_checked: isoMicros(anchor - i * 86_400_000, (seed + i) % 1_000_000),
       }));
+    }
     case 'metadata/get_tweets':
       return slice(1 + (seed % 450), HISTORY_PAGE_SIZE, (i) => tweet(user, seed, i, anchor));
     case 'metadata/get_latest_tweets':
