@@ -22,10 +22,11 @@ export interface RouteFlags extends OutputFlags {
 /** One generic action serves every route of the table. */
 export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, args: string[], flags: RouteFlags): Promise<number> {
   const { io, globals } = ctx;
-  const subjects: (string | null)[] = route.subject === 'none' ? [null] : await readSubjects(args, io.stdin, io.stdinIsTTY);
   const startedAt = (io.now ?? (() => new Date()))();
+  // Flags first: a usage error should not wait for a whole stdin list to be read.
   if (flags.since !== undefined && flags.sinceLast) throw usageError('use either --since or --since-last, not both');
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
+  const subjects: (string | null)[] = route.subject === 'none' ? [null] : await readSubjects(args, io.stdin, io.stdinIsTTY);
   const how = flags.how ?? 'username';
 
   return execute(

@@ -1,7 +1,9 @@
 import { execa, type ResultPromise } from 'execa';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
+import { DEMO_KEY } from '../../src/sandbox/server.js';
 import { tempDir } from './run.js';
+import { CLOCK } from './sandbox.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/sgq.cjs', import.meta.url));
 
@@ -21,7 +23,7 @@ export function sgq(args: string[], options: { env?: Record<string, string>; inp
 export function useSandboxProcess(extra: string[] = []) {
   const state: { url?: string; child?: ResultPromise } = {};
   beforeAll(async () => {
-    const child = execa(process.execPath, [BIN, 'sandbox', '--port', '0', '--ttl', '300', '--clock', '2026-11-01T12:00:00Z', '-q', ...extra], {
+    const child = execa(process.execPath, [BIN, 'sandbox', '--port', '0', '--ttl', '300', '--clock', CLOCK.toISOString(), '-q', ...extra], {
       env: { SGQ_CONFIG_DIR: tempDir() },
       reject: false,
     });
@@ -43,6 +45,6 @@ export function useSandboxProcess(extra: string[] = []) {
     get url() {
       return state.url!;
     },
-    env: (): Record<string, string> => ({ SGQ_BASE_URL: state.url!, SGQ_API_KEY: 'sgq-demo-key' }),
+    env: (): Record<string, string> => ({ SGQ_BASE_URL: state.url!, SGQ_API_KEY: DEMO_KEY }),
   };
 }
