@@ -2,7 +2,8 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition
+//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust)
+//   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition, smaller batches
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +22,8 @@ const EXPORT_USER = `bench_${FOLLOWERS}`;
 const USERS = QUICK ? 20 : 100;
 const LATENCY_MS = 50;
 const CONCURRENCIES = [1, 4, 8];
+const MARK_USERS = QUICK ? 1000 : 4000; // --since-last state cost
+const STDIN_USERS = QUICK ? 50_000 : 1_000_000; // bounded memory over a huge stdin list
 const NODE = process.execPath;
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -70,7 +73,7 @@ const timeBin = spawnSync('/usr/bin/time', ['-f', '%M', NODE, '-e', '0'], { stdi
  * `capture` the line count and sha256 of stdout (else stdout goes to /dev/null), with `rss` its
  * peak RSS in KiB. Throws when it exits non-zero.
  */
-async function run(cmd, args, { env = {}, input, capture = false, rss = false } = {}) {
+async function run(cmd, args, { env = {}, input, capture = false, rss = false, codes = [0], killAfterMs } = {}) {
   let rssFile;
   if (rss && timeBin) {
     rssFile = join(scratch, 'rss');
@@ -104,17 +107,20 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false } 
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   });
   if (input !== undefined) child.stdin.end(input);
+  const deadline = killAfterMs === undefined ? undefined : setTimeout(() => signalGroup(child, 'SIGKILL'), killAfterMs);
   const code = await new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (c, signal) => resolve(c ?? signal));
   });
+  clearTimeout(deadline);
   if (poll) clearInterval(poll);
-  if (code !== 0) {
+  if (code === 'SIGKILL' && killAfterMs !== undefined) throw new Error(`${[cmd, ...args].join(' ')} did not end within ${fmt(killAfterMs / 1000)} s`);
+  if (!codes.includes(code)) {
     const said = stderr.trim().split('\n');
     const why = said.find((l) => /error/i.test(l)) ?? said.at(-1);
     throw new Error(`${[cmd, ...args].join(' ')} exited ${code}: ${why}`);
   }
-  const result = { ms, stderr, lines, sha: capture ? hash.digest('hex') : undefined, rssKiB: hwm };
+  const result = { ms, code, stderr, lines, sha: capture ? hash.digest('hex') : undefined, rssKiB: hwm };
   if (rssFile) result.rssKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
   return result;
 }
@@ -199,7 +205,9 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    for (const [name, section] of [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)]]) {
+    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)]];
+    const only = process.env.BENCH_ONLY?.split(',');
+    for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
         await section();
       } catch (error) {
@@ -288,6 +296,54 @@ async function batch(env) {
   for (const [k, c] of CONCURRENCIES.entries()) {
     const ideal = (USERS * LATENCY_MS) / c;
     row(label(c), `${fmt(times[k])} ms`, `${fmt(ideal)} ms (ideal)`, `${(times[k] / ideal).toFixed(2)}x`, 'informational');
+  }
+}
+
+// 5. trust: what the guarantees for cron jobs cost, and that they hold at scale
+async function trust(env) {
+  const users = (n, name) => Array.from({ length: n }, (_, i) => `${name}${i}_1\n`).join(''); // _1: one follower
+  const followers = (extra, input) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--concurrency', '16', '-o', 'ndjson', '--quiet', ...extra], { env, input });
+
+  // --since-last commits its marks once per run (after the data is safe), not once per user.
+  log(`trust: --since-last over ${fmt(MARK_USERS)} users, ${RUNS} runs with and without`);
+  const input = users(MARK_USERS, 'mark');
+  const state = join(scratch, 'marks.json');
+  const fresh = () => {
+    rmSync(state, { force: true });
+    return followers(['--since-last', '--state', state], input);
+  };
+  const [plain, marked] = await sideBySide([{ run: () => followers([], input) }, { run: fresh }], RUNS);
+  row(`\`--since-last\` over ${fmt(MARK_USERS)} users × 1 page, first run (every mark written), vs the same run without it (median of ${RUNS})`, `${fmt(marked)} ms`, `${fmt(plain)} ms`, `${(marked / plain).toFixed(2)}x`, `≤ 1.10x ${verdict(marked / plain <= 1.1)}`);
+
+  // A huge stdin list is read as it is needed: memory stays flat, the JSON summary stays usable.
+  log(`trust: ${fmt(STDIN_USERS)} users on stdin (metadata userid, free), once`);
+  const list = Array.from({ length: STDIN_USERS }, (_, i) => `u${i}`).join('\n');
+  const big = await run(NODE, [...SGQ, 'metadata', 'userid', '-', '--concurrency', '16', '-o', 'ndjson', '--quiet', '--summary', 'json'], { env, input: list, rss: true });
+  const summary = big.stderr.trim().split('\n').pop() ?? '';
+  const totals = JSON.parse(summary).totals;
+  const peak = big.rssKiB / 1024;
+  row(`peak RSS, \`metadata userid -\` over ${fmt(STDIN_USERS)} users on stdin (${fmt(big.ms / 1000)} s, ${fmt(totals.records)} records; JSON summary ${fmt(summary.length / 1024)} KiB)`, `${peak.toFixed(1)} MiB`, 'n/a', 'n/a', `< 200 MiB ${verdict(peak < 200 && totals.records === STDIN_USERS)}`);
+
+  // A proxy that closes every connection: --timeout bounds each attempt, whatever undici does.
+  const { createServer } = await import('node:net');
+  const closer = createServer((socket) => socket.destroy());
+  await new Promise((resolve) => closer.listen(0, '127.0.0.1', resolve));
+  try {
+    const proxy = `http://127.0.0.1:${closer.address().port}`;
+    const T = 1;
+    const R = 2;
+    const bound = (R + 1) * T * 1000 + 250 + 500; // plus the backoff before each retry (no jitter above it)
+    log('trust: a run through a proxy that closes every connection');
+    const res = await run(NODE, [...SGQ, 'info', '--timeout', String(T), '--retries', String(R), '--quiet'], {
+      env: { SGQ_BASE_URL: 'https://127.0.0.1:9', HTTPS_PROXY: proxy, https_proxy: proxy },
+      codes: [7],
+      killAfterMs: 60_000,
+    });
+    row(`\`--timeout ${T} --retries ${R}\` through a proxy that closes every connection: time to exit 7`, `${fmt(res.ms)} ms`, `${fmt(bound)} ms ((R+1)·T + backoff)`, `${(res.ms / bound).toFixed(2)}x`, `≤ 1.5x ${verdict(res.ms <= 1.5 * bound)}`);
+  } catch (error) {
+    failRow('`--timeout 1 --retries 2` through a proxy that closes every connection', '≤ 1.5x of (R+1)·T + backoff', error);
+  } finally {
+    closer.close();
   }
 }
 
