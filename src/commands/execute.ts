@@ -88,7 +88,12 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const { io, globals } = ctx;
   const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
   const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
-  const lockOptions = { waitMs: flags.waitLock?.ms ?? 0, waitFlag: flags.waitLock && `--wait-lock ${flags.waitLock.text}`, signal: io.signal };
+  const lockOptions = {
+    waitMs: flags.waitLock?.ms ?? 0,
+    waitFlag: flags.waitLock && `--wait-lock ${flags.waitLock.text}`,
+    signal: io.signal,
+    onWait: (line: string) => reporter.info(line),
+  };
   // One run at a time per file replaced: a second would lose the first one's data.
   let outLock: Lock | undefined;
   let marks: SinceMarks | undefined;

@@ -37,6 +37,8 @@ export interface LockOptions {
   what: string;
   /** The flag text given, for messages: "--wait-lock 30s". */
   waitFlag?: string;
+  /** Told once when the lock is busy and the run starts waiting for it. */
+  onWait?: (line: string) => void;
 }
 
 const MAX_POLL_MS = 1000;
@@ -54,6 +56,7 @@ export async function acquireLock(target: string, options: LockOptions): Promise
     }
     const left = deadline - Date.now();
     if (left <= 0) throw busyError(file, taken, options);
+    if (delay === 25) options.onWait?.(`sgq: waiting for ${options.what}, in use by pid ${taken.pid} (${options.waitFlag ?? 'lock'})`);
     try {
       await sleep(Math.min(delay, left), undefined, { signal: options.signal });
     } catch {
