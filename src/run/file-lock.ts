@@ -49,7 +49,7 @@ export async function acquireLock(target: string, options: LockOptions): Promise
   const me: Holder = { pid: process.pid, host: hostname(), start: processStart(process.pid) };
   const deadline = Date.now() + options.waitMs;
   for (let delay = 25; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
-    const taken = tryTake(file, me);
+    const taken = attempt(file, me);
     if ('ino' in taken) {
       removeFilesOfDeadRuns(dirname(file), new RegExp(`^${escapeRegExp(basename(file))}\\.(?:stale\\.)?(\\d+)\\.[0-9a-f]+$`));
       return heldLock(file, taken.ino);
@@ -63,6 +63,16 @@ export async function acquireLock(target: string, options: LockOptions): Promise
       const reason = options.signal?.reason as unknown;
       throw new SgqError(reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted, `interrupted while waiting for ${options.what} (locked by pid ${taken.pid})`);
     }
+  }
+}
+
+function attempt(file: string, me: Holder): { ino: number } | Holder {
+  try {
+    return tryTake(file, me);
+  } catch (error) {
+    // A full disk or a read-only folder: say so in one line, before anything is fetched.
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new SgqError(ExitCode.internal, `cannot create the lock file ${file}: ${code}`, 'check free space and permissions; nothing was fetched');
   }
 }
 
