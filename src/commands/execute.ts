@@ -8,7 +8,7 @@ import { createFormatter, loadTable, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../output/sink.js';
 import { acquireLock, type Lock } from '../run/file-lock.js';
-import type { SinceMarks } from '../run/since-marks.js';
+import { SinceMarks } from '../run/since-marks.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
@@ -102,10 +102,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (out?.kind === 'replace') outLock = await acquireLock(out.path, { ...lockOptions, what: `--out ${out.file}` });
     connection = await connect(ctx, plan.needsKey);
     const { config } = connection;
-    if (plan.marksFile) {
-      const { SinceMarks } = await import('../run/since-marks.js');
-      marks = await SinceMarks.open(plan.marksFile(config), lockOptions);
-    }
+    if (plan.marksFile) marks = await SinceMarks.open(plan.marksFile(config), lockOptions);
     const jobs = plan.jobs(config, marks);
     // Users in flight at once, and so the sockets the pool may need.
     const concurrency = Math.max(1, Math.min(plan.concurrency, jobs.length));
