@@ -195,10 +195,15 @@ export class FileSink extends StreamBackedSink {
       closeSync(fd);
     }
     if (!this.failure && ok) {
-      renameSync(path, this.target.path);
-      syncFolder(dirname(this.target.path));
-      this.inPlace = true;
-      return undefined;
+      try {
+        renameSync(path, this.target.path);
+        syncFolder(dirname(this.target.path));
+        this.inPlace = true;
+        return undefined;
+      } catch (error) {
+        // Not even then may the records stay in a hidden file: they go to FILE.partial below.
+        this.failure = outputError(this.target.file, error as NodeJS.ErrnoException);
+      }
     }
     const note = keepPartial(path, this.target, this.failure !== undefined);
     if (!this.failure) return note;
@@ -212,7 +217,7 @@ function keepPartial(temp: string, target: OutTarget, failed: boolean): string {
   // Named as the user named FILE, unless FILE is a link: then beside its target.
   const partial = `${target.path === resolve(target.file) ? target.file : target.path}.partial`;
   const unchanged = `${target.file} ${target.kind === 'replace' && target.stat ? 'left unchanged' : 'not created'}`;
-  if (failed && statSync(temp).size === 0) {
+  if (failed && sizeOf(temp) === 0) {
     rmSync(temp, { force: true });
     return `${unchanged}; no complete record had been written`;
   }
@@ -224,6 +229,14 @@ function keepPartial(temp: string, target: OutTarget, failed: boolean): string {
     return `${unchanged}; the records fetched could not be kept in ${partial} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}) and are lost`;
   }
 }
+
+const sizeOf = (path: string): number => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
 
 /** Temporary files of earlier runs killed (kill -9, a power cut) before they could rename or remove them. */
 const leftTemps = (path: string): RegExp => new RegExp(`^\\.${escapeRegExp(basename(path))}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
