@@ -15,6 +15,15 @@ try {
   process.stderr.write('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder\n');
   process.exit(1);
 }
+// Until the run settles, the exit code is a failure: if the event loop ever empties with the
+// run still pending (a bug: something waiting on an event that will not come), Node exits
+// and that must not look like success to cron.
+let settled = false;
+process.exitCode = 1;
+process.on('exit', (code) => {
+  if (!settled && code === 1) process.stderr.write('sgq: internal error: the run stopped before it finished; this is a bug in sgq, please report it\n');
+});
 cli.run().then((code) => {
+  settled = true;
   process.exitCode = code;
 });

@@ -25,27 +25,27 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --out --limit --max-credits; and return 0
+            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits; and return 0
         case 'api'
-            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --summary --limit --max-credits; and return 0
+            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
     end
@@ -144,6 +144,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -s o -l output -x -a 'table json
 complete -c sgq -n '__sgq_in "graph followers"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "graph followers"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "graph followers"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "graph followers"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -161,6 +162,7 @@ complete -c sgq -n '__sgq_in "graph following"' -s o -l output -x -a 'table json
 complete -c sgq -n '__sgq_in "graph following"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "graph following"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "graph following"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "graph following"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -178,6 +180,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -s o -l output -x -a 'table 
 complete -c sgq -n '__sgq_in "alpha score-history"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -198,6 +201,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -s o -l output -x -a 'table jso
 complete -c sgq -n '__sgq_in "metadata history"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "metadata history"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -212,6 +216,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -s o -l output -x -a 'table json
 complete -c sgq -n '__sgq_in "metadata tweets"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -223,6 +228,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -s o -l output -x -a 'tab
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -234,6 +240,7 @@ complete -c sgq -n '__sgq_in "metadata userid"' -s o -l output -x -a 'table json
 complete -c sgq -n '__sgq_in "metadata userid"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "metadata userid"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata userid"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata userid"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -248,6 +255,7 @@ complete -c sgq -n '__sgq_in "lists members"' -s o -l output -x -a 'table json n
 complete -c sgq -n '__sgq_in "lists members"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "lists members"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "lists members"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "lists members"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -258,6 +266,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -s o -l output -x -a 'table 
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -267,6 +276,7 @@ complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table json ndjson csv
 complete -c sgq -n '__sgq_in "info"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "info"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "info"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "info"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 
@@ -279,6 +289,7 @@ complete -c sgq -n '__sgq_in "api"' -s o -l output -x -a 'table json ndjson csv'
 complete -c sgq -n '__sgq_in "api"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "api"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "api"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "api"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'

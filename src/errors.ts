@@ -8,6 +8,8 @@ export const ExitCode = {
   expired: 5,
   unavailable: 6,
   network: 7,
+  /** Another sgq run holds the lock of the same --out or state file (--wait-lock waits). */
+  locked: 8,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -40,6 +42,7 @@ const severity: readonly number[] = [
   ExitCode.unavailable,
   ExitCode.expired,
   ExitCode.network,
+  ExitCode.locked,
   ExitCode.internal,
   ExitCode.usage,
   ExitCode.config,

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Io } from './io.js';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from './routes.js';
-import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds } from './commands/parsers.js';
+import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
 import { FORMATS } from './output/format-names.js';
 import { MALFORMED_KINDS } from './sandbox/fault-kinds.js';
 import { VERSION } from './version.js';
@@ -57,7 +57,8 @@ Examples:
 
 Exit codes: 0 ok, 1 internal, 2 usage, 3 config or key rejected, 4 service error record,
 5 subscription expired, 6 route not available, 7 network or server failure,
-130 interrupted (143 on SIGTERM). See the README for the full table.`);
+8 --out or state file in use by another run, 130 interrupted (143 on SIGTERM).
+See the README for the full table.`);
 
   const context = (cmd: Command): CommandContext => ({ io, globals: cmd.optsWithGlobals() as GlobalOptions });
   const run = (fn: (cmd: Command) => Promise<number>) => async (...args: unknown[]) => {
@@ -256,6 +257,7 @@ function addOutputOptions(cmd: Command, summary: boolean): void {
   cmd.addOption(new Option('--fields <list>', 'comma-separated fields to print, in this order').argParser(fieldList));
   cmd.addOption(new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit']));
   cmd.addOption(new Option('--out <file>', 'write to FILE, replaced only when the run succeeds').argParser(nonEmpty('--out')));
+  cmd.addOption(new Option('--wait-lock <duration>', 'wait up to this long (30s, 5m) for another run using the same --out or state file').argParser(waitDuration));
   if (summary) cmd.addOption(new Option('--summary <format>', 'with json, the run summary as one JSON object on stderr').choices(['text', 'json']));
 }
 

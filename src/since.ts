@@ -11,14 +11,17 @@ const UNIT_MS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3
 
 const HINT = 'use an ISO 8601 date-time such as 2024-04-07T12:00:00Z, or an age such as 90m, 24h or 7d';
 
+/** An age or a duration such as `90s`, `5m`, `24h`, `7d`, `2w`, in ms; undefined if it is not one. */
+export function durationMs(text: string): number | undefined {
+  const relative = RELATIVE.exec(text.trim());
+  return relative ? Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]! : undefined;
+}
+
 /** Returns the `since` value to send, e.g. `2024-04-07T10:00:00.000000+00:00`. */
 export function parseSince(input: string, now: Date = new Date()): string {
   const text = input.trim();
-  const relative = RELATIVE.exec(text);
-  if (relative) {
-    const ms = Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]!;
-    return formatUtc(now.getTime() - ms, 0);
-  }
+  const ms = durationMs(text);
+  if (ms !== undefined) return formatUtc(now.getTime() - ms, 0);
   const m = ISO.exec(text);
   if (!m) throw usageError(`invalid --since ${JSON.stringify(input)}`, HINT);
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone] = m;

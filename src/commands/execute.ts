@@ -1,12 +1,14 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants } from 'node:fs';
+import { dirname } from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
 import { resolveConfig, type ResolvedConfig } from '../config.js';
 import { ExitCode, configError, usageError } from '../errors.js';
 import { createFormatter, loadTable, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
-import { FileSink, StreamSink, type Sink } from '../output/sink.js';
+import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../output/sink.js';
+import { acquireLock, type Lock } from '../run/file-lock.js';
+import { SinceMarks } from '../run/since-marks.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
@@ -20,6 +22,8 @@ export interface OutputFlags {
   summary?: 'text' | 'json';
   limit?: number;
   maxCredits?: number;
+  /** --wait-lock, in ms, and as given. */
+  waitLock?: { ms: number; text: string };
 }
 
 export interface Plan {
@@ -28,7 +32,9 @@ export interface Plan {
   knownCost: number | null;
   concurrency: number;
   tagUser: boolean;
-  jobs: (resolved: ResolvedConfig) => Job[];
+  /** The --since-last state file this run reads and advances, if any. */
+  marksFile?: (resolved: ResolvedConfig) => string;
+  jobs: (resolved: ResolvedConfig, marks?: SinceMarks) => Job[];
 }
 
 /** Where requests go for this run: the configured service, or an in-process sandbox. */
@@ -59,18 +65,15 @@ async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connecti
   return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, close: async () => undefined };
 }
 
-function checkOutFile(file: string): void {
-  const target = resolve(file);
+function checkOutFile(file: string): OutTarget {
+  const target = outTarget(file);
+  if (target.kind === 'through') return target;
   try {
-    accessSync(dirname(target), constants.W_OK);
+    accessSync(dirname(target.path), constants.W_OK);
   } catch {
     throw usageError(`cannot write --out ${file}: its folder does not exist or is not writable`);
   }
-  try {
-    if (statSync(target).isDirectory()) throw usageError(`--out ${file} is a folder`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  return target;
 }
 
 /** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file. */
@@ -84,11 +87,23 @@ function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: b
 export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlags): Promise<number> {
   const { io, globals } = ctx;
   const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
-  if (flags.out) checkOutFile(flags.out);
-  const connection = await connect(ctx, plan.needsKey);
-  const { config } = connection;
+  const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
+  const lockOptions = {
+    waitMs: flags.waitLock?.ms ?? 0,
+    waitFlag: flags.waitLock && `--wait-lock ${flags.waitLock.text}`,
+    signal: io.signal,
+    onWait: (line: string) => reporter.info(line),
+  };
+  // One run at a time per file replaced: a second would lose the first one's data.
+  let outLock: Lock | undefined;
+  let marks: SinceMarks | undefined;
+  let connection: Connection | undefined;
   try {
-    const jobs = plan.jobs(config);
+    if (out?.kind === 'replace') outLock = await acquireLock(out.path, { ...lockOptions, what: `--out ${out.file}` });
+    connection = await connect(ctx, plan.needsKey);
+    const { config } = connection;
+    if (plan.marksFile) marks = await SinceMarks.open(plan.marksFile(config), lockOptions);
+    const jobs = plan.jobs(config, marks);
     // Users in flight at once, and so the sockets the pool may need.
     const concurrency = Math.max(1, Math.min(plan.concurrency, jobs.length));
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
@@ -100,7 +115,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (io.signal?.aborted) onSignal();
 
     const stopFetching = () => controller.abort('output closed');
-    const sink: Sink = flags.out ? new FileSink(flags.out, stopFetching) : new StreamSink(io.stdout, stopFetching);
+    const sink: Sink = out ? FileSink.open(out, stopFetching) : new StreamSink(io.stdout, stopFetching);
+    // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
+    if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
     const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line));
     const client = new ApiClient({
       baseUrl: connection.baseUrl,
@@ -139,6 +156,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const exitCode = summary.exit_code;
     const note = await sink.finish(exitCode === ExitCode.ok);
     if (sink.failure) throw sink.failure;
+    if (sink.delivered) marks?.commit();
+    if (marks?.failure) throw marks.failure;
     if (note) reporter.error(note);
     // Last, so that scripts find the JSON summary on the final line of stderr.
     if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
@@ -146,7 +165,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // A reader that went away (`| head`) is a normal end, not a failure.
     return sink.closed ? ExitCode.ok : exitCode;
   } finally {
-    await connection.close();
+    marks?.close();
+    outLock?.release();
+    await connection?.close();
   }
 }
 

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from 'commander';
+import { durationMs } from '../since.js';
 
 // Argument parsers for Commander: each one rejects a bad value before any request is sent,
 // which Commander reports as a usage error (exit 2).
@@ -53,4 +54,11 @@ export function fraction(value: string): number {
 export function httpStatus(value: string): number {
   if (!/^[1-5]\d\d$/.test(value.trim())) throw new InvalidArgumentError('Use an HTTP status from 100 to 599.');
   return Number(value);
+}
+
+/** `--wait-lock 30s`: a duration with its unit (s, m, h), kept with the text for messages. */
+export function waitDuration(value: string): { ms: number; text: string } {
+  const ms = durationMs(value);
+  if (ms === undefined || ms > 24 * 3600e3) throw new InvalidArgumentError('Use a duration such as 30s, 5m or 1h (at most 24h).');
+  return { ms, text: value.trim() };
 }

@@ -6,7 +6,7 @@ import { parseSince } from '../since.js';
 import { execute, type OutputFlags } from './execute.js';
 import { readSubjects } from './subjects.js';
 import { shellQuote } from './shell.js';
-import { SinceMarks, markKey } from '../run/since-marks.js';
+import { marksFile, markKey } from '../run/since-marks.js';
 
 export interface RouteFlags extends OutputFlags {
   how?: string;
@@ -37,8 +37,8 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       knownCost: route.cost,
       concurrency: flags.concurrency ?? 4,
       tagUser: subjects.length > 1,
-      jobs: (config) => {
-        const marks = flags.sinceLast ? SinceMarks.open(flags.state, io.env, config.store?.path) : undefined;
+      marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
+      jobs: (config, marks) => {
         return subjects.map((user) => {
           const key = user === null ? '' : markKey(config.profile, route.path, how, user);
           const userSince = marks ? marks.get(key) : since;
@@ -63,7 +63,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
             },
             resumeCommand: (page: number) =>
               resumeCommand(route, user, { ...flags, since: userSince, sinceLast: false }, globals, page),
-            onComplete: marks && user !== null ? () => marks.set(key, startedAt) : undefined,
+            onComplete: marks && user !== null ? () => marks.stage(key, startedAt) : undefined,
           };
         });
       },

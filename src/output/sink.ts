@@ -1,8 +1,14 @@
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import type { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync, createWriteStream, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync,
+  readSync, readlinkSync, renameSync, rmSync, statSync, type Stats,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { ExitCode, SgqError } from '../errors.js';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ExitCode, SgqError, usageError } from '../errors.js';
+import { escapeRegExp, removeFilesOfDeadRuns } from '../run/file-lock.js';
 
 /**
  * Where the data goes: stdout, or a file that appears only when the run succeeds.
@@ -18,6 +24,12 @@ export interface Sink {
   readonly failure?: SgqError;
   /** Finishes the output; `ok` says whether the run succeeded. Returns a note for stderr, if any. */
   finish(ok: boolean): Promise<string | undefined>;
+  /** Records reach the destination as they are written (stdout, a FIFO), not at a final rename. */
+  readonly streams: boolean;
+  /** Everything written so far has been handed to the system. */
+  readonly flushed: boolean;
+  /** After finish: every record written reached its destination (a replaced file is in place). */
+  readonly delivered: boolean;
 }
 
 /**
@@ -47,9 +59,25 @@ abstract class StreamBackedSink implements Sink {
   }
 
   async drain(): Promise<void> {
-    if (!this.closed && this.stream.writableNeedDrain) await drained(this.stream);
+    if (!this.closed && !this.stream.destroyed && this.stream.writableNeedDrain) await drained(this.stream);
   }
 
+  get flushed(): boolean {
+    return !this.closed && this.stream.writableLength === 0;
+  }
+
+  /** Ends the stream and waits until it has written everything or failed, even if that already happened. */
+  protected async end(): Promise<void> {
+    if (!this.stream.writableEnded && !this.stream.destroyed) this.stream.end();
+    // finished() also settles for a stream that finished or failed before the call.
+    await finished(this.stream).catch(() => undefined);
+  }
+
+  get delivered(): boolean {
+    return this.flushed && !this.failure;
+  }
+
+  abstract readonly streams: boolean;
   abstract finish(ok: boolean): Promise<string | undefined>;
 }
 
@@ -60,43 +88,197 @@ export class StreamSink extends StreamBackedSink {
     super(stream, 'stdout', onClose, 'EPIPE');
   }
 
+  readonly streams = true;
+
+  /** Waits until every record has been handed to the system (stdout itself stays open). */
   async finish(): Promise<string | undefined> {
+    if (!this.closed && !this.stream.destroyed && this.stream.writableLength > 0) {
+      await new Promise<void>((done) => this.stream.write('', () => done()));
+    }
     return undefined;
   }
 }
 
+/** What `--out FILE` points at: a regular file (or none yet) to replace, or anything else to write through. */
+export type OutTarget =
+  | { kind: 'replace'; file: string; path: string; stat?: Stats }
+  | { kind: 'through'; file: string; path: string };
+
 /**
- * `--out FILE`: writes to a temporary file beside FILE and renames it into place on success,
- * so FILE is never half-written. On failure FILE keeps its old contents and what was fetched
- * is kept as FILE.partial, since it was paid for.
+ * Follows symbolic links to what they name: a link stays a link and its target is replaced.
+ * Names under /dev and /proc (/dev/stdout, /dev/fd/63 of a process substitution) are written
+ * through whatever they lead to, as is anything that is not a regular file.
+ */
+export function outTarget(file: string): OutTarget {
+  const given = resolve(file);
+  if (/^\/(dev|proc)\//.test(given)) return { kind: 'through', file, path: given };
+  let path = given;
+  for (let links = 0; links < 40; links++) {
+    let stat: Stats;
+    try {
+      stat = lstatSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'replace', file, path };
+      throw usageError(`cannot write --out ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    if (stat.isSymbolicLink()) {
+      path = resolve(dirname(path), readlinkSync(path));
+      continue;
+    }
+    if (stat.isDirectory()) throw usageError(`--out ${file} is a folder`);
+    return stat.isFile() ? { kind: 'replace', file, path, stat } : { kind: 'through', file, path: given };
+  }
+  throw usageError(`--out ${file}: too many levels of symbolic links`);
+}
+
+/**
+ * `--out FILE`. A regular file is written to a temporary file beside it, flushed to disk and
+ * renamed into place on success, so FILE is never half-written; it keeps its mode. On failure
+ * FILE keeps its old contents and what was written is kept as FILE.partial, since it was
+ * paid for. Anything else (a FIFO, a device) is written straight through.
  */
 export class FileSink extends StreamBackedSink {
-  private readonly temp: string;
+  /** True once the new file is in place under its name. */
+  inPlace = false;
 
-  constructor(
-    private readonly file: string,
-    onClose: () => void,
+  private constructor(
+    private readonly target: OutTarget,
+    stream: Writable,
+    private readonly temp?: { path: string; fd: number; mode?: number },
+    onClose: () => void = () => undefined,
   ) {
-    const temp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
-    super(createWriteStream(temp, { flags: 'wx', mode: 0o644 }), file, onClose);
-    this.temp = temp;
+    super(stream, target.file, onClose);
+  }
+
+  static open(target: OutTarget, onClose: () => void): FileSink {
+    if (target.kind === 'through') return new FileSink(target, createWriteStream(target.path, { flags: 'a' }), undefined, onClose);
+    removeFilesOfDeadRuns(dirname(target.path), leftTemps(target.path));
+    const mode = target.stat ? target.stat.mode & 0o7777 : undefined;
+    let temp: { path: string; fd: number; mode?: number };
+    try {
+      // A name of our own (pid and random), created exclusively: never one a killed run left.
+      const path = join(dirname(target.path), `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      // Created no more readable than the file it stands for.
+      const fd = openSync(path, 'wx+', mode ?? 0o666); // + : read back to cut a torn last line
+      temp = { path, fd, mode };
+    } catch (error) {
+      throw outputError(`a temporary file beside ${target.file}`, error as NodeJS.ErrnoException, 'nothing was fetched');
+    }
+    return new FileSink(target, createWriteStream('', { fd: temp.fd, autoClose: false }), temp, onClose);
+  }
+
+  get streams(): boolean {
+    return this.target.kind === 'through';
+  }
+
+  override get delivered(): boolean {
+    return this.temp ? this.inPlace : super.delivered;
   }
 
   async finish(ok: boolean): Promise<string | undefined> {
-    this.stream.end();
-    await once(this.stream, 'close').catch(() => undefined);
-    if (this.failure) {
-      // A file cut short by a write error is no use to anyone; FILE itself was never touched.
-      rmSync(this.temp, { force: true });
-      return undefined;
+    await this.end();
+    if (!this.temp) return undefined;
+    const { path, fd, mode } = this.temp;
+    try {
+      if (!this.failure) {
+        try {
+          // umask may have narrowed it at creation; and the bytes must be on disk before the rename.
+          if (mode !== undefined) fchmodSync(fd, mode);
+          keepOwner(fd, this.target);
+          fsyncSync(fd);
+        } catch (error) {
+          this.failure = outputError(this.target.file, error as NodeJS.ErrnoException);
+        }
+      }
+      if (this.failure) truncateToLastLine(fd);
+    } finally {
+      closeSync(fd);
     }
-    if (ok) {
-      renameSync(this.temp, this.file);
-      return undefined;
+    if (!this.failure && ok) {
+      try {
+        renameSync(path, this.target.path);
+        syncFolder(dirname(this.target.path));
+        this.inPlace = true;
+        return undefined;
+      } catch (error) {
+        // Not even then may the records stay in a hidden file: they go to FILE.partial below.
+        this.failure = outputError(this.target.file, error as NodeJS.ErrnoException);
+      }
     }
-    const partial = `${this.file}.partial`;
-    renameSync(this.temp, partial);
-    return `${this.file} left unchanged; the records fetched before the failure are in ${partial}`;
+    const note = keepPartial(path, this.target, this.failure !== undefined);
+    if (!this.failure) return note;
+    this.failure = new SgqError(this.failure.exitCode, `${this.failure.message}; ${note}`, this.failure.hint);
+    return undefined;
+  }
+}
+
+/** Moves what was written to FILE.partial, and says where it went (or that it could not be kept). */
+function keepPartial(temp: string, target: OutTarget, failed: boolean): string {
+  // Named as the user named FILE, unless FILE is a link: then beside its target.
+  const partial = `${target.path === resolve(target.file) ? target.file : target.path}.partial`;
+  const unchanged = `${target.file} ${target.kind === 'replace' && target.stat ? 'left unchanged' : 'not created'}`;
+  if (failed && sizeOf(temp) === 0) {
+    rmSync(temp, { force: true });
+    return `${unchanged}; no complete record had been written`;
+  }
+  try {
+    renameSync(temp, partial);
+    return `${unchanged}; the records ${failed ? 'written before the failure' : 'fetched before the failure'} are in ${partial}`;
+  } catch (error) {
+    rmSync(temp, { force: true });
+    return `${unchanged}; the records fetched could not be kept in ${partial} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}) and are lost`;
+  }
+}
+
+const sizeOf = (path: string): number => {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** Temporary files of earlier runs killed (kill -9, a power cut) before they could rename or remove them. */
+const leftTemps = (path: string): RegExp => new RegExp(`^\\.${escapeRegExp(basename(path))}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
+
+/** A write cut short leaves half a line; cut the file back to its last complete line. */
+function truncateToLastLine(fd: number): void {
+  try {
+    let end = fstatSync(fd).size;
+    const chunk = Buffer.alloc(64 * 1024);
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const read = readSync(fd, chunk, 0, end - start, start);
+      const newline = chunk.subarray(0, read).lastIndexOf(10);
+      if (newline >= 0) {
+        ftruncateSync(fd, start + newline + 1);
+        return;
+      }
+      end = start;
+    }
+    ftruncateSync(fd, 0);
+  } catch {
+    // Keep it as it is: a torn last line is better than nothing.
+  }
+}
+
+/** root replacing someone else's file must not hand it to root. */
+function keepOwner(fd: number, target: OutTarget): void {
+  const stat = target.kind === 'replace' ? target.stat : undefined;
+  if (stat && process.getuid?.() === 0 && (stat.uid !== 0 || stat.gid !== 0)) fchownSync(fd, stat.uid, stat.gid);
+}
+
+/** Makes a rename durable: the folder's entry must reach the disk too. Best effort (not every system allows it). */
+export function syncFolder(folder: string): void {
+  try {
+    const fd = openSync(folder, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // e.g. EISDIR or EPERM on some systems: the rename itself is still atomic.
   }
 }
 
@@ -109,6 +291,6 @@ async function drained(stream: Writable): Promise<void> {
   done.abort();
 }
 
-function outputError(where: string, error: NodeJS.ErrnoException): SgqError {
-  return new SgqError(ExitCode.internal, `cannot write to ${where}: ${error.code ?? error.message}`, 'check free space and permissions; nothing more was fetched');
+function outputError(where: string, error: NodeJS.ErrnoException, then = 'nothing more was fetched'): SgqError {
+  return new SgqError(ExitCode.internal, `cannot write to ${where}: ${error.code ?? error.message}`, `check free space and permissions; ${then}`);
 }

@@ -52,6 +52,8 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
   const budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost });
   const stats: UserStats[] = jobs.map((job) => ({ user: job.user, pages: 0, records: 0, calls: 0, errors: [], exitCode: ExitCode.ok }));
   const stops = new Set<StopReason>();
+  /** Users who lost records to --limit: their --since-last mark must not move. */
+  const cut = new WeakSet<UserStats>();
   let totalRecords = 0;
 
   await reporter.startProgress(`${options.label}: starting`);
@@ -70,6 +72,8 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
       totalRecords += page.records.length;
     } else {
       const granted = budget.takeRecords(page.records.length);
+      // A page cut by --limit leaves records unfetched, even if it was the user's last.
+      if (granted < page.records.length) cut.add(stat);
       let records: JsonObject[] = granted < page.records.length ? page.records.slice(0, granted) : page.records;
       if (options.tagUser && job.user !== null) records = records.map((r) => ({ query_user: job.user, ...r }));
       formatter.write(records, page.lossless);
@@ -92,7 +96,7 @@ export async function runJobs(jobs: readonly Job[], options: RunOptions, ctx: Ru
         const next = await pages.next();
         if (next.done) {
           if (next.value !== 'done') stops.add(next.value);
-          else if (stat.exitCode === ExitCode.ok) job.onComplete?.();
+          else if (stat.exitCode === ExitCode.ok && !cut.has(stat)) job.onComplete?.();
           return;
         }
         await writePage(job, stat, next.value);

@@ -1,37 +1,58 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { configError } from '../errors.js';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ExitCode, SgqError, configError } from '../errors.js';
 import { parseSince } from '../since.js';
+import { syncFolder } from '../output/sink.js';
+import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from './file-lock.js';
 
 // --since-last: per profile, route, how and user, the start of the last complete run.
-// The file is small JSON, rewritten whole through a rename so a crash never leaves it torn.
+// A run holds the state file's lock from start to end, so nobody else changes it meanwhile.
+// Marks of finished users are staged and committed in batches, once the output holding their
+// records is safe: the whole small JSON file is written to a temporary file, flushed and
+// renamed over the old one, so a crash leaves the old marks or the new ones and at worst
+// loses marks, never claims records that were not written. Writes cost O(users) per run.
 
 export const markKey = (profile: string, route: string, how: string, user: string): string =>
   [profile, route, how, user].join(' ');
 
+/** `state` is --state; otherwise SGQ_STATE, otherwise since-marks.json beside the config file. */
+export function marksFile(state: string | undefined, env: Record<string, string | undefined>, configPath: string | undefined): string {
+  return state ?? env.SGQ_STATE ?? join(configPath ? dirname(configPath) : '.', 'since-marks.json');
+}
+
+/** At most one commit a second while records stream out, so a long run keeps its progress. */
+const STREAMING_COMMIT_MS = 1000;
+
 export class SinceMarks {
+  private readonly staged = new Map<string, string>();
+  private lastCommit = Date.now();
+  /** For output that streams (stdout): commit as users finish, while this says the output is safe. */
+  private streamingSafe?: () => boolean;
+  /** A commit that failed: the run must not end with exit 0. */
+  failure?: SgqError;
+
   private constructor(
     readonly file: string,
     private readonly marks: Record<string, string>,
+    private readonly lock: Lock,
   ) {}
 
-  /** `state` is --state; otherwise SGQ_STATE, otherwise since-marks.json beside the config file. */
-  static open(state: string | undefined, env: Record<string, string | undefined>, configPath: string | undefined): SinceMarks {
-    const file = state ?? env.SGQ_STATE ?? join(configPath ? dirname(configPath) : '.', 'since-marks.json');
-    let marks: Record<string, string> = {};
+  /** Takes the state file's lock (waiting as --wait-lock says) and reads the marks. */
+  static async open(file: string, lockOptions: Omit<LockOptions, 'what'>): Promise<SinceMarks> {
     try {
-      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (parsed && typeof parsed === 'object' && 'marks' in parsed && typeof parsed.marks === 'object' && parsed.marks) {
-        marks = parsed.marks as Record<string, string>;
-      } else {
-        throw new Error('no "marks" object');
-      }
+      mkdirSync(dirname(file), { recursive: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw configError(`cannot read the --since-last state ${file}: ${(error as Error).message}`, 'fix or delete it (the next run then sends no since)');
-      }
+      throw configError(`cannot create the folder of the --since-last state ${file}: ${(error as NodeJS.ErrnoException).code}`, 'check its permissions, or choose another with --state');
     }
-    return new SinceMarks(file, marks);
+    const lock = await acquireLock(file, { ...lockOptions, what: `the --since-last state ${file}` });
+    try {
+      removeFilesOfDeadRuns(dirname(file), leftTemps(file));
+      return new SinceMarks(file, readMarks(file), lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
   }
 
   /** The `since` to send, or undefined on the first run. */
@@ -39,11 +60,74 @@ export class SinceMarks {
     return this.marks[key];
   }
 
-  set(key: string, startedAt: Date): void {
-    this.marks[key] = parseSince(startedAt.toISOString());
-    mkdirSync(dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify({ marks: this.marks }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, this.file);
+  /** A user's records are all written: its mark moves to `startedAt` at the next commit. */
+  stage(key: string, startedAt: Date): void {
+    this.staged.set(key, parseSince(startedAt.toISOString()));
+    if (this.streamingSafe && Date.now() - this.lastCommit >= STREAMING_COMMIT_MS && this.streamingSafe()) this.commit();
+  }
+
+  /** Output that streams commits as it goes, whenever `safe()` says every record so far has left sgq. */
+  commitWhileStreaming(safe: () => boolean): void {
+    this.streamingSafe = safe;
+  }
+
+  /** Writes the staged marks durably; a failure is kept in `failure` and stops further commits. */
+  commit(): void {
+    this.lastCommit = Date.now();
+    if (this.staged.size === 0 || this.failure) return;
+    const next = { ...this.marks, ...Object.fromEntries(this.staged) };
+    try {
+      writeAtomically(this.file, `${JSON.stringify({ marks: next }, null, 2)}\n`);
+    } catch (error) {
+      this.failure = new SgqError(
+        ExitCode.internal,
+        `cannot save the --since-last marks in ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        'the records were written, but the next run will fetch them again; check free space and permissions',
+      );
+      return;
+    }
+    Object.assign(this.marks, next);
+    this.staged.clear();
+  }
+
+  /** Drops marks not committed (their records were not kept) and lets other runs in. */
+  close(): void {
+    this.streamingSafe = undefined;
+    this.staged.clear();
+    this.lock.release();
   }
 }
+
+function readMarks(file: string): Record<string, string> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && 'marks' in parsed && typeof parsed.marks === 'object' && parsed.marks) {
+      return parsed.marks as Record<string, string>;
+    }
+    throw new Error('no "marks" object');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw configError(`cannot read the --since-last state ${file}: ${(error as Error).message}`, 'fix or delete it (the next run then sends no since)');
+  }
+}
+
+function writeAtomically(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      writeFileSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  syncFolder(dirname(file));
+}
+
+/** Temporary state files of runs killed before their rename (also the `FILE.PID.tmp` of sgq 1.0). */
+const leftTemps = (file: string): RegExp => new RegExp(`^${escapeRegExp(basename(file))}\\.(\\d+)(?:\\.[0-9a-f]+)?\\.tmp$`);

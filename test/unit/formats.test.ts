@@ -7,6 +7,9 @@ function capture(): Sink & { text: string } {
   return {
     text: '',
     closed: false,
+    streams: true,
+    flushed: true,
+    delivered: true,
     write(t: string) {
       this.text += t;
     },
