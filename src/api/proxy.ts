@@ -34,8 +34,8 @@ function parseProxy(value: string, source: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw configError(`${source} names a ${url.protocol.slice(0, -1)} proxy, which sgq does not support`, `use an http:// or https:// proxy, or unset ${source}`);
   }
-  // URL drops a scheme's default port, so an explicit :80 on an http:// proxy is kept as 80.
-  if (!url.port && !/:\d+\/?$/.test(value)) url.port = url.protocol === 'https:' ? '443' : '1080';
+  // URL drops a scheme's default port: an explicit :80 reads as no port, and stays 80.
+  if (url.protocol === 'http:' && !url.port && !/:\d+\/?$/.test(value)) url.port = '1080';
   return url;
 }
 
