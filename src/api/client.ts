@@ -6,7 +6,7 @@ import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
 import { maskSecret } from '../config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
-import { maskedProxy, proxyFor, type ProxyChoice } from './proxy.js';
+import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { retryDelay, sleep, type RetryPolicy } from './retry.js';
 
 export interface ClientOptions {
@@ -15,6 +15,8 @@ export interface ClientOptions {
   timeoutMs: number;
   retry: RetryPolicy;
   env: Record<string, string | undefined>;
+  /** The proxy to go through (src/api/proxy.ts chooses it), or none. */
+  proxy?: ProxyChoice;
   /** Stops every request of the run (Ctrl-C, a closed pipe, a reached limit). */
   signal?: AbortSignal;
   /** Receives `--verbose` lines; never given the API key. */
@@ -81,8 +83,7 @@ export class ApiClient {
     this.origin = base.origin;
     this.prefix = base.pathname.replace(/\/+$/, '');
     this.ca = base.protocol === 'https:' ? trustedCas(options.env) : undefined;
-    // A run talks to one origin, so its proxy is chosen once.
-    this.proxy = proxyFor(options.env, base);
+    this.proxy = options.proxy;
     if (this.proxy) {
       const how = base.protocol === 'https:' ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
       options.trace?.(`through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source}) by ${how}`);

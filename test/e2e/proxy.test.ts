@@ -1,5 +1,7 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { lines, ndjson } from '../helpers/run.js';
+import { lines, ndjson, tempDir } from '../helpers/run.js';
 import { sgq } from '../helpers/e2e.js';
 import { httpsServer } from '../helpers/network.js';
 import { brokenProxy, installed, startSquid, startTinyproxy, waitFor, type RealProxy } from '../helpers/proxies.js';
@@ -101,6 +103,14 @@ describe('a proxy that fails', () => {
     expect(r.exitCode).toBe(7);
     expect(lines(r.stderr)[0]).toBe(`sgq: cannot reach the proxy http://****@127.0.0.1:${port} (from HTTPS_PROXY): connection refused; check HTTPS_PROXY or unset it`);
     expect(r.stdout + r.stderr).not.toContain('hunter2');
+  });
+
+  it('a proxy sgq cannot use is exit 3 before --out is touched, naming its variable', async () => {
+    const dir = tempDir();
+    const r = await sgq(['info', '--out', join(dir, 'f.ndjson')], { env: { ...NO_PROXY_ENV, SGQ_BASE_URL: 'https://127.0.0.1:9', ALL_PROXY: 'socks5://me:hunter2@127.0.0.1:1080' } });
+    expect(r.exitCode).toBe(3);
+    expect(lines(r.stderr)).toEqual(['sgq: ALL_PROXY names a socks5 proxy, which sgq does not support; use an http:// or https:// proxy, or unset ALL_PROXY']);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it.each(['127.0.0.1', '127.0.0.0/8', '.0.0.1', '*'])('NO_PROXY=%s goes around the proxy', async (noProxy) => {
