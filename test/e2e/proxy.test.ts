@@ -95,6 +95,16 @@ describe('a proxy that fails', () => {
     expect(proxy.connections()).toBe(1);
   }, 90_000);
 
+  it.each(['http', 'https'] as const)('a proxy that wants credentials for %s://: exit 7 at once, saying where they go', async (scheme) => {
+    const proxy = await brokenProxy('auth', cleanups);
+    const base = scheme === 'https' ? 'https://127.0.0.1:9' : sandbox.sandbox.url;
+    const variable = scheme === 'https' ? 'HTTPS_PROXY' : 'http_proxy';
+    const r = await sgq(['info'], { ...RUN, env: { ...NO_PROXY_ENV, SGQ_BASE_URL: base, SGQ_API_KEY: 'k', [variable]: proxy.url } });
+    expect(r.exitCode).toBe(7);
+    expect(lines(r.stderr)[0]).toBe(`sgq: the proxy ${proxy.url} (from ${variable}) asks for credentials (HTTP 407); put them in ${variable} as http://USER:PASSWORD@HOST:PORT`);
+    expect(proxy.connections()).toBe(1);
+  }, 90_000);
+
   it('an unreachable proxy is named with its variable, never with its password', async () => {
     const closed = await brokenProxy('close', cleanups);
     const port = new URL(closed.url).port;

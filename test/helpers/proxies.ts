@@ -138,9 +138,10 @@ function readIfThere(file: string): string {
 
 /**
  * A broken proxy: `close` reads the request and closes the connection, `close-at-once` closes
- * it on accept, `forbid` answers every request (CONNECT too) with 403, `silent` never answers.
+ * it on accept, `forbid` answers every request (CONNECT too) with 403, `auth` with 407 (it
+ * wants credentials), `silent` never answers.
  */
-export async function brokenProxy(behaviour: 'close' | 'close-at-once' | 'forbid' | 'silent', cleanups: Cleanups): Promise<{ url: string; connections: () => number }> {
+export async function brokenProxy(behaviour: 'close' | 'close-at-once' | 'forbid' | 'auth' | 'silent', cleanups: Cleanups): Promise<{ url: string; connections: () => number }> {
   let connections = 0;
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -150,6 +151,7 @@ export async function brokenProxy(behaviour: 'close' | 'close-at-once' | 'forbid
     socket.once('data', () => {
       if (behaviour === 'close') socket.end();
       if (behaviour === 'forbid') socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      if (behaviour === 'auth') socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nproxy-authenticate: Basic realm="x"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
