@@ -255,13 +255,14 @@ const TRANSIENT_CODES = new Set([
 ]);
 
 const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH/;
+const isTlsFailure = (code: string, detail: string): boolean => TLS_CODE.test(code) || /certificate/i.test(detail);
 
 /** Names the cause of a transport failure in words, and says whether retrying may help. */
 function networkFailure(error: unknown, base: string): CallError {
   const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.cause?.code ?? err.code ?? '';
   const detail = err.cause?.message ?? err.message ?? String(error);
-  if (TLS_CODE.test(code) || /certificate/i.test(detail)) {
+  if (isTlsFailure(code, detail)) {
     return new CallError(
       ExitCode.network,
       `TLS certificate of ${base} not trusted: ${detail} (${code || 'TLS'})`,
@@ -304,8 +305,7 @@ function proxyFailure(error: unknown, base: string, proxy: ProxyChoice): CallErr
   if (status) return new CallError(ExitCode.network, `${named} refused to connect to ${base} (HTTP ${status})`, hint, false);
   if (CONNECT_CODES.has(code)) return new CallError(ExitCode.network, `cannot reach ${named}: ${inWords(code, detail)}`, hint, TRANSIENT_CODES.has(code));
   if (CLOSED_CODES.has(code)) return new CallError(ExitCode.network, `cannot reach ${base} through ${named}: connection closed by the proxy`, hint, true);
-  const failure = networkFailure(error, base);
   // A certificate is the service's own, checked through the tunnel.
-  if (failure.hint?.includes('NODE_EXTRA_CA_CERTS')) return failure;
-  return new CallError(ExitCode.network, `cannot reach ${base} through ${named}: ${inWords(code, detail)}`, hint, failure.retryable);
+  if (isTlsFailure(code, detail)) return networkFailure(error, base);
+  return new CallError(ExitCode.network, `cannot reach ${base} through ${named}: ${inWords(code, detail)}`, hint, TRANSIENT_CODES.has(code));
 }

@@ -52,6 +52,10 @@ describe.each([
     expect(ndjson(r.stdout)).toEqual([{ ok: true }]);
     const hostPort = server.url.replace('https://', '');
     await waitFor(() => log().includes(`CONNECT ${hostPort}`), `${name} to log CONNECT ${hostPort}`);
+    // Without the CA the certificate seen through the tunnel is the service's, and is refused.
+    const untrusted = await sgq(['info'], { env: { ...NO_PROXY_ENV, SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k', HTTPS_PROXY: url } });
+    expect(untrusted.exitCode).toBe(7);
+    expect(untrusted.stderr).toContain(`TLS certificate of ${server.url} not trusted`);
   });
 });
 
