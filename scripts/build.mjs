@@ -25,7 +25,7 @@ const VENDOR = {
   undici: `
     const Dispatcher = require('undici/lib/dispatcher/dispatcher');
     Object.assign(Dispatcher.prototype, require('undici/lib/api'));
-    module.exports = { Pool: require('undici/lib/dispatcher/pool'), EnvHttpProxyAgent: require('undici/lib/dispatcher/env-http-proxy-agent') };`,
+    module.exports = { Pool: require('undici/lib/dispatcher/pool'), ProxyAgent: require('undici/lib/dispatcher/proxy-agent') };`,
   conf: esmDefault('conf'),
   ora: esmDefault('ora'),
   'cli-table3': "module.exports = require('cli-table3');",

@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { setFlagsFromString } from 'node:v8';
-import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
+import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
 import { maskSecret } from '../config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
+import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { retryDelay, sleep, type RetryPolicy } from './retry.js';
 
 export interface ClientOptions {
@@ -14,6 +15,8 @@ export interface ClientOptions {
   timeoutMs: number;
   retry: RetryPolicy;
   env: Record<string, string | undefined>;
+  /** The proxy to go through (src/api/proxy.ts chooses it), or none. */
+  proxy?: ProxyChoice;
   /** Stops every request of the run (Ctrl-C, a closed pipe, a reached limit). */
   signal?: AbortSignal;
   /** Receives `--verbose` lines; never given the API key. */
@@ -65,32 +68,58 @@ function trustedCas(env: Record<string, string | undefined>): string[] {
 
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
 export class ApiClient {
-  private readonly dispatcher: Dispatcher;
+  /** Replaced when a timed-out request is stuck in it (see `retire`). */
+  private dispatcher: Dispatcher;
   private readonly base: string;
   private readonly origin: string;
   /** The base URL's path, under which the service's `/api/...` routes live. */
   private readonly prefix: string;
+  private readonly proxy: ProxyChoice | undefined;
+  private readonly ca: string[] | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     const base = new URL(this.base);
     this.origin = base.origin;
     this.prefix = base.pathname.replace(/\/+$/, '');
-    const { env } = options;
-    const ca = this.base.startsWith('https:') ? trustedCas(env) : undefined;
-    const common = {
-      keepAliveTimeout: 30_000,
-      // As many sockets as requests can be in flight; one for a single user's pages.
-      connections: options.connections,
-      connect: { timeout: options.timeoutMs, ...(ca ? { ca } : {}) },
-    };
-    const proxy = { httpProxy: env.HTTP_PROXY ?? env.http_proxy, httpsProxy: env.HTTPS_PROXY ?? env.https_proxy, noProxy: env.NO_PROXY ?? env.no_proxy };
-    // A run talks to one origin, so a plain pool serves it; the proxy-aware agent only when a
-    // proxy is configured, since it adds layers to every request.
-    this.dispatcher = proxy.httpProxy || proxy.httpsProxy ? new EnvHttpProxyAgent({ ...proxy, ...common }) : new Pool(this.origin, common);
+    this.ca = base.protocol === 'https:' ? trustedCas(options.env) : undefined;
+    this.proxy = options.proxy;
+    if (this.proxy) {
+      const how = base.protocol === 'https:' ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
+      options.trace?.(`through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source}) by ${how}`);
+    }
+    this.dispatcher = this.newDispatcher();
     // A stop ends the run, so it fails every request in flight at once by destroying the pool:
     // one listener for the run rather than one per request.
     options.signal?.addEventListener('abort', () => void this.dispatcher.destroy().catch(() => undefined), { once: true });
+  }
+
+  /** A plain pool to the origin, or a proxy agent whose pools fail fast when the proxy closes on them. */
+  private newDispatcher(): Dispatcher {
+    const { timeoutMs, connections } = this.options;
+    // As many sockets as requests can be in flight; one for a single user's pages.
+    const pool = { keepAliveTimeout: 30_000, connections };
+    const tls = { timeout: timeoutMs, ...(this.ca ? { ca: this.ca } : {}) };
+    if (!this.proxy) return new Pool(this.origin, { ...pool, connect: tls });
+    return new ProxyAgent({
+      uri: this.proxy.url.href,
+      // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
+      // CONNECT only for https://, as curl does.
+      proxyTunnel: this.origin.startsWith('https:'),
+      proxyTls: { timeout: timeoutMs },
+      requestTls: tls,
+      factory: (origin, opts: Pool.Options) => new Pool(origin, { ...pool, ...opts, connect: failingFast(opts.connect) }),
+    });
+  }
+
+  /**
+   * Gives up a dispatcher that holds a request undici cannot abort (one still waiting for a
+   * socket, e.g. while a proxy keeps refusing the tunnel): the run goes on with a fresh one,
+   * and destroying the old one stops its connection attempts.
+   */
+  private retire(old: Dispatcher): void {
+    if (this.dispatcher === old) this.dispatcher = this.newDispatcher();
+    void old.destroy().catch(() => undefined);
   }
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
@@ -137,25 +166,38 @@ export class ApiClient {
 
     // One controller per request, its timer cleared at the end: AbortSignal.timeout would keep
     // a live timer per page for the whole timeout, and memory would grow with the page count.
+    // The timer also settles the attempt itself: undici cannot abort a request that never got a
+    // socket, so --timeout bounds the attempt whatever the layers below do.
     const request$ = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      request$.abort();
-    }, timeoutMs);
+    const dispatcher = this.dispatcher;
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const expired = new Promise<'expired'>((resolve) => {
+      timer = setTimeout(() => {
+        request$.abort();
+        // An abort that lands unwinds within the current turn; a request still pending after
+        // that holds no socket to abort, so its dispatcher is stuck.
+        setImmediate(() => settled || this.retire(dispatcher));
+        resolve('expired');
+      }, timeoutMs);
+    });
     const started = Date.now();
-    try {
-      const res = await this.dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
+    const attempt = (async () => {
+      const res = await dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
       const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       return { text, body: classify(res.statusCode, res.headers, text) };
+    })().finally(() => (settled = true));
+    try {
+      const reply = await Promise.race([attempt, expired]);
+      if (reply !== 'expired') return reply;
+      attempt.catch(() => undefined);
+      const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
+      throw new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
     } catch (error) {
       if (error instanceof CallError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
-      if (timedOut) {
-        throw new CallError(ExitCode.network, `no complete answer from ${this.base} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
-      }
-      throw networkFailure(error, this.base);
+      throw this.proxy ? proxyFailure(error, this.base, this.proxy) : networkFailure(error, this.base);
     } finally {
       clearTimeout(timer);
     }
@@ -187,19 +229,40 @@ export class ApiClient {
   }
 }
 
+/** The code of a proxy that closed the connection before a request could be sent. */
+const PROXY_CLOSED = 'SGQ_PROXY_CLOSED';
+
+/**
+ * A connector whose "closed by the other side" is final for the requests waiting on it.
+ * undici treats that error as recoverable and reconnects at once, without a delay and
+ * without failing them: a proxy that closes every CONNECT kept a run spinning forever.
+ * Failing them hands the decision to sgq's retries, with their backoff.
+ */
+function failingFast(connect: Pool.Options['connect']): buildConnector.connector | undefined {
+  if (typeof connect !== 'function') return undefined;
+  return (opts, callback) =>
+    connect(opts, (...args) => {
+      const [err] = args;
+      if ((err as { code?: string } | null)?.code !== 'UND_ERR_SOCKET') return callback(...args);
+      callback(Object.assign(new Error('the proxy closed the connection'), { code: PROXY_CLOSED }), null);
+    });
+}
+
 const TRANSIENT_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH',
   'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED', PROXY_CLOSED,
 ]);
 
 const TLS_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH/;
+const isTlsFailure = (code: string, detail: string): boolean => TLS_CODE.test(code) || /certificate/i.test(detail);
 
 /** Names the cause of a transport failure in words, and says whether retrying may help. */
 function networkFailure(error: unknown, base: string): CallError {
   const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.cause?.code ?? err.code ?? '';
   const detail = err.cause?.message ?? err.message ?? String(error);
-  if (TLS_CODE.test(code) || /certificate/i.test(detail)) {
+  if (isTlsFailure(code, detail)) {
     return new CallError(
       ExitCode.network,
       `TLS certificate of ${base} not trusted: ${detail} (${code || 'TLS'})`,
@@ -208,13 +271,41 @@ function networkFailure(error: unknown, base: string): CallError {
     );
   }
   if (code === 'ENOTFOUND') return new CallError(ExitCode.network, `cannot resolve the host of ${base}`, 'check base-url and DNS', false);
-  const words: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    UND_ERR_SOCKET: 'connection closed by the other side',
-    UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-    UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
-    UND_ERR_BODY_TIMEOUT: 'the body stopped arriving',
-  };
-  return new CallError(ExitCode.network, `cannot reach ${base}: ${words[code] ?? detail}${code && !words[code] ? ` (${code})` : ''}`, 'check the network and base-url, or try again later', TRANSIENT_CODES.has(code));
+  return new CallError(ExitCode.network, `cannot reach ${base}: ${inWords(code, detail)}`, 'check the network and base-url, or try again later', TRANSIENT_CODES.has(code));
+}
+
+const WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  UND_ERR_SOCKET: 'connection closed by the other side',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_HEADERS_TIMEOUT: 'no answer in time',
+  UND_ERR_BODY_TIMEOUT: 'the body stopped arriving',
+  UND_ERR_DESTROYED: 'connection given up after another request timed out',
+};
+
+const inWords = (code: string, detail: string): string => WORDS[code] ?? `${detail}${code ? ` (${code})` : ''}`;
+
+/** Codes of a connection that was never made: through a proxy, the proxy's. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const CLOSED_CODES = new Set([PROXY_CLOSED, 'UND_ERR_SOCKET', 'ECONNRESET']);
+
+/** Names the proxy in a transport failure of a proxied run: every socket sgq opens goes to it. */
+function proxyFailure(error: unknown, base: string, proxy: ProxyChoice): CallError {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.cause?.code ?? err.code ?? '';
+  const detail = err.cause?.message ?? err.message ?? String(error);
+  const named = `the proxy ${maskedProxy(proxy.url)} (from ${proxy.source})`;
+  const hint = `check ${proxy.source} or unset it`;
+  // undici words a proxy's answer to CONNECT, or a 407 to a forwarded request, with its status.
+  const status = Number(/^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(err.message ?? '')?.[1]);
+  if (status === 407) return new CallError(ExitCode.network, `${named} asks for credentials (HTTP 407)`, `put them in ${proxy.source} as http://USER:PASSWORD@HOST:PORT`, false);
+  if (status >= 502 && status <= 504) return new CallError(ExitCode.network, `${named} could not reach ${base} (HTTP ${status})`, 'check base-url, or try again later', true);
+  if (status) return new CallError(ExitCode.network, `${named} refused to connect to ${base} (HTTP ${status})`, hint, false);
+  if (CONNECT_CODES.has(code)) return new CallError(ExitCode.network, `cannot reach ${named}: ${inWords(code, detail)}`, hint, TRANSIENT_CODES.has(code));
+  if (CLOSED_CODES.has(code)) return new CallError(ExitCode.network, `cannot reach ${base} through ${named}: connection closed by the proxy`, hint, true);
+  // A certificate is the service's own, checked through the tunnel.
+  if (isTlsFailure(code, detail)) return networkFailure(error, base);
+  return new CallError(ExitCode.network, `cannot reach ${base} through ${named}: ${inWords(code, detail)}`, hint, TRANSIENT_CODES.has(code));
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import { ApiClient } from '../api/client.js';
+import { proxyFor } from '../api/proxy.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
 import { resolveConfig, type ResolvedConfig } from '../config.js';
 import { ExitCode, configError, usageError } from '../errors.js';
@@ -114,6 +115,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     io.signal?.addEventListener('abort', onSignal, { once: true });
     if (io.signal?.aborted) onSignal();
 
+    // Chosen before --out is touched: a proxy variable sgq cannot use ends the run here.
+    const proxy = proxyFor(io.env, new URL(connection.baseUrl));
     const stopFetching = () => controller.abort('output closed');
     const sink: Sink = out ? FileSink.open(out, stopFetching) : new StreamSink(io.stdout, stopFetching);
     // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
@@ -125,6 +128,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
       retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
       env: io.env,
+      proxy,
       connections: concurrency,
       signal: controller.signal,
       trace: reporter.tracing ? (line) => reporter.trace(line) : undefined,
