@@ -8,7 +8,7 @@ import { createFormatter, loadTable, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, type Sink } from '../output/sink.js';
 import type { CommandContext } from '../program.js';
-import { runJobs, type Job } from '../run/runner.js';
+import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 
 /** The output and limit flags shared by every command that fetches records. */
@@ -20,15 +20,20 @@ export interface OutputFlags {
   summary?: 'text' | 'json';
   limit?: number;
   maxCredits?: number;
+  /** `--no-header` (csv) sets this to false. */
+  header?: boolean;
 }
 
 export interface Plan {
   label: string;
   needsKey: boolean;
   knownCost: number | null;
+  /** Jobs in flight at once: the caller keeps it to the jobs there are. */
   concurrency: number;
   tagUser: boolean;
-  jobs: (resolved: ResolvedConfig) => Job[];
+  /** Built as the run takes them, so a long list never sits in memory as jobs. */
+  jobs: (resolved: ResolvedConfig) => AsyncIterable<Job> | Iterable<Job>;
+  resume?: RunOptions['resume'];
 }
 
 /** Where requests go for this run: the configured service, or an in-process sandbox. */
@@ -90,8 +95,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   try {
     const jobs = plan.jobs(config);
     // Users in flight at once, and so the sockets the pool may need.
-    const concurrency = Math.max(1, Math.min(plan.concurrency, jobs.length));
+    const concurrency = Math.max(1, plan.concurrency);
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
+    if (flags.header === false && format !== 'csv') throw usageError(`--no-header is for -o csv, not ${format}`);
     if (format === 'table') await loadTable();
 
     const controller = new AbortController();
@@ -101,7 +107,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
 
     const stopFetching = () => controller.abort('output closed');
     const sink: Sink = flags.out ? new FileSink(flags.out, stopFetching) : new StreamSink(io.stdout, stopFetching);
-    const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line));
+    const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line), { header: flags.header });
     const client = new ApiClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
@@ -125,6 +131,10 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
           raw: flags.raw === true,
           tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
           label: plan.label,
+          format,
+          resume: plan.resume,
+          // Users left over go beside the output, or in the current folder.
+          remainingFile: flags.out ? `${flags.out}.remaining` : 'sgq-remaining.txt',
         },
         { client, sink, formatter, reporter, controller },
       );
