@@ -104,11 +104,23 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   if (globals.sandbox) words.push('--sandbox');
   if (globals.profile) words.push('--profile', globals.profile);
   if (globals.baseUrl) words.push('--base-url', globals.baseUrl);
-  if (globals.timeout !== undefined) words.push('--timeout', String(globals.timeout));
-  if (globals.retries !== undefined) words.push('--retries', String(globals.retries));
   words.push(...commandName(route).split(' '));
-  if (flags.how && flags.how !== 'username') words.push('--how', flags.how);
+  let users: string[] = [];
+  let input = '';
+  if ('file' in who) {
+    users = ['-'];
+    input = ` < ${shellQuote(who.file)}`;
+  } else {
+    users = who.users.filter((u): u is string => u !== null);
+  }
   const one = 'users' in who && who.users.length === 1 ? who.users[0]! : undefined;
+  // One user of a tagged run is read from stdin, so its records keep their query_user.
+  const piped = one !== undefined && one !== null && tagUser;
+  if (piped) users = ['-'];
+  // Users go first, as people write them, unless one looks like a flag: then last, after `--`.
+  const dashed = users.some((u) => u.startsWith('-') && u !== '-');
+  if (!dashed) words.push(...users);
+  if (flags.how && flags.how !== 'username') words.push('--how', flags.how);
   if (flags.sinceLast && one === undefined) {
     words.push('--since-last');
     if (flags.state) words.push('--state', flags.state);
@@ -124,7 +136,7 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
     if (flags.all) words.push('--all');
     if (flags.maxPages !== undefined) words.push('--max-pages', String(flags.maxPages));
   }
-  if (flags.concurrency !== undefined && !(one !== undefined)) words.push('--concurrency', String(flags.concurrency));
+  if (flags.concurrency !== undefined && one === undefined) words.push('--concurrency', String(flags.concurrency));
   if (from.limit !== undefined) words.push('--limit', String(from.limit));
   if (from.maxCredits !== undefined) words.push('--max-credits', String(from.maxCredits));
   if (flags.raw) words.push('--raw');
@@ -135,20 +147,9 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   // A JSON array cannot be appended to: the rest goes to a file of its own.
   if (from.format === 'json') words.push('--out', nextJsonFile(flags.out));
   if (flags.summary) words.push('--summary', flags.summary);
-
-  let users: string[] = [];
-  let input = '';
-  if ('file' in who) {
-    users = ['-'];
-    input = ` < ${shellQuote(who.file)}`;
-  } else {
-    users = who.users.filter((u): u is string => u !== null);
-  }
-  // One user of a tagged run is read from stdin, so its records keep their query_user.
-  const piped = one !== undefined && one !== null && tagUser;
-  if (piped) users = ['-'];
-  if (users.some((u) => u.startsWith('-') && u !== '-')) words.push('--');
-  words.push(...users);
+  if (globals.timeout !== undefined) words.push('--timeout', String(globals.timeout));
+  if (globals.retries !== undefined) words.push('--retries', String(globals.retries));
+  if (dashed) words.push('--', ...users);
   let command = words.map(shellQuote).join(' ') + input;
   if (piped) command = `printf '%s\\n' ${shellQuote(one)} | ${command}`;
   // ndjson and csv append to what the run wrote: FILE once in place, else FILE.partial.

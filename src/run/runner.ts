@@ -219,6 +219,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
     for (;;) {
       const item = await source.next();
       if (item.done) break;
+      taken++;
       remaining.add(item.value.user);
     }
   }
@@ -245,7 +246,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       const left = remaining.count > 0 && rest ? `; ${count(remaining.count, 'user')} not attempted; with a new budget, resume them with: ${rest.resume}` : '';
       reporter.info(`${stopNote(stop, options)}${left}`);
     }
-    if (rest && !budgetMet && (interrupted || reason === 'fatal' || summary.users + remaining.count > 1)) {
+    if (rest && !budgetMet && (interrupted || reason === 'fatal' || taken > 1)) {
       reporter.error(`${count(remaining.count, 'user')} not finished; resume with: ${rest.resume}`);
     }
   }
