@@ -135,7 +135,8 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
     return stat.resume;
   };
 
-  const runJob = async (job: Job, stat: UserStats) => {
+  /** Runs one job; false when it was stopped before it asked anything (it is left for the resume). */
+  const runJob = async (job: Job, stat: UserStats): Promise<boolean> => {
     const pages = fetchPages(ctx.client, job.request, budget, controller.signal);
     /** The page to ask next, once a page was written. */
     let next: number | null = null;
@@ -147,8 +148,11 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
           if (result.value === 'limit' || result.value === 'max-credits') budgetMet = true;
           if (result.value !== 'done') stops.add(result.value);
           else if (stat.exitCode === ExitCode.ok) job.onComplete?.();
-          if (stat.pages === 0 && result.value !== 'done') remaining.add(job.user);
-          return;
+          if (stat.pages === 0 && result.value !== 'done' && result.value !== 'more') {
+            remaining.add(job.user);
+            return false;
+          }
+          return true;
         }
         await writePage(job, stat, result.value);
         next = job.request.follow ? result.value.nextPage : null;
@@ -156,15 +160,19 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
     } catch (error) {
       if (!(error instanceof StoppedError || controller.signal.aborted)) {
         reportFailure(job, stat, error);
-        return;
+        return true;
       }
     } finally {
       await pages.return('done').catch(() => undefined);
     }
     // Stopped by an abort or a closed output before it was done.
-    if (sink.closed) return;
-    if (stat.pages === 0) remaining.add(job.user);
-    else if (next !== null && resumeFrom(job, stat, next)) reporter.error(`${prefix(job)}stopped before page ${next}; resume with: ${stat.resume}`);
+    if (sink.closed) return true;
+    if (stat.pages === 0) {
+      remaining.add(job.user);
+      return false;
+    }
+    if (next !== null && resumeFrom(job, stat, next)) reporter.error(`${prefix(job)}stopped before page ${next}; resume with: ${stat.resume}`);
+    return true;
   };
 
   const reportFailure = (job: Job, stat: UserStats, error: unknown) => {
@@ -208,7 +216,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
         remaining.add(job.user);
         break;
       }
-      await runJob(job, stat);
+      if (!(await runJob(job, stat))) continue;
       watchReachability(stat);
       summary.add(order, stat);
     }
