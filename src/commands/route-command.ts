@@ -105,18 +105,11 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   if (globals.profile) words.push('--profile', globals.profile);
   if (globals.baseUrl) words.push('--base-url', globals.baseUrl);
   words.push(...commandName(route).split(' '));
-  let users: string[] = [];
-  let input = '';
-  if ('file' in who) {
-    users = ['-'];
-    input = ` < ${shellQuote(who.file)}`;
-  } else {
-    users = who.users.filter((u): u is string => u !== null);
-  }
   const one = 'users' in who && who.users.length === 1 ? who.users[0]! : undefined;
   // One user of a tagged run is read from stdin, so its records keep their query_user.
-  const piped = one !== undefined && one !== null && tagUser;
-  if (piped) users = ['-'];
+  const piped = typeof one === 'string' && tagUser;
+  const users = 'file' in who || piped ? ['-'] : who.users.filter((u): u is string => u !== null);
+  const input = 'file' in who ? ` < ${shellQuote(who.file)}` : '';
   // Users go first, as people write them, unless one looks like a flag: then last, after `--`.
   const dashed = users.some((u) => u.startsWith('-') && u !== '-');
   if (!dashed) words.push(...users);

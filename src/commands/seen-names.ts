@@ -15,7 +15,7 @@ export class SeenNames {
 
   /** Adds `name`; false when it was already there. */
   add(name: string): boolean {
-    const wide = /[^\u0000-\u00ff]/.test(name);
+    const wide = hasWideCharacters(name);
     const length = wide ? name.length * 2 : name.length;
     const header = wide ? (length | 0x80000000) >>> 0 : length;
     this.reserve(4 + length);
@@ -54,6 +54,11 @@ export class SeenNames {
     }
     this.slots = slots;
   }
+}
+
+function hasWideCharacters(name: string): boolean {
+  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) > 0xff) return true;
+  return false;
 }
 
 /** 32-bit FNV-1a over bytes [from, to) of `buffer`. */
