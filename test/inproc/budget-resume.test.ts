@@ -56,7 +56,8 @@ describe('one budget for the whole run, whatever the concurrency', () => {
       balance -= 5;
       return { body: envelope(pageOf(req), null, [{ username: userOf(req) }], balance) };
     });
-    const r = await runSgq(['graph', 'followers', ...users(20), '--max-credits', '20', '--concurrency', '8', '--summary', 'json'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    const out = join(tempDir(), 'f.ndjson');
+    const r = await runSgq(['graph', 'followers', ...users(20), '--max-credits', '20', '--concurrency', '8', '--summary', 'json', '--out', out], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(0);
     // 1 credit is assumed until two balances are seen: the second call may be the one that passes.
     expect((1000 - balance) / 5).toBeLessThanOrEqual(5);
@@ -92,11 +93,16 @@ describe('an unreachable service', () => {
 
   it('with users in flight, starts none once the service is taken to be down', async () => {
     const stub = await stubs(() => 'reset');
-    const r = await runSgq(['graph', 'followers', ...users(40), '--retries', '0', '--concurrency', '4'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    const out = join(tempDir(), 'f.ndjson');
+    const r = await runSgq(['graph', 'followers', ...users(40), '--retries', '0', '--concurrency', '4', '--out', out], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(7);
     // Three failures, and at most one more user in flight on each of the three other workers.
     expect(stub.requests.length).toBeLessThanOrEqual(6);
     expect(lines(r.stderr).filter((l) => l.includes('unreachable'))).toHaveLength(1);
+    // Every user is either counted as asked or saved for the resume, none twice.
+    const saved = lines(readFileSync(`${out}.remaining`, 'utf8'));
+    expect(new Set(saved).size).toBe(saved.length);
+    expect(saved.length).toBeGreaterThanOrEqual(40 - stub.requests.length);
   });
 
   it('one user that answers between failures keeps the run going', async () => {
