@@ -258,6 +258,7 @@ function addOutputOptions(cmd: Command, summary: boolean): void {
   cmd.addOption(new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit']));
   cmd.addOption(new Option('--out <file>', 'write to FILE, replaced only when the run succeeds').argParser(nonEmpty('--out')));
   cmd.addOption(new Option('--wait-lock <duration>', 'wait up to this long (30s, 5m) for another run using the same --out or state file').argParser(waitDuration));
+  cmd.addOption(new Option('--no-header', 'csv: leave out the header line (to append to a file that has one)'));
   if (summary) cmd.addOption(new Option('--summary <format>', 'with json, the run summary as one JSON object on stderr').choices(['text', 'json']));
 }
 

@@ -11,7 +11,7 @@ import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../o
 import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import type { CommandContext } from '../program.js';
-import { runJobs, type Job } from '../run/runner.js';
+import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 
 /** The output and limit flags shared by every command that fetches records. */
@@ -25,17 +25,22 @@ export interface OutputFlags {
   maxCredits?: number;
   /** --wait-lock, in ms, and as given. */
   waitLock?: { ms: number; text: string };
+  /** `--no-header` (csv) sets this to false. */
+  header?: boolean;
 }
 
 export interface Plan {
   label: string;
   needsKey: boolean;
   knownCost: number | null;
+  /** Jobs in flight at once: the caller keeps it to the jobs there are. */
   concurrency: number;
   tagUser: boolean;
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
-  jobs: (resolved: ResolvedConfig, marks?: SinceMarks) => Job[];
+  /** Built as the run takes them, so a long list never sits in memory as jobs. */
+  jobs: (resolved: ResolvedConfig, marks?: SinceMarks) => AsyncIterable<Job> | Iterable<Job>;
+  resume?: RunOptions['resume'];
 }
 
 /** Where requests go for this run: the configured service, or an in-process sandbox. */
@@ -106,8 +111,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (plan.marksFile) marks = await SinceMarks.open(plan.marksFile(config), lockOptions);
     const jobs = plan.jobs(config, marks);
     // Users in flight at once, and so the sockets the pool may need.
-    const concurrency = Math.max(1, Math.min(plan.concurrency, jobs.length));
+    const concurrency = Math.max(1, plan.concurrency);
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
+    if (flags.header === false && format !== 'csv') throw usageError(`--no-header is for -o csv, not ${format}`);
     if (format === 'table') await loadTable();
 
     const controller = new AbortController();
@@ -121,7 +127,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const sink: Sink = out ? FileSink.open(out, stopFetching) : new StreamSink(io.stdout, stopFetching);
     // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
     if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
-    const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line));
+    const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line), { header: flags.header });
     const client = new ApiClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
@@ -146,6 +152,10 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
           raw: flags.raw === true,
           tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
           label: plan.label,
+          format,
+          resume: plan.resume,
+          // Users left over go beside the output, or in the current folder.
+          remainingFile: flags.out ? `${flags.out}.remaining` : 'sgq-remaining.txt',
         },
         { client, sink, formatter, reporter, controller },
       );

@@ -4,9 +4,11 @@ import type { CommandContext } from '../program.js';
 import { commandName, type RouteSpec } from '../routes.js';
 import { parseSince } from '../since.js';
 import { execute, type OutputFlags } from './execute.js';
-import { readSubjects } from './subjects.js';
+import { Subjects } from './subjects.js';
 import { shellQuote } from './shell.js';
 import { marksFile, markKey } from '../run/since-marks.js';
+import type { ResumeSubjects } from '../run/remaining.js';
+import type { Continuation, Job } from '../run/runner.js';
 
 export interface RouteFlags extends OutputFlags {
   how?: string;
@@ -26,8 +28,14 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   // Flags first: a usage error should not wait for a whole stdin list to be read.
   if (flags.since !== undefined && flags.sinceLast) throw usageError('use either --since or --since-last, not both');
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
-  const subjects: (string | null)[] = route.subject === 'none' ? [null] : await readSubjects(args, io.stdin, io.stdinIsTTY);
   const how = flags.how ?? 'username';
+  const wanted = flags.concurrency ?? 4;
+  // Read ahead only as many users as can be in flight; the rest are read as the run needs them.
+  const subjects = route.subject === 'none' ? undefined : await Subjects.open(args, io.stdin, io.stdinIsTTY, Math.max(2, wanted));
+  // A list on stdin is tagged whatever its length, so its records have one shape.
+  const tagUser = subjects !== undefined && (subjects.first.length > 1 || subjects.fromStdin);
+  /** The `since` each user was asked with, frozen for its resume. */
+  let sinceOf: (user: string | null) => string | undefined = () => since;
 
   return execute(
     ctx,
@@ -35,13 +43,15 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       label: commandName(route),
       needsKey: route.needsKey,
       knownCost: route.cost,
-      concurrency: flags.concurrency ?? 4,
-      tagUser: subjects.length > 1,
+      concurrency: Math.min(wanted, subjects?.first.length ?? 1),
+      tagUser,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       jobs: (config, marks) => {
-        return subjects.map((user) => {
-          const key = user === null ? '' : markKey(config.profile, route.path, how, user);
-          const userSince = marks ? marks.get(key) : since;
+        const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
+        if (marks) sinceOf = (user) => marks.get(keyOf(user));
+        const job = (user: string | null): Job => {
+          const key = keyOf(user);
+          const userSince = sinceOf(user);
           const payload = (page: number | null): Record<string, Json> => {
             if (user === null) return {};
             const body: Record<string, Json> = { user, how };
@@ -61,29 +71,88 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
               maxPages: flags.maxPages,
               wholeBodyIsRecord: route.subject === 'none',
             },
-            resumeCommand: (page: number) =>
-              resumeCommand(route, user, { ...flags, since: userSince, sinceLast: false }, globals, page),
             onComplete: marks && user !== null ? () => marks.stage(key, startedAt) : undefined,
           };
-        });
+        };
+        return subjects ? mapAsync(subjects, job) : [job(null)];
       },
+      resume: (who, from) => resumeCommand({ route, flags, globals, tagUser, sinceOf }, who, from),
     },
     flags,
   );
 }
 
-/** The command that fetches the rest of a failed `--all` run, with `--since` frozen to an absolute time. */
-function resumeCommand(route: RouteSpec, user: string | null, flags: RouteFlags, globals: CommandContext['globals'], page: number): string {
+async function* mapAsync<T, U>(items: AsyncIterable<T>, fn: (item: T) => U): AsyncGenerator<U> {
+  for await (const item of items) yield fn(item);
+}
+
+interface ResumeBase {
+  route: RouteSpec;
+  flags: RouteFlags;
+  globals: CommandContext['globals'];
+  tagUser: boolean;
+  sinceOf: (user: string | null) => string | undefined;
+}
+
+/**
+ * The command that runs the rest of a run: for one user stopped part-way, from its next page;
+ * for users not finished, as the run would have. `--since` is frozen to the instant the run
+ * used, the budget is what is left of it, and the output appends validly to what was written.
+ */
+function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, who: ResumeSubjects, from: Continuation): string {
   const words = ['sgq'];
   if (globals.sandbox) words.push('--sandbox');
   if (globals.profile) words.push('--profile', globals.profile);
   if (globals.baseUrl) words.push('--base-url', globals.baseUrl);
   words.push(...commandName(route).split(' '));
-  if (user !== null) words.push(user);
+  const one = 'users' in who && who.users.length === 1 ? who.users[0]! : undefined;
+  // One user of a tagged run is read from stdin, so its records keep their query_user.
+  const piped = typeof one === 'string' && tagUser;
+  const users = 'file' in who || piped ? ['-'] : who.users.filter((u): u is string => u !== null);
+  const input = 'file' in who ? ` < ${shellQuote(who.file)}` : '';
+  // Users go first, as people write them, unless one looks like a flag: then last, after `--`.
+  const dashed = users.some((u) => u.startsWith('-') && u !== '-');
+  if (!dashed) words.push(...users);
   if (flags.how && flags.how !== 'username') words.push('--how', flags.how);
-  if (flags.since) words.push('--since', flags.since);
-  words.push('--page', String(page), '--all');
-  if (flags.output) words.push('-o', flags.output);
-  if (flags.fields) words.push('--fields', flags.fields.join(','));
-  return words.map(shellQuote).join(' ');
+  if (flags.sinceLast && one === undefined) {
+    words.push('--since-last');
+    if (flags.state) words.push('--state', flags.state);
+  } else {
+    const since = sinceOf(one ?? null);
+    if (since) words.push('--since', since);
+  }
+  if (from.page !== undefined) {
+    words.push('--page', String(from.page), '--all');
+    if (flags.maxPages !== undefined) words.push('--max-pages', String(Math.max(1, flags.maxPages - (from.pagesDone ?? 0))));
+  } else {
+    if (flags.page !== undefined) words.push('--page', String(flags.page));
+    if (flags.all) words.push('--all');
+    if (flags.maxPages !== undefined) words.push('--max-pages', String(flags.maxPages));
+  }
+  if (flags.concurrency !== undefined && one === undefined) words.push('--concurrency', String(flags.concurrency));
+  if (from.limit !== undefined) words.push('--limit', String(from.limit));
+  if (from.maxCredits !== undefined) words.push('--max-credits', String(from.maxCredits));
+  if (flags.raw) words.push('--raw');
+  if (flags.output || from.format === 'csv' || from.format === 'json') words.push('-o', from.format);
+  const fields = from.format === 'csv' && from.columns ? from.columns : flags.fields;
+  if (fields) words.push('--fields', fields.join(','));
+  if (from.format === 'csv' && (from.headerWritten || flags.header === false)) words.push('--no-header');
+  // A JSON array cannot be appended to: the rest goes to a file of its own.
+  if (from.format === 'json') words.push('--out', nextJsonFile(flags.out));
+  if (flags.summary) words.push('--summary', flags.summary);
+  if (globals.timeout !== undefined) words.push('--timeout', String(globals.timeout));
+  if (globals.retries !== undefined) words.push('--retries', String(globals.retries));
+  if (dashed) words.push('--', ...users);
+  let command = words.map(shellQuote).join(' ') + input;
+  if (piped) command = `printf '%s\\n' ${shellQuote(one)} | ${command}`;
+  // ndjson and csv append to what the run wrote: FILE once in place, else FILE.partial.
+  if (flags.out && from.format !== 'json') command += ` >> ${shellQuote(from.outputComplete ? flags.out : `${flags.out}.partial`)}`;
+  return command;
+}
+
+/** A new name beside a JSON --out file: jack.json → jack.2.json, jack.2.json → jack.3.json. */
+function nextJsonFile(out: string | undefined): string {
+  if (!out) return 'rest.json';
+  const m = /^(.*?)(?:\.(\d+))?(\.json)?$/i.exec(out)!;
+  return `${m[1]}.${Number(m[2] ?? 1) + 1}${m[3] ?? ''}`;
 }

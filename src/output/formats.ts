@@ -11,6 +11,15 @@ export interface Formatter {
   /** `lossless` says the records may hold RawNumbers; without it the native serializer is exact. */
   write(records: readonly JsonObject[], lossless?: boolean): void;
   end(): void;
+  /** csv: the columns in use once known, so that a resume can write the same ones. */
+  readonly columns?: readonly string[];
+  /** csv: whether the header line was written (a resume that appends must not repeat it). */
+  readonly headerWritten?: boolean;
+}
+
+export interface FormatOptions {
+  /** csv: `--no-header` (for appending to a file that has one). */
+  header?: boolean;
 }
 
 /** `--fields a,b`: those keys, in that order, null where a record lacks one. */
@@ -20,7 +29,7 @@ function selectFields(record: JsonObject, fields: readonly string[]): JsonObject
   return out;
 }
 
-export function createFormatter(format: Format, sink: Sink, fields?: readonly string[], warn?: (line: string) => void): Formatter {
+export function createFormatter(format: Format, sink: Sink, fields?: readonly string[], warn?: (line: string) => void, options: FormatOptions = {}): Formatter {
   const project = fields ? (r: JsonObject) => selectFields(r, fields) : (r: JsonObject) => r;
   switch (format) {
     case 'ndjson':
@@ -51,7 +60,7 @@ export function createFormatter(format: Format, sink: Sink, fields?: readonly st
       };
     }
     case 'csv':
-      return csvFormatter(sink, fields, warn);
+      return csvFormatter(sink, fields, warn, options.header ?? true);
     case 'table':
       return tableFormatter(sink, fields);
   }
@@ -91,25 +100,31 @@ function csvRow(columns: readonly string[], valueOf: (column: string) => Json | 
 /**
  * RFC 4180: CRLF line ends, quotes doubled. The header is `--fields`, or the keys of the
  * first page (a stream cannot go back to widen its header); a key first seen later is
- * reported once on stderr.
+ * reported once on stderr. `header` false leaves the header line out (`--no-header`).
  */
-function csvFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: (line: string) => void): Formatter {
-  let columns: readonly string[] | undefined = fields;
+function csvFormatter(sink: Sink, fields: readonly string[] | undefined, warn: ((line: string) => void) | undefined, header: boolean): Formatter {
   // The header's keys, and those already reported as left out.
   const seen = new Set<string>(fields);
-  let headerWritten = false;
-  const header = () => {
-    if (!headerWritten && columns) sink.write(csvRow(columns, (column) => column));
-    headerWritten = true;
-  };
-  return {
-    write(records) {
-      if (records.length === 0) return;
-      if (!columns) {
-        columns = unionKeys(records);
-        for (const c of columns) seen.add(c);
+  let started = false;
+  const formatter = {
+    columns: fields,
+    headerWritten: false,
+    start() {
+      if (started) return;
+      started = true;
+      if (header && formatter.columns) {
+        sink.write(csvRow(formatter.columns, (column) => column));
+        formatter.headerWritten = true;
       }
-      header();
+    },
+    write(records: readonly JsonObject[]) {
+      if (records.length === 0) return;
+      if (!formatter.columns) {
+        formatter.columns = unionKeys(records);
+        for (const c of formatter.columns) seen.add(c);
+      }
+      formatter.start();
+      const columns = formatter.columns;
       let out = '';
       for (const r of records) {
         if (!fields) {
@@ -124,9 +139,10 @@ function csvFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: 
       sink.write(out);
     },
     end() {
-      header();
+      formatter.start();
     },
   };
+  return formatter;
 }
 
 /** A table must see every row to size its columns, so it is the one format that buffers. */

@@ -1,5 +1,6 @@
 // The limits a user sets on a whole run: records (--limit) and credits (--max-credits).
-// One Budget is shared by every user in flight, so the limits hold for the run, not per user.
+// One Budget is shared by every user in flight, so the limits hold for the run, not per user:
+// a call is sent only when what it could bring still fits after the calls already in flight.
 
 export interface BudgetLimits {
   limit?: number;
@@ -8,12 +9,18 @@ export interface BudgetLimits {
   knownCost: number | null;
 }
 
+/** What `acquire` decided: send the call, or stop because a limit is met. */
+export type Grant = 'go' | 'limit' | 'max-credits';
+
 export class Budget {
   private recordsTaken = 0;
   private inFlight = 0;
   private calls = 0;
   private highest: number | null = null;
   private lowest: number | null = null;
+  /** Records a full page holds, learned from the first page that had a next one. */
+  private pageSize: number | null = null;
+  private readonly waiting = new Set<() => void>();
 
   constructor(private readonly limits: BudgetLimits) {}
 
@@ -21,11 +28,9 @@ export class Budget {
     return this.limits.limit === undefined ? Infinity : this.limits.limit - this.recordsTaken;
   }
 
-  /** How many of `offered` records may still be written; counts them as written. */
-  takeRecords(offered: number): number {
-    const granted = Math.min(offered, this.recordsLeft);
-    this.recordsTaken += granted;
-    return granted;
+  /** What is left of --max-credits, if set. */
+  get maxCreditsLeft(): number | undefined {
+    return this.limits.maxCredits === undefined ? undefined : Math.max(0, this.limits.maxCredits - this.creditsUsed);
   }
 
   /**
@@ -51,22 +56,70 @@ export class Budget {
     return this.lowest;
   }
 
-  /** Asks to make one more call; false when it could take the run past --max-credits. */
-  reserveCall(): boolean {
-    if (this.recordsLeft <= 0) return false;
-    const max = this.limits.maxCredits;
-    if (max !== undefined && this.creditsUsed + (this.inFlight + 1) * this.estimatedCost() > max) return false;
-    this.inFlight++;
-    return true;
+  /**
+   * Whether one more call may be sent now. A call that cannot fit yet but might once the
+   * calls in flight have settled waits; one that cannot fit even then stops the caller.
+   */
+  private decide(): Grant | 'wait' {
+    const { limit, maxCredits, knownCost } = this.limits;
+    if (this.recordsLeft <= 0) return 'limit';
+    if (maxCredits !== undefined) {
+      const cost = this.estimatedCost();
+      if (this.creditsUsed + cost > maxCredits) return this.inFlight === 0 ? 'max-credits' : 'wait';
+      // An unlearned price may be above the estimate: one call at a time until it is known.
+      const priceKnown = knownCost !== null || this.calls > 1;
+      if (this.inFlight > 0 && (!priceKnown || this.creditsUsed + (this.inFlight + 1) * cost > maxCredits)) return 'wait';
+    }
+    if (limit !== undefined && this.inFlight > 0) {
+      // Only calls whose whole pages fit run side by side; the last, partial one runs alone,
+      // so at most one call's records are ever cut by --limit.
+      if (this.pageSize === null || (this.inFlight + 1) * this.pageSize > this.recordsLeft) return 'wait';
+    }
+    return 'go';
   }
 
-  /** Settles a reserved call: `charged` false for calls the service does not bill (errors, placeholders). */
-  settleCall(charged: boolean, balance: number | null): void {
+  /**
+   * Asks to make one more call: 'go' reserves it (settle it with `settleCall`), otherwise the
+   * limit that is met. Waits while calls in flight decide it; an abort ends the wait by
+   * throwing, as an aborted request does.
+   */
+  async acquire(signal?: AbortSignal): Promise<Grant> {
+    for (;;) {
+      const grant = this.decide();
+      if (grant === 'go') this.inFlight++;
+      if (grant !== 'wait') return grant;
+      if (signal?.aborted) throw new Error('stopped while waiting for the budget');
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.waiting.delete(wake);
+          signal?.removeEventListener('abort', wake);
+          resolve();
+        };
+        this.waiting.add(wake);
+        signal?.addEventListener('abort', wake, { once: true });
+      });
+    }
+  }
+
+  /**
+   * Settles a reserved call: `charged` false for calls the service does not bill (errors,
+   * placeholders). Takes its records against --limit at once (before another call can be
+   * decided) and returns how many of them may be written.
+   */
+  settleCall(charged: boolean, balance: number | null, page?: { records: number; full: boolean }): number {
     this.inFlight--;
     if (balance !== null) {
       this.highest = this.highest === null ? balance : Math.max(this.highest, balance);
       this.lowest = this.lowest === null ? balance : Math.min(this.lowest, balance);
     }
     if (charged) this.calls++;
+    let granted = 0;
+    if (page) {
+      if (page.full) this.pageSize = Math.max(this.pageSize ?? 0, page.records);
+      granted = Math.min(page.records, this.recordsLeft);
+      this.recordsTaken += granted;
+    }
+    for (const wake of [...this.waiting]) wake();
+    return granted;
   }
 }

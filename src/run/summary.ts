@@ -1,3 +1,4 @@
+import { ExitCode, worstExitCode } from '../errors.js';
 import type { Reporter } from '../output/reporter.js';
 import type { Budget } from './budget.js';
 
@@ -13,6 +14,13 @@ export interface UserStats {
   resume?: string;
 }
 
+/**
+ * Up to this many users the summary lists every user; beyond it, only users that failed (at
+ * most FAILED_LISTED of them), so a run over a million users keeps a summary of bounded size.
+ */
+export const LIST_ALL_UP_TO = 1000;
+export const FAILED_LISTED = 10_000;
+
 /** The run summary; its JSON form (`--summary json`) is a contract for scripts. */
 export interface RunSummary {
   users: {
@@ -24,45 +32,83 @@ export interface RunSummary {
     exit_code: number;
     resume?: string;
   }[];
+  /** Which users `users` holds: all of them, or (past LIST_ALL_UP_TO users) those that failed. */
+  listed: 'all' | 'failed';
   totals: { users: number; failed: number; pages: number; records: number; credits_used: number; credits_left: number | null };
+  /** The command that runs the `remaining` users this run did not finish (not started, stopped, unreachable). */
+  resume?: string;
+  remaining?: number;
   exit_code: number;
 }
 
-export function buildSummary(stats: readonly UserStats[], budget: Budget, exitCode: number): RunSummary {
-  const perCall = budget.estimatedCost();
-  const users = stats.map((s) => ({
-    user: s.user,
-    pages: s.pages,
-    records: s.records,
-    credits_used: s.calls * perCall,
-    errors: s.errors,
-    exit_code: s.exitCode,
-    ...(s.resume ? { resume: s.resume } : {}),
-  }));
-  return {
-    users,
-    totals: {
-      users: stats.length,
-      failed: stats.filter((s) => s.exitCode !== 0).length,
-      pages: stats.reduce((sum, s) => sum + s.pages, 0),
-      records: stats.reduce((sum, s) => sum + s.records, 0),
-      credits_used: budget.creditsUsed,
-      credits_left: budget.creditsLeft,
-    },
-    exit_code: exitCode,
-  };
+/** Gathers the users' stats as they finish: totals for all, detail for as many as the summary lists. */
+export class SummaryCollector {
+  private readonly kept: { order: number; stat: UserStats }[] = [];
+  private listedFailed = 0;
+  users = 0;
+  worstExitCode: number = ExitCode.ok;
+  private failed = 0;
+  private pages = 0;
+  private records = 0;
+
+  /** `order` is the user's place in the input, so the summary lists users in that order. */
+  add(order: number, stat: UserStats): void {
+    this.users++;
+    this.pages += stat.pages;
+    this.records += stat.records;
+    const failed = stat.exitCode !== 0;
+    if (failed) this.failed++;
+    this.worstExitCode = worstExitCode([this.worstExitCode, stat.exitCode]);
+    if (failed ? this.listedFailed < FAILED_LISTED : this.users <= LIST_ALL_UP_TO) {
+      this.kept.push({ order, stat });
+      if (failed) this.listedFailed++;
+    }
+    // Past the threshold the users that did well are dropped, once.
+    if (this.users === LIST_ALL_UP_TO + 1) this.kept.splice(0, this.kept.length, ...this.kept.filter((k) => k.stat.exitCode !== 0));
+  }
+
+  build(budget: Budget, exitCode: number, rest?: { resume: string; remaining: number }): RunSummary {
+    const perCall = budget.estimatedCost();
+    const users = this.kept
+      .sort((a, b) => a.order - b.order)
+      .map(({ stat: s }) => ({
+        user: s.user,
+        pages: s.pages,
+        records: s.records,
+        credits_used: s.calls * perCall,
+        errors: s.errors,
+        exit_code: s.exitCode,
+        ...(s.resume ? { resume: s.resume } : {}),
+      }));
+    return {
+      users,
+      listed: this.users > LIST_ALL_UP_TO ? 'failed' : 'all',
+      totals: {
+        users: this.users,
+        failed: this.failed,
+        pages: this.pages,
+        records: this.records,
+        credits_used: budget.creditsUsed,
+        credits_left: budget.creditsLeft,
+      },
+      ...rest,
+      exit_code: exitCode,
+    };
+  }
 }
 
-/** The summary for people: a line per user when there are several, then the totals. */
+/** The summary for people: a line per listed user when there are several, then the totals. */
 export function formatSummary(summary: RunSummary, reporter: Reporter): string {
   const count = (v: number, noun: string) => `${v.toLocaleString('en-US')} ${noun}${v === 1 ? '' : 's'}`;
   const { totals } = summary;
   const lines: string[] = [];
-  if (summary.users.length > 1) {
+  if (totals.users > 1) {
     for (const u of summary.users) {
       const state = u.errors.length ? reporter.color.red(`failed: ${u.errors[0]}`) : 'ok';
       lines.push(`  ${u.user}: ${count(u.pages, 'page')}, ${count(u.records, 'record')}, ${count(u.credits_used, 'credit')}, ${state}`);
     }
+    const unlisted = totals.users - summary.users.length;
+    if (unlisted > 0) lines.push(`  (${count(unlisted, 'more user')} not listed; the totals count them)`);
   }
   const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
   lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}, ${count(totals.credits_used, 'credit')} used${left}`);

@@ -1,0 +1,70 @@
+import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** Up to this many users a resume names them on its command line; more go to a file read on stdin. */
+export const INLINE_UP_TO = 10;
+
+/** Where a resume finds its users: on its command line, or in a file given on stdin. */
+export type ResumeSubjects = { users: readonly (string | null)[] } | { file: string };
+
+/**
+ * The users a run did not finish, in input order, kept in memory only while they are few.
+ * The file is written beside the run's output under a temporary name and renamed into place
+ * at the end, so a resume that is reading an earlier list from it keeps reading that list.
+ */
+export class RemainingUsers {
+  count = 0;
+  private readonly inline: (string | null)[] = [];
+  private pending = '';
+  private temp?: string;
+  /** Why the list could not be saved, if it could not. */
+  failure?: string;
+
+  constructor(private readonly file: string) {}
+
+  add(user: string | null): void {
+    this.count++;
+    if (this.count <= INLINE_UP_TO) {
+      this.inline.push(user);
+      return;
+    }
+    if (this.count === INLINE_UP_TO + 1) this.pending = this.inline.map((u) => `${u}\n`).join('');
+    this.pending += `${user}\n`;
+    if (this.pending.length >= 1 << 16) this.flush();
+  }
+
+  /** Where a resume finds them; undefined when there are none or they could not be saved. */
+  finish(): ResumeSubjects | undefined {
+    if (this.count === 0) return undefined;
+    if (this.count <= INLINE_UP_TO) return { users: this.inline };
+    this.flush();
+    if (this.failure || !this.temp) return undefined;
+    try {
+      renameSync(this.temp, this.file);
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+    return { file: this.file };
+  }
+
+  private flush(): void {
+    if (this.failure) return;
+    try {
+      if (!this.temp) {
+        this.temp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
+        writeFileSync(this.temp, this.pending, { mode: 0o600 });
+      } else {
+        appendFileSync(this.temp, this.pending);
+      }
+    } catch (error) {
+      this.fail(error);
+    }
+    this.pending = '';
+  }
+
+  private fail(error: unknown): void {
+    this.failure = `cannot save the users left to ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+    if (this.temp) rmSync(this.temp, { force: true });
+  }
+}

@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
+import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
+
+const stubs = useStubs();
+const users = (n: number, stem = 'u') => Array.from({ length: n }, (_, i) => `${stem}${i}`);
+const userOf = (req: Recorded) => (JSON.parse(req.body) as { user: string }).user;
+const pageOf = (req: Recorded) => (JSON.parse(req.body) as { page: number }).page;
+
+/** Every user has `pages` full pages of `size` records. */
+const pagedStub = (size: number, pages: number) =>
+  stubs((req) => {
+    const page = pageOf(req);
+    const data = Array.from({ length: size }, (_, i) => ({ username: `${userOf(req)}-${page}-${i}` }));
+    return { body: envelope(page, page < pages ? page + 1 : null, data, 1000) };
+  });
+
+describe('one budget for the whole run, whatever the concurrency', () => {
+  it('--limit 1 over 8 users sends one call', async () => {
+    const stub = await pagedStub(500, 3);
+    const r = await runSgq(['graph', 'followers', ...users(8), '--limit', '1', '--concurrency', '8'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toHaveLength(1);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('latest-tweets over 4 users: --limit 1 and --max-credits 6 each send one call', async () => {
+    const stub = await stubs(() => ({ body: { data: [{ id: '1' }, { id: '2' }], current_credits: 100 } }));
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
+    const limited = await runSgq(['metadata', 'latest-tweets', 'a', 'b', 'c', 'd', '--limit', '1'], { env });
+    expect(limited.code).toBe(0);
+    expect(lines(limited.stdout)).toHaveLength(1);
+    expect(stub.requests).toHaveLength(1);
+
+    const credits = await runSgq(['metadata', 'latest-tweets', 'a', 'b', 'c', 'd', '--max-credits', '6'], { env });
+    expect(credits.code).toBe(0);
+    expect(stub.requests).toHaveLength(2);
+    // The users never asked are named in a command that asks them, with a new budget.
+    expect(credits.stderr).toContain('stopped before the next call could pass --max-credits 6; 3 users not attempted; with a new budget, resume them with: sgq metadata latest-tweets b c d');
+  });
+
+  it('--limit over many users with --all cuts at most one call and sends none once met', async () => {
+    const stub = await pagedStub(500, 3);
+    const r = await runSgq(['graph', 'followers', ...users(6), '--all', '--limit', '1200', '--concurrency', '4'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toHaveLength(1200);
+    // 500 + 500 + the 200 of a third page: any fourth call would bring records thrown away.
+    expect(stub.requests).toHaveLength(3);
+  });
+
+  it('--max-credits over many users with a price learned from balances never passes it by more than one call', async () => {
+    let balance = 1000;
+    const stub = await stubs((req) => {
+      balance -= 5;
+      return { body: envelope(pageOf(req), null, [{ username: userOf(req) }], balance) };
+    });
+    const out = join(tempDir(), 'f.ndjson');
+    const r = await runSgq(['graph', 'followers', ...users(20), '--max-credits', '20', '--concurrency', '8', '--summary', 'json', '--out', out], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(0);
+    // 1 credit is assumed until two balances are seen: the second call may be the one that passes.
+    expect((1000 - balance) / 5).toBeLessThanOrEqual(5);
+    const summary = JSON.parse(lines(r.stderr).at(-1)!) as { totals: { credits_used: number }; remaining: number };
+    expect(summary.totals.credits_used).toBe(1000 - balance);
+    expect(summary.remaining).toBe(20 - stub.requests.length);
+  });
+});
+
+describe('an unreachable service', () => {
+  it('stops after 3 users fail in a row with one line, and saves the users left for a resume', async () => {
+    const stub = await stubs(() => ({ status: 503, body: { message: 'down' } }));
+    const out = join(tempDir(), 'followers.ndjson');
+    const list = users(30);
+    const r = await runSgq(['graph', 'followers', '-', '--retries', '0', '--concurrency', '1', '--out', out, '--summary', 'json'], {
+      env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' },
+      stdin: `${list.join('\n')}\n`,
+    });
+    expect(r.code).toBe(7);
+    expect(stub.requests).toHaveLength(3);
+    const messages = lines(r.stderr).slice(0, -1);
+    expect(messages.filter((l) => l.includes('unreachable'))).toEqual([
+      `sgq: the service is unreachable: stopped after 3 users failed in a row; 27 users were not attempted; resume them with: sgq graph followers - --concurrency 1 --summary json --retries 0 < ${out}.remaining >> ${out}.partial`,
+    ]);
+    // The 3 users' own failures, that line, and the note naming FILE.partial: not a line per user.
+    expect(messages).toHaveLength(5);
+    // The 3 that failed and the 27 never asked, in their order.
+    expect(lines(readFileSync(`${out}.remaining`, 'utf8'))).toEqual(list);
+    const summary = JSON.parse(lines(r.stderr).at(-1)!) as { remaining: number; resume: string; totals: { users: number; failed: number } };
+    expect(summary.remaining).toBe(30);
+    expect(summary.totals).toMatchObject({ users: 3, failed: 3 });
+  });
+
+  it('with users in flight, starts none once the service is taken to be down', async () => {
+    const stub = await stubs(() => 'reset');
+    const out = join(tempDir(), 'f.ndjson');
+    const r = await runSgq(['graph', 'followers', ...users(40), '--retries', '0', '--concurrency', '4', '--out', out], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(7);
+    // Three failures, and at most one more user in flight on each of the three other workers.
+    expect(stub.requests.length).toBeLessThanOrEqual(6);
+    expect(lines(r.stderr).filter((l) => l.includes('unreachable'))).toHaveLength(1);
+    // Every user is either counted as asked or saved for the resume, none twice.
+    const saved = lines(readFileSync(`${out}.remaining`, 'utf8'));
+    expect(new Set(saved).size).toBe(saved.length);
+    expect(saved.length).toBeGreaterThanOrEqual(40 - stub.requests.length);
+  });
+
+  it('one user that answers between failures keeps the run going', async () => {
+    const stub = await stubs((req) => (userOf(req).startsWith('ok') ? { body: envelope(1, null, [{ username: 'x' }]) } : { status: 503, body: {} }));
+    const list = ['a', 'b', 'ok1', 'c', 'd', 'ok2', 'e'];
+    const r = await runSgq(['graph', 'followers', ...list, '--retries', '0', '--concurrency', '1'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(7);
+    expect(stub.requests).toHaveLength(7);
+    expect(r.stderr).not.toContain('unreachable');
+    // The users that failed are named in one command that asks them again.
+    expect(r.stderr).toContain('sgq: 5 users not finished; resume with: sgq graph followers a b c d e --concurrency 1 --retries 0\n');
+  });
+});
+
+describe('resume commands', () => {
+  it('carry what is left of --limit and --max-credits, --raw, and -- before users that start with -', async () => {
+    const stub = await stubs((req) => (pageOf(req) === 3 ? { status: 500, body: {} } : { body: envelope(pageOf(req), pageOf(req) + 1, [{ username: 'a' }, { username: 'b' }], 100 - pageOf(req)) }));
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
+    const r = await runSgq(['graph', 'followers', '--all', '--limit', '100', '--max-credits', '50', '--retries', '0', '--', '-dash'], { env });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('resume with: sgq graph followers --page 3 --all --limit 96 --max-credits 48 --retries 0 -- -dash\n');
+    const raw = await runSgq(['graph', 'followers', 'x', '--all', '--raw', '--retries', '0'], { env });
+    expect(raw.stderr).toContain('resume with: sgq graph followers x --page 3 --all --raw --retries 0\n');
+  });
+
+  it('after SIGINT, for the user stopped part-way and for the users never started', async () => {
+    const controller = new AbortController();
+    const stub = await stubs((req, n) => {
+      if (n === 2) controller.abort('SIGINT');
+      return { body: envelope(pageOf(req), pageOf(req) + 1, [{ username: `${userOf(req)}${pageOf(req)}` }]) };
+    });
+    const r = await runSgq(['graph', 'followers', 'a', 'b', 'c', '--all', '--concurrency', '1'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' }, signal: controller.signal });
+    expect(r.code).toBe(130);
+    expect(ndjson(r.stdout).map((x) => x.username)).toEqual(['a1']);
+    expect(r.stderr).toContain("a: stopped before page 2; resume with: printf '%s\\n' a | sgq graph followers - --page 2 --all\n");
+    expect(r.stderr).toContain('sgq: 2 users not finished; resume with: sgq graph followers b c --all --concurrency 1\n');
+  });
+});
