@@ -13,15 +13,25 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(helpAsFlag(argv), { from: 'user' });
     return state.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return commanderExitCode(error);
     const sgq = toSgqError(error);
-    io.stderr.write(`sgq: ${sgq.message}${sgq.hint ? `; ${sgq.hint}` : ''}\n`);
+    // A message may end in a full stop (a service's words); the hint follows after `; `.
+    const message = sgq.hint ? sgq.message.replace(/\.$/, '') : sgq.message;
+    io.stderr.write(`sgq: ${message}${sgq.hint ? `; ${sgq.hint}` : ''}\n`);
     if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return sgq.exitCode;
   }
+}
+
+/**
+ * `sgq help graph followers` as `sgq graph followers --help`: Commander's help command
+ * reads only its first word and would show the help of `graph`.
+ */
+function helpAsFlag(argv: readonly string[]): string[] {
+  return argv[0] === 'help' && argv.length > 2 ? [...argv.slice(1), '--help'] : [...argv];
 }
 
 function commanderExitCode(error: CommanderError): number {

@@ -45,7 +45,8 @@ export function buildProgram(io: Io, state: State): Command {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
       // Commander's own errors become one line in sgq's voice, with the way to help.
-      outputError: (text, write) => write(`sgq: ${text.replace(/^error: /, '').trimEnd()}; see \`sgq --help\`\n`),
+      // One line: the suggestion joins it, and a closing full stop does not meet the `;`.
+      outputError: (text, write) => write(`sgq: ${oneLine(text.replace(/^error: /, ''))}; see \`sgq --help\`\n`),
     })
     .addHelpText('after', `
 Examples:
@@ -214,6 +215,10 @@ function fill(cmd: Command): void {
 export function fillAll(cmd: Command): void {
   fill(cmd);
   for (const sub of cmd.commands) fillAll(sub);
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, ' ').replace('(Did you mean', '(did you mean').replace(/\.$/, '');
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -4,13 +4,15 @@ import { setFlagsFromString } from 'node:v8';
 import { EnvHttpProxyAgent, Pool, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
-import { maskSecret } from '../config.js';
+import { maskSecret, type KeySource } from '../config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
 import { retryDelay, sleep, type RetryPolicy } from './retry.js';
 
 export interface ClientOptions {
   baseUrl: string;
   apiKey?: string;
+  /** Where the key came from, named if the service rejects it. */
+  apiKeySource?: KeySource;
   timeoutMs: number;
   retry: RetryPolicy;
   env: Record<string, string | undefined>;
@@ -148,7 +150,8 @@ export class ApiClient {
       const res = await this.dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
       const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
-      return { text, body: classify(res.statusCode, res.headers, text) };
+      const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
+      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }) };
     } catch (error) {
       if (error instanceof CallError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
