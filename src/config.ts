@@ -46,15 +46,16 @@ export function validateSetting(name: SettingName, value: string): string {
     case 'retries':
       return withFlagRule(name, value, () => nonNegativeInt('retries', 20)(v));
     case 'api-key':
-      if (!v || /\s/.test(v)) throw usageError('invalid api-key: it is empty or holds white space');
+      if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
-      if (!HEADER_SAFE.test(v)) throw usageError('invalid api-key: it holds characters an HTTP header cannot carry (control characters or letters outside Latin-1)', 'copy the key again without them');
+      if (HEADER_UNSAFE.test(v)) throw usageError('invalid api-key: it holds control characters, line breaks or letters outside Latin-1, which an HTTP header cannot carry', 'copy the key again without them');
+      if (/\s/.test(v)) throw usageError('invalid api-key: it holds white space');
       return v;
   }
 }
 
-/** Visible ASCII and Latin-1: what an HTTP header value can carry (white space is refused above). */
-const HEADER_SAFE = /^[\x21-\x7e\xa0-\xff]+$/;
+/** What an HTTP header value cannot carry: control characters (C0, DEL, C1) and anything past Latin-1. */
+const HEADER_UNSAFE = /[^\t\x20-\x7e\xa0-\xff]/;
 
 function withFlagRule(name: SettingName, value: string, parse: () => number): string {
   try {

@@ -9,7 +9,7 @@ export interface ReporterOptions {
 
 /**
  * Everything a person reads, on stderr, decided in one place: a spinner and colour only on
- * a terminal, `--quiet` silences all but failures, `--verbose` adds traces and the summary.
+ * a terminal, `--quiet` silences all but failures and warnings, `--verbose` adds traces and the summary.
  */
 export class Reporter {
   readonly color: ChalkInstance;
@@ -66,8 +66,9 @@ export class Reporter {
     this.line(`${this.color.red('sgq:')} ${message}${hint ? `; ${hint}` : ''}`);
   }
 
+  /** Data was left out (a CSV column seen too late): shown even with --quiet, which hides only chatter. */
   warn(message: string): void {
-    if (!this.options.quiet) this.line(`${this.color.yellow('sgq:')} ${message}`);
+    this.line(`${this.color.yellow('sgq:')} ${message}`);
   }
 
   info(message: string): void {
