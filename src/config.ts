@@ -2,7 +2,6 @@ import { chmodSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import Conf from 'conf';
 import { nonNegativeInt, positiveSeconds } from './commands/parsers.js';
 import { SgqError, configError, usageError } from './errors.js';
 import type { Io } from './io.js';
@@ -90,27 +89,53 @@ export function maskSecret(value: string): string {
 
 /**
  * Where the config file is: `$SGQ_CONFIG_DIR/config.json`, else the platform's config folder
- * (the one conf would choose, so existing files stay where they are).
+ * (the one conf would choose, so existing files stay where they are). Undefined when there
+ * is no home folder to put it in (HOME unset and a user id the system does not know, as in
+ * some containers): runs then take every setting from flags and the environment.
  */
-export function configPath(env: Io['env']): string {
-  return join(env.SGQ_CONFIG_DIR || platformConfigDir(env), 'config.json');
+export function configPath(env: Io['env']): string | undefined {
+  const dir = env.SGQ_CONFIG_DIR || platformConfigDir(env);
+  return dir === undefined ? undefined : join(dir, 'config.json');
 }
 
-function platformConfigDir(env: Io['env']): string {
-  const home = env.HOME || homedir();
+function platformConfigDir(env: Io['env']): string | undefined {
+  if (process.platform !== 'darwin' && process.platform !== 'win32' && env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sgq');
+  const home = env.HOME || knownHome();
+  if (home === undefined) return undefined;
   if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'sgq');
   if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'sgq', 'Config');
-  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'sgq');
+  return join(home, '.config', 'sgq');
+}
+
+/** The home folder from the user database; os.homedir throws when HOME is unset and there is none. */
+function knownHome(): string | undefined {
+  try {
+    return homedir() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The profiles in the config file. Reading never creates or changes anything; only `set` and `unset` write. */
 export class ConfigStore {
-  readonly path: string;
+  private readonly file?: string;
   /** The profiles as last read or written. */
   private snapshot?: StoreShape['profiles'];
 
   constructor(env: Io['env']) {
-    this.path = configPath(env);
+    this.file = configPath(env);
+  }
+
+  /** The config file's path, if there is a place for it. */
+  get optionalPath(): string | undefined {
+    return this.file;
+  }
+
+  get path(): string {
+    if (this.file === undefined) {
+      throw configError('there is no place for the config file: HOME is not set and the system knows no home folder for this user', 'set HOME, or SGQ_CONFIG_DIR to a folder of your own');
+    }
+    return this.file;
   }
 
   profileNames(): string[] {
@@ -121,20 +146,20 @@ export class ConfigStore {
     return this.profiles()[name] ?? {};
   }
 
-  set(profile: string, name: SettingName, value: string): void {
+  async set(profile: string, name: SettingName, value: string): Promise<void> {
     const profiles = this.profiles();
     profiles[profile] = { ...profiles[profile], [name]: value };
-    this.write(profiles);
+    await this.write(profiles);
   }
 
   /** Returns whether there was anything to remove. */
-  unset(profile: string, name: SettingName): boolean {
+  async unset(profile: string, name: SettingName): Promise<boolean> {
     const profiles = this.profiles();
     const current = profiles[profile];
     if (!current || current[name] === undefined) return false;
     delete current[name];
     if (Object.keys(current).length === 0) delete profiles[profile];
-    this.write(profiles);
+    await this.write(profiles);
     return true;
   }
 
@@ -145,6 +170,7 @@ export class ConfigStore {
   }
 
   private read(): StoreShape['profiles'] {
+    if (this.file === undefined) return {};
     const fix = `fix or delete ${this.path}`;
     let text: string;
     try {
@@ -180,16 +206,19 @@ export class ConfigStore {
     return read as StoreShape['profiles'];
   }
 
-  private write(profiles: StoreShape['profiles']): void {
+  private async write(profiles: StoreShape['profiles']): Promise<void> {
+    const path = this.path;
     try {
-      // conf writes atomically and creates the folder.
-      const conf = new Conf<StoreShape>({ cwd: dirname(this.path), configName: 'config', configFileMode: 0o600, accessPropertiesByDotNotation: false });
+      // conf writes atomically and creates the folder. It is loaded only to write: loading it
+      // asks for the home folder, which a run without one must not need.
+      const { default: Conf } = await import('conf');
+      const conf = new Conf<StoreShape>({ cwd: dirname(path), configName: 'config', configFileMode: 0o600, accessPropertiesByDotNotation: false });
       conf.set('profiles', profiles);
       // conf applies the mode when it creates the file; make sure an older file is tightened too.
-      chmodSync(this.path, 0o600);
+      chmodSync(path, 0o600);
     } catch (error) {
       if (error instanceof SgqError) throw error;
-      throw configError(`cannot write the config file ${this.path}: ${(error as Error).message}`, 'make its folder writable, or point SGQ_CONFIG_DIR at one that is');
+      throw configError(`cannot write the config file ${path}: ${(error as Error).message}`, 'make its folder writable, or point SGQ_CONFIG_DIR at one that is');
     }
     this.snapshot = profiles;
   }

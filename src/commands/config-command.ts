@@ -41,7 +41,7 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
     }
     case 'unset': {
       const name = settingName(args[0]);
-      say(store.unset(profile, name) ? `removed ${name} from profile ${profile}` : `${name} was not set in profile ${profile}`);
+      say((await store.unset(profile, name)) ? `removed ${name} from profile ${profile}` : `${name} was not set in profile ${profile}`);
       return ExitCode.ok;
     }
     case 'set': {
@@ -51,7 +51,7 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
       }
       const given = args[1] ?? (await readValue(io, name, profile));
       const value = validateSetting(name, given);
-      store.set(profile, name, value);
+      await store.set(profile, name, value);
       say(`set ${name} in profile ${profile} (${store.path})`);
       return ExitCode.ok;
     }
