@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ExitCode, toSgqError } from './errors.js';
+import { ExitCode, failureLine, toSgqError } from './errors.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
@@ -18,9 +18,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return commanderExitCode(error);
     const sgq = toSgqError(error);
-    // A message may end in a full stop (a service's words); the hint follows after `; `.
-    const message = sgq.hint ? sgq.message.replace(/\.$/, '') : sgq.message;
-    io.stderr.write(`sgq: ${message}${sgq.hint ? `; ${sgq.hint}` : ''}\n`);
+    io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
     if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return sgq.exitCode;
   }

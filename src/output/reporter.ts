@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
+import { failureLine } from '../errors.js';
 import { colorLevel, type Io } from '../io.js';
 
 export interface ReporterOptions {
@@ -63,7 +64,7 @@ export class Reporter {
 
   /** A failure: always shown, one line. */
   error(message: string, hint?: string): void {
-    this.line(`${this.color.red('sgq:')} ${message}${hint ? `; ${hint}` : ''}`);
+    this.line(`${this.color.red('sgq:')} ${failureLine(message, hint)}`);
   }
 
   /** Data was left out (a CSV column seen too late): shown even with --quiet, which hides only chatter. */

@@ -239,6 +239,13 @@ describe('one line, always', () => {
     }
   });
 
+  it("a service's message ending in a full stop, followed by a hint, has no doubled punctuation", async () => {
+    const stub = await stubs([{ status: 503, body: { message: 'Service down for maintenance.' } }]);
+    const r = await runSgq(['graph', 'followers', 'jack', '--retries', '0'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: DEMO_KEY } });
+    expect(r.code).toBe(7);
+    expect(expectOneLine(r)).toContain('Service down for maintenance; try again later');
+  });
+
   it('an invalid flag value has no doubled punctuation', async () => {
     const r = await runSgq(['--timeout', '0', 'info']);
     expect(r.code).toBe(2);
