@@ -60,7 +60,7 @@ describe('precedence: flag > env > profile > default', () => {
   it('base-url: --base-url beats SGQ_BASE_URL beats the profile', async () => {
     const env = { SGQ_CONFIG_DIR: tempDir() };
     await runSgq(['config', 'set', 'base-url', 'http://127.0.0.1:1'], { env });
-    await runSgq(['config', 'set', 'api-key', DEMO_KEY], { env });
+    expect((await runSgq(['config', 'set', 'api-key'], { env, stdin: DEMO_KEY })).code).toBe(0);
     // profile only: the dead address
     expect((await runSgq(['info', '--retries', '0'], { env })).code).toBe(7);
     // env beats profile
