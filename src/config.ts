@@ -126,11 +126,6 @@ export class ConfigStore {
     this.file = configPath(env);
   }
 
-  /** The config file's path, if there is a place for it. */
-  get optionalPath(): string | undefined {
-    return this.file;
-  }
-
   get path(): string {
     if (this.file === undefined) {
       throw configError('there is no place for the config file: HOME is not set and the system knows no home folder for this user', 'set HOME, or SGQ_CONFIG_DIR to a folder of your own');
@@ -276,8 +271,8 @@ export function resolveConfig(flags: GlobalFlags, env: Io['env']): ResolvedConfi
     } catch (error) {
       const from = source(name, flag);
       if (!from || !(error instanceof SgqError)) throw error;
-      const where = 'env' in from ? from.env : `profile ${from.profile} of ${store.path}`;
-      throw configError(`${error.message} (from ${where})`, error.hint ?? `fix it with \`sgq config set ${name}${profileFlag(profile)}\``);
+      const [where, fix] = 'env' in from ? [from.env, `fix or unset ${from.env}`] : [`profile ${from.profile} of ${store.path}`, `fix it with \`sgq config set ${name}${profileFlag(profile)}\``];
+      throw configError(`${error.message} (from ${where})`, error.hint ?? fix);
     }
   };
   const apiKey = pick('api-key');
