@@ -110,7 +110,7 @@ complete -c sgq -s V -l version -d 'print the version'
 complete -c sgq -l profile -x -a '(command sgq completion --profiles 2>/dev/null)' -d 'config profile to use (env SGQ_PROFILE)'
 complete -c sgq -l base-url -x -d 'service address (env SGQ_BASE_URL)'
 complete -c sgq -l sandbox -d 'run against a built-in local sandbox with a demo key (no account needed)'
-complete -c sgq -s q -l quiet -d 'print nothing on stderr unless something fails'
+complete -c sgq -s q -l quiet -d 'print nothing on stderr unless something fails or data is left out'
 complete -c sgq -s v -l verbose -d 'trace requests, retries and the summary on stderr (never the API key)'
 complete -c sgq -l timeout -x -d 'per-request time limit covering connect, headers and body (default 30)'
 complete -c sgq -l retries -x -d 'retries of a transient failure (default 3)'
@@ -306,7 +306,7 @@ complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
 
 # sgq config
-complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; without a value, read it from stdin (hidden prompt on a terminal)'
+complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal'
 complete -c sgq -n '__sgq_at "config"' -a get -d 'print a setting (the API key is masked)'
 complete -c sgq -n '__sgq_at "config"' -a unset -d 'remove a setting'
 complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the profile (the API key is masked)'

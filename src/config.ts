@@ -1,6 +1,9 @@
-import { chmodSync } from 'node:fs';
-import Conf from 'conf';
-import { configError, usageError } from './errors.js';
+import { chmodSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { nonNegativeInt, positiveSeconds } from './commands/parsers.js';
+import { SgqError, configError, usageError } from './errors.js';
 import type { Io } from './io.js';
 import { FORMATS } from './output/format-names.js';
 
@@ -36,16 +39,32 @@ export function validateSetting(name: SettingName, value: string): string {
     case 'output':
       if (!(FORMATS as readonly string[]).includes(v)) throw usageError(`invalid output ${JSON.stringify(value)}`, `use ${FORMATS.join(', ')}`);
       return v;
+    // The same parsers as --timeout and --retries: one rule for a flag and a setting.
     case 'timeout':
-      if (!(Number(v) > 0)) throw usageError(`invalid timeout ${JSON.stringify(value)}`, 'use a number of seconds greater than 0');
-      return v;
+      return withFlagRule(name, value, () => positiveSeconds(v));
     case 'retries':
-      if (!/^\d+$/.test(v) || Number(v) > 20) throw usageError(`invalid retries ${JSON.stringify(value)}`, 'use a whole number from 0 to 20');
-      return v;
+      return withFlagRule(name, value, () => nonNegativeInt('retries', 20)(v));
     case 'api-key':
-      if (!v || /\s/.test(v)) throw usageError('invalid api-key: it is empty or holds white space');
+      if (!v) throw usageError('invalid api-key: it is empty');
+      // undici refuses such a header at send time, which would look like a network failure.
+      if (HEADER_UNSAFE.test(v)) throw usageError('invalid api-key: it holds control characters, line breaks or letters outside Latin-1, which an HTTP header cannot carry', 'copy the key again without them');
+      if (/\s/.test(v)) throw usageError('invalid api-key: it holds white space');
       return v;
   }
+}
+
+/** What an HTTP header value cannot carry: control characters (C0, DEL, C1) and anything past Latin-1. */
+const HEADER_UNSAFE = /[^\t\x20-\x7e\xa0-\xff]/;
+
+function withFlagRule(name: SettingName, value: string, parse: () => number): string {
+  try {
+    parse();
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    const rule = error.message.replace(/\.$/, '');
+    throw usageError(`invalid ${name} ${JSON.stringify(value)}`, rule.charAt(0).toLowerCase() + rule.slice(1));
+  }
+  return value.trim();
 }
 
 function normalizeBaseUrl(input: string): string {
@@ -68,32 +87,50 @@ export function maskSecret(value: string): string {
   return value.length <= 8 ? '****' : `****${value.slice(-4)}`;
 }
 
+/**
+ * Where the config file is: `$SGQ_CONFIG_DIR/config.json`, else the platform's config folder
+ * (the one conf would choose, so existing files stay where they are). Undefined when there
+ * is no home folder to put it in (HOME unset and a user id the system does not know, as in
+ * some containers): runs then take every setting from flags and the environment.
+ */
+export function configPath(env: Io['env']): string | undefined {
+  const dir = env.SGQ_CONFIG_DIR || platformConfigDir(env);
+  return dir === undefined ? undefined : join(dir, 'config.json');
+}
+
+function platformConfigDir(env: Io['env']): string | undefined {
+  if (process.platform !== 'darwin' && process.platform !== 'win32' && env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sgq');
+  const home = env.HOME || knownHome();
+  if (home === undefined) return undefined;
+  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'sgq');
+  if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'sgq', 'Config');
+  return join(home, '.config', 'sgq');
+}
+
+/** The home folder from the user database; os.homedir throws when HOME is unset and there is none. */
+function knownHome(): string | undefined {
+  try {
+    return homedir() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The profiles in the config file. Reading never creates or changes anything; only `set` and `unset` write. */
 export class ConfigStore {
-  private readonly conf: Conf<StoreShape>;
-  /** The profiles as last read or written: conf reads the whole file on every get. */
+  private readonly file?: string;
+  /** The profiles as last read or written. */
   private snapshot?: StoreShape['profiles'];
 
   constructor(env: Io['env']) {
-    const cwd = env.SGQ_CONFIG_DIR || undefined;
-    try {
-      this.conf = new Conf<StoreShape>({
-        projectName: 'sgq',
-        projectSuffix: '',
-        ...(cwd ? { cwd } : {}),
-        configFileMode: 0o600,
-        defaults: { profiles: {} },
-        accessPropertiesByDotNotation: false,
-      });
-    } catch (error) {
-      throw configError(
-        `cannot read the config file: ${error instanceof Error ? error.message : String(error)}`,
-        'fix or delete the file shown by `sgq config path`',
-      );
-    }
+    this.file = configPath(env);
   }
 
   get path(): string {
-    return this.conf.path;
+    if (this.file === undefined) {
+      throw configError('there is no place for the config file: HOME is not set and the system knows no home folder for this user', 'set HOME, or SGQ_CONFIG_DIR to a folder of your own');
+    }
+    return this.file;
   }
 
   profileNames(): string[] {
@@ -104,49 +141,100 @@ export class ConfigStore {
     return this.profiles()[name] ?? {};
   }
 
-  set(profile: string, name: SettingName, value: string): void {
+  async set(profile: string, name: SettingName, value: string): Promise<void> {
     const profiles = this.profiles();
     profiles[profile] = { ...profiles[profile], [name]: value };
-    this.write(profiles);
+    await this.write(profiles);
   }
 
   /** Returns whether there was anything to remove. */
-  unset(profile: string, name: SettingName): boolean {
+  async unset(profile: string, name: SettingName): Promise<boolean> {
     const profiles = this.profiles();
     const current = profiles[profile];
     if (!current || current[name] === undefined) return false;
     delete current[name];
     if (Object.keys(current).length === 0) delete profiles[profile];
-    this.write(profiles);
+    await this.write(profiles);
     return true;
   }
 
   /** A copy of every profile, which the caller may change and pass to `write`. */
   private profiles(): StoreShape['profiles'] {
-    if (!this.snapshot) {
-      const profiles = this.conf.get('profiles');
-      this.snapshot = profiles && typeof profiles === 'object' ? profiles : {};
-    }
+    this.snapshot ??= this.read();
     return structuredClone(this.snapshot);
   }
 
-  private write(profiles: StoreShape['profiles']): void {
-    this.conf.set('profiles', profiles);
+  private read(): StoreShape['profiles'] {
+    if (this.file === undefined) return {};
+    const fix = `fix or delete ${this.path}`;
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // No file (or a parent that is a file, not a folder): no settings yet.
+      if (code === 'ENOENT' || code === 'ENOTDIR') return {};
+      throw configError(`cannot read the config file ${this.path}: ${(error as Error).message}`, fix);
+    }
+    let data: unknown;
+    try {
+      data = text.trim() === '' ? {} : JSON.parse(text);
+    } catch {
+      throw configError(`the config file ${this.path} is not valid JSON`, fix);
+    }
+    const profiles = isRecord(data) ? (data.profiles ?? {}) : undefined;
+    if (!isRecord(profiles) || !Object.values(profiles).every(isRecord)) {
+      throw configError(`the config file ${this.path} does not hold {"profiles": {NAME: {SETTING: VALUE}}}`, fix);
+    }
+    // A hand-edited file may hold numbers (`"timeout": 30`); they are read as the text they show.
+    const read: Record<string, Record<string, unknown>> = {};
+    for (const [name, settings] of Object.entries(profiles as Record<string, Record<string, unknown>>)) {
+      read[name] = { ...settings };
+      for (const key of Object.keys(settings).filter(isSettingName)) {
+        const value = settings[key];
+        if (typeof value !== 'string' && typeof value !== 'number') {
+          throw configError(`the config file ${this.path} holds a ${key} that is neither text nor a number (profile ${name})`, fix);
+        }
+        read[name][key] = String(value);
+      }
+    }
+    return read as StoreShape['profiles'];
+  }
+
+  private async write(profiles: StoreShape['profiles']): Promise<void> {
+    const path = this.path;
+    try {
+      // conf writes atomically and creates the folder. It is loaded only to write: loading it
+      // asks for the home folder, which a run without one must not need.
+      const { default: Conf } = await import('conf');
+      const conf = new Conf<StoreShape>({ cwd: dirname(path), configName: 'config', configFileMode: 0o600, accessPropertiesByDotNotation: false });
+      conf.set('profiles', profiles);
+      // conf applies the mode when it creates the file; make sure an older file is tightened too.
+      chmodSync(path, 0o600);
+    } catch (error) {
+      if (error instanceof SgqError) throw error;
+      throw configError(`cannot write the config file ${path}: ${(error as Error).message}`, 'make its folder writable, or point SGQ_CONFIG_DIR at one that is');
+    }
     this.snapshot = profiles;
-    // conf applies the mode when it creates the file; make sure an older file is tightened too.
-    chmodSync(this.conf.path, 0o600);
   }
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface GlobalFlags {
   profile?: string;
   baseUrl?: string;
 }
 
+/** The environment variable or the profile an API key was read from. */
+export type KeySource = { env: string } | { profile: string };
+
 export interface ResolvedConfig {
   profile: string;
   baseUrl?: string;
   apiKey?: string;
+  /** Where the key came from, named when the service rejects it. */
+  apiKeySource?: KeySource;
   output?: string;
   timeout?: string;
   retries?: string;
@@ -158,6 +246,11 @@ export function profileName(flags: Pick<GlobalFlags, 'profile'>, env: Io['env'])
   return flags.profile || env.SGQ_PROFILE || DEFAULT_PROFILE;
 }
 
+/** ` --profile NAME` for a command in a hint, when the run is not on the default profile. */
+export function profileFlag(profile: string): string {
+  return profile === DEFAULT_PROFILE ? '' : ` --profile ${profile}`;
+}
+
 /** Applies the precedence rules: flag > environment > profile > default. */
 export function resolveConfig(flags: GlobalFlags, env: Io['env']): ResolvedConfig {
   const profile = profileName(flags, env);
@@ -166,15 +259,28 @@ export function resolveConfig(flags: GlobalFlags, env: Io['env']): ResolvedConfi
   if (profile !== DEFAULT_PROFILE && !store.profileNames().includes(profile)) {
     throw configError(`no profile named ${JSON.stringify(profile)}`, `create it with \`sgq config set base-url URL --profile ${profile}\``);
   }
-  // Values from the environment or a hand-edited file get the same checks as `config set`.
+  const source = (name: SettingName, flag?: string): KeySource | undefined =>
+    flag ? undefined : env[SETTINGS[name].env] ? { env: SETTINGS[name].env } : stored[name] !== undefined ? { profile } : undefined;
+  // Values from the environment or a hand-edited file get the same checks as `config set`;
+  // a bad one is a configuration problem (exit 3) that names where it came from.
   const pick = (name: SettingName, flag?: string): string | undefined => {
     const value = flag || env[SETTINGS[name].env] || stored[name] || undefined;
-    return value === undefined ? undefined : validateSetting(name, value);
+    if (value === undefined) return undefined;
+    try {
+      return validateSetting(name, value);
+    } catch (error) {
+      const from = source(name, flag);
+      if (!from || !(error instanceof SgqError)) throw error;
+      const [where, fix] = 'env' in from ? [from.env, `fix or unset ${from.env}`] : [`profile ${from.profile} of ${store.path}`, `fix it with \`sgq config set ${name}${profileFlag(profile)}\``];
+      throw configError(`${error.message} (from ${where})`, error.hint ?? fix);
+    }
   };
+  const apiKey = pick('api-key');
   return {
     profile,
     baseUrl: pick('base-url', flags.baseUrl),
-    apiKey: pick('api-key'),
+    apiKey,
+    apiKeySource: apiKey === undefined ? undefined : source('api-key'),
     output: pick('output'),
     timeout: pick('timeout'),
     retries: pick('retries'),

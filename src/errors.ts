@@ -67,6 +67,11 @@ export function toSgqError(error: unknown): SgqError {
   );
 }
 
+/** `message; hint` as one line; a message's closing full stop (a service's words) does not meet the `;`. */
+export function failureLine(message: string, hint?: string): string {
+  return hint ? `${message.replace(/\.$/, '')}; ${hint}` : message;
+}
+
 export function firstLine(text: string): string {
   const line = text.split(/\r?\n/, 1)[0] ?? '';
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;

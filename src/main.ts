@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ExitCode, toSgqError } from './errors.js';
+import { ExitCode, failureLine, toSgqError } from './errors.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
@@ -13,15 +13,23 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
   try {
-    await program.parseAsync([...argv], { from: 'user' });
+    await program.parseAsync(helpAsFlag(argv), { from: 'user' });
     return state.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return commanderExitCode(error);
     const sgq = toSgqError(error);
-    io.stderr.write(`sgq: ${sgq.message}${sgq.hint ? `; ${sgq.hint}` : ''}\n`);
+    io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
     if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return sgq.exitCode;
   }
+}
+
+/**
+ * `sgq help graph followers` as `sgq graph followers --help`: Commander's help command
+ * reads only its first word and would show the help of `graph`.
+ */
+function helpAsFlag(argv: readonly string[]): string[] {
+  return argv[0] === 'help' && argv.length > 2 ? [...argv.slice(1), '--help'] : [...argv];
 }
 
 function commanderExitCode(error: CommanderError): number {

@@ -35,7 +35,7 @@ export function buildProgram(io: Io, state: State): Command {
     .addOption(new Option('--profile <name>', 'config profile to use (env SGQ_PROFILE)').argParser(nonEmpty('--profile')))
     .addOption(new Option('--base-url <url>', 'service address (env SGQ_BASE_URL)').argParser(nonEmpty('--base-url')))
     .option('--sandbox', 'run against a built-in local sandbox with a demo key (no account needed)')
-    .option('-q, --quiet', 'print nothing on stderr unless something fails')
+    .addOption(new Option('-q, --quiet', 'print nothing on stderr unless something fails or data is left out').conflicts('verbose'))
     .option('-v, --verbose', 'trace requests, retries and the summary on stderr (never the API key)')
     .addOption(new Option('--timeout <seconds>', 'per-request time limit covering connect, headers and body (default 30)').argParser(positiveSeconds))
     .addOption(new Option('--retries <n>', 'retries of a transient failure (default 3)').argParser(nonNegativeInt('--retries', 20)))
@@ -45,7 +45,8 @@ export function buildProgram(io: Io, state: State): Command {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
       // Commander's own errors become one line in sgq's voice, with the way to help.
-      outputError: (text, write) => write(`sgq: ${text.replace(/^error: /, '').trimEnd()}; see \`sgq --help\`\n`),
+      // One line: the suggestion joins it, and a closing full stop does not meet the `;`.
+      outputError: (text, write) => write(`sgq: ${oneLine(text.replace(/^error: /, ''))}; see \`sgq --help\`\n`),
     })
     .addHelpText('after', `
 Examples:
@@ -122,7 +123,7 @@ Examples:
       return runConfigCommand(context(c), verb, c.args);
     });
   defer(config, () => {
-    config.command('set').description('set a setting; without a value, read it from stdin (hidden prompt on a terminal)').argument('<key>').argument('[value]').action(configAction('set'))
+    config.command('set').description('set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal').argument('<key>').argument('[value]').action(configAction('set'))
       .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
     config.command('get').description('print a setting (the API key is masked)').argument('<key>').action(configAction('get'))
       .addHelpText('after', '\nExamples:\n  $ sgq config get base-url');
@@ -215,6 +216,10 @@ function fill(cmd: Command): void {
 export function fillAll(cmd: Command): void {
   fill(cmd);
   for (const sub of cmd.commands) fillAll(sub);
+}
+
+function oneLine(text: string): string {
+  return text.trim().replace(/\s*\n\s*/g, ' ').replace('(Did you mean', '(did you mean').replace(/\.$/, '');
 }
 
 function collect(value: string, previous: string[]): string[] {

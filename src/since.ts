@@ -17,16 +17,21 @@ export function durationMs(text: string): number | undefined {
   return relative ? Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]! : undefined;
 }
 
+// The years an ISO date-time can spell with four digits (and Python's datetime reads).
+const EARLIEST = new Date(Date.UTC(2000, 0, 1)).setUTCFullYear(1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** Returns the `since` value to send, e.g. `2024-04-07T10:00:00.000000+00:00`. */
 export function parseSince(input: string, now: Date = new Date()): string {
   const text = input.trim();
   const ms = durationMs(text);
-  if (ms !== undefined) return formatUtc(now.getTime() - ms, 0);
+  if (ms !== undefined) return formatUtc(inRange(now.getTime() - ms, input), 0);
   const m = ISO.exec(text);
   if (!m) throw usageError(`invalid --since ${JSON.stringify(input)}`, HINT);
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone] = m;
   const fields = [Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s)] as const;
-  const local = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5]);
+  // setUTCFullYear, because Date.UTC reads years 0 to 99 as 1900 to 1999.
+  const local = new Date(Date.UTC(2000, fields[1] - 1, fields[2], fields[3], fields[4], fields[5])).setUTCFullYear(fields[0]);
   const back = new Date(local);
   // Date.UTC rolls 2024-02-30 over to March; a date that does not survive the trip is invalid.
   if (
@@ -42,7 +47,14 @@ export function parseSince(input: string, now: Date = new Date()): string {
   const offsetMinutes = parseOffset(zone);
   if (offsetMinutes === undefined) throw usageError(`invalid --since ${JSON.stringify(input)}: bad UTC offset`, HINT);
   const micros = (frac + '000000').slice(0, 6);
-  return formatUtc(local - offsetMinutes * 60e3, Number(micros.slice(3)), micros.slice(0, 3));
+  return formatUtc(inRange(local - offsetMinutes * 60e3, input), Number(micros.slice(3)), micros.slice(0, 3));
+}
+
+function inRange(epochMs: number, input: string): number {
+  if (!(epochMs >= EARLIEST && epochMs <= LATEST)) {
+    throw usageError(`--since ${JSON.stringify(input)} is out of range: it must fall in the years 0001 to 9999`, HINT);
+  }
+  return epochMs;
 }
 
 /** Minutes east of UTC; no zone means UTC. */

@@ -1,3 +1,4 @@
+import { profileFlag, type KeySource } from '../config.js';
 import { ExitCode, SgqError, firstLine } from '../errors.js';
 import { RawNumber, parseJson, type Json } from '../json.js';
 
@@ -24,6 +25,12 @@ export const isObject = (v: Json | undefined): v is JsonObject =>
 /** Spec §2.2: an error record is an object whose `error` is a string. */
 export const isErrorRecord = (v: Json): v is { error: string } => isObject(v) && typeof v.error === 'string';
 
+/** What was asked, for messages that say what to fix: the request path and the key sent. */
+export interface Asked {
+  path?: string;
+  key?: { masked: string; source?: KeySource };
+}
+
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
 /**
@@ -31,7 +38,7 @@ const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
  * exit code it maps to and whether trying again may help. The body decides before the
  * status does, because the spec leaves the status of data-level errors open.
  */
-export function classify(status: number, headers: Record<string, string | string[] | undefined>, text: string): JsonObject {
+export function classify(status: number, headers: Record<string, string | string[] | undefined>, text: string, asked: Asked = {}): JsonObject {
   let body: Json | undefined;
   try {
     body = parseJson(text);
@@ -54,12 +61,8 @@ export function classify(status: number, headers: Record<string, string | string
   }
 
   if (status === 401 || status === 403) {
-    throw new CallError(
-      ExitCode.config,
-      `the service rejected the API key (HTTP ${status}${messageOf(body, text)})`,
-      'check it with `sgq config get api-key`, set a new one with `sgq config set api-key`',
-      false,
-    );
+    const [whose, hint] = rejectedKey(asked.key);
+    throw new CallError(ExitCode.config, `the service rejected ${whose} (HTTP ${status}${messageOf(body, text)})`, hint, false);
   }
   if (RETRYABLE_STATUS.has(status)) {
     throw new CallError(ExitCode.network, `the service answered HTTP ${status}${messageOf(body, text)}`, 'try again later', true, parseRetryAfter(headers['retry-after']));
@@ -67,6 +70,14 @@ export function classify(status: number, headers: Record<string, string | string
   if (status >= 300 && status < 400) {
     const location = headers.location;
     throw new CallError(ExitCode.network, `the service redirected (HTTP ${status}) to ${describe(location as Json)}`, 'set base-url to the address it names', false);
+  }
+  if (status === 404 && asked.path) {
+    throw new CallError(
+      ExitCode.service,
+      `the service has no route ${asked.path} (HTTP 404${messageOf(body, text)})`,
+      'check base-url: if the service sits under a path prefix, include it, such as https://gateway.example.com/social',
+      false,
+    );
   }
   if (status >= 400 && status < 500) {
     throw new CallError(ExitCode.service, `the service refused the request (HTTP ${status}${messageOf(body, text)})`, undefined, false);
@@ -85,6 +96,16 @@ export function classify(status: number, headers: Record<string, string | string
     throw new CallError(ExitCode.unavailable, `route not available: ${body.message}`, 'no credits were spent', false);
   }
   return body;
+}
+
+/** Names the key the service rejected (masked) and where it came from, and what to do about it. */
+function rejectedKey(key: Asked['key']): [string, string] {
+  const source = key?.source;
+  if (!key) return ['the request: it needs an API key', 'set one with `sgq config set api-key` (reads stdin) or SGQ_API_KEY'];
+  if (source && 'env' in source) return [`the API key from ${source.env} (${key.masked})`, `check it, or unset ${source.env} to use the key stored in the profile`];
+  const flag = source ? profileFlag(source.profile) : '';
+  const whose = source ? `the API key of profile ${source.profile} (${key.masked})` : `the API key (${key.masked})`;
+  return [whose, `check it with \`sgq config get api-key${flag}\`; set a new one with \`sgq config set api-key${flag}\``];
 }
 
 function describe(value: Json | undefined): string {

@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
 import { ExitCode } from '../errors.js';
 import type { Json } from '../json.js';
-import { maskSecret } from '../config.js';
+import { maskSecret, type KeySource } from '../config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { retryDelay, sleep, type RetryPolicy } from './retry.js';
@@ -12,6 +12,8 @@ import { retryDelay, sleep, type RetryPolicy } from './retry.js';
 export interface ClientOptions {
   baseUrl: string;
   apiKey?: string;
+  /** Where the key came from, named if the service rejects it. */
+  apiKeySource?: KeySource;
   timeoutMs: number;
   retry: RetryPolicy;
   env: Record<string, string | undefined>;
@@ -186,7 +188,8 @@ export class ApiClient {
       const res = await dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
       const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
-      return { text, body: classify(res.statusCode, res.headers, text) };
+      const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
+      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }) };
     })().finally(() => (settled = true));
     try {
       const reply = await Promise.race([attempt, expired]);

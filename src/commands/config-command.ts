@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileName, validateSetting, type SettingName } from '../config.js';
+import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../config.js';
 import { ExitCode, SgqError, usageError } from '../errors.js';
 import type { Io } from '../io.js';
 import type { CommandContext } from '../program.js';
@@ -41,14 +41,17 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
     }
     case 'unset': {
       const name = settingName(args[0]);
-      say(store.unset(profile, name) ? `removed ${name} from profile ${profile}` : `${name} was not set in profile ${profile}`);
+      say((await store.unset(profile, name)) ? `removed ${name} from profile ${profile}` : `${name} was not set in profile ${profile}`);
       return ExitCode.ok;
     }
     case 'set': {
       const name = settingName(args[0]);
-      const given = args[1] ?? (await readValue(io, name));
+      if (SETTINGS[name].secret && args[1] !== undefined) {
+        throw usageError(`config set ${name} takes no value argument: a key on the command line stays in shell history and shows in ps`, `pipe it in instead: printf %s "$KEY" | sgq config set ${name}${profileFlag(profile)}`);
+      }
+      const given = args[1] ?? (await readValue(io, name, profile));
       const value = validateSetting(name, given);
-      store.set(profile, name, value);
+      await store.set(profile, name, value);
       say(`set ${name} in profile ${profile} (${store.path})`);
       return ExitCode.ok;
     }
@@ -65,10 +68,11 @@ function settingName(name: string | undefined): SettingName {
 }
 
 /** The value from stdin: a hidden prompt on a terminal, else the first line of the pipe. */
-async function readValue(io: Io, name: SettingName): Promise<string> {
+async function readValue(io: Io, name: SettingName, profile: string): Promise<string> {
   if (!io.stdinIsTTY) {
     const input = (await text(io.stdin)).split(/\r?\n/)[0] ?? '';
-    if (!input.trim()) throw usageError(`no value for ${name} on stdin`, `give it as an argument or pipe it in: printf %s "$VALUE" | sgq config set ${name}`);
+    const way = `printf %s "$VALUE" | sgq config set ${name}${profileFlag(profile)}`;
+    if (!input.trim()) throw usageError(`no value for ${name} on stdin`, SETTINGS[name].secret ? `pipe it in: ${way}` : `give it as an argument or pipe it in: ${way}`);
     return input;
   }
   return hiddenPrompt(io, `${name}: `);

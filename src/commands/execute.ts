@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { ApiClient } from '../api/client.js';
 import { proxyFor } from '../api/proxy.js';
 import { DEFAULT_RETRY } from '../api/retry.js';
-import { resolveConfig, type ResolvedConfig } from '../config.js';
+import { profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../config.js';
 import { ExitCode, configError, usageError } from '../errors.js';
 import { createFormatter, loadTable, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
@@ -48,6 +48,8 @@ interface Connection {
   config: ResolvedConfig;
   baseUrl: string;
   apiKey?: string;
+  /** Where the key came from, named when the service rejects it. */
+  apiKeySource?: KeySource;
   close: () => Promise<void>;
 }
 
@@ -60,15 +62,15 @@ async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connecti
     return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, close: sandbox.close };
   }
   if (!config.baseUrl) {
-    throw configError('no service address configured', 'set one with `sgq config set base-url URL` or SGQ_BASE_URL, or try `sgq --sandbox …`');
+    throw configError('no service address configured', `set one with \`sgq config set base-url URL${profileFlag(config.profile)}\` or SGQ_BASE_URL, or try \`sgq --sandbox …\``);
   }
   if (needsKey && !config.apiKey) {
     throw configError(
       `no API key configured (profile ${config.profile})`,
-      'set one with `sgq config set api-key` (reads stdin) or SGQ_API_KEY; `sgq metadata userid` and `sgq info` need none',
+      `set one with \`sgq config set api-key${profileFlag(config.profile)}\` (reads stdin) or SGQ_API_KEY; \`sgq metadata userid\` and \`sgq info\` need none`,
     );
   }
-  return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, close: async () => undefined };
+  return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
 }
 
 function checkOutFile(file: string): OutTarget {
@@ -131,6 +133,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const client = new ApiClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
+      apiKeySource: connection.apiKeySource,
       timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
       retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
       env: io.env,

@@ -27,6 +27,9 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   const startedAt = (io.now ?? (() => new Date()))();
   // Flags first: a usage error should not wait for a whole stdin list to be read.
   if (flags.since !== undefined && flags.sinceLast) throw usageError('use either --since or --since-last, not both');
+  // A flag that would change nothing is a mistake to point out, not to ignore.
+  if (flags.maxPages !== undefined && !flags.all) throw usageError('--max-pages only applies with --all', 'add --all, or use --page N for one page');
+  if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;

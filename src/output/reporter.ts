@@ -1,5 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
+import { failureLine } from '../errors.js';
 import { colorLevel, type Io } from '../io.js';
 
 export interface ReporterOptions {
@@ -9,7 +10,7 @@ export interface ReporterOptions {
 
 /**
  * Everything a person reads, on stderr, decided in one place: a spinner and colour only on
- * a terminal, `--quiet` silences all but failures, `--verbose` adds traces and the summary.
+ * a terminal, `--quiet` silences all but failures and warnings, `--verbose` adds traces and the summary.
  */
 export class Reporter {
   readonly color: ChalkInstance;
@@ -63,11 +64,12 @@ export class Reporter {
 
   /** A failure: always shown, one line. */
   error(message: string, hint?: string): void {
-    this.line(`${this.color.red('sgq:')} ${message}${hint ? `; ${hint}` : ''}`);
+    this.line(`${this.color.red('sgq:')} ${failureLine(message, hint)}`);
   }
 
+  /** Data was left out (a CSV column seen too late): shown even with --quiet, which hides only chatter. */
   warn(message: string): void {
-    if (!this.options.quiet) this.line(`${this.color.yellow('sgq:')} ${message}`);
+    this.line(`${this.color.yellow('sgq:')} ${message}`);
   }
 
   info(message: string): void {

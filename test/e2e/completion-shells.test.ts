@@ -21,6 +21,11 @@ const COMPLETIONS = join(REPO, 'completions');
 
 type Shell = 'bash' | 'zsh' | 'fish';
 
+// Each test starts several real shells (zsh with compinit on a pseudo-terminal), which on a
+// busy machine takes seconds each: these are deadlines for a hang, not expectations of speed.
+const SHELL_DEADLINE = 60_000;
+const TEST_DEADLINE = 180_000;
+
 const installed = (shell: Shell) => spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0;
 
 const sink = { write: () => true } as never;
@@ -81,9 +86,9 @@ function bashWords(line: string, splitEquals: boolean): string[] {
   return splitEquals ? words.flatMap((w, i) => (w === '' && i === words.length - 1 ? [''] : w.split(/(=)/).filter((p) => p !== ''))) : words;
 }
 
-/** Runs a shell in the test's clean environment and folder. */
+/** Runs a shell in the test's clean environment and folder; the deadline only stops a hung shell. */
 const runShell = (shell: string, args: string[], extraEnv: Record<string, string> = {}) =>
-  execa(shell, args, { env: { ...env, ...extraEnv }, extendEnv: false, cwd: work, reject: false, timeout: 15_000 });
+  execa(shell, args, { env: { ...env, ...extraEnv }, extendEnv: false, cwd: work, reject: false, timeout: SHELL_DEADLINE });
 
 async function completeBash(line: string, splitEquals = true): Promise<string[]> {
   const words = bashWords(line, splitEquals);
@@ -100,7 +105,9 @@ PROMPT='> '
 RPROMPT=
 [[ -n $SGQ_TEST_FPATH ]] && fpath=("$SGQ_TEST_FPATH" $fpath)
 autoload -U compinit
-compinit -u -D
+# A dump per setup, made by the first shell and read by the others: a full scan of $fpath
+# costs each shell a second or more on a busy machine.
+compinit -u -d "$SGQ_TEST_DUMP"
 [[ -n $SGQ_TEST_SOURCE ]] && source "$SGQ_TEST_SOURCE"
 zstyle ':completion:*' list-grouped false
 zstyle ':completion:*' insert-tab false
@@ -139,7 +146,8 @@ zpty -d sgqtest
 async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Promise<string[]> {
   const init = join(work, 'init.zsh');
   writeFileSync(init, ZSH_INIT);
-  const r = await runShell('zsh', ['-f', '-c', ZSH_DRIVER, 'zsh', init, line], mode === 'fpath' ? { SGQ_TEST_FPATH: COMPLETIONS } : { SGQ_TEST_SOURCE: join(COMPLETIONS, '_sgq') });
+  const dump = { SGQ_TEST_DUMP: join(work, `zcompdump-${mode}`) };
+  const r = await runShell('zsh', ['-f', '-c', ZSH_DRIVER, 'zsh', init, line], mode === 'fpath' ? { ...dump, SGQ_TEST_FPATH: COMPLETIONS } : { ...dump, SGQ_TEST_SOURCE: join(COMPLETIONS, '_sgq') });
   expect(r.exitCode, `zsh driver for ${JSON.stringify(line)}: ${r.stderr}`).toBe(0);
   // A broken spec makes _arguments or a function of the script complain on the terminal.
   expect(r.stdout).not.toMatch(/_arguments:|_describe:|command not found|\b_sgq\w*:\d+:/);
@@ -162,7 +170,7 @@ const COMPLETE: Record<Shell, (line: string) => Promise<string[]>> = { bash: com
 for (const shell of ['bash', 'zsh', 'fish'] as const) {
   const available = installed(shell);
   // Locally a missing shell skips its tests; in CI (.ci/run installs all three) it fails them.
-  describe.skipIf(!available && !process.env.CI)(`${shell} completion`, () => {
+  describe.skipIf(!available && !process.env.CI)(`${shell} completion`, { timeout: TEST_DEADLINE }, () => {
     const complete = (line: string) => COMPLETE[shell](line);
 
     it(`${shell} is installed`, () => {
@@ -225,7 +233,7 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
   });
 }
 
-describe.skipIf(!installed('bash') && !process.env.CI)('bash specifics', () => {
+describe.skipIf(!installed('bash') && !process.env.CI)('bash specifics', { timeout: TEST_DEADLINE }, () => {
   it('copes with --output=VALUE when = is not a word break', async () => {
     expect(await completeBash('sgq graph followers --output=nd', false)).toEqual(['--output=ndjson']);
   });
@@ -235,7 +243,7 @@ describe.skipIf(!installed('bash') && !process.env.CI)('bash specifics', () => {
   });
 });
 
-describe.skipIf(!installed('zsh') && !process.env.CI)('zsh specifics', () => {
+describe.skipIf(!installed('zsh') && !process.env.CI)('zsh specifics', { timeout: TEST_DEADLINE }, () => {
   it('works sourced after compinit, as well as autoloaded from $fpath', async () => {
     expect(await completeZsh('sgq gr', 'source')).toEqual(['graph']);
     expect(sorted(await completeZsh('sgq graph followers -o ', 'source'))).toEqual(sorted(FORMATS));

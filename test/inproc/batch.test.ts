@@ -53,24 +53,34 @@ describe('batch input', () => {
   });
 
   it('--concurrency N keeps at most N users in flight', async () => {
-    let inFlight = 0;
+    // Answers are held until N requests wait at once (or every user has asked), so a client
+    // that keeps N in flight reaches N however slow the machine; one that sends more goes past it.
+    const users = Array.from({ length: 12 }, (_, i) => `user${i}`);
+    const held: (() => void)[] = [];
+    let received = 0;
     let peak = 0;
     const { createServer } = await import('node:http');
-    const slow = createServer((req, res) => {
-      inFlight++;
-      peak = Math.max(peak, inFlight);
+    const gate = createServer((req, res) => {
       req.resume();
-      setTimeout(() => {
-        inFlight--;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(envelope(1, null, [{ username: 'x' }])));
-      }, 30);
+      req.on('end', () => {
+        received++;
+        held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(envelope(1, null, [{ username: 'x' }]))));
+        peak = Math.max(peak, held.length);
+        if (held.length === 3 || received === users.length) {
+          // One more turn of the event loop lets requests already sent arrive and be counted.
+          setImmediate(() => {
+            peak = Math.max(peak, held.length);
+            for (const answer of held.splice(0)) answer();
+          });
+        }
+      });
     });
-    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(slow.address() as { port: number }).port}`;
-    const users = Array.from({ length: 12 }, (_, i) => `user${i}`);
+    await new Promise<void>((r) => gate.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(gate.address() as { port: number }).port}`;
     const r = await runSgq(['graph', 'followers', ...users, '--concurrency', '3'], { env: { SGQ_BASE_URL: url, SGQ_API_KEY: 'k' } });
-    slow.close();
+    gate.close();
     expect(r.code).toBe(0);
+    expect(received).toBe(12);
     expect(peak).toBe(3);
   });
 

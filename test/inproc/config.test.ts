@@ -60,7 +60,7 @@ describe('precedence: flag > env > profile > default', () => {
   it('base-url: --base-url beats SGQ_BASE_URL beats the profile', async () => {
     const env = { SGQ_CONFIG_DIR: tempDir() };
     await runSgq(['config', 'set', 'base-url', 'http://127.0.0.1:1'], { env });
-    await runSgq(['config', 'set', 'api-key', DEMO_KEY], { env });
+    expect((await runSgq(['config', 'set', 'api-key'], { env, stdin: DEMO_KEY })).code).toBe(0);
     // profile only: the dead address
     expect((await runSgq(['info', '--retries', '0'], { env })).code).toBe(7);
     // env beats profile
@@ -71,19 +71,20 @@ describe('precedence: flag > env > profile > default', () => {
 
   it('api-key: SGQ_API_KEY beats the profile; --profile picks the profile', async () => {
     const env = { SGQ_CONFIG_DIR: tempDir(), SGQ_BASE_URL: sb.sandbox.url };
-    await runSgq(['config', 'set', 'api-key', 'bad-key-xxxxxxxx'], { env });
-    await runSgq(['config', 'set', 'api-key', DEMO_KEY, '--profile', 'good'], { env });
+    await runSgq(['config', 'set', 'api-key'], { env, stdin: 'bad-key-xxxxxxxx' });
+    await runSgq(['config', 'set', 'api-key', '--profile', 'good'], { env, stdin: DEMO_KEY });
     expect((await runSgq(['graph', 'followers', 'jack'], { env })).code).toBe(3);
     expect((await runSgq(['graph', 'followers', 'jack'], { env: { ...env, SGQ_API_KEY: DEMO_KEY } })).code).toBe(0);
     expect((await runSgq(['graph', 'followers', 'jack', '--profile', 'good'], { env })).code).toBe(0);
     expect((await runSgq(['graph', 'followers', 'jack'], { env: { ...env, SGQ_PROFILE: 'good' } })).code).toBe(0);
   });
 
-  it('settings from the environment get the same checks as config set (exit 2)', async () => {
-    for (const env of [{ SGQ_OUTPUT: 'xml' }, { SGQ_TIMEOUT: 'soon' }, { SGQ_RETRIES: '-1' }, { SGQ_BASE_URL: 'ftp://x' }]) {
+  it('settings from the environment get the same checks as config set (exit 3, naming the variable)', async () => {
+    for (const env of [{ SGQ_OUTPUT: 'xml' }, { SGQ_TIMEOUT: 'soon' }, { SGQ_TIMEOUT: '99999' }, { SGQ_TIMEOUT: '1e3' }, { SGQ_RETRIES: '-1' }, { SGQ_BASE_URL: 'ftp://x' }]) {
       const r = await runSgq(['metadata', 'userid', 'jack'], { env: { ...sb.env(), ...env } });
-      expect(r.code).toBe(2);
+      expect(r.code).toBe(3);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(`(from ${Object.keys(env)[0]})`);
     }
   });
 

@@ -4,6 +4,7 @@ import type { Io } from '../../src/io.js';
 import { main } from '../../src/main.js';
 import { runSgq, tempDir } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { until } from '../helpers/wait.js';
 
 const sb = useSandbox();
 
@@ -19,8 +20,8 @@ describe('on a terminal', () => {
     const dir = tempDir();
     const io: Io = { stdin, stdout, stderr, env: { SGQ_CONFIG_DIR: dir }, stdinIsTTY: true, stdoutIsTTY: true, stderrIsTTY: true };
     const running = main(['config', 'set', 'api-key'], io);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(err).toContain('api-key: ');
+    // The prompt appears once the command's module has loaded, however long that takes.
+    await until(() => err.includes('api-key: '), 'the prompt on stderr');
     stdin.write('typed-secret-key-4321\n');
     expect(await running).toBe(0);
     expect(out + err).not.toContain('typed-secret-key-4321');
