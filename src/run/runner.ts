@@ -87,7 +87,9 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
   const cut = new WeakSet<UserStats>();
   let totalRecords = 0;
   let failedInARow = 0;
-  /** Why no further user is started, besides an abort or a closed output. */
+  /** Users among `remaining` that were asked and failed; the others were never asked. */
+  let failedAndLeft = 0;
+  /** --limit or --max-credits is met: no further user is started. */
   let budgetMet = false;
 
   const continuation = (page?: number, pagesDone?: number): Continuation => {
@@ -195,6 +197,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       reporter.error(`${who}records before page ${failure.page} were written; resume with: ${stat.resume}`);
     } else if (stat.pages === 0 && RETRYABLE.has(sgq.exitCode)) {
       remaining.add(job.user);
+      failedAndLeft++;
     }
     if (FATAL_FOR_ALL.has(sgq.exitCode)) controller.abort('fatal');
   };
@@ -247,15 +250,15 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
   for (const stop of stops) if (stop !== 'limit' && stop !== 'max-credits') reporter.info(stopNote(stop, options));
 
   const rest = sink.closed ? undefined : resumeRest(exitCode);
+  const notAttempted = remaining.count - failedAndLeft;
   if (reason === 'unreachable') {
-    const notAttempted = remaining.count - failedInARow;
     reporter.error(
       `the service is unreachable: stopped after ${UNREACHABLE_AFTER} users failed in a row; ${count(notAttempted, 'user')} ${notAttempted === 1 ? 'was' : 'were'} not attempted; ${rest ? `resume them with: ${rest.resume}` : remaining.failure ?? 'try again later'}`,
     );
   } else {
     for (const stop of stops) {
       if (stop !== 'limit' && stop !== 'max-credits') continue;
-      const left = remaining.count > 0 && rest ? `; ${count(remaining.count, 'user')} not attempted; with a new budget, resume them with: ${rest.resume}` : '';
+      const left = notAttempted > 0 && rest ? `; ${count(notAttempted, 'user')} not attempted; with a new budget, resume them with: ${rest.resume}` : '';
       reporter.info(`${stopNote(stop, options)}${left}`);
     }
     if (rest && !budgetMet && (interrupted || reason === 'fatal' || taken > 1)) {

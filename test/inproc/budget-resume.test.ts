@@ -115,6 +115,16 @@ describe('an unreachable service', () => {
     // The users that failed are named in one command that asks them again.
     expect(r.stderr).toContain('sgq: 5 users not finished; resume with: sgq graph followers a b c d e --concurrency 1 --retries 0\n');
   });
+  it('counts as not attempted only the users never asked; the resume asks the failed ones too', async () => {
+    const stub = await stubs((req) => (userOf(req).startsWith('ok') ? { body: envelope(1, null, [{ username: 'x' }]) } : { status: 503, body: {} }));
+    const list = ['a', 'b', 'ok1', 'c', 'd', 'e', 'f', 'g'];
+    const r = await runSgq(['graph', 'followers', ...list, '--retries', '0', '--concurrency', '1'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(7);
+    expect(stub.requests).toHaveLength(6);
+    expect(r.stderr).toContain(
+      'sgq: the service is unreachable: stopped after 3 users failed in a row; 2 users were not attempted; resume them with: sgq graph followers a b c d e f g --concurrency 1 --retries 0\n',
+    );
+  });
 });
 
 describe('resume commands', () => {
