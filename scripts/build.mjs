@@ -61,7 +61,7 @@ const STUBS = [
   { importer: /node_modules\/conf\//, module: /^(node:)?crypto$/, contents: unusedObject('crypto') },
   // conf writes through atomically, which loads when-exit: that module hooks SIGINT and SIGTERM
   // at import and re-raises the signal at the process, so one Ctrl-C arrived twice and cut sgq's
-  // graceful stop short. sgq handles signals in one place (src/cli.ts); its config writes are
+  // graceful stop short. sgq handles signals in one place (src/cli/entry.ts); its config writes are
   // synchronous, so there is no temporary file for when-exit to clean up.
   { importer: /node_modules\//, module: /^when-exit$/, contents: 'export default () => () => {};' },
 ];
@@ -91,13 +91,13 @@ mkdirSync('dist/vendor', { recursive: true });
 const builds = [
   build({
     ...common,
-    entryPoints: ['src/cli.ts'],
+    entryPoints: ['src/cli/entry.ts'],
     outfile: 'dist/cli.cjs',
     plugins: [requireFromDist('main-from-dist', /^\.\/main\.js$/, () => './main.cjs')],
   }),
   build({
     ...common,
-    entryPoints: ['src/main.ts'],
+    entryPoints: ['src/cli/main.ts'],
     outfile: 'dist/main.cjs',
     plugins: [
       stubs,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { ROUTES, type RouteSpec } from '../routes.js';
+import { ROUTES, type RouteSpec } from '../core/routes.js';
 import {
   GRAPH_PAGE_SIZE,
   HISTORY_PAGE_SIZE,

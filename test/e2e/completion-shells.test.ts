@@ -4,9 +4,9 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SETTING_NAMES } from '../../src/config.js';
-import { FORMATS } from '../../src/output/format-names.js';
-import { buildProgram } from '../../src/program.js';
+import { SETTING_NAMES } from '../../src/core/config.js';
+import { FORMATS } from '../../src/core/format-names.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { BIN } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 

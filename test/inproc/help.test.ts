@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allCommands, buildProgram, fillAll } from '../../src/program.js';
+import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
 import { runSgq } from '../helpers/run.js';
 import { PassThrough } from 'node:stream';
 

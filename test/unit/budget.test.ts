@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Budget } from '../../src/run/budget.js';
-import { DEFAULT_RETRY, retryDelay } from '../../src/api/retry.js';
-import { worstExitCode } from '../../src/errors.js';
+import { Budget } from '../../src/core/budget.js';
+import { DEFAULT_RETRY, retryDelay } from '../../src/core/retry.js';
+import { worstExitCode } from '../../src/core/errors.js';
 
 describe('Budget', () => {
   const page = (records: number, full = false) => ({ records, full });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CallError, classify, parseRetryAfter } from '../../src/api/classify.js';
-import { ExitCode } from '../../src/errors.js';
+import { CallError, classify, parseRetryAfter } from '../../src/core/classify.js';
+import { ExitCode } from '../../src/core/errors.js';
 
 function failure(status: number, body: string, headers: Record<string, string> = {}): CallError {
   try {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SETTING_NAMES } from '../../src/config.js';
-import { FORMATS } from '../../src/output/format-names.js';
-import { allCommands, buildProgram, fillAll } from '../../src/program.js';
+import { SETTING_NAMES } from '../../src/core/config.js';
+import { FORMATS } from '../../src/core/format-names.js';
+import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
 
 // The scripts are generated from the command tree; these tests hold the checked-in copies to

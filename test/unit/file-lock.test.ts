@@ -3,8 +3,8 @@ import { existsSync, readFileSync, readdirSync, renameSync, writeFileSync } from
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, SgqError } from '../../src/errors.js';
-import { acquireLock } from '../../src/run/file-lock.js';
+import { ExitCode, SgqError } from '../../src/core/errors.js';
+import { acquireLock } from '../../src/cli/run/file-lock.js';
 import { tempDir } from '../helpers/run.js';
 
 const deadPid = () => Number(execaSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout);

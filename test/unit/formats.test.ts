@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createFormatter, loadTable, type Format } from '../../src/output/formats.js';
-import type { Sink } from '../../src/output/sink.js';
-import { parseJson } from '../../src/json.js';
+import { createFormatter, loadTable, type Format } from '../../src/cli/output/formats.js';
+import type { Sink } from '../../src/cli/output/sink.js';
+import { parseJson } from '../../src/core/json.js';
 
 function capture(): Sink & { text: string } {
   return {

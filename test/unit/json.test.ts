@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RawNumber, parseJson, stringifyJson } from '../../src/json.js';
+import { RawNumber, parseJson, stringifyJson } from '../../src/core/json.js';
 
 describe('lossless JSON', () => {
   it('keeps integers past 2^53 exactly as sent', () => {

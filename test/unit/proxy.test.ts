@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bypassed, maskedProxy, proxyFor } from '../../src/api/proxy.js';
+import { bypassed, maskedProxy, proxyFor } from '../../src/core/proxy.js';
 
 const HTTP = new URL('http://api.example.com:8080/v1');
 const HTTPS = new URL('https://api.example.com/v1');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExitCode, SgqError } from '../../src/errors.js';
-import { parseSince } from '../../src/since.js';
+import { ExitCode, SgqError } from '../../src/core/errors.js';
+import { parseSince } from '../../src/core/since.js';
 
 const now = new Date('2026-11-21T12:00:00.000Z');
 

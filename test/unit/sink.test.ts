@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { StreamSink } from '../../src/output/sink.js';
+import { StreamSink } from '../../src/cli/output/sink.js';
 
 describe('StreamSink', () => {
   it('waits for drain without leaving listeners behind', async () => {

@@ -3,7 +3,7 @@ import { linkSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unli
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ExitCode, SgqError } from '../errors.js';
+import { ExitCode, SgqError } from '../../core/errors.js';
 
 // An exclusive lock per --out file and per --since-last state file: `FILE.lock`, holding the
 // holder's pid, host and process start time. It is created whole with link(2), which fails

@@ -1,10 +1,10 @@
-import type { JsonObject } from '../api/classify.js';
-import { RawNumber, stringifyJson, type Json } from '../json.js';
+import type { JsonObject } from '../../core/classify.js';
+import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
 import type { Sink } from './sink.js';
 
-import type { Format } from './format-names.js';
+import type { Format } from '../../core/format-names.js';
 
-export type { Format } from './format-names.js';
+export type { Format } from '../../core/format-names.js';
 
 /** One streaming interface for every format: records go in page by page, `end` closes the document. */
 export interface Formatter {

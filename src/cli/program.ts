@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
 import type { Io } from './io.js';
-import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from './routes.js';
+import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from '../core/routes.js';
 import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
-import { FORMATS } from './output/format-names.js';
-import { MALFORMED_KINDS } from './sandbox/fault-kinds.js';
-import { VERSION } from './version.js';
+import { FORMATS } from '../core/format-names.js';
+import { MALFORMED_KINDS } from '../sandbox/fault-kinds.js';
+import { VERSION } from '../core/version.js';
 
 // The command tree. Only Commander and the route table load at start-up; each action
 // imports what it needs, so `sgq --help` never loads the network stack.

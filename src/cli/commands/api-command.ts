@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { usageError } from '../errors.js';
-import { parseJson, type Json } from '../json.js';
+import { usageError } from '../../core/errors.js';
+import { parseJson, type Json } from '../../core/json.js';
 import type { CommandContext } from '../program.js';
-import { findRouteByPath, normalizeRoutePath } from '../routes.js';
+import { findRouteByPath, normalizeRoutePath } from '../../core/routes.js';
 import { execute, type OutputFlags } from './execute.js';
 
 export interface ApiFlags extends OutputFlags {

@@ -1,4 +1,4 @@
-import { VERSION } from './version.js';
+import { VERSION } from '../core/version.js';
 
 /**
  * The process entry: wires signals and the real streams to `main`. SIGINT and SIGTERM abort

@@ -1,8 +1,8 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../config.js';
-import { ExitCode, SgqError, usageError } from '../errors.js';
+import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../../core/config.js';
+import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { Io } from '../io.js';
 import type { CommandContext } from '../program.js';
 

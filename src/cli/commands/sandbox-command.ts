@@ -1,6 +1,6 @@
-import { ExitCode, usageError } from '../errors.js';
+import { ExitCode, usageError } from '../../core/errors.js';
 import type { CommandContext } from '../program.js';
-import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../sandbox/server.js';
+import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../../sandbox/server.js';
 
 export interface SandboxFlags extends Faults {
   port?: number;

@@ -1,5 +1,5 @@
-import { ExitCode } from '../errors.js';
-import { parsedLosslessly, type Json } from '../json.js';
+import { ExitCode } from './errors.js';
+import { parsedLosslessly, type Json } from './json.js';
 import { CallError, isErrorRecord, isObject, type JsonObject } from './classify.js';
 import type { Reply } from './client.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ExitCode, SgqError, configError } from '../errors.js';
-import { parseSince } from '../since.js';
+import { ExitCode, SgqError, configError } from '../../core/errors.js';
+import { parseSince } from '../../core/since.js';
 import { syncFolder } from '../output/sink.js';
 import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from './file-lock.js';
 

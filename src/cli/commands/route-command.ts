@@ -1,8 +1,8 @@
-import type { Json } from '../json.js';
-import { usageError } from '../errors.js';
+import type { Json } from '../../core/json.js';
+import { usageError } from '../../core/errors.js';
 import type { CommandContext } from '../program.js';
-import { commandName, type RouteSpec } from '../routes.js';
-import { parseSince } from '../since.js';
+import { commandName, type RouteSpec } from '../../core/routes.js';
+import { parseSince } from '../../core/since.js';
 import { execute, type OutputFlags } from './execute.js';
 import { Subjects } from './subjects.js';
 import { shellQuote } from './shell.js';

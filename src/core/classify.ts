@@ -1,6 +1,6 @@
-import { profileFlag, type KeySource } from '../config.js';
-import { ExitCode, SgqError, firstLine } from '../errors.js';
-import { RawNumber, parseJson, type Json } from '../json.js';
+import { profileFlag, type KeySource } from './config.js';
+import { ExitCode, SgqError, firstLine } from './errors.js';
+import { RawNumber, parseJson, type Json } from './json.js';
 
 export type JsonObject = { [key: string]: Json };
 

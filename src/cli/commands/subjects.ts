@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { usageError } from '../errors.js';
+import { usageError } from '../../core/errors.js';
 import { SeenNames } from './seen-names.js';
 
 /**

@@ -1,6 +1,6 @@
-import { ExitCode, worstExitCode } from '../errors.js';
+import { ExitCode, worstExitCode } from '../../core/errors.js';
 import type { Reporter } from '../output/reporter.js';
-import type { Budget } from './budget.js';
+import type { Budget } from '../../core/budget.js';
 
 /** What one job did; filled in by the runner as pages arrive. */
 export interface UserStats {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { SHELLS, completionScript, isShell } from '../completion/index.js';
-import { ConfigStore } from '../config.js';
-import { ExitCode, usageError } from '../errors.js';
+import { ConfigStore } from '../../core/config.js';
+import { ExitCode, usageError } from '../../core/errors.js';
 import type { CommandContext } from '../program.js';
 
 export interface CompletionOptions {

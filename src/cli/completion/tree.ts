@@ -1,5 +1,5 @@
 import type { Argument, Command, Option } from 'commander';
-import { SETTING_NAMES } from '../config.js';
+import { SETTING_NAMES } from '../../core/config.js';
 
 // What a completion script needs to know about the command tree, read from Commander's own
 // objects. The three generators (bash, zsh, fish) only ever see this model, so a new command,

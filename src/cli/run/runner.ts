@@ -1,14 +1,14 @@
-import type { JsonObject } from '../api/classify.js';
-import { CallError } from '../api/classify.js';
-import { StoppedError, type ApiClient } from '../api/client.js';
-import { isBilled } from '../api/page.js';
-import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../api/paginate.js';
-import { ExitCode, toSgqError, worstExitCode } from '../errors.js';
-import { parseJson, stringifyJson } from '../json.js';
+import type { JsonObject } from '../../core/classify.js';
+import { CallError } from '../../core/classify.js';
+import { StoppedError, type ApiClient } from '../../core/client.js';
+import { isBilled } from '../../core/page.js';
+import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
+import { ExitCode, toSgqError, worstExitCode } from '../../core/errors.js';
+import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
 import type { Sink } from '../output/sink.js';
-import { Budget } from './budget.js';
+import { Budget } from '../../core/budget.js';
 import { RemainingUsers, type ResumeSubjects } from './remaining.js';
 import { SummaryCollector, type RunSummary, type UserStats } from './summary.js';
 

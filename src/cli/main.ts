@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ExitCode, failureLine, toSgqError } from './errors.js';
+import { ExitCode, failureLine, toSgqError } from '../core/errors.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';

@@ -1,10 +1,10 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
-import { ApiClient } from '../api/client.js';
-import { proxyFor } from '../api/proxy.js';
-import { DEFAULT_RETRY } from '../api/retry.js';
-import { profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../config.js';
-import { ExitCode, configError, usageError } from '../errors.js';
+import { ApiClient } from '../../core/client.js';
+import { proxyFor } from '../../core/proxy.js';
+import { DEFAULT_RETRY } from '../../core/retry.js';
+import { profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
+import { ExitCode, configError, usageError } from '../../core/errors.js';
 import { createFormatter, loadTable, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../output/sink.js';
@@ -57,7 +57,7 @@ async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connecti
   const { globals, io } = ctx;
   const config = resolveConfig(globals, io.env);
   if (globals.sandbox) {
-    const { startSandbox, DEMO_KEY } = await import('../sandbox/server.js');
+    const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
     const sandbox = await startSandbox({ port: 0 });
     return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, close: sandbox.close };
   }

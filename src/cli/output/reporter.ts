@@ -1,6 +1,6 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
-import { failureLine } from '../errors.js';
+import { failureLine } from '../../core/errors.js';
 import { colorLevel, type Io } from '../io.js';
 
 export interface ReporterOptions {

@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { ExitCode, SgqError, usageError } from '../errors.js';
+import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { escapeRegExp, removeFilesOfDeadRuns } from '../run/file-lock.js';
 
 /**

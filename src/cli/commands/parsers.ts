@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { durationMs } from '../since.js';
+import { durationMs } from '../../core/since.js';
 
 // Argument parsers for Commander: each one rejects a bad value before any request is sent,
 // which Commander reports as a usage error (exit 2).

@@ -1,5 +1,5 @@
-import type { Json } from '../json.js';
-import type { Budget } from '../run/budget.js';
+import type { Json } from './json.js';
+import type { Budget } from './budget.js';
 import { CallError } from './classify.js';
 import type { ApiClient } from './client.js';
 import { isBilled, readPage, type Page } from './page.js';

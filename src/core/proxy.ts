@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { configError } from '../errors.js';
+import { configError } from './errors.js';
 
 /** The proxy a run goes through, and the variable that named it (for messages). */
 export interface ProxyChoice {

@@ -2,10 +2,10 @@ import { chmodSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { nonNegativeInt, positiveSeconds } from './commands/parsers.js';
+import { nonNegativeInt, positiveSeconds } from '../cli/commands/parsers.js';
 import { SgqError, configError, usageError } from './errors.js';
-import type { Io } from './io.js';
-import { FORMATS } from './output/format-names.js';
+import type { Io } from '../cli/io.js';
+import { FORMATS } from './format-names.js';
 
 // The config store: named profiles of settings in one JSON file (mode 0600, since it holds
 // API keys). Precedence for every setting: flag > environment > profile > default.
