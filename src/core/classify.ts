@@ -1,5 +1,5 @@
 import { profileFlag, type KeySource } from './config.js';
-import { ExitCode, SgqError, firstLine } from './errors.js';
+import { ExitCode, SgqError, firstLine, type ErrorDetails } from './errors.js';
 import { RawNumber, parseJson, type Json } from './json.js';
 
 export type JsonObject = { [key: string]: Json };
@@ -14,8 +14,9 @@ export class CallError extends SgqError {
     readonly retryAfterMs?: number,
     /** Error records of `data`, for the caller to report one by one. */
     readonly records: readonly string[] = [],
+    details: ErrorDetails = {},
   ) {
-    super(exitCode, message, hint);
+    super(exitCode, message, hint, { ...details, ...(records.length ? { records } : {}) });
   }
 }
 
@@ -39,6 +40,16 @@ const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
  * status does, because the spec leaves the status of data-level errors open.
  */
 export function classify(status: number, headers: Record<string, string | string[] | undefined>, text: string, asked: Asked = {}): JsonObject {
+  try {
+    return classifyAnswer(status, headers, text, asked);
+  } catch (error) {
+    // Every failed answer carries its status, for library users who look past the message.
+    if (error instanceof CallError) error.details.status ??= status;
+    throw error;
+  }
+}
+
+function classifyAnswer(status: number, headers: Record<string, string | string[] | undefined>, text: string, asked: Asked): JsonObject {
   let body: Json | undefined;
   try {
     body = parseJson(text);
@@ -48,7 +59,7 @@ export function classify(status: number, headers: Record<string, string | string
   if (isObject(body)) {
     if (status === 429 && typeof body.Error === 'string') {
       const parts = [`Endpoint: ${describe(body.Endpoint)}`, `Current credits: ${describe(body['Current credits'])}`];
-      throw new CallError(ExitCode.expired, `${body.Error} (${parts.join(', ')})`, 'renew the subscription or buy credits; sgq does not retry this', false);
+      throw new CallError(ExitCode.expired, `${body.Error} (${parts.join(', ')})`, 'renew the subscription or buy credits; sgq does not retry this', false, undefined, [], { body });
     }
     const data = Array.isArray(body.data) ? body.data : [];
     // Checked on every page, so the error records are only gathered when there are some.

@@ -3,7 +3,7 @@ import { rootCertificates } from 'node:tls';
 import { setFlagsFromString } from 'node:v8';
 import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
 import { ExitCode } from './errors.js';
-import type { Json } from './json.js';
+import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
@@ -162,7 +162,7 @@ export class ApiClient {
       if ([...query].length) target += `?${query}`;
     } else {
       headers['content-type'] = 'application/json';
-      body = JSON.stringify(payload);
+      body = stringifyJson(payload);
     }
     trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 

@@ -16,15 +16,52 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** The kind of a failure, as library users test it (`error.kind === 'network'`). */
+export type ErrorKind = Exclude<keyof typeof ExitCode, 'ok'>;
+
+/** What each code means: for `sgq describe`, `--help` and the README's table. */
+export const EXIT_MEANINGS: Record<keyof typeof ExitCode, string> = {
+  ok: 'success (also an empty result, and a stop at a limit you set)',
+  internal: 'unexpected internal error, or the output could not be written',
+  usage: 'usage error: bad flag, bad argument, invalid --since; no request sent',
+  config: 'not configured (no base URL, no API key), or the key was rejected (401/403)',
+  service: 'the service answered with an error record, or refused the request with another 4xx',
+  expired: '429: subscription expired and credit value exceeded; never retried',
+  unavailable: 'the route is not available yet (the {message} placeholder)',
+  network: 'network or server failure: refused, reset, timeout, 5xx, TLS, a body that is not the expected JSON',
+  interrupted: 'interrupted (SIGINT)',
+  terminated: 'terminated (SIGTERM)',
+};
+
+/** What a failed call carried, for programs that look deeper than the message. */
+export interface ErrorDetails {
+  // Mutable so that the layer that knows a fact (the status, the page) can add it on the way up.
+  /** HTTP status of the answer, where there was one. */
+  status?: number;
+  /** Error records of `data` (spec §2.2), one string each. */
+  records?: readonly string[];
+  /** The body of the answer where it explains the failure (the 429 subscription-expired body). */
+  body?: unknown;
+  /** The page that failed, in a paginated run. */
+  page?: number | null;
+}
+
 /** A failure the user can act on: one line of `message`, an optional `hint` saying what to do. */
 export class SgqError extends Error {
   constructor(
     readonly exitCode: ExitCodeValue,
     message: string,
     readonly hint?: string,
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = 'SgqError';
+  }
+
+  /** The exit code's name: 'usage', 'config', 'service', 'expired', 'unavailable', 'network', … */
+  get kind(): ErrorKind {
+    const entry = Object.entries(ExitCode).find(([, code]) => code === this.exitCode);
+    return (entry?.[0] ?? 'internal') as ErrorKind;
   }
 }
 

@@ -40,6 +40,8 @@ export interface SandboxOptions {
   /** Stop by itself after this many ms. */
   ttlMs?: number;
   faults?: Faults;
+  /** Let Node exit while the sandbox serves (a library's in-process sandbox must not hold a script open). */
+  unref?: boolean;
 }
 
 export interface Faults {
@@ -67,6 +69,8 @@ export interface Faults {
 
 export interface Sandbox {
   url: string;
+  /** The demo key, with its starting balance of credits. */
+  apiKey: string;
   close: () => Promise<void>;
   /** Requests served, by route path, for tests that count calls. */
   readonly calls: Map<string, number>;
@@ -105,6 +109,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.keepAliveTimeout = 60_000;
   let connections = 0;
   server.on('connection', (socket) => {
+    if (options.unref) socket.unref();
     connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -222,6 +227,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
+  if (options.unref) server.unref();
   const port = (server.address() as AddressInfo).port;
   let ttl: NodeJS.Timeout | undefined;
   const close = async () => {
@@ -233,7 +239,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ttl = setTimeout(() => void close(), options.ttlMs);
     ttl.unref();
   }
-  return { url: `http://127.0.0.1:${port}${prefix}`, close, calls, connections: () => connections };
+  return { url: `http://127.0.0.1:${port}${prefix}`, apiKey: DEMO_KEY, close, calls, connections: () => connections };
 }
 
 /** The records of one page of a route, from the account's name alone. */

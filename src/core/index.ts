@@ -1,0 +1,318 @@
+// The library: one method per route of the table, over the same client, pages, budgets, retries
+// and lossless JSON as the CLI. Nothing here runs at import: the config is read, the pool made
+// and the sandbox (if asked for) started on the first call.
+import { Budget } from './budget.js';
+import { StoppedError, ApiClient } from './client.js';
+import { resolveConfig, type Env } from './config.js';
+import { ExitCode, SgqError, configError, usageError } from './errors.js';
+import { RawNumber, type Json } from './json.js';
+import { PageFailure, fetchPages, type StopReason } from './paginate.js';
+import { DEFAULT_RETRY } from './retry.js';
+import { ROUTES, findRouteByPath, normalizeRoutePath, type RouteSpec } from './routes.js';
+import { parseSince } from './since.js';
+
+export { SgqError, ExitCode, EXIT_MEANINGS, type ErrorKind, type ErrorDetails } from './errors.js';
+export { ROUTES, type RouteSpec } from './routes.js';
+
+/** A JSON value as the library hands it out: integers past 2^53 are BigInts, exact to the digit. */
+export type SgqValue = null | boolean | number | bigint | string | SgqValue[] | { [key: string]: SgqValue };
+export type SgqRecord = { [key: string]: SgqValue };
+
+/** Where calls go: what `createClient` resolves, or what a caller's own starter returns. */
+export interface Endpoint {
+  baseUrl: string;
+  apiKey?: string;
+  close?: () => Promise<void>;
+}
+
+export interface ClientOptions {
+  /** The service address; else SGQ_BASE_URL, else the profile's `base-url`. */
+  baseUrl?: string;
+  /** Else SGQ_API_KEY, else the profile's `api-key`. */
+  apiKey?: string;
+  /** Config profile; else SGQ_PROFILE, else `default`. */
+  profile?: string;
+  /** Environment read for settings and proxies (the public entry passes process.env). */
+  env?: Env;
+  /** Per-request time limit in milliseconds (default: the `timeout` setting, else 30 s). */
+  timeout?: number;
+  /** Retries of a transient failure (default: the `retries` setting, else 3). */
+  retries?: number;
+  /** Supplies the endpoint instead of the config (the public entry's `sandbox: true` uses it). */
+  endpoint?: () => Promise<Endpoint>;
+}
+
+export interface CallOptions {
+  /** How `user` is read (default `username`; passed through). */
+  how?: string;
+  /** Graph routes: an ISO 8601 date-time or an age such as `7d`; checked before any request. */
+  since?: string;
+  /** First page (default 1). */
+  page?: number;
+  /** At most this many records in all. */
+  limit?: number;
+  /** At most this many pages. */
+  maxPages?: number;
+  /** Stop before the credits spent would pass this. */
+  maxCredits?: number;
+  signal?: AbortSignal;
+  /** Milliseconds per request, for this call. */
+  timeout?: number;
+  retries?: number;
+}
+
+/** One answer of a paginated route, as `pages()` yields it. */
+export interface SgqPage {
+  /** The page asked for (null on routes without pages). */
+  page: number | null;
+  nextPage: number | null;
+  records: SgqRecord[];
+  /** Error records that came beside good ones. */
+  errors: string[];
+  /** `current_credits` after the call, where reported. */
+  creditsLeft: number | null;
+}
+
+/** What an iteration did, once it has ended. */
+export interface IterationResult {
+  /** 'done' when every page was fetched; else the limit that ended it first. */
+  stoppedBy: Exclude<StopReason, 'more'>;
+  pages: number;
+  records: number;
+  creditsUsed: number;
+  creditsLeft: number | null;
+}
+
+/** Records of every page, fetched lazily: a `break` sends no further request. */
+export interface Records extends AsyncIterable<SgqRecord> {
+  /** The pages themselves, with page numbers and the balance. */
+  pages(): AsyncIterable<SgqPage>;
+  /** Every record, collected. */
+  toArray(): Promise<SgqRecord[]>;
+  /** Set when an iteration has ended. */
+  readonly result: IterationResult | undefined;
+}
+
+type UserMethod = (user: string, options?: CallOptions) => Records;
+
+export interface SgqClient {
+  graph: { followers: UserMethod; following: UserMethod };
+  alpha: { scoreHistory: UserMethod };
+  metadata: { history: UserMethod; tweets: UserMethod; latestTweets: UserMethod; userid: UserMethod };
+  lists: { members: UserMethod; latestTweets: UserMethod };
+  /** `/info`: the service's answer as one record. */
+  info(options?: Pick<CallOptions, 'signal' | 'timeout' | 'retries'>): Promise<SgqRecord>;
+  /** A raw call like `sgq api`: POST a body to any route, get the answer's body. */
+  request(route: string, body?: Record<string, SgqValue>, options?: Pick<CallOptions, 'signal' | 'timeout' | 'retries'>): Promise<SgqRecord>;
+  /** Closes the connection pool (and a sandbox the client started). Idle pools do not keep Node alive. */
+  close(): Promise<void>;
+}
+
+/** `followers`, `score-history` → `scoreHistory`. */
+export const methodName = (verb: string): string => verb.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+
+export function createClient(options: ClientOptions = {}): SgqClient {
+  let endpoint: Promise<Endpoint & { timeoutMs: number; retries: number }> | undefined;
+  const shared = new Set<ApiClient>();
+
+  const resolveEndpoint = () =>
+    (endpoint ??= (async () => {
+      const env = options.env ?? {};
+      // The config store is read only when something is left to resolve.
+      const needsStore = !options.endpoint && (!options.baseUrl || options.apiKey === undefined || options.timeout === undefined || options.retries === undefined);
+      const config = needsStore ? resolveConfig({ profile: options.profile, baseUrl: options.baseUrl }, env) : undefined;
+      const given = options.endpoint ? await options.endpoint() : undefined;
+      const baseUrl = given?.baseUrl ?? options.baseUrl ?? config?.baseUrl;
+      if (!baseUrl) throw configError('no service address configured', 'pass baseUrl to createClient, set SGQ_BASE_URL, or use createClient({ sandbox: true })');
+      return {
+        baseUrl,
+        apiKey: given?.apiKey ?? options.apiKey ?? config?.apiKey,
+        close: given?.close,
+        timeoutMs: options.timeout ?? (config?.timeout ? Number(config.timeout) * 1000 : 30_000),
+        retries: options.retries ?? (config?.retries ? Number(config.retries) : DEFAULT_RETRY.retries),
+      };
+    })());
+
+  /** A pool for one iteration; with a signal of its own, an abort ends only that iteration. */
+  const openClient = async (route: RouteSpec | undefined, call: CallOptions) => {
+    const target = await resolveEndpoint();
+    if (route?.needsKey && !target.apiKey) {
+      throw configError('no API key configured', 'pass apiKey to createClient or set SGQ_API_KEY; metadata.userid and info need none');
+    }
+    const client = new ApiClient({
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      timeoutMs: call.timeout ?? target.timeoutMs,
+      retry: { ...DEFAULT_RETRY, retries: call.retries ?? target.retries },
+      env: options.env ?? {},
+      connections: 1,
+      signal: call.signal,
+    });
+    shared.add(client);
+    return client;
+  };
+
+  const records = (route: RouteSpec, subject: string | null, call: CallOptions = {}): Records => {
+    checkCallOptions(route, call);
+    // Checked now, so a bad value throws at the call, before any request.
+    const since = call.since === undefined ? undefined : parseSince(call.since);
+    const how = call.how ?? 'username';
+    let result: IterationResult | undefined;
+
+    async function* pages(): AsyncGenerator<SgqPage> {
+      const budget = new Budget({ limit: call.limit, maxCredits: call.maxCredits, knownCost: route.cost });
+      const client = await openClient(route, call);
+      const counted = { pages: 0, records: 0 };
+      const iterator = fetchPages(client, {
+        path: route.path,
+        payload: (page) => {
+          if (subject === null) return {};
+          const body: Record<string, Json> = { user: subject, how };
+          if (page !== null) body.page = page;
+          if (since !== undefined) body.since = since;
+          return body;
+        },
+        sendKey: route.needsKey,
+        paginated: route.paginated,
+        startPage: call.page ?? 1,
+        follow: true,
+        maxPages: call.maxPages,
+        wholeBodyIsRecord: route.subject === 'none',
+      }, budget);
+      let page: number | null = route.paginated ? (call.page ?? 1) : null;
+      try {
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) {
+            result = { stoppedBy: next.value === 'more' ? 'done' : next.value, ...counted, creditsUsed: budget.creditsUsed, creditsLeft: budget.creditsLeft };
+            return;
+          }
+          const granted = budget.takeRecords(next.value.records.length);
+          const taken = next.value.records.slice(0, granted);
+          // Only a page that needed the lossless parser holds values to convert.
+          const kept = next.value.lossless ? taken.map(toSgqRecord) : (taken as SgqRecord[]);
+          counted.pages++;
+          counted.records += kept.length;
+          yield { page, nextPage: next.value.nextPage, records: kept, errors: next.value.errors, creditsLeft: next.value.credits };
+          page = next.value.nextPage;
+        }
+      } catch (error) {
+        throw libraryError(error, call.signal);
+      } finally {
+        await iterator.return('done').catch(() => undefined);
+        shared.delete(client);
+        await client.close();
+      }
+    }
+
+    return {
+      pages,
+      async *[Symbol.asyncIterator]() {
+        for await (const page of pages()) yield* page.records;
+      },
+      async toArray() {
+        const all: SgqRecord[] = [];
+        for await (const page of pages()) all.push(...page.records);
+        return all;
+      },
+      get result() {
+        return result;
+      },
+    };
+  };
+
+  const byNamespace = (namespace: RouteSpec['namespace']) =>
+    Object.fromEntries(
+      ROUTES.filter((r) => r.namespace === namespace).map((r): [string, UserMethod] => [methodName(r.verb), (user, call) => records(r, checkSubject(r, user), call)]),
+    );
+
+  const info = ROUTES.find((r) => r.subject === 'none')!;
+  return {
+    graph: byNamespace('graph') as SgqClient['graph'],
+    alpha: byNamespace('alpha') as SgqClient['alpha'],
+    metadata: byNamespace('metadata') as SgqClient['metadata'],
+    lists: byNamespace('lists') as SgqClient['lists'],
+    async info(call = {}) {
+      const [record] = await records(info, null, call).toArray();
+      return record ?? {};
+    },
+    async request(route, body = {}, call = {}) {
+      const path = normalizeRoutePath(route);
+      if (!/^[\w-]+(\/[\w-]+)*$/.test(path)) throw usageError(`invalid route ${JSON.stringify(route)}`, 'give a path such as graph/get_followers');
+      const client = await openClient(findRouteByPath(path), call);
+      try {
+        const reply = await client.call(path, toJson(body) as Record<string, Json>, { sendKey: true });
+        return toSgqRecord(reply.body);
+      } catch (error) {
+        throw libraryError(error, call.signal);
+      } finally {
+        shared.delete(client);
+        await client.close();
+      }
+    },
+    async close() {
+      await Promise.all([...shared].map((c) => c.close()));
+      shared.clear();
+      const current = endpoint;
+      endpoint = undefined;
+      const target = await current?.catch(() => undefined);
+      await target?.close?.();
+    },
+  };
+}
+
+function checkSubject(route: RouteSpec, user: string): string {
+  if (typeof user !== 'string' || user.trim() === '') throw usageError(`${methodName(route.verb)}: give a ${route.subject === 'list' ? 'list id' : 'user'}`);
+  return user.trim();
+}
+
+function checkCallOptions(route: RouteSpec, call: CallOptions): void {
+  const whole = (name: keyof CallOptions, min: number) => {
+    const value = call[name];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)) {
+      throw usageError(`${name} must be a whole number from ${min} up`);
+    }
+  };
+  whole('page', 1);
+  whole('limit', 1);
+  whole('maxPages', 1);
+  whole('maxCredits', 0);
+  whole('retries', 0);
+  if (call.timeout !== undefined && !(call.timeout > 0)) throw usageError('timeout must be a number of milliseconds greater than 0');
+  if (call.since !== undefined && !route.since) throw usageError(`since is not accepted by ${route.path}`);
+  if (call.page !== undefined && !route.paginated) throw usageError(`${route.path} has no pages`);
+}
+
+/** A stop by the caller's signal rethrows its reason, as fetch does; everything else is an SgqError. */
+function libraryError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (error instanceof StoppedError || signal?.aborted) return signal?.reason ?? error;
+  if (error instanceof PageFailure) {
+    const inner = error.error;
+    if (inner instanceof SgqError) inner.details.page = error.page;
+    return inner;
+  }
+  if (error instanceof SgqError) return error;
+  return new SgqError(ExitCode.internal, error instanceof Error ? error.message : String(error));
+}
+
+/** The lossless parser keeps long integers as text; the library hands them out as BigInts. */
+function toSgqValue(value: Json): SgqValue {
+  if (value instanceof RawNumber) return /^-?\d+$/.test(value.text) ? BigInt(value.text) : Number(value.text);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(toSgqValue);
+  return toSgqRecord(value);
+}
+
+function toSgqRecord(value: { [key: string]: Json }): SgqRecord {
+  const out: SgqRecord = {};
+  for (const key of Object.keys(value)) out[key] = toSgqValue(value[key]!);
+  return out;
+}
+
+/** BigInts in a request body go out as exact JSON integers. */
+function toJson(value: SgqValue): Json {
+  if (typeof value === 'bigint') return new RawNumber(value.toString());
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(toJson);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES, SgqError, createClient, methodName, type SgqClient } from '../../src/lib.js';
+import { DEMO_KEY, EXPIRED_KEY } from '../../src/sandbox/index.js';
+import { tempDir } from '../helpers/run.js';
+import { useSandbox } from '../helpers/sandbox.js';
+import { envelope, useStubs } from '../helpers/stub-server.js';
+
+const sb = useSandbox();
+const stub = useStubs();
+const client = (extra: Parameters<typeof createClient>[0] = {}) =>
+  createClient({ baseUrl: sb.sandbox.url, apiKey: DEMO_KEY, env: { SGQ_CONFIG_DIR: tempDir() }, ...extra });
+const calls = () => [...sb.sandbox.calls.values()].reduce((a, b) => a + b, 0);
+
+describe('the library', () => {
+  it('has one method per route of the table, named after the CLI verb', () => {
+    const sgq = client() as unknown as Record<string, Record<string, unknown>>;
+    for (const route of ROUTES) {
+      const method = route.namespace ? sgq[route.namespace]?.[methodName(route.verb)] : sgq[route.verb];
+      expect(typeof method, `${route.namespace} ${route.verb}`).toBe('function');
+    }
+    const perUser = ['graph', 'alpha', 'metadata', 'lists'].flatMap((ns) => Object.keys(sgq[ns]!).map((m) => `${ns}.${m}`));
+    expect(perUser.sort()).toEqual(ROUTES.filter((r) => r.namespace).map((r) => `${r.namespace}.${methodName(r.verb)}`).sort());
+  });
+
+  it('iterates every record of every page, and honours limit exactly', async () => {
+    const sgq = client();
+    const names: string[] = [];
+    for await (const f of sgq.graph.followers('lib_1200')) names.push(f.username as string);
+    expect(names).toHaveLength(1200);
+    expect(new Set(names).size).toBe(1200);
+    const limited = sgq.graph.followers('lib_1200', { limit: 700 });
+    expect(await limited.toArray()).toHaveLength(700);
+    expect(limited.result).toMatchObject({ stoppedBy: 'limit', records: 700, pages: 2 });
+  });
+
+  it('fetches lazily: a break sends no further request', async () => {
+    const sgq = client();
+    const before = calls();
+    let seen = 0;
+    for await (const f of sgq.graph.followers('lazy_5000')) {
+      expect(f.username).toBeTypeOf('string');
+      if (++seen === 3) break;
+    }
+    expect(calls() - before).toBe(1);
+  });
+
+  it('pages() gives page numbers, next pages and the balance', async () => {
+    const pages = [];
+    for await (const page of client().graph.followers('paged_1200', { page: 2 }).pages()) pages.push(page);
+    expect(pages.map((p) => [p.page, p.nextPage, p.records.length])).toEqual([[2, 3, 500], [3, null, 200]]);
+    expect(pages[1]!.creditsLeft).toBeTypeOf('number');
+  });
+
+  it('checks since before any request, and sends it in UTC', async () => {
+    const sgq = client();
+    const before = calls();
+    expect(() => sgq.graph.followers('jack', { since: 'yesterday' })).toThrow(SgqError);
+    try {
+      sgq.graph.followers('jack', { since: 'yesterday' });
+    } catch (error) {
+      expect(error).toMatchObject({ kind: 'usage', exitCode: 2 });
+    }
+    expect(() => sgq.metadata.tweets('jack', { since: '7d' })).toThrow(/since is not accepted/);
+    expect(calls()).toBe(before);
+    const s = await stub([{ body: envelope(1, null, [{ username: 'a' }]) }]);
+    await createClient({ baseUrl: s.url, apiKey: 'k' }).graph.followers('jack', { since: '2024-04-07T14:00:00+02:00' }).toArray();
+    expect(s.bodies()[0]).toEqual({ user: 'jack', how: 'username', page: 1, since: '2024-04-07T12:00:00.000000+00:00' });
+  });
+
+  it('keeps integers past 2^53 exact, as BigInts', async () => {
+    const s = await stub([{ text: '{"data":[{"username":"a","id":12345678901234567891,"n":1}],"page":1,"next_page":null,"previous_page":null,"page_items":1,"current_credits":5}' }]);
+    const [record] = await createClient({ baseUrl: s.url, apiKey: 'k' }).graph.followers('jack').toArray();
+    expect(record!.id).toBe(12345678901234567891n);
+    expect(record!.n).toBe(1);
+  });
+
+  it('throws SgqError with the exit code, kind and details', async () => {
+    const failure = async (run: (sgq: SgqClient) => Promise<unknown>, key = DEMO_KEY) => {
+      try {
+        await run(client({ apiKey: key }));
+      } catch (error) {
+        return error as SgqError;
+      }
+      throw new Error('no error');
+    };
+    const noData = await failure((sgq) => sgq.graph.followers('nobody').toArray());
+    expect(noData).toBeInstanceOf(SgqError);
+    expect(noData).toMatchObject({ exitCode: 4, kind: 'service', details: { records: ['no data for username = nobody'], status: 200, page: 1 } });
+    const expired = await failure((sgq) => sgq.graph.followers('jack').toArray(), EXPIRED_KEY);
+    expect(expired).toMatchObject({ exitCode: 5, kind: 'expired', details: { status: 429, body: { Error: 'Subscription expired and credit value exceeded' } } });
+    const placeholder = await failure((sgq) => sgq.lists.members('123').toArray());
+    expect(placeholder).toMatchObject({ exitCode: 6, kind: 'unavailable' });
+    const rejected = await failure((sgq) => sgq.graph.followers('jack').toArray(), 'wrong-key');
+    expect(rejected).toMatchObject({ exitCode: 3, kind: 'config', details: { status: 401 } });
+    const refused = await failure(() => createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0 }).info());
+    expect(refused).toMatchObject({ exitCode: 7, kind: 'network' });
+  });
+
+  it('stops with the signal: the abort reason is thrown, as fetch does', async () => {
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const run = (async () => {
+      for await (const f of client().graph.followers('abort_100000', { signal: controller.signal })) {
+        seen.push(f.username as string);
+        if (seen.length === 600) controller.abort(new Error('enough'));
+      }
+    })();
+    await expect(run).rejects.toThrow('enough');
+    expect(seen.length).toBeLessThan(1500);
+  });
+
+  it('resolves omitted options from the environment, as the CLI does', async () => {
+    const sgq = createClient({ env: { SGQ_BASE_URL: sb.sandbox.url, SGQ_API_KEY: DEMO_KEY, SGQ_CONFIG_DIR: tempDir() } });
+    expect(await sgq.metadata.userid('jack').toArray()).toEqual([expect.objectContaining({ username: 'jack' })]);
+    expect(await sgq.info()).toBeTypeOf('object');
+    await expect(createClient({ env: { SGQ_CONFIG_DIR: tempDir() } }).info()).rejects.toMatchObject({ kind: 'config' });
+  });
+
+  it('request() is a raw call like sgq api', async () => {
+    const body = await client().request('/api/graph/get_followers', { user: 'raw_3', how: 'username', page: 1 });
+    expect(body).toMatchObject({ user: 'raw_3', page: 1, next_page: null });
+    expect(body.data).toHaveLength(3);
+  });
+
+  it('runs against an in-process sandbox with sandbox: true', async () => {
+    const sgq = createClient({ sandbox: true, env: {} });
+    expect(await sgq.graph.following('box_7').toArray()).toHaveLength(7);
+    await sgq.close();
+  });
+});
