@@ -10,8 +10,10 @@
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, the table), each required on first use
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 // The large dependencies that only some commands need, each bundled on its own into
 // dist/vendor/NAME.cjs and required on first use. Each entry is the whole of what sgq gets from
@@ -85,6 +87,10 @@ const requireFromDist = (name, filter, target) => ({
   },
 });
 
+// The package test packs the tree its setup built, with npm's scripts on (so prepack runs), while
+// other tests run that tree: SGQ_BUILD=skip keeps prepare from rebuilding it under them.
+if (process.env.SGQ_BUILD === 'skip' && existsSync('dist/cli.cjs')) process.exit(0);
+
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist/vendor', { recursive: true });
 
@@ -108,7 +114,27 @@ const builds = [
     build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs] }),
   ),
 ];
+// The library (`import … from 'sgq'`, `require('sgq')`, and `sgq/sandbox`): CommonJS bundles
+// beside the CLI's, sharing its vendor files, an ES module face over each, and type declarations.
+const LIBRARY = { index: 'src/lib.ts', sandbox: 'src/sandbox/index.ts' };
+builds.push(
+  ...Object.entries(LIBRARY).map(([name, entry]) =>
+    build({
+      ...common,
+      entryPoints: [entry],
+      outfile: `dist/lib/${name}.cjs`,
+      plugins: [stubs, requireFromDist('vendor-from-lib', new RegExp(`^(${Object.keys(VENDOR).join('|')})$`), (pkg) => `../vendor/${pkg}.cjs`)],
+    }),
+  ),
+);
 const results = await Promise.all(builds);
+const require = createRequire(import.meta.url);
+for (const name of Object.keys(LIBRARY)) {
+  const names = Object.keys(require(`../dist/lib/${name}.cjs`)).filter((n) => n !== 'default' && n !== '__esModule');
+  writeFileSync(`dist/lib/${name}.mjs`, `import lib from './${name}.cjs';\nexport const { ${names.join(', ')} } = lib;\nexport default lib;\n`);
+}
+const types = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
+if (types.status !== 0) throw new Error('the type declarations did not build');
 
 // Bundled code still owes its authors their notices: collect every bundled package's license.
 const packageDirs = new Set();

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { setFlagsFromString } from 'node:v8';
 import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
 import { ExitCode } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
@@ -39,11 +38,6 @@ export class StoppedError extends Error {
   }
 }
 
-// undici parses HTTP with a WebAssembly module. Keeping it on V8's baseline tier lowers an
-// export's peak memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run
-// bench). It must be set before the first connection. Node 24's V8 ignores the flag when set
-// at run time (its exports peak at ~90 MiB); only `node --liftoff-only` would apply it there.
-setFlagsFromString('--liftoff-only');
 
 /** Largest body accepted, so a runaway answer cannot exhaust memory. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;

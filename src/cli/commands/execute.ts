@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { ApiClient } from '../../core/client.js';
 import { proxyFor } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
@@ -13,6 +14,13 @@ import { SinceMarks } from '../run/since-marks.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
+
+// undici parses HTTP with a WebAssembly module. Keeping it on V8's baseline tier lowers an
+// export's peak memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run
+// bench). It must be set before the first connection, and only by the CLI: a library must not
+// change the V8 flags of the program that loads it. Node 24's V8 ignores the flag when set at
+// run time (its exports peak at ~90 MiB); only `node --liftoff-only` would apply it there.
+setFlagsFromString('--liftoff-only');
 
 /** The output and limit flags shared by every command that fetches records. */
 export interface OutputFlags {
