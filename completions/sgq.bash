@@ -7,7 +7,7 @@
 # The subcommands of command $1 ('' for sgq itself) in REPLY; fails when it has none.
 __sgq_subcommands() {
   case $1 in
-    '') REPLY='graph alpha metadata lists info api config sandbox completion' ;;
+    '') REPLY='graph alpha metadata lists info api config sandbox describe completion' ;;
     'graph') REPLY='followers following' ;;
     'alpha') REPLY='score-history' ;;
     'metadata') REPLY='history tweets latest-tweets userid' ;;
@@ -32,6 +32,7 @@ __sgq_options() {
     'info') REPLY='-o --output --fields --raw --out --wait-lock --no-header --limit --max-credits' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed' ;;
+    'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac
   REPLY+=' -V --version --profile --base-url --sandbox -q --quiet -v --verbose --timeout --retries -h --help'
@@ -121,6 +122,10 @@ __sgq_option() {
       case $2 in
         --port | --ttl | --prefix | --clock | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed) REPLY=''; return 0 ;;
         --malformed) REPLY='w:html truncated text data-object bad-page huge'; return 0 ;;
+      esac ;;
+    'describe')
+      case $2 in
+        --schema) REPLY='w:summary ndjson json'; return 0 ;;
       esac ;;
   esac
   case $2 in

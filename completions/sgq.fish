@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config sandbox completion
+            printf '%s\n' graph alpha metadata lists info api config sandbox describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -48,6 +48,8 @@ function __sgq_takes_value
             contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
+        case 'describe'
+            contains -- $argv[2] --schema; and return 0
     end
     contains -- $argv[2] --profile --base-url --timeout --retries
 end
@@ -125,6 +127,7 @@ complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key n
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
 complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store (profiles of settings)'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
+complete -c sgq -n '__sgq_at ""' -a describe -d 'Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes'
 complete -c sgq -n '__sgq_at ""' -a completion -d 'Print a shell completion script generated from the command tree'
 
 # sgq graph
@@ -339,6 +342,10 @@ complete -c sgq -n '__sgq_in "sandbox"' -l fail-page -x -d 'fault: every request
 complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html truncated text data-object bad-page huge' -d 'fault: every data answer is malformed'
 complete -c sgq -n '__sgq_in "sandbox"' -l error-status -x -d 'HTTP status of answers carrying error records (default 200)'
 complete -c sgq -n '__sgq_in "sandbox"' -l seed -x -d 'seed of the fault rates (default 1)'
+
+# sgq describe
+complete -c sgq -n '__sgq_in "describe"' -l json -d 'print JSON (the only format)'
+complete -c sgq -n '__sgq_in "describe"' -l schema -x -a 'summary ndjson json' -d 'print the JSON Schema of the summary or of the records of a format'
 
 # sgq completion
 complete -c sgq -n '__sgq_arg "completion" 0' -a 'bash zsh fish' -d 'bash, zsh or fish'

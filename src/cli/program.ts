@@ -5,6 +5,7 @@ import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt,
 import { FORMATS } from '../core/format-names.js';
 import { MALFORMED_KINDS } from '../sandbox/fault-kinds.js';
 import { VERSION } from '../core/version.js';
+import { SCHEMA_NAMES } from './schemas.js';
 
 // The command tree. Only Commander and the route table load at start-up; each action
 // imports what it needs, so `sgq --help` never loads the network stack.
@@ -171,6 +172,24 @@ Examples:
   $ SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack
   $ sgq sandbox --reset-rate 0.2 --fail-page 7 --seed 3`);
   });
+
+  program
+    .command('describe')
+    .description('Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes')
+    .option('--json', 'print JSON (the only format)')
+    .addOption(new Option('--schema <name>', 'print the JSON Schema of the summary or of the records of a format').choices(SCHEMA_NAMES))
+    .addHelpText('after', `
+Examples:
+  $ sgq describe --json | jq '.commands[].name'
+  $ sgq describe --json | jq '.exit_codes'
+  $ sgq describe --schema summary`)
+    .action(
+      run(async (c) => {
+        const { runDescribeCommand } = await import('./commands/describe-command.js');
+        fillAll(program);
+        return runDescribeCommand(context(c), program, c.opts());
+      }),
+    );
 
   program
     .command('completion')

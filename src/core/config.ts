@@ -1,11 +1,12 @@
 import { chmodSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, platform } from 'node:os';
 import { dirname, join } from 'node:path';
-import { InvalidArgumentError } from 'commander';
-import { nonNegativeInt, positiveSeconds } from '../cli/commands/parsers.js';
 import { SgqError, configError, usageError } from './errors.js';
-import type { Io } from '../cli/io.js';
 import { FORMATS } from './format-names.js';
+import { ValueError, nonNegativeInt, positiveSeconds } from './values.js';
+
+/** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
+export type Env = Record<string, string | undefined>;
 
 // The config store: named profiles of settings in one JSON file (mode 0600, since it holds
 // API keys). Precedence for every setting: flag > environment > profile > default.
@@ -60,7 +61,7 @@ function withFlagRule(name: SettingName, value: string, parse: () => number): st
   try {
     parse();
   } catch (error) {
-    if (!(error instanceof InvalidArgumentError)) throw error;
+    if (!(error instanceof ValueError)) throw error;
     const rule = error.message.replace(/\.$/, '');
     throw usageError(`invalid ${name} ${JSON.stringify(value)}`, rule.charAt(0).toLowerCase() + rule.slice(1));
   }
@@ -93,17 +94,17 @@ export function maskSecret(value: string): string {
  * is no home folder to put it in (HOME unset and a user id the system does not know, as in
  * some containers): runs then take every setting from flags and the environment.
  */
-export function configPath(env: Io['env']): string | undefined {
+export function configPath(env: Env): string | undefined {
   const dir = env.SGQ_CONFIG_DIR || platformConfigDir(env);
   return dir === undefined ? undefined : join(dir, 'config.json');
 }
 
-function platformConfigDir(env: Io['env']): string | undefined {
-  if (process.platform !== 'darwin' && process.platform !== 'win32' && env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sgq');
+function platformConfigDir(env: Env): string | undefined {
+  if (platform() !== 'darwin' && platform() !== 'win32' && env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sgq');
   const home = env.HOME || knownHome();
   if (home === undefined) return undefined;
-  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'sgq');
-  if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'sgq', 'Config');
+  if (platform() === 'darwin') return join(home, 'Library', 'Preferences', 'sgq');
+  if (platform() === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'sgq', 'Config');
   return join(home, '.config', 'sgq');
 }
 
@@ -122,7 +123,7 @@ export class ConfigStore {
   /** The profiles as last read or written. */
   private snapshot?: StoreShape['profiles'];
 
-  constructor(env: Io['env']) {
+  constructor(env: Env) {
     this.file = configPath(env);
   }
 
@@ -242,7 +243,7 @@ export interface ResolvedConfig {
 }
 
 /** The profile a run uses: `--profile`, else SGQ_PROFILE, else the default one. */
-export function profileName(flags: Pick<GlobalFlags, 'profile'>, env: Io['env']): string {
+export function profileName(flags: Pick<GlobalFlags, 'profile'>, env: Env): string {
   return flags.profile || env.SGQ_PROFILE || DEFAULT_PROFILE;
 }
 
@@ -252,7 +253,7 @@ export function profileFlag(profile: string): string {
 }
 
 /** Applies the precedence rules: flag > environment > profile > default. */
-export function resolveConfig(flags: GlobalFlags, env: Io['env']): ResolvedConfig {
+export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
   const profile = profileName(flags, env);
   const store = new ConfigStore(env);
   const stored = store.profile(profile);

@@ -29,6 +29,7 @@ export const EXIT_MEANINGS: Record<keyof typeof ExitCode, string> = {
   expired: '429: subscription expired and credit value exceeded; never retried',
   unavailable: 'the route is not available yet (the {message} placeholder)',
   network: 'network or server failure: refused, reset, timeout, 5xx, TLS, a body that is not the expected JSON',
+  locked: 'another sgq run holds the lock of the same --out or state file (--wait-lock waits for it)',
   interrupted: 'interrupted (SIGINT)',
   terminated: 'terminated (SIGTERM)',
 };

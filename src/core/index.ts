@@ -8,11 +8,11 @@ import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import { RawNumber, type Json } from './json.js';
 import { PageFailure, fetchPages, type StopReason } from './paginate.js';
 import { DEFAULT_RETRY } from './retry.js';
-import { ROUTES, findRouteByPath, normalizeRoutePath, type RouteSpec } from './routes.js';
+import { ROUTES, findRouteByPath, methodName, normalizeRoutePath, type RouteSpec } from './routes.js';
 import { parseSince } from './since.js';
 
 export { SgqError, ExitCode, EXIT_MEANINGS, type ErrorKind, type ErrorDetails } from './errors.js';
-export { ROUTES, type RouteSpec } from './routes.js';
+export { ROUTES, methodName, type RouteSpec } from './routes.js';
 
 /** A JSON value as the library hands it out: integers past 2^53 are BigInts, exact to the digit. */
 export type SgqValue = null | boolean | number | bigint | string | SgqValue[] | { [key: string]: SgqValue };
@@ -108,9 +108,6 @@ export interface SgqClient {
   close(): Promise<void>;
 }
 
-/** `followers`, `score-history` → `scoreHistory`. */
-export const methodName = (verb: string): string => verb.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
-
 export function createClient(options: ClientOptions = {}): SgqClient {
   let endpoint: Promise<Endpoint & { timeoutMs: number; retries: number }> | undefined;
   const shared = new Set<ApiClient>();
@@ -178,8 +175,7 @@ export function createClient(options: ClientOptions = {}): SgqClient {
         follow: true,
         maxPages: call.maxPages,
         wholeBodyIsRecord: route.subject === 'none',
-      }, budget);
-      let page: number | null = route.paginated ? (call.page ?? 1) : null;
+      }, budget, call.signal);
       try {
         for (;;) {
           const next = await iterator.next();
@@ -187,14 +183,13 @@ export function createClient(options: ClientOptions = {}): SgqClient {
             result = { stoppedBy: next.value === 'more' ? 'done' : next.value, ...counted, creditsUsed: budget.creditsUsed, creditsLeft: budget.creditsLeft };
             return;
           }
-          const granted = budget.takeRecords(next.value.records.length);
+          const { granted, asked, nextPage } = next.value;
           const taken = next.value.records.slice(0, granted);
           // Only a page that needed the lossless parser holds values to convert.
           const kept = next.value.lossless ? taken.map(toSgqRecord) : (taken as SgqRecord[]);
           counted.pages++;
           counted.records += kept.length;
-          yield { page, nextPage: next.value.nextPage, records: kept, errors: next.value.errors, creditsLeft: next.value.credits };
-          page = next.value.nextPage;
+          yield { page: asked, nextPage, records: kept, errors: next.value.errors, creditsLeft: next.value.credits };
         }
       } catch (error) {
         throw libraryError(error, call.signal);

@@ -54,6 +54,9 @@ export const namespaceSummary: Record<(typeof NAMESPACES)[number], string> = {
 /** `graph followers`, or `info` for the default namespace. */
 export const commandName = (r: RouteSpec): string => (r.namespace ? `${r.namespace} ${r.verb}` : r.verb);
 
+/** The library's method for a verb: `followers`, `score-history` → `scoreHistory`. */
+export const methodName = (verb: string): string => verb.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+
 /** Accepts `graph/get_followers`, `/graph/get_followers` and `/api/graph/get_followers`. */
 export function normalizeRoutePath(input: string): string {
   return input.trim().replace(/^\/+/, '').replace(/^api\//, '').replace(/\/+$/, '');

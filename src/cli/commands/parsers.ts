@@ -1,42 +1,38 @@
 import { InvalidArgumentError } from 'commander';
 import { durationMs } from '../../core/since.js';
+import * as values from '../../core/values.js';
 
 // Argument parsers for Commander: each one rejects a bad value before any request is sent,
-// which Commander reports as a usage error (exit 2).
+// which Commander reports as a usage error (exit 2). Each is tagged with the JSON type of
+// what it returns, for `sgq describe`.
 
-export function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number from 1${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}.`);
-    }
-    return Number(value);
-  };
-}
+export type ValueType = 'integer' | 'number' | 'string' | 'string[]';
 
-export function nonNegativeInt(name: string, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value.trim()) || Number(value) > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number from 0${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}.`);
-    }
-    return Number(value);
-  };
-}
+const typed = <T extends (value: string) => unknown>(type: ValueType, parse: T): T => Object.assign(parse, { valueType: type });
 
-export function positiveSeconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0) || n > 3600) {
-    throw new InvalidArgumentError('Use a number of seconds greater than 0 and at most 3600.');
+/** The type a parser was tagged with; plain strings otherwise. */
+export const valueTypeOf = (parse: unknown): ValueType | undefined => (parse as { valueType?: ValueType } | undefined)?.valueType;
+
+/** A rule of the core (shared with the settings), reported as Commander reports a bad value. */
+const flagRule = <R>(rule: (value: string) => R) => (value: string): R => {
+  try {
+    return rule(value);
+  } catch (error) {
+    throw error instanceof values.ValueError ? new InvalidArgumentError(error.message) : error;
   }
-  return n;
-}
+};
+
+export const positiveInt = (name: string, max?: number) => typed('integer', flagRule(values.positiveInt(name, max)));
+export const nonNegativeInt = (name: string, max?: number) => typed('integer', flagRule(values.nonNegativeInt(name, max)));
+export const positiveSeconds = typed('number', flagRule(values.positiveSeconds));
 
 /** `--fields a,b`: non-empty names, no duplicates, order kept. */
-export function fieldList(value: string): string[] {
+export const fieldList = typed('string[]', (value: string): string[] => {
   const fields = value.split(',').map((f) => f.trim());
   if (fields.some((f) => f === '')) throw new InvalidArgumentError('Give field names separated by commas, such as username,last_checked.');
   if (new Set(fields).size !== fields.length) throw new InvalidArgumentError('A field is named twice.');
   return fields;
-}
+});
 
 export function nonEmpty(name: string) {
   return (value: string): string => {
@@ -45,16 +41,16 @@ export function nonEmpty(name: string) {
   };
 }
 
-export function fraction(value: string): number {
+export const fraction = typed('number', (value: string): number => {
   const n = Number(value);
   if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('Use a fraction from 0 to 1, such as 0.2.');
   return n;
-}
+});
 
-export function httpStatus(value: string): number {
+export const httpStatus = typed('integer', (value: string): number => {
   if (!/^[1-5]\d\d$/.test(value.trim())) throw new InvalidArgumentError('Use an HTTP status from 100 to 599.');
   return Number(value);
-}
+});
 
 /** `--wait-lock 30s`: a duration with its unit (s, m, h), kept with the text for messages. */
 export function waitDuration(value: string): { ms: number; text: string } {

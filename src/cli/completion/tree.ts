@@ -1,5 +1,6 @@
 import type { Argument, Command, Option } from 'commander';
 import { SETTING_NAMES } from '../../core/config.js';
+import { valueTypeOf, type ValueType } from '../commands/parsers.js';
 
 // What a completion script needs to know about the command tree, read from Commander's own
 // objects. The three generators (bash, zsh, fish) only ever see this model, so a new command,
@@ -36,6 +37,10 @@ export interface OptionSpec {
   values: ValueSource;
   /** Accepted more than once (its default is a list, as for `-f` of `sgq api`). */
   repeatable: boolean;
+  /** The JSON type of the parsed value, for `sgq describe`. */
+  type: 'boolean' | ValueType;
+  /** The default Commander applies, where there is one. */
+  defaultValue?: unknown;
 }
 
 export interface ArgumentSpec {
@@ -103,6 +108,7 @@ function commandSpec(cmd: Command, path: string[]): CommandSpec {
 function optionSpec(option: Option, path: string[]): OptionSpec {
   const takesValue = option.required || option.optional;
   const valueName = /[<[]([^>\]]+?)(?:\.\.\.)?[>\]]/.exec(option.flags)?.[1] ?? '';
+  const repeatable = Array.isArray(option.defaultValue) || option.variadic;
   return {
     ...(option.short ? { short: option.short } : {}),
     ...(option.long ? { long: option.long } : {}),
@@ -111,7 +117,9 @@ function optionSpec(option: Option, path: string[]): OptionSpec {
     optionalValue: option.optional,
     valueName,
     values: takesValue ? optionValues(option, path, valueName) : { kind: 'any' },
-    repeatable: Array.isArray(option.defaultValue) || option.variadic,
+    repeatable,
+    type: !takesValue ? 'boolean' : repeatable ? 'string[]' : (valueTypeOf(option.parseArg) ?? 'string'),
+    ...(option.defaultValue !== undefined && !(Array.isArray(option.defaultValue) && option.defaultValue.length === 0) ? { defaultValue: option.defaultValue } : {}),
   };
 }
 

@@ -1,0 +1,69 @@
+// JSON Schemas (draft 2020-12) of what sgq prints for programs: the `--summary json` object
+// and the records of the JSON formats. `sgq describe --schema NAME` prints them; the tests
+// check real output against them.
+
+const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
+
+/** A record as the service sent it: any fields; `query_user` first when several users ran. */
+const record = {
+  type: 'object',
+  properties: {
+    query_user: { type: 'string', description: 'the user the record was fetched for (several users, or named in --fields)' },
+    username: { type: 'string', description: 'graph routes: the account' },
+    last_checked: { type: 'string', description: 'graph routes: ISO 8601 with a UTC offset, microseconds' },
+  },
+  additionalProperties: true,
+  description: 'one record, exactly as the service sent it (integers past 2^53 keep every digit); --fields selects and orders its keys, missing ones are null',
+} as const;
+
+const count = { type: 'integer', minimum: 0 } as const;
+
+export const SCHEMAS = {
+  summary: {
+    $schema: SCHEMA,
+    title: 'sgq --summary json',
+    description: 'the last line of stderr with --summary json',
+    type: 'object',
+    required: ['users', 'totals', 'exit_code'],
+    properties: {
+      users: {
+        type: 'array',
+        description: 'one entry per user (with many users, only those that failed)',
+        items: {
+          type: 'object',
+          required: ['user', 'pages', 'records', 'credits_used', 'errors', 'exit_code'],
+          properties: {
+            user: { type: ['string', 'null'] },
+            pages: count,
+            records: count,
+            credits_used: count,
+            errors: { type: 'array', items: { type: 'string' } },
+            exit_code: count,
+            resume: { type: 'string', description: 'the command that fetches the rest' },
+          },
+          additionalProperties: true,
+        },
+      },
+      totals: {
+        type: 'object',
+        required: ['users', 'failed', 'pages', 'records', 'credits_used', 'credits_left'],
+        properties: {
+          users: count,
+          failed: count,
+          pages: count,
+          records: count,
+          credits_used: count,
+          credits_left: { type: ['integer', 'null'], description: 'the last current_credits seen; null when none was reported' },
+        },
+        additionalProperties: true,
+      },
+      exit_code: count,
+    },
+    additionalProperties: true,
+  },
+  ndjson: { $schema: SCHEMA, title: 'one line of -o ndjson', ...record },
+  json: { $schema: SCHEMA, title: '-o json', description: 'one array of every record of the run', type: 'array', items: record },
+} as const;
+
+export type SchemaName = keyof typeof SCHEMAS;
+export const SCHEMA_NAMES = Object.keys(SCHEMAS) as SchemaName[];
