@@ -138,8 +138,8 @@ async function startSandbox(extra = []) {
     child.on('exit', (code) => reject(new Error(`the sandbox exited early (${code})`)));
     child.stdout.setEncoding('utf8').on('data', (d) => {
       text += d;
-      const url = /^SGQ_BASE_URL=(\S+)$/m.exec(text);
-      const key = /^SGQ_API_KEY=(\S+)$/m.exec(text);
+      const url = /^(?:export )?SGQ_BASE_URL=(\S+)$/m.exec(text);
+      const key = /^(?:export )?SGQ_API_KEY=(\S+)$/m.exec(text);
       if (url && key) {
         clearTimeout(timer);
         resolve({ SGQ_BASE_URL: url[1], SGQ_API_KEY: key[1] });

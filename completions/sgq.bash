@@ -31,7 +31,7 @@ __sgq_options() {
     'lists latest-tweets') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
     'info') REPLY='-o --output --fields --raw --out --wait-lock --no-header --limit --max-credits' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed' ;;
+    'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac

@@ -342,6 +342,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l fail-page -x -d 'fault: every request
 complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html truncated text data-object bad-page huge' -d 'fault: every data answer is malformed'
 complete -c sgq -n '__sgq_in "sandbox"' -l error-status -x -d 'HTTP status of answers carrying error records (default 200)'
 complete -c sgq -n '__sgq_in "sandbox"' -l seed -x -d 'seed of the fault rates (default 1)'
+complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID'
 
 # sgq describe
 complete -c sgq -n '__sgq_in "describe"' -l json -d 'print JSON (the only format)'

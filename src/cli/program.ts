@@ -164,10 +164,12 @@ Examples:
       .addOption(new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(MALFORMED_KINDS))
       .addOption(new Option('--error-status <code>', 'HTTP status of answers carrying error records (default 200)').argParser(httpStatus))
       .addOption(new Option('--seed <n>', 'seed of the fault rates (default 1)').argParser(nonNegativeInt('--seed')))
+      .option('--detach', 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID')
       .addHelpText('after', `
-Prints SGQ_BASE_URL=… and SGQ_API_KEY=… on stdout, so a shell can take them.
+Prints \`export SGQ_BASE_URL=…\` and \`export SGQ_API_KEY=…\` on stdout, lines a shell can source.
 
 Examples:
+  $ eval "$(sgq sandbox --detach)"; sgq graph followers jack; kill "$SGQ_SANDBOX_PID"
   $ sgq sandbox --port 8787 &
   $ SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack
   $ sgq sandbox --reset-rate 0.2 --fail-page 7 --seed 3`);

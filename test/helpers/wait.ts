@@ -1,11 +1,21 @@
-/**
- * Resolves as soon as `check()` holds, looking again every few milliseconds; rejects naming
- * `what` if it still does not hold after `ms`. For tests: wait on a condition, never a time.
- */
-export async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+/** How often a wait looks again: short beside any deadline, long enough not to spin a core. */
+const POLL_MS = 25;
+
+/** Waits for a condition, looking again until a deadline: never a fixed sleep. */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+/** Whether a process is still running (signal 0 only checks). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,4 +1,4 @@
-import { ExitCode, usageError } from '../../core/errors.js';
+import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { CommandContext } from '../program.js';
 import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../../sandbox/server.js';
 
@@ -8,11 +8,16 @@ export interface SandboxFlags extends Faults {
   prefix?: string;
   clock?: string;
   credits?: number;
+  detach?: boolean;
 }
+
+/** A detached sandbox that nobody stops still ends: after an hour, unless --ttl says otherwise. */
+const DETACHED_TTL_SECONDS = 3600;
 
 /** `sgq sandbox`: serves until interrupted (or --ttl); the address and demo key go to stdout. */
 export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
   const { io } = ctx;
+  if (flags.detach) return detach(ctx, flags);
   let clock: (() => Date) | undefined;
   if (flags.clock) {
     const fixed = new Date(flags.clock);
@@ -27,7 +32,8 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
     }
     throw error;
   });
-  io.stdout.write(`SGQ_BASE_URL=${sandbox.url}\nSGQ_API_KEY=${DEMO_KEY}\n`);
+  // Lines a shell can source as they are: eval "$(sgq sandbox --detach)".
+  io.stdout.write(`export SGQ_BASE_URL=${sandbox.url}\nexport SGQ_API_KEY=${DEMO_KEY}\n`);
   if (!ctx.globals.quiet) {
     io.stderr.write(
       [
@@ -45,5 +51,47 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
     if (!io.signal && !ttl) process.once('SIGINT', stop);
   });
   await sandbox.close();
+  return ExitCode.ok;
+}
+
+/**
+ * `--detach`: starts the same sandbox as a process of its own, prints its address, key and pid
+ * as shell lines once it listens, and returns while it serves. `kill "$SGQ_SANDBOX_PID"` stops it.
+ */
+async function detach(ctx: CommandContext, flags: SandboxFlags): Promise<number> {
+  const { detach: _detach, ttl, ...rest } = flags;
+  const args = ['sandbox', '--quiet', '--ttl', String(ttl ?? DETACHED_TTL_SECONDS)];
+  for (const [name, value] of Object.entries(rest)) {
+    if (value !== undefined) args.push(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(value));
+  }
+  const { spawn } = await import('node:child_process');
+  // The launcher that is running now (bin/sgq.cjs), so the child is this same sgq.
+  const child = spawn(process.execPath, [process.argv[1]!, ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: ctx.io.env });
+  const ready = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new SgqError(ExitCode.internal, 'the detached sandbox did not start within 20 s')), 20_000);
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      out += text;
+      const url = /SGQ_BASE_URL=(\S+)/.exec(out);
+      const key = /SGQ_API_KEY=(\S+)/.exec(out);
+      if (url && key) {
+        clearTimeout(timer);
+        resolve({ url: url[1]!, key: key[1]! });
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (err += text));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      // The child said why in sgq's own words (a port in use is a usage error, exit 2).
+      const line = err.trim().split('\n').at(-1)?.replace(/^sgq: /, '') || `the sandbox exited with code ${code}`;
+      reject(new SgqError(code === ExitCode.usage ? ExitCode.usage : ExitCode.internal, line));
+    });
+  });
+  child.stdout.destroy();
+  child.stderr.destroy();
+  child.unref();
+  ctx.io.stdout.write(`export SGQ_BASE_URL=${ready.url}\nexport SGQ_API_KEY=${ready.key}\nexport SGQ_SANDBOX_PID=${child.pid}\n`);
+  if (!ctx.globals.quiet) ctx.io.stderr.write(`sgq sandbox serving on ${ready.url} as process ${child.pid}; stop it with: kill ${child.pid} (it stops by itself after ${ttl ?? DETACHED_TTL_SECONDS} s)\n`);
   return ExitCode.ok;
 }
