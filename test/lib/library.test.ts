@@ -1,3 +1,6 @@
+import { execa } from 'execa';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROUTES, SgqError, createClient, methodName, type SgqClient } from '../../src/lib.js';
 import { DEMO_KEY, EXPIRED_KEY } from '../../src/sandbox/index.js';
@@ -127,4 +130,18 @@ describe('the library', () => {
     expect(await sgq.graph.following('box_7').toArray()).toHaveLength(7);
     await sgq.close();
   });
+
+  it('loading it and creating a client read no file and start nothing', async () => {
+    const lib = fileURLToPath(new URL('../../dist/lib/index.cjs', import.meta.url));
+    const config = tempDir();
+    const script = `
+      const { createClient } = require(${JSON.stringify(lib)});
+      createClient(); createClient({ sandbox: true });
+      const active = process.getActiveResourcesInfo(); // before stdout exists
+      console.log(JSON.stringify(active));`;
+    const r = await execa(process.execPath, ['-e', script], { env: { SGQ_CONFIG_DIR: config } });
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(readdirSync(config)).toEqual([]);
+  });
 });
+
