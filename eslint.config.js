@@ -17,6 +17,25 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The core is the library: it never touches the process, argv, a terminal or the CLI's
+    // packages, and it imports neither the CLI nor the sandbox (README, "Layout").
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/cli/**', '**/sandbox/**'], message: 'the core imports neither the CLI nor the sandbox' },
+          { group: ['commander', 'ora', 'chalk', 'cli-table3', 'node:tty', 'node:readline'], message: 'terminal and argv belong to the CLI' },
+        ],
+      }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'the core takes env, signals and streams as options' }],
+    },
+  },
+  {
+    // The sandbox shares only the route table (and the spec's texts) with the rest.
+    files: ['src/sandbox/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'the sandbox does not import the CLI' }] }] },
+  },
+  {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly' } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
