@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
@@ -89,6 +89,23 @@ describe('an unreachable service', () => {
     const summary = JSON.parse(lines(r.stderr).at(-1)!) as { remaining: number; resume: string; totals: { users: number; failed: number } };
     expect(summary.remaining).toBe(30);
     expect(summary.totals).toMatchObject({ users: 3, failed: 3 });
+  });
+
+  it('without --out, keeps the users left beside the config, never in the current folder', async () => {
+    const stub = await stubs(() => 'reset');
+    const config = tempDir();
+    const here = process.cwd();
+    const before = readdirSync(here);
+    const list = users(20);
+    const r = await runSgq(['graph', 'followers', '-', '--retries', '0', '--concurrency', '1'], {
+      env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_CONFIG_DIR: config },
+      stdin: `${list.join('\n')}\n`,
+    });
+    expect(r.code).toBe(7);
+    const file = join(config, 'remaining', 'graph-followers.txt');
+    expect(lines(r.stderr).find((l) => l.includes('unreachable'))).toContain(`< ${file}`);
+    expect(lines(readFileSync(file, 'utf8'))).toEqual(list);
+    expect(readdirSync(here)).toEqual(before);
   });
 
   it('with users in flight, starts none once the service is taken to be down', async () => {

@@ -12,6 +12,7 @@ import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../o
 import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import type { CommandContext } from '../program.js';
+import { defaultRemainingFile } from '../run/remaining.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 
@@ -165,8 +166,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
           label: plan.label,
           format,
           resume: plan.resume,
-          // Users left over go beside the output, or in the current folder.
-          remainingFile: flags.out ? `${flags.out}.remaining` : 'sgq-remaining.txt',
+          // Users left over go beside the output, or beside the config.
+          remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, io.env),
         },
         { client, sink, formatter, reporter, controller },
       );

@@ -1,8 +1,20 @@
-import { appendFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { configPath, type Env } from '../../core/config.js';
 
 /** Up to this many users a resume names them on its command line; more go to a file read on stdin. */
 export const INLINE_UP_TO = 10;
+
+/**
+ * Where the users left go without --out: beside the config, as the --since-last marks do,
+ * one file per command (`remaining/graph-followers.txt`); never the current folder, which
+ * for a cron job is the home folder. Without a config folder (no home), the temp folder.
+ */
+export function defaultRemainingFile(label: string, env: Env): string {
+  const config = configPath(env);
+  return join(config ? dirname(config) : tmpdir(), 'remaining', `${label.replace(/[^\w.-]+/g, '-')}.txt`);
+}
 
 /** Where a resume finds its users: on its command line, or in a file given on stdin. */
 export type ResumeSubjects = { users: readonly (string | null)[] } | { file: string };
@@ -52,6 +64,7 @@ export class RemainingUsers {
     if (this.failure) return;
     try {
       if (!this.temp) {
+        mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
         this.temp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
         writeFileSync(this.temp, this.pending, { mode: 0o600 });
       } else {
