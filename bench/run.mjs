@@ -129,7 +129,7 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false, c
 
 /** Starts `sgq sandbox` and reads SGQ_BASE_URL / SGQ_API_KEY from its first two lines. */
 async function startSandbox(extra = []) {
-  const ttl = 7200; // a safety net only: we stop it ourselves (a full bench takes 10+ minutes)
+  const ttl = 3600; // a safety net only (the longest --ttl): we stop it ourselves
   const child = start(NODE, [...SGQ, 'sandbox', '--port', '0', '--ttl', String(ttl), '--credits', '1000000000', '--quiet', ...extra], {
     env: { ...process.env, SGQ_CONFIG_DIR: configDir },
     stdio: ['ignore', 'pipe', 'inherit'],
