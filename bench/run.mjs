@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust)
+//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust, churn)
 //   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition, smaller batches
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,6 +26,7 @@ const MARK_USERS = QUICK ? 1000 : 4000; // --since-last state cost
 // Bounded memory over a huge stdin list: the same peak at both sizes (BENCH_STDIN_USERS=1000000
 // for the size the trust issue names; about 5 minutes on a quiet 2-core machine).
 const STDIN_USERS = process.env.BENCH_STDIN_USERS ? [Number(process.env.BENCH_STDIN_USERS)] : QUICK ? [10_000, 50_000] : [50_000, 200_000];
+const CHURN_RECORDS = QUICK ? 200_000 : 5_000_000; // records in each of the two snapshots `sgq diff` compares
 const NODE = process.execPath;
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -207,7 +208,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)]];
+    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['churn', () => churn()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -349,6 +350,89 @@ async function trust(env) {
   } finally {
     closer.close();
   }
+}
+
+// 6. churn: `sgq diff` over two large snapshots, against the time to just read both files
+async function churn() {
+  // Usernames over a range; each side leaves out every 34th of its own, so about 3% of each
+  // side is gained or lost, spread through the whole list.
+  const total = Math.ceil((CHURN_RECORDS * 34) / 33);
+  const { createGzip } = await import('node:zlib');
+  const { createWriteStream, writeFileSync } = await import('node:fs');
+  const { once } = await import('node:events');
+  const store = join(scratch, 'snapshots');
+  const folder = join(store, 'default', 'graph.get_followers', 'username', 'churn_bench');
+  mkdirSync(folder, { recursive: true });
+  const sides = [['2026-11-20T03:15:00.000Z', 1], ['2026-11-21T03:15:00.000Z', 0]];
+  const files = [];
+  let records = 0;
+  log(`churn: writing two snapshots of about ${fmt(CHURN_RECORDS)} records each`);
+  for (const [takenAt, skip] of sides) {
+    const base = `${takenAt.replaceAll(':', '-')}-bench0`;
+    const file = join(folder, `${base}.ndjson.gz`);
+    const gzip = createGzip();
+    const done = once(gzip.pipe(createWriteStream(file)), 'close');
+    records = 0;
+    let text = '';
+    for (let i = 0; i < total; i++) {
+      if (i % 34 === skip) continue;
+      records++;
+      text += `{"username":"f${String(i).padStart(9, '0')}","last_checked":"2026-11-01T00:00:00.${String(i % 1e6).padStart(6, '0')}+00:00"}\n`;
+      if (text.length > 1 << 20) {
+        if (!gzip.write(text)) await once(gzip, 'drain');
+        text = '';
+      }
+    }
+    gzip.end(text);
+    await done;
+    const meta = { version: 1, profile: 'default', route: 'graph/get_followers', how: 'username', user: 'churn_bench', taken_at: takenAt, complete: true, pages: Math.ceil(records / 500), records, credits_used: Math.ceil(records / 500), sorted_by: 'username', file: `${base}.ndjson.gz` };
+    writeFileSync(join(folder, `${base}.json`), JSON.stringify(meta));
+    files.push(file);
+  }
+  const lost = Math.ceil(total / 34);
+  const read = `let n=0;const z=require('zlib'),fs=require('fs');let left=${files.length};for(const f of ${JSON.stringify(files)})fs.createReadStream(f).pipe(z.createGunzip()).on('data',c=>{for(let i=c.indexOf(10);i!==-1;i=c.indexOf(10,i+1))n++}).on('end',()=>{if(!--left)console.log(n)})`;
+  const runs = QUICK ? 1 : Math.min(RUNS, 3);
+  log(`churn: sgq diff of the two snapshots vs gunzipping both, ${runs} runs each`);
+  const diff = () => run(NODE, [...SGQ, 'diff', 'churn_bench', '--snapshot-dir', store], { rss: true });
+  let peak = 0;
+  let said = '';
+  const [readMs, diffMs] = await sideBySide([
+    { run: () => run(NODE, ['-e', read]) },
+    { run: async () => { const r = await diff(); peak = Math.max(peak, r.rssKiB / 1024); said = r.stderr; return r; } },
+  ], runs);
+  const right = said.includes(`${fmt(lost)} gained, ${fmt(lost)} lost`);
+  row(`\`sgq diff USER\`: two stored snapshots of ${fmt(records)} records (${fmt(lost)} gained, ${fmt(lost)} lost) vs gunzipping both (median of ${runs})`, `${fmt(diffMs)} ms`, `${fmt(readMs)} ms`, `${(diffMs / readMs).toFixed(2)}x`, `≤ 4x ${verdict(diffMs / readMs <= 4 && right)}`);
+  row('peak RSS of that diff', `${peak.toFixed(1)} MiB`, 'n/a', 'n/a', `< 200 MiB ${verdict(peak < 200)}`);
+
+  // Two exports of the same lists in the order a service sends them (not by username): named
+  // as files, they are sorted on disk first.
+  log('churn: writing the same two lists as unsorted exports');
+  const exportsOf = [];
+  const step = 7_368_787; // coprime with the range, so i -> i * step mod total visits every i once
+  for (const [, skip] of sides) {
+    const file = join(scratch, `export-${skip}.ndjson.gz`);
+    const gzip = createGzip();
+    const done = once(gzip.pipe(createWriteStream(file)), 'close');
+    let text = '';
+    for (let j = 0; j < total; j++) {
+      const i = Number((BigInt(j) * BigInt(step)) % BigInt(total));
+      if (i % 34 === skip) continue;
+      text += `{"username":"f${String(i).padStart(9, '0')}","last_checked":"2026-11-01T00:00:00.${String(i % 1e6).padStart(6, '0')}+00:00"}\n`;
+      if (text.length > 1 << 20) {
+        if (!gzip.write(text)) await once(gzip, 'drain');
+        text = '';
+      }
+    }
+    gzip.end(text);
+    await done;
+    exportsOf.push(file);
+  }
+  log('churn: sgq diff OLD NEW (sorted on disk), once');
+  const tmp = join(scratch, 'sort-tmp');
+  mkdirSync(tmp, { recursive: true });
+  const asFiles = await run(NODE, [...SGQ, 'diff', ...exportsOf], { rss: true, env: { TMPDIR: tmp } });
+  const filesPeak = asFiles.rssKiB / 1024;
+  row('`sgq diff OLD NEW`: the same lists as two unsorted gzip NDJSON exports (sorted on disk first) vs gunzipping the snapshots', `${fmt(asFiles.ms)} ms, ${filesPeak.toFixed(1)} MiB peak`, `${fmt(readMs)} ms`, `${(asFiles.ms / readMs).toFixed(2)}x`, `< 200 MiB ${verdict(filesPeak < 200 && asFiles.stderr.includes(`${fmt(lost)} lost`))}`);
 }
 
 const began = Date.now();

@@ -7,12 +7,13 @@
 # The subcommands of command $1 ('' for sgq itself) in REPLY; fails when it has none.
 __sgq_subcommands() {
   case $1 in
-    '') REPLY='graph alpha metadata lists info api config sandbox describe completion' ;;
+    '') REPLY='graph alpha metadata lists info api config sandbox diff snapshots describe completion' ;;
     'graph') REPLY='followers following' ;;
     'alpha') REPLY='score-history' ;;
     'metadata') REPLY='history tweets latest-tweets userid' ;;
     'lists') REPLY='members latest-tweets' ;;
     'config') REPLY='set get unset list path' ;;
+    'snapshots') REPLY='list prune' ;;
     *) return 1 ;;
   esac
 }
@@ -20,8 +21,8 @@ __sgq_subcommands() {
 # The options of command $1 in REPLY.
 __sgq_options() {
   case $1 in
-    'graph followers') REPLY='--how --since --since-last --state --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'graph following') REPLY='--how --since --since-last --state --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
     'alpha score-history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
     'metadata history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
     'metadata tweets') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
@@ -32,6 +33,9 @@ __sgq_options() {
     'info') REPLY='-o --output --fields --raw --out --wait-lock --no-header --limit --max-credits' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
+    'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out' ;;
+    'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
+    'snapshots prune') REPLY='--keep --snapshot-dir' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac
@@ -44,14 +48,14 @@ __sgq_option() {
   case $1 in
     'graph followers')
       case $2 in
-        --how | --since | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         --state | --out) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
-        --how | --since | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         --state | --out) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
@@ -123,6 +127,21 @@ __sgq_option() {
         --port | --ttl | --prefix | --clock | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed) REPLY=''; return 0 ;;
         --malformed) REPLY='w:html truncated text data-object bad-page huge'; return 0 ;;
       esac ;;
+    'diff')
+      case $2 in
+        --how | --at | --key | --snapshot-dir | --fields) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --out) REPLY=files; return 0 ;;
+      esac ;;
+    'snapshots list')
+      case $2 in
+        --snapshot-dir | --fields) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+      esac ;;
+    'snapshots prune')
+      case $2 in
+        --keep | --snapshot-dir) REPLY=''; return 0 ;;
+      esac ;;
     'describe')
       case $2 in
         --schema) REPLY='w:summary ndjson json'; return 0 ;;
@@ -139,10 +158,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;
   esac

@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config sandbox describe completion
+            printf '%s\n' graph alpha metadata lists info api config sandbox diff snapshots describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -18,6 +18,8 @@ function __sgq_subcommands
             printf '%s\n' members latest-tweets
         case 'config'
             printf '%s\n' set get unset list path
+        case 'snapshots'
+            printf '%s\n' list prune
     end
 end
 
@@ -25,9 +27,9 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'alpha score-history'
             contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata history'
@@ -48,6 +50,12 @@ function __sgq_takes_value
             contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
+        case 'diff'
+            contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out; and return 0
+        case 'snapshots list'
+            contains -- $argv[2] --snapshot-dir -o --output --fields; and return 0
+        case 'snapshots prune'
+            contains -- $argv[2] --keep --snapshot-dir; and return 0
         case 'describe'
             contains -- $argv[2] --schema; and return 0
     end
@@ -127,6 +135,8 @@ complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key n
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
 complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store (profiles of settings)'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
+complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
+complete -c sgq -n '__sgq_at ""' -a snapshots -d 'List and prune the snapshots kept by --snapshot'
 complete -c sgq -n '__sgq_at ""' -a describe -d 'Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes'
 complete -c sgq -n '__sgq_at ""' -a completion -d 'Print a shell completion script generated from the command tree'
 
@@ -139,6 +149,9 @@ complete -c sgq -n '__sgq_in "graph followers"' -l how -x -d 'how to read the id
 complete -c sgq -n '__sgq_in "graph followers"' -l since -x -d 'only records since an ISO 8601 date-time or an age such as 90m, 24h, 7d'
 complete -c sgq -n '__sgq_in "graph followers"' -l since-last -d 'send the start of the last complete run for this user as --since'
 complete -c sgq -n '__sgq_in "graph followers"' -l state -r -F -d 'where --since-last keeps its marks (default: beside the config)'
+complete -c sgq -n '__sgq_in "graph followers"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
+complete -c sgq -n '__sgq_in "graph followers"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
+complete -c sgq -n '__sgq_in "graph followers"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph followers"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph followers"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-pages -x -d 'with --all, at most this many pages per user'
@@ -158,6 +171,9 @@ complete -c sgq -n '__sgq_in "graph following"' -l how -x -d 'how to read the id
 complete -c sgq -n '__sgq_in "graph following"' -l since -x -d 'only records since an ISO 8601 date-time or an age such as 90m, 24h, 7d'
 complete -c sgq -n '__sgq_in "graph following"' -l since-last -d 'send the start of the last complete run for this user as --since'
 complete -c sgq -n '__sgq_in "graph following"' -l state -r -F -d 'where --since-last keeps its marks (default: beside the config)'
+complete -c sgq -n '__sgq_in "graph following"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
+complete -c sgq -n '__sgq_in "graph following"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
+complete -c sgq -n '__sgq_in "graph following"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph following"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph following"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "graph following"' -l max-pages -x -d 'with --all, at most this many pages per user'
@@ -316,13 +332,13 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir' -d 'key'
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir' -d 'key'
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir' -d 'key'
 
 # sgq sandbox
 complete -c sgq -n '__sgq_in "sandbox"' -l port -x -d 'port to listen on (default: a free one)'
@@ -343,6 +359,30 @@ complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html truncated text 
 complete -c sgq -n '__sgq_in "sandbox"' -l error-status -x -d 'HTTP status of answers carrying error records (default 200)'
 complete -c sgq -n '__sgq_in "sandbox"' -l seed -x -d 'seed of the fault rates (default 1)'
 complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID'
+
+# sgq diff
+complete -c sgq -n '__sgq_in "diff"' -l following -d 'compare snapshots of the accounts a user follows'
+complete -c sgq -n '__sgq_in "diff"' -l how -x -d 'the --how the snapshots were taken with (default username)'
+complete -c sgq -n '__sgq_in "diff"' -l at -x -d 'compare the last snapshot taken by DATE (a date means its end) with the one before'
+complete -c sgq -n '__sgq_in "diff"' -l key -x -d 'the field that identifies a record (default username)'
+complete -c sgq -n '__sgq_in "diff"' -l changed -d 'also print records whose other fields changed, as "change":"changed"'
+complete -c sgq -n '__sgq_in "diff"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
+complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "diff"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "diff"' -l out -r -F -d 'write to FILE, replaced only when the diff succeeds'
+
+# sgq snapshots
+complete -c sgq -n '__sgq_at "snapshots"' -a list -d 'print what is stored: one record per snapshot'
+complete -c sgq -n '__sgq_at "snapshots"' -a prune -d 'keep the newest N snapshots of each user and remove the rest'
+
+# sgq snapshots list
+complete -c sgq -n '__sgq_in "snapshots list"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
+complete -c sgq -n '__sgq_in "snapshots list"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "snapshots list"' -l fields -x -d 'comma-separated fields to print, in this order'
+
+# sgq snapshots prune
+complete -c sgq -n '__sgq_in "snapshots prune"' -l keep -x -d 'snapshots to keep per user and relation'
+complete -c sgq -n '__sgq_in "snapshots prune"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 
 # sgq describe
 complete -c sgq -n '__sgq_in "describe"' -l json -d 'print JSON (the only format)'

@@ -125,7 +125,7 @@ Examples:
     });
   defer(config, () => {
     config.command('set').description('set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal').argument('<key>').argument('[value]').action(configAction('set'))
-      .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
+      .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries, snapshot-dir\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
     config.command('get').description('print a setting (the API key is masked)').argument('<key>').action(configAction('get'))
       .addHelpText('after', '\nExamples:\n  $ sgq config get base-url');
     config.command('unset').description('remove a setting').argument('<key>').action(configAction('unset'))
@@ -173,6 +173,59 @@ Examples:
   $ sgq sandbox --port 8787 &
   $ SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack
   $ sgq sandbox --reset-rate 0.2 --fail-page 7 --seed 3`);
+  });
+
+  const diff = program
+    .command('diff')
+    .description('Followers gained and lost between the last two snapshots of a user, or between two exports')
+    .argument('<user-or-file...>', 'users (- reads them from stdin), or two files: OLD NEW (NDJSON, JSON, CSV; gzip too)')
+    .action(
+      run(async (c) => {
+        const { runDiffCommand } = await import('./commands/diff-command.js');
+        return runDiffCommand(context(c), c.args, c.opts());
+      }),
+    );
+  defer(diff, () => {
+    diff
+      .option('--following', 'compare snapshots of the accounts a user follows')
+      .addOption(new Option('--how <kind>', 'the --how the snapshots were taken with (default username)').argParser(nonEmpty('--how')))
+      .option('--at <date>', 'compare the last snapshot taken by DATE (a date means its end) with the one before')
+      .addOption(new Option('--key <field>', 'the field that identifies a record (default username)').argParser(nonEmpty('--key')))
+      .option('--changed', 'also print records whose other fields changed, as "change":"changed"')
+      .addOption(new Option('--snapshot-dir <dir>', 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)').argParser(nonEmpty('--snapshot-dir')))
+      .addOption(new Option('-o, --output <format>', 'table, json, ndjson or csv (default: table on a terminal, else ndjson)').choices(FORMATS))
+      .addOption(new Option('--fields <list>', 'comma-separated fields to print, in this order').argParser(fieldList))
+      .addOption(new Option('--out <file>', 'write to FILE, replaced only when the diff succeeds').argParser(nonEmpty('--out')))
+      .addHelpText('after', `
+Prints one record per change, {"change":"gained"|"lost", ...the record}; a summary on stderr.
+
+Examples:
+  $ sgq diff jack
+  $ sgq diff jack --following --at 2026-11-20
+  $ sgq diff old.ndjson new.ndjson.gz --key username
+  $ sgq diff jack --changed -o csv`);
+  });
+
+  const snapshots = program.command('snapshots').description('List and prune the snapshots kept by --snapshot')
+    .addHelpText('after', '\nExamples:\n  $ sgq snapshots list\n  $ sgq snapshots prune --keep 30');
+  const snapshotsAction = (verb: string) =>
+    run(async (c) => {
+      const { runSnapshotsCommand } = await import('./commands/snapshots-command.js');
+      return runSnapshotsCommand(context(c), verb, c.args, c.opts());
+    });
+  defer(snapshots, () => {
+    const dirOption = () => new Option('--snapshot-dir <dir>', 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)').argParser(nonEmpty('--snapshot-dir'));
+    snapshots.command('list').description('print what is stored: one record per snapshot').argument('[user...]', 'only these users')
+      .addOption(dirOption())
+      .addOption(new Option('-o, --output <format>', 'table, json, ndjson or csv (default: table on a terminal, else ndjson)').choices(FORMATS))
+      .addOption(new Option('--fields <list>', 'comma-separated fields to print, in this order').argParser(fieldList))
+      .action(snapshotsAction('list'))
+      .addHelpText('after', '\nExamples:\n  $ sgq snapshots list\n  $ sgq snapshots list jack -o json');
+    snapshots.command('prune').description('keep the newest N snapshots of each user and remove the rest').argument('[user...]', 'only these users')
+      .addOption(new Option('--keep <n>', 'snapshots to keep per user and relation').argParser(nonNegativeInt('--keep')).makeOptionMandatory())
+      .addOption(dirOption())
+      .action(snapshotsAction('prune'))
+      .addHelpText('after', '\nExamples:\n  $ sgq snapshots prune --keep 30\n  $ sgq snapshots prune --keep 7 jack');
   });
 
   program
@@ -264,6 +317,11 @@ function addRouteOptions(cmd: Command, route: RouteSpec): void {
     cmd.option('--since <when>', 'only records since an ISO 8601 date-time or an age such as 90m, 24h, 7d');
     cmd.option('--since-last', 'send the start of the last complete run for this user as --since');
     cmd.option('--state <file>', 'where --since-last keeps its marks (default: beside the config)');
+  }
+  if (route.snapshot) {
+    cmd.option('--snapshot', 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)');
+    cmd.option('--changes', 'with --snapshot, print only who was gained and lost since the previous snapshot');
+    cmd.addOption(new Option('--snapshot-dir <dir>', 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)').argParser(nonEmpty('--snapshot-dir')));
   }
   if (route.paginated) {
     cmd.addOption(new Option('--page <n>', 'page to fetch (default 1)').argParser(positiveInt('--page')));

@@ -16,6 +16,8 @@ export interface RouteSpec {
   cost: number | null;
   /** Accepts the `since` body field (spec §4.1). */
   since: boolean;
+  /** A follower-style list that `--snapshot` can keep and `sgq diff` compare. */
+  snapshot: boolean;
   /** What the positional argument names. */
   subject: Subject;
   /** Spec §2.3: answers with the `{message}` placeholder for now. */
@@ -23,15 +25,16 @@ export interface RouteSpec {
   summary: string;
 }
 
-const route = (r: Omit<RouteSpec, 'since' | 'placeholder'> & Partial<RouteSpec>): RouteSpec => ({
+const route = (r: Omit<RouteSpec, 'since' | 'placeholder' | 'snapshot'> & Partial<RouteSpec>): RouteSpec => ({
   since: false,
+  snapshot: false,
   placeholder: false,
   ...r,
 });
 
 export const ROUTES: readonly RouteSpec[] = [
-  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: null, since: true, subject: 'user', summary: 'Followers of an account' }),
-  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: null, since: true, subject: 'user', summary: 'Accounts an account follows' }),
+  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: null, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
+  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: null, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
   route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Score history of an account' }),
   route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Metadata history of an account' }),
   route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Posts of an account' }),

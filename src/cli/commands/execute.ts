@@ -94,7 +94,7 @@ function checkOutFile(file: string): OutTarget {
 }
 
 /** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file. */
-function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
+export function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
   if (flags.output) return flags.output;
   if (config.output) return config.output as Format;
   return stdoutIsTTY && !flags.out ? 'table' : 'ndjson';

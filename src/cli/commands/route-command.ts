@@ -9,8 +9,9 @@ import { shellQuote } from './shell.js';
 import { marksFile, markKey } from '../run/since-marks.js';
 import type { ResumeSubjects } from '../run/remaining.js';
 import type { Continuation, Job } from '../run/runner.js';
+import type { SnapshotFlags } from '../churn/snapshot-jobs.js';
 
-export interface RouteFlags extends OutputFlags {
+export interface RouteFlags extends OutputFlags, SnapshotFlags {
   how?: string;
   since?: string;
   sinceLast?: boolean;
@@ -30,6 +31,9 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   // A flag that would change nothing is a mistake to point out, not to ignore.
   if (flags.maxPages !== undefined && !flags.all) throw usageError('--max-pages only applies with --all', 'add --all, or use --page N for one page');
   if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
+  // Loaded only by the runs that keep snapshots.
+  const churn = flags.snapshot || flags.changes || flags.snapshotDir ? await import('../churn/snapshot-jobs.js') : undefined;
+  churn?.checkSnapshotFlags(flags);
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;
@@ -50,6 +54,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       tagUser,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       jobs: (config, marks) => {
+        const store = churn && flags.snapshot ? churn.openSnapshotStore(flags.snapshotDir, config, io.env) : undefined;
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
         if (marks) sinceOf = (user) => marks.get(keyOf(user));
         const job = (user: string | null): Job => {
@@ -75,6 +80,9 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
               wholeBodyIsRecord: route.subject === 'none',
             },
             onComplete: marks && user !== null ? () => marks.stage(key, startedAt) : undefined,
+            ...(churn && store && user !== null
+              ? churn.snapshotHooks(store, { profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true)
+              : {}),
           };
         };
         return subjects ? mapAsync(subjects, job) : [job(null)];

@@ -19,6 +19,22 @@ export interface Job {
   request: PageRequest;
   /** Called once the job has fetched everything it was asked for (for --since-last marks). */
   onComplete?: () => void;
+  /** Sees each page's records as they are written, before query_user is added (--snapshot). */
+  onRecords?: (records: readonly JsonObject[], lossless: boolean) => Promise<void>;
+  /** The records go to `onRecords` only, not to the output (--changes prints what `onEnd` emits). */
+  hideRecords?: boolean;
+  /** Called once the job has ended, however it ended; may print records through `emit`. */
+  onEnd?: (end: JobEnd) => Promise<void>;
+}
+
+export interface JobEnd {
+  /** Why the job did not fetch everything, or undefined when it did, without an error. */
+  cutShort?: string;
+  /** Credits its calls cost. */
+  credits: number;
+  /** Writes records to the output as pages are written (tagged with query_user when the run tags). */
+  emit: (records: JsonObject[], lossless: boolean) => Promise<void>;
+  reporter: Reporter;
 }
 
 /** Where a resume picks up: the page (for one user's `--all`), what is left of the budget, and of the output. */
@@ -123,6 +139,8 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       // A page cut by --limit leaves records unfetched, even if it was the user's last.
       if (page.granted < page.records.length) cut.add(stat);
       let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
+      await job.onRecords?.(records, page.lossless);
+      if (job.hideRecords) records = [];
       if (options.tagUser && job.user !== null) records = records.map((r) => ({ query_user: job.user, ...r }));
       formatter.write(records, page.lossless);
     }
@@ -146,14 +164,23 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
     const pages = fetchPages(ctx.client, job.request, budget, controller.signal);
     /** The page to ask next, once a page was written. */
     let next: number | null = null;
+    /** Why the job did not fetch everything (for --snapshot); undefined once it did. */
+    let cutShort: string | undefined = 'the run stopped before its last page';
     try {
       for (;;) {
         if (controller.signal.aborted || sink.closed) break;
         const result = await pages.next();
         if (result.done) {
           if (result.value === 'limit' || result.value === 'max-credits') budgetMet = true;
-          if (result.value !== 'done') stops.add(result.value);
-          else if (stat.exitCode === ExitCode.ok && !cut.has(stat)) job.onComplete?.();
+          if (result.value !== 'done') {
+            stops.add(result.value);
+            cutShort = `it stopped at --${result.value === 'more' ? 'all (one page only)' : result.value}`;
+          } else if (stat.exitCode === ExitCode.ok && !cut.has(stat)) {
+            cutShort = undefined;
+            job.onComplete?.();
+          } else {
+            cutShort = 'the service answered with errors';
+          }
           if (stat.pages === 0 && result.value !== 'done' && result.value !== 'more') {
             remaining.add(job.user);
             return false;
@@ -165,11 +192,13 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       }
     } catch (error) {
       if (!(error instanceof StoppedError || controller.signal.aborted)) {
+        cutShort = 'it failed';
         reportFailure(job, stat, error);
         return true;
       }
     } finally {
       await pages.return('done').catch(() => undefined);
+      if (job.onEnd) await endJob(job, stat, cutShort);
     }
     // Stopped by an abort or a closed output before it was done.
     if (sink.closed) return true;
@@ -179,6 +208,23 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
     }
     if (next !== null && resumeFrom(job, stat, next)) reporter.error(`${prefix(job)}stopped before page ${next}; resume with: ${stat.resume}`);
     return true;
+  };
+
+  /** Hands a job's end to its hook (--snapshot stores or refuses it; --changes prints what changed). */
+  const endJob = async (job: Job, stat: UserStats, cutShort: string | undefined) => {
+    const emit = async (records: JsonObject[], lossless: boolean) => {
+      if (sink.closed) return;
+      formatter.write(options.tagUser && job.user !== null ? records.map((r) => ({ query_user: job.user, ...r })) : records, lossless);
+      await sink.drain();
+    };
+    try {
+      await job.onEnd!({ cutShort, credits: stat.calls * budget.estimatedCost(), emit, reporter });
+    } catch (error) {
+      const sgq = toSgqError(error);
+      stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
+      stat.errors.push(sgq.message);
+      reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
+    }
   };
 
   const reportFailure = (job: Job, stat: UserStats, error: unknown) => {

@@ -1,0 +1,26 @@
+import type { JsonObject } from '../../core/classify.js';
+import { parseJson } from '../../core/json.js';
+import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
+import type { KeyStats } from '../../core/churn/keyed.js';
+
+/** A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact. */
+export const changeRecords = (changes: readonly Change[]): JsonObject[] =>
+  changes.map((c) => ({ change: c.change, ...(parseJson(c.line) as JsonObject) }));
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** `12 gained, 3 lost, 985 unchanged` (and `changed` when it was asked for). */
+export function countsText(counts: DiffCounts, changed: boolean): string {
+  const parts = [`${count(counts.gained)} gained`, `${count(counts.lost)} lost`];
+  if (changed) parts.push(`${count(counts.changed)} changed`);
+  parts.push(`${count(counts.unchanged)} unchanged`);
+  return parts.join(', ');
+}
+
+/** What keying left out, for a warning; undefined when nothing was. */
+export function leftOutText(stats: KeyStats, key: string, where: string): string | undefined {
+  const parts: string[] = [];
+  if (stats.missingKey) parts.push(`${count(stats.missingKey)} record${stats.missingKey === 1 ? '' : 's'} without "${key}" left out`);
+  if (stats.duplicates) parts.push(`${count(stats.duplicates)} repeated "${key}" counted once`);
+  return parts.length ? `${where}: ${parts.join('; ')}` : undefined;
+}

@@ -1,0 +1,219 @@
+import { createReadStream, createWriteStream, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import { getHeapStatistics } from 'node:v8';
+import { Cursor, type KeyStats, type Keyed } from './keyed.js';
+import { lineBatches } from './lines.js';
+import type { KeyOf } from './record-key.js';
+
+// Sorting more records than fit in memory: sorted runs of a bounded size are spilled to
+// files and merged with a heap. Equal keys keep their arrival order, and only the first
+// record of a key is kept (a key twice in one export is a page boundary that moved).
+
+/**
+ * Characters of record lines held in memory before a run is spilled: a 64th of the heap V8
+ * may use (its young generation included; a held line costs two to three times its length),
+ * at most 4 Mi, so that both sides of a diff, and the garbage V8 lets pile up, stay well
+ * under 200 MiB. A capped heap (`node --max-old-space-size`) gets smaller runs instead of
+ * running out.
+ */
+export const RUN_CHARS = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 64));
+/** Runs merged at once (each reads through a 16 KiB buffer); more are first merged into one. */
+const FAN_IN = 128;
+const BATCH = 1000;
+
+export class ExternalSort {
+  private buffer: Keyed[] = [];
+  private chars = 0;
+  private readonly runs: string[] = [];
+  readonly stats: KeyStats = { missingKey: 0, duplicates: 0 };
+
+  constructor(
+    private readonly keyOf: KeyOf,
+    /** Where runs are spilled; named `.tmp-<tag>-…` so that a crashed run's files can be told apart. */
+    private readonly dir: string,
+    private readonly tag: string,
+    private readonly runChars = RUN_CHARS,
+    private readonly fanIn = FAN_IN,
+  ) {}
+
+  async add(lines: readonly string[]): Promise<void> {
+    for (const line of lines) {
+      const key = this.keyOf(line);
+      if (key === undefined) {
+        this.stats.missingKey++;
+        continue;
+      }
+      this.buffer.push({ key, line });
+      this.chars += line.length;
+    }
+    if (this.chars >= this.runChars) await this.spill();
+  }
+
+  /** Once some of it is on disk, puts the rest there too: another sort (the other side of a diff) may fill memory next. */
+  async seal(): Promise<void> {
+    if (this.runs.length && this.buffer.length) await this.spill();
+  }
+
+  /** Every record once, in key order, in batches; the run files are removed at the end. */
+  async *sorted(): AsyncGenerator<Keyed[]> {
+    try {
+      const memory = this.takeBuffer();
+      const sources = [...this.runs.map((file) => this.readRun(file)), batchesOf(memory)];
+      yield* this.merge(sources);
+    } finally {
+      this.discard();
+    }
+  }
+
+  /** Removes the run files (after a failure, or once merged). */
+  discard(): void {
+    for (const file of this.runs.splice(0)) rmSync(file, { force: true });
+  }
+
+  private takeBuffer(): Keyed[] {
+    const items = this.buffer;
+    this.buffer = [];
+    this.chars = 0;
+    // Array.prototype.sort is stable: equal keys stay in arrival order.
+    return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  private async spill(): Promise<void> {
+    const file = join(this.dir, `.tmp-${this.tag}-${randomBytes(4).toString('hex')}.run`);
+    this.runs.push(file);
+    await writeLines(file, batchesOf(this.takeBuffer()));
+    if (this.runs.length >= this.fanIn) {
+      const merged = join(this.dir, `.tmp-${this.tag}-${randomBytes(4).toString('hex')}.run`);
+      const parts = this.runs.splice(0);
+      this.runs.push(merged);
+      await writeLines(merged, this.merge(parts.map((f) => this.readRun(f))));
+      for (const f of parts) rmSync(f, { force: true });
+    }
+  }
+
+  private async *readRun(file: string): AsyncGenerator<Keyed[]> {
+    for await (const lines of lineBatches(createReadStream(file, { highWaterMark: 16 * 1024 }))) {
+      yield lines.map((line) => ({ key: this.keyOf(line)!, line }));
+    }
+  }
+
+  /** A k-way merge of sorted sources; ties go to the earlier source, and repeats of a key are dropped. */
+  private async *merge(sources: AsyncIterable<Keyed[]>[]): AsyncGenerator<Keyed[]> {
+    const heap = new MergeHeap();
+    const cursors = sources.map((s) => new Cursor(s[Symbol.asyncIterator]()));
+    try {
+      for (let i = 0; i < cursors.length; i++) if (await cursors[i]!.next()) heap.push(i, cursors[i]!.current);
+      let out: Keyed[] = [];
+      let last: string | undefined;
+      while (heap.size) {
+        const i = heap.topSource;
+        const item = heap.top;
+        if (item.key === last) this.stats.duplicates++;
+        else {
+          out.push(item);
+          last = item.key;
+        }
+        const cursor = cursors[i]!;
+        if (cursor.advance() || (await cursor.next())) heap.replaceTop(cursor.current);
+        else heap.pop();
+        if (out.length >= BATCH) {
+          yield out;
+          out = [];
+        }
+      }
+      if (out.length) yield out;
+    } finally {
+      await Promise.all(cursors.map((c) => c.close()));
+    }
+  }
+}
+
+async function* batchesOf(items: Keyed[]): AsyncGenerator<Keyed[]> {
+  for (let i = 0; i < items.length; i += BATCH) yield items.slice(i, i + BATCH);
+}
+
+async function writeLines(file: string, batches: AsyncIterable<Keyed[]>): Promise<void> {
+  const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+  const failed = once(out, 'error').then(([error]) => Promise.reject(error as Error));
+  failed.catch(() => undefined);
+  for await (const batch of batches) {
+    let text = '';
+    for (const item of batch) text += `${item.line}\n`;
+    if (!out.write(text)) await Promise.race([once(out, 'drain'), failed]);
+  }
+  out.end();
+  await Promise.race([once(out, 'finish'), failed]);
+  await closed(out);
+}
+
+const closed = (stream: Writable) => (stream.closed ? Promise.resolve() : once(stream, 'close').then(() => undefined));
+
+/** A binary min-heap of (key, source), the source breaking ties so that merges are stable. */
+class MergeHeap {
+  private keys: Keyed[] = [];
+  private sources: number[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
+  get top(): Keyed {
+    return this.keys[0]!;
+  }
+  get topSource(): number {
+    return this.sources[0]!;
+  }
+
+  push(source: number, item: Keyed): void {
+    this.keys.push(item);
+    this.sources.push(source);
+    let i = this.keys.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  replaceTop(item: Keyed): void {
+    this.keys[0] = item;
+    this.down(0);
+  }
+
+  pop(): void {
+    const lastKey = this.keys.pop()!;
+    const lastSource = this.sources.pop()!;
+    if (!this.keys.length) return;
+    this.keys[0] = lastKey;
+    this.sources[0] = lastSource;
+    this.down(0);
+  }
+
+  private down(i: number): void {
+    const n = this.keys.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.less(l, m)) m = l;
+      if (r < n && this.less(r, m)) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+
+  private less(a: number, b: number): boolean {
+    const ka = this.keys[a]!.key;
+    const kb = this.keys[b]!.key;
+    return ka < kb || (ka === kb && this.sources[a]! < this.sources[b]!);
+  }
+
+  private swap(a: number, b: number): void {
+    [this.keys[a], this.keys[b]] = [this.keys[b]!, this.keys[a]!];
+    [this.sources[a], this.sources[b]] = [this.sources[b]!, this.sources[a]!];
+  }
+}

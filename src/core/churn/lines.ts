@@ -1,0 +1,55 @@
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+
+// Reading exports and snapshots as batches of lines: a batch per chunk keeps the per-line
+// cost to a split, which matters at millions of lines.
+
+const CHUNK = 64 * 1024;
+
+/** The text of a file or an open handle, gunzipped when it starts with gzip's magic bytes. */
+export async function openText(source: string | FileHandle): Promise<Readable> {
+  const handle = typeof source === 'string' ? await open(source, 'r') : source;
+  const head = Buffer.alloc(2);
+  const { bytesRead } = await handle.read(head, 0, 2, 0);
+  // A handle passed in stays open: its owner closes it.
+  const raw = createReadStream('', { fd: handle, start: 0, highWaterMark: CHUNK, autoClose: typeof source === 'string' });
+  if (bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    const gunzip = createGunzip({ chunkSize: CHUNK });
+    raw.on('error', (error) => gunzip.destroy(error));
+    return raw.pipe(gunzip);
+  }
+  return raw;
+}
+
+/** Text in decoded chunks, for parsers that do not split on lines (CSV). */
+export async function* textChunks(stream: Readable): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of stream) yield decoder.write(chunk as Buffer);
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
+/** The non-empty lines of a text, in batches, without their LF or CRLF ends. */
+export async function* lineBatches(stream: Readable): AsyncGenerator<string[]> {
+  let rest = '';
+  for await (const text of textChunks(stream)) {
+    const parts = (rest + text).split('\n');
+    rest = parts.pop()!;
+    const batch = clean(parts);
+    if (batch.length) yield batch;
+  }
+  const last = clean([rest]);
+  if (last.length) yield last;
+}
+
+function clean(parts: string[]): string[] {
+  const out: string[] = [];
+  for (let line of parts) {
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    if (line.trim() !== '') out.push(line);
+  }
+  return out;
+}

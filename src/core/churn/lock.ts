@@ -1,0 +1,20 @@
+// The snapshot store locks a subject's folder through a port, so that one lock serves every
+// file sgq replaces: the CLI passes the lock of --out and the --since-last state
+// (src/cli/run/file-lock.ts: the holder's pid, takeover of a dead holder's lock, exit 8).
+
+/** Who works in the store: the CLI passes its pid, a liveness check and its lock (the core does not touch the process). */
+export interface LockOwner {
+  pid: number;
+  isAlive: (pid: number) => boolean;
+  /** Takes the exclusive lock of `target`, waiting a while for another holder, or throws. */
+  lock: (target: string) => Promise<{ release(): void }>;
+}
+
+export async function withLock<T>(target: string, owner: LockOwner, fn: () => Promise<T>): Promise<T> {
+  const held = await owner.lock(target);
+  try {
+    return await fn();
+  } finally {
+    held.release();
+  }
+}

@@ -1,0 +1,86 @@
+import { Cursor, type Keyed } from './keyed.js';
+
+// The diff of two exports sorted by key: one pass over both, in constant memory.
+
+export type ChangeKind = 'gained' | 'lost' | 'changed';
+
+export interface Change {
+  change: ChangeKind;
+  /** The record line: the newer one for gained and changed, the older one for lost. */
+  line: string;
+}
+
+export interface DiffCounts {
+  gained: number;
+  lost: number;
+  /** Same key, other fields different; counted always, reported only when asked. */
+  changed: number;
+  unchanged: number;
+}
+
+const BATCH = 1000;
+
+/**
+ * Merges two key-ordered streams and hands the changes to `emit` in batches (awaited, so
+ * a slow reader slows the diff instead of filling memory).
+ */
+export async function diffSorted(
+  older: AsyncIterable<Keyed[]>,
+  newer: AsyncIterable<Keyed[]>,
+  options: { changed: boolean },
+  emit: (changes: Change[]) => Promise<void>,
+): Promise<DiffCounts> {
+  const counts: DiffCounts = { gained: 0, lost: 0, changed: 0, unchanged: 0 };
+  const a = new Cursor(older[Symbol.asyncIterator]());
+  const b = new Cursor(newer[Symbol.asyncIterator]());
+  let out: Change[] = [];
+  const push = async (change: ChangeKind, line: string) => {
+    out.push({ change, line });
+    if (out.length >= BATCH) {
+      const batch = out;
+      out = [];
+      await emit(batch);
+    }
+  };
+  try {
+    let hasA = await a.next();
+    let hasB = await b.next();
+    while (hasA && hasB) {
+      const ka = a.current.key;
+      const kb = b.current.key;
+      if (ka === kb) {
+        if (a.current.line === b.current.line) counts.unchanged++;
+        else {
+          counts.changed++;
+          if (options.changed) await push('changed', b.current.line);
+        }
+        hasA = a.advance() || (await a.next());
+        hasB = b.advance() || (await b.next());
+      } else if (ka < kb) {
+        counts.lost++;
+        await push('lost', a.current.line);
+        hasA = a.advance() || (await a.next());
+      } else {
+        counts.gained++;
+        await push('gained', b.current.line);
+        hasB = b.advance() || (await b.next());
+      }
+    }
+    for (; hasA; hasA = a.advance() || (await a.next())) {
+      counts.lost++;
+      await push('lost', a.current.line);
+    }
+    for (; hasB; hasB = b.advance() || (await b.next())) {
+      counts.gained++;
+      await push('gained', b.current.line);
+    }
+    if (out.length) await emit(out);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+  }
+  if (!options.changed) {
+    counts.unchanged += counts.changed;
+    counts.changed = 0;
+  }
+  return counts;
+}

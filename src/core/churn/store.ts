@@ -1,0 +1,236 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { createGzip } from 'node:zlib';
+import type { Env } from '../config.js';
+import type { Keyed } from './keyed.js';
+import { withLock, type LockOwner } from './lock.js';
+
+// The snapshot store: one folder per profile, route, how and user, holding gzip NDJSON
+// files sorted by username (so that two of them diff in one streaming pass) and a small
+// JSON file of metadata beside each. The metadata file is written last and commits the
+// snapshot: a data file without one (a crash in between) is never listed or diffed.
+
+/** Snapshots are stored sorted by this field. */
+export const SNAPSHOT_KEY = 'username';
+
+export interface SnapshotSubject {
+  profile: string;
+  route: string;
+  how: string;
+  user: string;
+}
+
+export interface SnapshotMeta extends SnapshotSubject {
+  version: 1;
+  /** When the export started (ISO 8601, UTC). */
+  taken_at: string;
+  /** The last page had no next_page. */
+  complete: boolean;
+  pages: number;
+  records: number;
+  credits_used: number;
+  sorted_by: string;
+  /** The data file, in the same folder. */
+  file: string;
+}
+
+export interface StoredSnapshot {
+  meta: SnapshotMeta;
+  dataPath: string;
+  metaPath: string;
+}
+
+/** A snapshot with its data file open: a prune that removes it later does not cut a reader short. */
+export interface OpenSnapshot extends StoredSnapshot {
+  handle: FileHandle;
+}
+
+/** `$XDG_DATA_HOME/sgq/snapshots`, or `~/.local/share/sgq/snapshots`. */
+export function defaultSnapshotRoot(env: Env): string {
+  return join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'sgq', 'snapshots');
+}
+
+/** A folder name for any text: no separators, no leading dot (so never `.` or `..`). */
+const segment = (text: string): string => encodeURIComponent(text).replace(/^\./, '%2E');
+
+const byTime = (a: StoredSnapshot, b: StoredSnapshot): number =>
+  a.meta.taken_at < b.meta.taken_at ? -1 : a.meta.taken_at > b.meta.taken_at ? 1 : a.meta.file < b.meta.file ? -1 : a.meta.file > b.meta.file ? 1 : 0;
+
+export class SnapshotStore {
+  constructor(
+    readonly root: string,
+    readonly owner: LockOwner,
+  ) {}
+
+  folder(subject: SnapshotSubject): string {
+    return join(this.root, segment(subject.profile), segment(subject.route.replaceAll('/', '.')), segment(subject.how), segment(subject.user));
+  }
+
+  /** The committed snapshots of one subject, oldest first. */
+  history(subject: SnapshotSubject): StoredSnapshot[] {
+    return readFolder(this.folder(subject));
+  }
+
+  /** Every committed snapshot in the store, grouped by subject, oldest first within each. */
+  list(): StoredSnapshot[] {
+    const out: StoredSnapshot[] = [];
+    for (const folder of this.folders()) out.push(...readFolder(folder));
+    return out;
+  }
+
+  /**
+   * Stores a snapshot: the data goes to a temporary file in the same folder, is flushed to
+   * disk and renamed, then its metadata is written the same way; all under the folder's
+   * lock. Returns the new snapshot and the one before it, both open for reading.
+   */
+  async commit(subject: SnapshotSubject, sorted: AsyncIterable<Keyed[]>, meta: Omit<SnapshotMeta, 'version' | 'file' | 'records' | keyof SnapshotSubject>): Promise<{ current: OpenSnapshot; previous?: OpenSnapshot }> {
+    const folder = this.folder(subject);
+    mkdirSync(folder, { recursive: true });
+    const temp = join(folder, `${this.tempPrefix()}.ndjson.gz`);
+    let records = 0;
+    try {
+      await pipeline(
+        Readable.from(
+          (async function* () {
+            for await (const batch of sorted) {
+              let text = '';
+              for (const item of batch) text += `${item.line}\n`;
+              records += batch.length;
+              yield text;
+            }
+          })(),
+          // One batch in flight: what waits for gzip is held in memory.
+          { highWaterMark: 1 },
+        ),
+        createGzip(),
+        createWriteStream(temp, { flags: 'wx', mode: 0o644 }),
+      );
+      await syncFile(temp);
+      return await withLock(join(folder, '.store'), this.owner, async () => {
+        const before = readFolder(folder).filter((s) => s.meta.taken_at <= meta.taken_at);
+        const base = `${meta.taken_at.replaceAll(':', '-')}-${randomBytes(3).toString('hex')}`;
+        const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: `${base}.ndjson.gz` };
+        const dataPath = join(folder, full.file);
+        const metaPath = join(folder, `${base}.json`);
+        await rename(temp, dataPath);
+        const metaTemp = join(folder, `${this.tempPrefix()}.json`);
+        await writeFile(metaTemp, `${JSON.stringify(full, null, 2)}\n`, { flag: 'wx', mode: 0o644 });
+        await syncFile(metaTemp);
+        await rename(metaTemp, metaPath);
+        await syncFile(folder);
+        const previous = before.at(-1);
+        return {
+          current: { meta: full, dataPath, metaPath, handle: await open(dataPath, 'r') },
+          previous: previous && { ...previous, handle: await open(previous.dataPath, 'r') },
+        };
+      });
+    } finally {
+      rmSync(temp, { force: true });
+    }
+  }
+
+  /** Opens snapshots of a subject chosen from its history, under the lock. */
+  async openFrom(subject: SnapshotSubject, choose: (history: StoredSnapshot[]) => StoredSnapshot[]): Promise<OpenSnapshot[]> {
+    const folder = this.folder(subject);
+    if (!existsSync(folder)) return [];
+    return withLock(join(folder, '.store'), this.owner, async () => {
+      const chosen = choose(readFolder(folder));
+      const opened: OpenSnapshot[] = [];
+      for (const s of chosen) opened.push({ ...s, handle: await open(s.dataPath, 'r') });
+      return opened;
+    });
+  }
+
+  /**
+   * Keeps the newest `keep` snapshots of each subject (of the given users, or all), and
+   * removes what a crash left behind: data files never committed, temporary files of
+   * processes that are gone. Returns how many snapshots it removed.
+   */
+  async prune(keep: number, users?: ReadonlySet<string>): Promise<number> {
+    let removed = 0;
+    for (const folder of this.folders()) {
+      const history = readFolder(folder);
+      if (users && !history.some((s) => users.has(s.meta.user))) continue;
+      removed += await withLock(join(folder, '.store'), this.owner, async () => {
+        const current = readFolder(folder);
+        const old = current.slice(0, Math.max(0, current.length - keep));
+        // The metadata first: without it the snapshot no longer exists for anyone.
+        for (const s of old) rmSync(s.metaPath, { force: true });
+        for (const s of old) rmSync(s.dataPath, { force: true });
+        const kept = new Set(current.slice(old.length).map((s) => s.meta.file));
+        for (const name of readdirSync(folder)) {
+          const tempOwner = /^\.tmp-(\d+)-/.exec(name);
+          if (tempOwner && !this.owner.isAlive(Number(tempOwner[1]))) rmSync(join(folder, name), { force: true });
+          if (name.endsWith('.ndjson.gz') && !name.startsWith('.') && !kept.has(name)) rmSync(join(folder, name), { force: true });
+        }
+        return old.length;
+      });
+    }
+    return removed;
+  }
+
+  /** A name for temporary files that says which process wrote them. */
+  tempPrefix(): string {
+    return `.tmp-${this.owner.pid}-${randomBytes(4).toString('hex')}`;
+  }
+
+  private folders(): string[] {
+    let level = [this.root];
+    for (let depth = 0; depth < 4; depth++) {
+      level = level.flatMap((dir) => subfolders(dir));
+    }
+    return level;
+  }
+}
+
+function subfolders(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => join(dir, d.name))
+      .sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+function readFolder(folder: string): StoredSnapshot[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const out: StoredSnapshot[] = [];
+  for (const name of names) {
+    if (name.startsWith('.') || !name.endsWith('.json')) continue;
+    const metaPath = join(folder, name);
+    let meta: SnapshotMeta;
+    try {
+      meta = JSON.parse(readFileSync(metaPath, 'utf8')) as SnapshotMeta;
+    } catch {
+      continue; // removed by a prune while we looked, or not ours
+    }
+    if (meta.version !== 1 || typeof meta.file !== 'string') continue;
+    const dataPath = join(folder, meta.file);
+    if (existsSync(dataPath)) out.push({ meta, dataPath, metaPath });
+  }
+  return out.sort(byTime);
+}
+
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

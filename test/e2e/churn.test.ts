@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { sgq, useSandboxProcess } from '../helpers/e2e.js';
+import { tempDir } from '../helpers/run.js';
+
+const sb = useSandboxProcess();
+
+describe('snapshots, end to end', () => {
+  it('concurrent runs for one user each store a whole snapshot and leave no temporary file or lock', async () => {
+    const dir = tempDir('sgq-snaps-');
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => sgq(['graph', 'followers', 'busy_2600', '--all', '--snapshot', '--snapshot-dir', dir, '--concurrency', '1', '--quiet'], { env: sb.env() })),
+    );
+    for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+    const list = await sgq(['snapshots', 'list', '--snapshot-dir', dir, '-o', 'json']);
+    const snapshots = JSON.parse(list.stdout) as { records: number; file: string; complete: boolean }[];
+    expect(snapshots).toHaveLength(4);
+    for (const s of snapshots) {
+      expect(s.records).toBe(2600);
+      expect(s.complete).toBe(true);
+      expect(gunzipSync(readFileSync(s.file)).toString().split('\n').filter(Boolean)).toHaveLength(2600);
+    }
+    const folder = join(dir, 'default', 'graph.get_followers', 'username', 'busy_2600');
+    expect(readdirSync(folder).filter((name) => name.startsWith('.'))).toEqual([]);
+    const diff = await sgq(['diff', 'busy_2600', '--snapshot-dir', dir]);
+    expect(diff.exitCode).toBe(0);
+    expect(diff.stdout).toBe('');
+    expect(diff.stderr).toMatch(/0 gained, 0 lost, 2,600 unchanged/);
+  }, 60_000);
+
+  it('a run stopped by SIGTERM stores nothing', async () => {
+    const dir = tempDir('sgq-snaps-');
+    const slow = useSlow();
+    const child = sgq(['graph', 'followers', 'slow_5000', '--all', '--snapshot', '--snapshot-dir', dir], { env: { ...sb.env(), SGQ_BASE_URL: slow } });
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      child.stdout!.on('data', (c: Buffer) => {
+        seen += c.toString();
+        if (seen.includes('\n')) resolve();
+      });
+    });
+    child.kill('SIGTERM');
+    const r = await child;
+    expect(r.exitCode).toBe(143);
+    expect(r.stderr).toMatch(/not stored as a snapshot/);
+    expect((await sgq(['snapshots', 'list', '--snapshot-dir', dir])).stdout).toBe('');
+  }, 60_000);
+
+  it('diffs and snapshots in bounded memory: 300,000 records a side fit a 16 MiB heap, which holding them does not', async () => {
+    const dir = tempDir('sgq-snaps-');
+    const files = tempDir();
+    const heap = { nodeFlags: ['--max-old-space-size=16'], timeout: 120_000 };
+    // Two snapshots (sorted while captured: spilled to disk), then a streaming diff.
+    for (let i = 0; i < 2; i++) {
+      const r = await sgq(['graph', 'followers', 'big_300000', '--all', '--snapshot', '--snapshot-dir', dir, '-q'], { env: sb.env(), ...heap });
+      expect(r.exitCode, r.stderr.slice(0, 300)).toBe(0);
+    }
+    const same = await sgq(['diff', 'big_300000', '--snapshot-dir', dir], heap);
+    expect(same.exitCode, same.stderr.slice(0, 300)).toBe(0);
+    expect(same.stderr).toMatch(/0 gained, 0 lost, 300,000 unchanged/);
+    // Two exports of different accounts, diffed as files: sorted on disk in bounded runs.
+    for (const name of ['big_300000', 'other_300000']) {
+      const r = await sgq(['graph', 'followers', name, '--all', '--out', join(files, `${name}.ndjson`), '-q'], { env: sb.env() });
+      expect(r.exitCode).toBe(0);
+    }
+    const args = ['diff', join(files, 'big_300000.ndjson'), join(files, 'other_300000.ndjson')];
+    const different = await sgq([...args, '-o', 'csv', '--fields', 'change'], { ...heap, env: { TMPDIR: tempDir() } });
+    expect(different.exitCode, different.stderr.slice(0, 300)).toBe(0);
+    expect(different.stderr).toMatch(/300,000 gained, 300,000 lost, 0 unchanged/);
+    expect(different.stdout.split('\r\n').filter(Boolean)).toHaveLength(600_001);
+    // The control: a table holds every change, and 600,000 of them do not fit.
+    const table = await sgq([...args, '-o', 'table'], heap);
+    expect(table.exitCode).not.toBe(0);
+    expect(table.stderr).toMatch(/heap/i);
+  }, 300_000);
+});
+
+/** The sandbox's address with 200 ms of latency per answer: a sandbox process of its own. */
+function useSlow(): string {
+  return slowSandbox.url;
+}
+const slowSandbox = useSandboxProcess(['--latency-ms', '200']);

@@ -1,0 +1,123 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ExternalSort } from '../../src/core/churn/external-sort.js';
+import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
+import { keyReader } from '../../src/core/churn/record-key.js';
+import { exportLines, sortedExport } from '../../src/core/churn/sources.js';
+import { keyedInOrder, type Keyed } from '../../src/core/churn/keyed.js';
+import { createFormatter } from '../../src/cli/output/formats.js';
+import { StreamSink } from '../../src/cli/output/sink.js';
+import { tempDir } from '../helpers/run.js';
+
+const line = (username: string, extra: Record<string, unknown> = {}) => JSON.stringify({ username, ...extra });
+
+async function collect<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const b of batches) out.push(...b);
+  return out;
+}
+
+async function* oneBatch(lines: string[]): AsyncGenerator<string[]> {
+  if (lines.length) yield lines;
+}
+
+describe('keyReader', () => {
+  const key = keyReader('username');
+  it('reads a first string field without parsing, and anything else by parsing', () => {
+    expect(key('{"username":"jack","x":1}')).toBe('jack');
+    expect(key('{"x":"{\\"username\\":\\"fake\\"}","username":"real"}')).toBe('real');
+    expect(key('{"username":"a\\"b"}')).toBe('a"b');
+    expect(key('{"x":1}')).toBeUndefined();
+    expect(keyReader('user_id')('{"user_id":12345678901234567891}')).toBe('12345678901234567891');
+    expect(() => key('not json')).toThrow(/not JSON/);
+    expect(() => key('[1]')).toThrow(/not a JSON object/);
+  });
+});
+
+describe('ExternalSort', () => {
+  it('sorts on disk beyond its run size exactly as in memory, keeps the first of a key, and leaves no file', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.nat(9)), { maxLength: 300 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 2, max: 5 }), async (items, runChars, fanIn) => {
+        const dir = tempDir('sgq-sort-');
+        // A run of a few characters forces many spills, and a small fan-in merges of merges.
+        const sort = new ExternalSort(keyReader('username'), dir, '1', runChars, fanIn);
+        const lines = items.map(([name, n]) => line(name, { n }));
+        for (let i = 0; i < lines.length; i += 7) await sort.add(lines.slice(i, i + 7));
+        const got = (await collect(sort.sorted())).map((k) => k.line);
+        const firstOfKey = new Map<string, string>();
+        for (const [name, n] of items) if (!firstOfKey.has(name)) firstOfKey.set(name, line(name, { n }));
+        const keys = [...firstOfKey.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        expect(got).toEqual(keys.map((k) => firstOfKey.get(k)));
+        expect(sort.stats.duplicates).toBe(items.length - keys.length);
+        expect(readdirSync(dir)).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('diffSorted', () => {
+  const keyed = (lines: string[]) => keyedInOrder(oneBatch(lines), keyReader('username'), { missingKey: 0, duplicates: 0 }, 'test');
+
+  it('finds exactly the keys only in one side, and changed records only when asked', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.string({ maxLength: 5 }), fc.nat(3)), fc.dictionary(fc.string({ maxLength: 5 }), fc.nat(3)), async (a, b) => {
+        const side = (d: Record<string, number>) => Object.keys(d).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)).map((k) => line(k, { v: d[k] }));
+        for (const changed of [false, true]) {
+          const changes: Change[] = [];
+          const counts = await diffSorted(keyed(side(a)), keyed(side(b)), { changed }, async (batch) => void changes.push(...batch));
+          const only = (x: Record<string, number>, y: Record<string, number>) => Object.keys(x).filter((k) => !Object.hasOwn(y, k)).sort();
+          const byKind = (kind: string) => changes.filter((c) => c.change === kind).map((c) => JSON.parse(c.line).username as string).sort();
+          expect(byKind('gained')).toEqual(only(b, a));
+          expect(byKind('lost')).toEqual(only(a, b));
+          const both = Object.keys(a).filter((k) => Object.hasOwn(b, k));
+          const differ = both.filter((k) => a[k] !== b[k]).sort();
+          expect(byKind('changed')).toEqual(changed ? differ : []);
+          expect(counts.unchanged).toBe(changed ? both.length - differ.length : both.length);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('refuses a side that is not in key order, rather than give a wrong answer', async () => {
+    const bad = keyed([line('b'), line('a')]);
+    await expect(diffSorted(keyed([line('a')]), bad, { changed: false }, async () => undefined)).rejects.toThrow(/not in key order/);
+  });
+});
+
+describe('reading exports', () => {
+  it('reads back what the csv formatter wrote: quotes, commas, line breaks, empty cells', async () => {
+    const records = [
+      { username: 'a', bio: 'says "hi", then\r\nleaves', n: null },
+      { username: 'b', bio: '', n: 2 },
+    ];
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString()));
+    const formatter = createFormatter('csv', new StreamSink(out, () => undefined));
+    formatter.write(records);
+    formatter.end();
+    const file = join(tempDir(), 'x.csv.gz');
+    writeFileSync(file, gzipSync(text));
+    const lines = await collect(exportLines(file));
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      { username: 'a', bio: 'says "hi", then\r\nleaves', n: null },
+      { username: 'b', bio: null, n: '2' },
+    ]);
+  });
+
+  it('reads NDJSON and the one-record-a-line JSON array sgq writes, gzipped or not', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.json'), '[\n{"username":"b"},\n{"username":"a"}\n]\n');
+    writeFileSync(join(dir, 'a.ndjson.gz'), gzipSync('{"username":"b"}\r\n\n{"username":"a"}\n'));
+    for (const name of ['a.json', 'a.ndjson.gz']) {
+      const { records } = await sortedExport(join(dir, name), 'username', dir, '1');
+      expect((await collect(records)).map((k: Keyed) => k.key)).toEqual(['a', 'b']);
+    }
+  });
+});
