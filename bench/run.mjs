@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust, churn)
+//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust, churn, shape)
 //   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition, smaller batches
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -208,7 +208,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['churn', () => churn()]];
+    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['churn', () => churn()], ['shape', () => shape(fast.env)]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -433,6 +433,46 @@ async function churn() {
   const asFiles = await run(NODE, [...SGQ, 'diff', ...exportsOf], { rss: true, env: { TMPDIR: tmp } });
   const filesPeak = asFiles.rssKiB / 1024;
   row('`sgq diff OLD NEW`: the same lists as two unsorted gzip NDJSON exports (sorted on disk first) vs gunzipping the snapshots', `${fmt(asFiles.ms)} ms, ${filesPeak.toFixed(1)} MiB peak`, `${fmt(readMs)} ms`, `${(asFiles.ms / readMs).toFixed(2)}x`, `< 200 MiB ${verdict(filesPeak < 200 && asFiles.stderr.includes(`${fmt(lost)} lost`))}`);
+}
+
+// 7. shape: what --jq costs on the --all export, against plain ndjson
+async function shape(env) {
+  const pages = FOLLOWERS / 500;
+  const sgq = (extra, opts) => run(NODE, [...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', ...extra], { env, ...opts });
+  log('shape: checking that --jq .username prints one line per record');
+  const check = await sgq(['--jq', '.username'], { capture: true });
+  if (check.lines !== FOLLOWERS) throw new Error(`--jq .username printed ${check.lines} lines, not ${FOLLOWERS}`);
+  log(`shape: ${RUNS} runs each of --jq .username and -o ndjson`);
+  const [plain, jq] = await sideBySide([{ run: () => sgq(['-o', 'ndjson']) }, { run: () => sgq(['--jq', '.username']) }], RUNS);
+  // Loading jq: `sgq fmt` (offline) over empty input, with and without --jq.
+  const [bare, loaded] = await sideBySide([{ run: () => run(NODE, [...SGQ, 'fmt', '-'], { input: '' }) }, { run: () => run(NODE, [...SGQ, 'fmt', '-', '--jq', '.'], { input: '' }) }], RUNS);
+  row(
+    `\`--all --jq .username\`, ${fmt(FOLLOWERS)} followers, vs \`-o ndjson\` (median of ${RUNS}; ${((jq - plain) / pages).toFixed(1)} ms a page more)`,
+    `${fmt(jq)} ms`,
+    `${fmt(plain)} ms`,
+    `${(jq / plain).toFixed(2)}x`,
+    'informational',
+  );
+  // Parquet: row groups streamed to the file, so its peak memory should match ndjson's.
+  const out = join(scratch, 'export.parquet');
+  log(`shape: ${RUNS} runs each of -o parquet and -o ndjson into a file, with peak RSS`);
+  const peaks = { ndjson: [], parquet: [] };
+  const times = { ndjson: [], parquet: [] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const format of ['ndjson', 'parquet']) {
+      const r = await sgq(['-o', format, '--out', `${out}.${format}`], { rss: true });
+      peaks[format].push(r.rssKiB / 1024);
+      times[format].push(r.ms);
+    }
+  }
+  row(
+    `\`--all -o parquet --out\`, ${fmt(FOLLOWERS)} followers, vs \`-o ndjson --out\` (median of ${RUNS}): time; peak RSS ${median(peaks.parquet).toFixed(1)} vs ${median(peaks.ndjson).toFixed(1)} MiB`,
+    `${fmt(median(times.parquet))} ms`,
+    `${fmt(median(times.ndjson))} ms`,
+    `${(median(times.parquet) / median(times.ndjson)).toFixed(2)}x`,
+    `peak RSS < 100 MiB ${verdict(median(peaks.parquet) < 100)}`,
+  );
+  notes.push(`shape: loading jq and checking the filter costs ${fmt(loaded - bare)} ms once (\`sgq fmt - --jq .\` ${fmt(loaded)} ms against \`sgq fmt -\` ${fmt(bare)} ms, empty input)`);
 }
 
 const began = Date.now();

@@ -7,7 +7,7 @@
 # The subcommands of command $1 ('' for sgq itself) in REPLY; fails when it has none.
 __sgq_subcommands() {
   case $1 in
-    '') REPLY='graph alpha metadata lists info api config sandbox diff snapshots describe completion' ;;
+    '') REPLY='graph alpha metadata lists info api config sandbox diff snapshots fmt describe completion' ;;
     'graph') REPLY='followers following' ;;
     'alpha') REPLY='score-history' ;;
     'metadata') REPLY='history tweets latest-tweets userid' ;;
@@ -21,21 +21,22 @@ __sgq_subcommands() {
 # The options of command $1 in REPLY.
 __sgq_options() {
   case $1 in
-    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'alpha score-history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata tweets') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata userid') REPLY='--how --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'lists members') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'lists latest-tweets') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'info') REPLY='-o --output --fields --raw --out --wait-lock --no-header --limit --max-credits' ;;
-    'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'alpha score-history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'metadata history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'metadata tweets') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'metadata userid') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'lists members') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'lists latest-tweets') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'info') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --limit --max-credits' ;;
+    'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
+    'fmt') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --out' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac
@@ -48,77 +49,77 @@ __sgq_option() {
   case $1 in
     'graph followers')
       case $2 in
-        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         --state | --out) REPLY=files; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
-        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         --state | --out) REPLY=files; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'alpha score-history')
       case $2 in
-        --how | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --how | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata history')
       case $2 in
-        --how | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --how | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata tweets')
       case $2 in
-        --how | --page | --max-pages | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --how | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata latest-tweets')
       case $2 in
-        --how | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata userid')
       case $2 in
-        --how | --concurrency | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'lists members')
       case $2 in
-        --how | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --how | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'lists latest-tweets')
       case $2 in
-        --how | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        --how | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'info')
       case $2 in
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
-        --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         --out) REPLY=files; return 0 ;;
       esac ;;
     'api')
       case $2 in
-        -X | --method | -f | --raw-field | -F | --field | --fields | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        -X | --method | -f | --raw-field | -F | --field | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
@@ -130,17 +131,23 @@ __sgq_option() {
     'diff')
       case $2 in
         --how | --at | --key | --snapshot-dir | --fields) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
       esac ;;
     'snapshots list')
       case $2 in
         --snapshot-dir | --fields) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
       esac ;;
     'snapshots prune')
       case $2 in
         --keep | --snapshot-dir) REPLY=''; return 0 ;;
+      esac ;;
+    'fmt')
+      case $2 in
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --fields | --jq | --arg | --argjson) REPLY=''; return 0 ;;
+        --out) REPLY=files; return 0 ;;
       esac ;;
     'describe')
       case $2 in
@@ -162,6 +169,7 @@ __sgq_argument() {
     'config set|1') REPLY='' ;;
     'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
     'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
+    'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;
   esac

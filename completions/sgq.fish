@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config sandbox diff snapshots describe completion
+            printf '%s\n' graph alpha metadata lists info api config sandbox diff snapshots fmt describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -27,27 +27,27 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits; and return 0
+            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock --limit --max-credits; and return 0
         case 'api'
-            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'diff'
@@ -56,6 +56,8 @@ function __sgq_takes_value
             contains -- $argv[2] --snapshot-dir -o --output --fields; and return 0
         case 'snapshots prune'
             contains -- $argv[2] --keep --snapshot-dir; and return 0
+        case 'fmt'
+            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out; and return 0
         case 'describe'
             contains -- $argv[2] --schema; and return 0
     end
@@ -137,6 +139,7 @@ complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store 
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
 complete -c sgq -n '__sgq_at ""' -a snapshots -d 'List and prune the snapshots kept by --snapshot'
+complete -c sgq -n '__sgq_at ""' -a fmt -d 'Re-render what sgq wrote before (NDJSON records or --raw bodies) in another shape, offline: no config, no request'
 complete -c sgq -n '__sgq_at ""' -a describe -d 'Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes'
 complete -c sgq -n '__sgq_at ""' -a completion -d 'Print a shell completion script generated from the command tree'
 
@@ -156,12 +159,17 @@ complete -c sgq -n '__sgq_in "graph followers"' -l page -x -d 'page to fetch (de
 complete -c sgq -n '__sgq_in "graph followers"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "graph followers"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "graph followers"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "graph followers"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "graph followers"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "graph followers"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "graph followers"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "graph followers"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "graph followers"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "graph followers"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "graph followers"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "graph followers"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "graph followers"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "graph followers"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "graph followers"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "graph followers"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -178,12 +186,17 @@ complete -c sgq -n '__sgq_in "graph following"' -l page -x -d 'page to fetch (de
 complete -c sgq -n '__sgq_in "graph following"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "graph following"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "graph following"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "graph following"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "graph following"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "graph following"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "graph following"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "graph following"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "graph following"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "graph following"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "graph following"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "graph following"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "graph following"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "graph following"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "graph following"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "graph following"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "graph following"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -197,12 +210,17 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l page -x -d 'page to fetch
 complete -c sgq -n '__sgq_in "alpha score-history"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "alpha score-history"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "alpha score-history"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "alpha score-history"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "alpha score-history"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -219,12 +237,17 @@ complete -c sgq -n '__sgq_in "metadata history"' -l page -x -d 'page to fetch (d
 complete -c sgq -n '__sgq_in "metadata history"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "metadata history"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata history"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "metadata history"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "metadata history"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata history"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata history"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata history"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata history"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata history"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata history"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata history"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "metadata history"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata history"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -235,12 +258,17 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l page -x -d 'page to fetch (de
 complete -c sgq -n '__sgq_in "metadata tweets"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata tweets"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "metadata tweets"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "metadata tweets"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata tweets"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -248,12 +276,17 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop befor
 # sgq metadata latest-tweets
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata latest-tweets"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -261,12 +294,17 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'sto
 # sgq metadata userid
 complete -c sgq -n '__sgq_in "metadata userid"' -l how -x -d 'how to read the identifier (passed through)'
 complete -c sgq -n '__sgq_in "metadata userid"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata userid"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "metadata userid"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "metadata userid"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata userid"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata userid"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata userid"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata userid"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata userid"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata userid"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata userid"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "metadata userid"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata userid"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata userid"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata userid"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -277,35 +315,50 @@ complete -c sgq -n '__sgq_at "lists"' -a latest-tweets -d 'Latest posts of a lis
 
 # sgq lists members
 complete -c sgq -n '__sgq_in "lists members"' -l how -x -d 'how to read the identifier (passed through)'
-complete -c sgq -n '__sgq_in "lists members"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "lists members"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "lists members"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "lists members"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "lists members"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "lists members"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "lists members"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "lists members"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "lists members"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "lists members"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "lists members"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "lists members"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "lists members"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "lists members"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
 
 # sgq lists latest-tweets
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
-complete -c sgq -n '__sgq_in "lists latest-tweets"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "lists latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "lists latest-tweets"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 
 # sgq info
-complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "info"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "info"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "info"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "info"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "info"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "info"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "info"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "info"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "info"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "info"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "info"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "info"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 
@@ -314,12 +367,17 @@ complete -c sgq -n '__sgq_in "api"' -s X -l method -x -d 'HTTP method'
 complete -c sgq -n '__sgq_in "api"' -s f -l raw-field -x -d 'add a string field (repeatable)'
 complete -c sgq -n '__sgq_in "api"' -s F -l field -x -d 'add a typed field: numbers, true, false, null, @file (repeatable)'
 complete -c sgq -n '__sgq_in "api"' -l paginate -d 'follow next_page until it is null, like --all'
-complete -c sgq -n '__sgq_in "api"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
-complete -c sgq -n '__sgq_in "api"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "api"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "api"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "api"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "api"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "api"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "api"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "api"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "api"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "api"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "api"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "api"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "api"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
@@ -367,7 +425,7 @@ complete -c sgq -n '__sgq_in "diff"' -l at -x -d 'compare the last snapshot take
 complete -c sgq -n '__sgq_in "diff"' -l key -x -d 'the field that identifies a record (default username)'
 complete -c sgq -n '__sgq_in "diff"' -l changed -d 'also print records whose other fields changed, as "change":"changed"'
 complete -c sgq -n '__sgq_in "diff"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
-complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "diff"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "diff"' -l out -r -F -d 'write to FILE, replaced only when the diff succeeds'
 
@@ -377,12 +435,24 @@ complete -c sgq -n '__sgq_at "snapshots"' -a prune -d 'keep the newest N snapsho
 
 # sgq snapshots list
 complete -c sgq -n '__sgq_in "snapshots list"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
-complete -c sgq -n '__sgq_in "snapshots list"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "snapshots list"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "snapshots list"' -l fields -x -d 'comma-separated fields to print, in this order'
 
 # sgq snapshots prune
 complete -c sgq -n '__sgq_in "snapshots prune"' -l keep -x -d 'snapshots to keep per user and relation'
 complete -c sgq -n '__sgq_in "snapshots prune"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
+
+# sgq fmt
+complete -c sgq -n '__sgq_in "fmt"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "fmt"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "fmt"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "fmt"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "fmt"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "fmt"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "fmt"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "fmt"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "fmt"' -l out -r -F -d 'write to FILE, replaced only when the whole input was rendered'
+complete -c sgq -n '__sgq_arg "fmt" 0' -F -d 'the file to read; - or nothing reads stdin'
 
 # sgq describe
 complete -c sgq -n '__sgq_in "describe"' -l json -d 'print JSON (the only format)'

@@ -8,7 +8,7 @@
 //   dist/main.cjs        all of sgq's own code, with commander and chalk; a module that is only
 //                        import()ed (each command's runner, the sandbox) is compiled lazily
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
-//                        the config store, the spinner, the table), each required on first use
+//                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +30,10 @@ const VENDOR = {
     module.exports = { Pool: require('undici/lib/dispatcher/pool'), ProxyAgent: require('undici/lib/dispatcher/proxy-agent') };`,
   conf: esmDefault('conf'),
   ora: esmDefault('ora'),
-  'cli-table3': "module.exports = require('cli-table3');",
+  yaml: "module.exports = require('yaml');",
+  // jq 1.8 as WebAssembly; the inline entry carries the wasm in the bundle, so dist/ needs no asset.
+  'jq-wasm/inline': "module.exports = require('jq-wasm/inline');",
+  'hyparquet-writer': "module.exports = require('hyparquet-writer');",
 };
 
 const common = {

@@ -14,6 +14,8 @@ export interface Io {
   stdinIsTTY: boolean;
   /** Aborted on SIGINT/SIGTERM; `reason` is the signal name. */
   signal?: AbortSignal;
+  /** Whether stdout may go through a pager: the real process's, not a test's captured stream. */
+  canPage?: boolean;
   /** The clock used for relative `--since` values. */
   now?: () => Date;
 }
@@ -34,6 +36,7 @@ export function processIo(signal?: AbortSignal): Io {
       return process.stdin.isTTY === true;
     },
     signal,
+    canPage: true,
   };
 }
 

@@ -4,6 +4,7 @@ import type { Io } from './io.js';
 
 export { processIo } from './io.js';
 import { buildProgram } from './program.js';
+import { joinPairedOptions } from './commands/parsers.js';
 
 /**
  * Runs sgq with `argv` (without the node and script entries) and returns the exit code.
@@ -13,7 +14,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
   try {
-    await program.parseAsync(helpAsFlag(argv), { from: 'user' });
+    await program.parseAsync(joinPairedOptions(helpAsFlag(argv)), { from: 'user' });
     return state.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return commanderExitCode(error);

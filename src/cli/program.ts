@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Io } from './io.js';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from '../core/routes.js';
-import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
+import { fieldList, fraction, httpStatus, namedValue, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
 import { FORMATS } from '../core/format-names.js';
 import { MALFORMED_KINDS } from '../sandbox/fault-kinds.js';
 import { VERSION } from '../core/version.js';
@@ -228,6 +228,26 @@ Examples:
       .addHelpText('after', '\nExamples:\n  $ sgq snapshots prune --keep 30\n  $ sgq snapshots prune --keep 7 jack');
   });
 
+  const fmt = program
+    .command('fmt')
+    .description('Re-render what sgq wrote before (NDJSON records or --raw bodies) in another shape, offline: no config, no request')
+    .argument('[file]', 'the file to read; - or nothing reads stdin')
+    .action(
+      run(async (c) => {
+        const { runFmtCommand } = await import('./commands/fmt-command.js');
+        return runFmtCommand(context(c), c.args[0], c.opts());
+      }),
+    );
+  defer(fmt, () => {
+    addShapeOptions(fmt);
+    fmt.addOption(new Option('--out <file>', 'write to FILE, replaced only when the whole input was rendered').argParser(nonEmpty('--out')));
+    fmt.addHelpText('after', `
+Examples:
+  $ sgq fmt jack.ndjson -o csv --fields username,last_checked
+  $ sgq fmt jack.ndjson --jq 'select(.username | startswith("a")) | .username'
+  $ sgq graph followers jack --all --raw > pages.ndjson; sgq fmt pages.ndjson -o table`);
+  });
+
   program
     .command('describe')
     .description('Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes')
@@ -337,13 +357,23 @@ function addRouteOptions(cmd: Command, route: RouteSpec): void {
 }
 
 function addOutputOptions(cmd: Command, summary: boolean): void {
-  cmd.addOption(new Option('-o, --output <format>', 'table, json, ndjson or csv (default: table on a terminal, else ndjson)').choices(FORMATS));
-  cmd.addOption(new Option('--fields <list>', 'comma-separated fields to print, in this order').argParser(fieldList));
-  cmd.addOption(new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit']));
+  addShapeOptions(cmd);
+  cmd.addOption(new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit', 'jq']));
   cmd.addOption(new Option('--out <file>', 'write to FILE, replaced only when the run succeeds').argParser(nonEmpty('--out')));
   cmd.addOption(new Option('--wait-lock <duration>', 'wait up to this long (30s, 5m) for another run using the same --out or state file').argParser(waitDuration));
-  cmd.addOption(new Option('--no-header', 'csv: leave out the header line (to append to a file that has one)'));
   if (summary) cmd.addOption(new Option('--summary <format>', 'with json, the run summary as one JSON object on stderr').choices(['text', 'json']));
+}
+
+/** The options that shape records, shared by every command that prints them and by `sgq fmt`. */
+function addShapeOptions(cmd: Command): void {
+  cmd.addOption(new Option('-o, --output <format>', `${FORMATS.join(', ')} (default: table on a terminal, else ndjson)`).choices(FORMATS));
+  cmd.addOption(new Option('--fields <list>', 'comma-separated fields to print, in this order; user.username reaches into nested objects').argParser(fieldList));
+  cmd.addOption(new Option('--no-header', 'csv and tsv: leave out the header line (to append to a file that has one)'));
+  cmd.addOption(new Option('--no-pager', 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'));
+  cmd.addOption(new Option('--jq <expr>', 'run a jq filter over each record: strings print raw, other results as compact JSON').conflicts(['output', 'fields']));
+  cmd.addOption(new Option('--slurp', 'with --jq, run the filter once over the array of all records'));
+  cmd.addOption(new Option('--arg <name> <value>', 'with --jq, $name is the string value').argParser(namedValue('--arg', false)));
+  cmd.addOption(new Option('--argjson <name> <json>', 'with --jq, $name is the JSON value').argParser(namedValue('--argjson', true)));
 }
 
 function addLimitOptions(cmd: Command): void {

@@ -99,7 +99,7 @@ describe('reading exports', () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (c: Buffer) => (text += c.toString()));
-    const formatter = createFormatter('csv', new StreamSink(out, () => undefined));
+    const formatter = await createFormatter('csv', new StreamSink(out, () => undefined));
     formatter.write(records);
     formatter.end();
     const file = join(tempDir(), 'x.csv.gz');

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createFormatter, loadTable, type Format } from '../../src/cli/output/formats.js';
+import { createFormatter, type Format } from '../../src/cli/output/formats.js';
 import type { Sink } from '../../src/cli/output/sink.js';
 import { parseJson } from '../../src/core/json.js';
+import { parseAllDocuments } from 'yaml';
+import { shareWidths } from '../../src/cli/output/table.js';
 
 function capture(): Sink & { text: string } {
   return {
@@ -24,9 +26,8 @@ const page1 = [{ username: 'a', last_checked: '2024-04-07T10:00:00.000001+00:00'
 const page2 = [{ username: 'd', last_checked: '2024-04-06T10:00:00.000001+00:00', extra: { n: 1 } }];
 
 async function render(format: Format, fields?: string[], warn?: (l: string) => void): Promise<string> {
-  await loadTable();
   const sink = capture();
-  const f = createFormatter(format, sink, fields, warn);
+  const f = await createFormatter(format, sink, { fields, warn });
   f.write(page1 as never);
   f.write(page2 as never);
   f.end();
@@ -45,7 +46,7 @@ describe('formatters', () => {
 
   it('json: an empty result is []', async () => {
     const sink = capture();
-    const f = createFormatter('json', sink);
+    const f = await createFormatter('json', sink);
     f.end();
     expect(sink.text).toBe('[]\n');
   });
@@ -60,10 +61,10 @@ describe('formatters', () => {
     expect(warnings[0]).toContain('extra');
   });
 
-  it('csv: quotes cells with a line break or edge spaces, and reports a late key once', () => {
+  it('csv: quotes cells with a line break or edge spaces, and reports a late key once', async () => {
     const sink = capture();
     const warnings: string[] = [];
-    const f = createFormatter('csv', sink, undefined, (l) => warnings.push(l));
+    const f = await createFormatter('csv', sink, { warn: (l) => warnings.push(l) });
     f.write([{ a: ' x', b: 'y ' }] as never);
     f.write([{ a: 'line\nbreak', b: 'plain', late: 1 }, { a: 'q', b: 'r', late: 2 }] as never);
     f.end();
@@ -89,12 +90,95 @@ describe('formatters', () => {
 
   it('keeps big integers exact in every format', async () => {
     const records = [parseJson('{"id":1234567890123456789}')];
-    for (const format of ['ndjson', 'json', 'csv', 'table'] as const) {
+    for (const format of ['ndjson', 'json', 'csv', 'tsv', 'yaml', 'table'] as const) {
       const sink = capture();
-      const f = createFormatter(format, sink);
+      const f = await createFormatter(format, sink);
       f.write(records as never);
       f.end();
       expect(sink.text).toContain('1234567890123456789');
     }
+  });
+  it('tsv: one line per record, tab, line breaks and backslash escaped, header from the first page', async () => {
+    const sink = capture();
+    const f = await createFormatter('tsv', sink);
+    f.write([{ a: 'tab\there', b: 'two\nlines\r' }, { a: 'back\\slash', b: null }] as never);
+    f.write([{ a: { n: 1 }, b: '' }] as never);
+    f.end();
+    expect(sink.text).toBe('a\tb\ntab\\there\ttwo\\nlines\\r\nback\\\\slash\t\n{"n":1}\t\n');
+    expect(sink.text.split('\n')).toHaveLength(5);
+  });
+
+  it('--no-header (header: false) leaves the header line out of csv and tsv, and only it', async () => {
+    for (const format of ['csv', 'tsv'] as const) {
+      const sink = capture();
+      const f = await createFormatter(format, sink, { header: false });
+      f.write(page1 as never);
+      f.end();
+      expect(sink.text.split(/\r?\n/)[0]).toBe(format === 'csv' ? 'a,2024-04-07T10:00:00.000001+00:00' : 'a\t2024-04-07T10:00:00.000001+00:00');
+      expect(sink.text).not.toContain('username');
+    }
+  });
+
+  it('yaml: a stream of one document per record, strings that look like other types quoted', async () => {
+    const records = [{ s: '123', t: 'true', n: null, e: '', nested: { list: [1, 'x'] } }, { s: 'line\nbreak' }];
+    const sink = capture();
+    const f = await createFormatter('yaml', sink);
+    f.write(records as never);
+    f.end();
+    const docs = parseAllDocuments(sink.text);
+    expect(Array.isArray(docs) && docs.map((d) => d.toJS())).toEqual(records);
+    expect(sink.text.match(/^---$/gm)).toHaveLength(2);
+  });
+
+  it('yaml: integers past 2^53 keep every digit (read back as BigInt)', async () => {
+    const sink = capture();
+    const f = await createFormatter('yaml', sink);
+    f.write([parseJson('{"id":12345678901234567890,"x":1.5}')] as never, true);
+    f.end();
+    const doc = parseAllDocuments(sink.text, { intAsBigInt: true });
+    expect(Array.isArray(doc) && doc[0]!.toJS()).toEqual({ id: 12345678901234567890n, x: 1.5 });
+  });
+
+  it('--fields reaches into nested objects with dotted paths; a key with a dot is taken as it is', async () => {
+    const sink = capture();
+    const f = await createFormatter('ndjson', sink, { fields: ['user.username', 'user.stats.n', 'a.b', 'user.missing'] });
+    f.write([{ user: { username: 'u', stats: { n: parseJson('12345678901234567890') } }, 'a.b': 1 }, { user: 'not an object' }] as never);
+    f.end();
+    expect(sink.text).toBe(
+      '{"user.username":"u","user.stats.n":12345678901234567890,"a.b":1,"user.missing":null}\n{"user.username":null,"user.stats.n":null,"a.b":null,"user.missing":null}\n',
+    );
+  });
+
+  it('--fields: a field in no record at all is a warning, once, in every format; a field in some record is not', async () => {
+    for (const format of ['ndjson', 'csv', 'tsv', 'json', 'yaml', 'table'] as const) {
+      const warnings: string[] = [];
+      await render(format, ['username', 'usernme', 'extra'], (l) => warnings.push(l));
+      expect(warnings).toEqual([expect.stringContaining('"usernme"')]);
+    }
+    const warnings: string[] = [];
+    const sink = capture();
+    const f = await createFormatter('ndjson', sink, { fields: ['nothing'], warn: (l) => warnings.push(l) });
+    f.end();
+    expect(warnings).toEqual([]);
+  });
+
+  it('table: a header and one line per record, no rules; null apart from "", nested values compact, line breaks escaped', async () => {
+    const sink = capture();
+    const f = await createFormatter('table', sink);
+    f.write([{ a: null, b: '', c: { x: [1, 2] }, d: 'two\nlines' }, { a: 1 }] as never);
+    f.end();
+    expect(sink.text).toBe('a     b   c            d\nnull  ""  {"x":[1,2]}  two\\nlines\n1\n');
+  });
+
+  it('table: columns share a width; narrow ones keep theirs, long cells are cut with …', async () => {
+    expect(shareWidths([4, 30, 50], 200)).toEqual([4, 30, 50]);
+    expect(shareWidths([4, 30, 50], 40)).toEqual([4, 16, 16]);
+    expect(shareWidths([10, 10], 3)).toEqual([1, 1]);
+    const sink = capture();
+    const f = await createFormatter('table', sink, { width: 20 });
+    f.write([{ id: 7, text: 'a long line of text that does not fit' }] as never);
+    f.end();
+    expect(sink.text).toBe('id  text\n7   a long line of…\n');
+    for (const line of sink.text.split('\n')) expect(line.length).toBeLessThanOrEqual(20);
   });
 });

@@ -22,6 +22,8 @@ const ENVIRONMENT = [
   { name: 'NODE_EXTRA_CA_CERTS', description: 'extra trusted CA certificates (PEM file)' },
   { name: 'NO_COLOR', description: 'no colour on stderr' },
   { name: 'FORCE_COLOR', description: 'colour on stderr even when it is not a terminal' },
+  { name: 'SGQ_PAGER', description: 'pager for output on a terminal, before PAGER (default less -FRX; empty or cat: none)' },
+  { name: 'PAGER', description: 'pager for output on a terminal when SGQ_PAGER is unset' },
 ];
 
 /** `sgq describe`: everything a program needs to drive sgq, as one JSON document on stdout. */

@@ -10,7 +10,7 @@ import { diffSorted, type DiffCounts } from '../../core/churn/merge-diff.js';
 import { NotARecord } from '../../core/churn/record-key.js';
 import { snapshotRecords, sortedExport } from '../../core/churn/sources.js';
 import type { OpenSnapshot, StoredSnapshot } from '../../core/churn/store.js';
-import { createFormatter, loadTable, type Format } from '../output/formats.js';
+import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, outTarget, type Sink } from '../output/sink.js';
 import { acquireLock, type Lock } from '../run/file-lock.js';
@@ -64,12 +64,11 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   if (!files) for await (const user of await Subjects.open(args, io.stdin, io.stdinIsTTY, 2)) users.push(user);
   const config = resolveConfig(globals, io.env);
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
-  if (format === 'table') await loadTable();
   // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
   const out = flags.out === undefined ? undefined : outTarget(flags.out);
   const outLock: Lock | undefined = out?.kind === 'replace' ? await acquireLock(out.path, { waitMs: 0, signal: io.signal, what: `--out ${out.file}` }) : undefined;
   const sink: Sink = out ? FileSink.open(out, () => undefined) : new StreamSink(io.stdout, () => undefined);
-  const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line));
+  const formatter = await createFormatter(format, sink, { fields: flags.fields, warn: (line) => reporter.warn(line), toFile: out !== undefined, width: terminalWidth(io) });
   const tag = users.length > 1;
   let exitCode: number = ExitCode.ok;
 

@@ -1,14 +1,14 @@
-import { accessSync, constants } from 'node:fs';
-import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { ApiClient } from '../../core/client.js';
 import { proxyFor } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
 import { profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
-import { ExitCode, configError, usageError } from '../../core/errors.js';
-import { createFormatter, loadTable, type Format } from '../output/formats.js';
+import { ExitCode, SgqError, configError, usageError } from '../../core/errors.js';
+import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
+import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
-import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../output/sink.js';
+import { pagerSink } from '../output/pager.js';
+import { FileSink, StreamSink, checkOutFile, type Sink } from '../output/sink.js';
 import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import type { CommandContext } from '../program.js';
@@ -24,9 +24,11 @@ import { formatSummary, type RunSummary } from '../run/summary.js';
 setFlagsFromString('--liftoff-only');
 
 /** The output and limit flags shared by every command that fetches records. */
-export interface OutputFlags {
+export interface OutputFlags extends JqFlags {
   output?: Format;
   fields?: string[];
+  header?: boolean;
+  pager?: boolean;
   raw?: boolean;
   out?: string;
   summary?: 'text' | 'json';
@@ -34,8 +36,6 @@ export interface OutputFlags {
   maxCredits?: number;
   /** --wait-lock, in ms, and as given. */
   waitLock?: { ms: number; text: string };
-  /** `--no-header` (csv) sets this to false. */
-  header?: boolean;
 }
 
 export interface Plan {
@@ -82,17 +82,6 @@ async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connecti
   return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
 }
 
-function checkOutFile(file: string): OutTarget {
-  const target = outTarget(file);
-  if (target.kind === 'through') return target;
-  try {
-    accessSync(dirname(target.path), constants.W_OK);
-  } catch {
-    throw usageError(`cannot write --out ${file}: its folder does not exist or is not writable`);
-  }
-  return target;
-}
-
 /** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file. */
 export function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
   if (flags.output) return flags.output;
@@ -105,6 +94,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const { io, globals } = ctx;
   const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
   const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
+  // A --jq filter that does not compile is a usage error before any request.
+  const jq = jqOptions(flags, (text) => reporter.raw(text));
+  if (jq) await loadJqFilter(jq);
   const lockOptions = {
     waitMs: flags.waitLock?.ms ?? 0,
     waitFlag: flags.waitLock && `--wait-lock ${flags.waitLock.text}`,
@@ -124,8 +116,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // Users in flight at once, and so the sockets the pool may need.
     const concurrency = Math.max(1, plan.concurrency);
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
-    if (flags.header === false && format !== 'csv') throw usageError(`--no-header is for -o csv, not ${format}`);
-    if (format === 'table') await loadTable();
+    if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
 
     const controller = new AbortController();
     const onSignal = () => controller.abort(io.signal?.reason);
@@ -135,10 +126,35 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // Chosen before --out is touched: a proxy variable sgq cannot use ends the run here.
     const proxy = proxyFor(io.env, new URL(connection.baseUrl));
     const stopFetching = () => controller.abort('output closed');
-    const sink: Sink = out ? FileSink.open(out, stopFetching) : new StreamSink(io.stdout, stopFetching);
+    const sink: Sink = out
+      ? FileSink.open(out, stopFetching)
+      : (pagerSink(io, flags.pager !== false, stopFetching, () => reporter.stopProgress()) ?? new StreamSink(io.stdout, stopFetching));
     // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
     if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
-    const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line), { header: flags.header });
+    const formatter = await createFormatter(format, sink, { fields: flags.fields, header: flags.header, warn: (line) => reporter.warn(line), jq, toFile: out !== undefined, width: terminalWidth(io) });
+    // A formatter that refuses a record (a --jq runtime error) stops the whole run, as a full disk does.
+    let formatFailure: SgqError | undefined;
+    const guarded: Formatter = {
+      write(records, lossless) {
+        try {
+          formatter.write(records, lossless);
+        } catch (error) {
+          if (!(error instanceof SgqError)) throw error;
+          formatFailure ??= error;
+          stopFetching();
+          throw error;
+        }
+      },
+      end() {
+        if (formatFailure === undefined) formatter.end();
+      },
+      get columns() {
+        return formatter.columns;
+      },
+      get headerWritten() {
+        return formatter.headerWritten;
+      },
+    };
     const client = new ApiClient({
       baseUrl: connection.baseUrl,
       apiKey: connection.apiKey,
@@ -169,7 +185,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
           // Users left over go beside the output, or beside the config.
           remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, io.env),
         },
-        { client, sink, formatter, reporter, controller },
+        { client, sink, formatter: guarded, reporter, controller },
       );
     } catch (error) {
       // Even a bug must not lose what was fetched: keep it as FILE.partial.
@@ -180,8 +196,12 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       await client.close();
     }
     const exitCode = summary.exit_code;
-    const note = await sink.finish(exitCode === ExitCode.ok);
+    const note = await sink.finish(exitCode === ExitCode.ok && formatFailure === undefined);
     if (sink.failure) throw sink.failure;
+    if (formatFailure !== undefined) {
+      if (note) reporter.error(note);
+      throw formatFailure;
+    }
     if (sink.delivered) marks?.commit();
     if (marks?.failure) throw marks.failure;
     if (note) reporter.error(note);

@@ -58,3 +58,42 @@ export function waitDuration(value: string): { ms: number; text: string } {
   if (ms === undefined || ms > 24 * 3600e3) throw new InvalidArgumentError('Use a duration such as 30s, 5m or 1h (at most 24h).');
   return { ms, text: value.trim() };
 }
+
+// `--arg NAME VALUE` and `--argjson NAME JSON` take two words, which Commander cannot: main
+// joins the two into one word with a NUL between them, a character no argument can hold.
+const PAIRED_OPTIONS = new Set(['--arg', '--argjson']);
+const PAIR_SEPARATOR = '\0';
+
+/** The arguments with the two words after each `--arg` and `--argjson` joined into one (before `--`). */
+export function joinPairedOptions(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    out.push(word);
+    if (word === '--') return [...out, ...argv.slice(i + 1)];
+    if (PAIRED_OPTIONS.has(word) && i + 2 < argv.length) {
+      out.push(`${argv[i + 1]!}${PAIR_SEPARATOR}${argv[i + 2]!}`);
+      i += 2;
+    }
+  }
+  return out;
+}
+
+/** `--arg NAME VALUE` (`json`: `--argjson NAME JSON`), collected in the order given. */
+export function namedValue(option: string, json: boolean) {
+  return typed('string[]', (word: string, previous: [string, string][] = []): [string, string][] => {
+    const at = word.indexOf(PAIR_SEPARATOR);
+    if (at === -1) throw new InvalidArgumentError(`Give a name and a value: ${option} NAME ${json ? 'JSON' : 'VALUE'}.`);
+    const name = word.slice(0, at);
+    const value = word.slice(at + 1);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidArgumentError(`${JSON.stringify(name)} is not a jq variable name (letters, digits and _).`);
+    if (json) {
+      try {
+        JSON.parse(value);
+      } catch {
+        throw new InvalidArgumentError(`the value of $${name} is not JSON: ${value}`);
+      }
+    }
+    return [...previous, [name, value]];
+  });
+}

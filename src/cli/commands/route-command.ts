@@ -145,9 +145,10 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   if (from.maxCredits !== undefined) words.push('--max-credits', String(from.maxCredits));
   if (flags.raw) words.push('--raw');
   if (flags.output || from.format === 'csv' || from.format === 'json') words.push('-o', from.format);
-  const fields = from.format === 'csv' && from.columns ? from.columns : flags.fields;
+  const delimited = from.format === 'csv' || from.format === 'tsv';
+  const fields = delimited && from.columns ? from.columns : flags.fields;
   if (fields) words.push('--fields', fields.join(','));
-  if (from.format === 'csv' && (from.headerWritten || flags.header === false)) words.push('--no-header');
+  if (delimited && (from.headerWritten || flags.header === false)) words.push('--no-header');
   // A JSON array cannot be appended to: the rest goes to a file of its own.
   if (from.format === 'json') words.push('--out', nextJsonFile(flags.out));
   if (flags.summary) words.push('--summary', flags.summary);

@@ -1,7 +1,7 @@
 import { resolveConfig } from '../../core/config.js';
 import { ExitCode } from '../../core/errors.js';
 import type { JsonObject } from '../../core/classify.js';
-import { createFormatter, loadTable, type Format } from '../output/formats.js';
+import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { StreamSink } from '../output/sink.js';
 import type { CommandContext } from '../program.js';
@@ -30,9 +30,8 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
   }
 
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
-  if (format === 'table') await loadTable();
   const sink = new StreamSink(io.stdout, () => undefined);
-  const formatter = createFormatter(format, sink, flags.fields);
+  const formatter = await createFormatter(format, sink, { fields: flags.fields, width: terminalWidth(io) });
   const rows: JsonObject[] = store
     .list()
     .filter((s) => !only || only.has(s.meta.user))

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
-  closeSync, createWriteStream, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync,
+  accessSync, closeSync, constants, createWriteStream, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync,
   readSync, readlinkSync, renameSync, rmSync, statSync, type Stats,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -15,7 +15,7 @@ import { escapeRegExp, removeFilesOfDeadRuns } from '../run/file-lock.js';
  * Writes are whole pages, so lines of different users never interleave.
  */
 export interface Sink {
-  write(text: string): void;
+  write(chunk: string | Uint8Array): void;
   /** Resolves when the destination has taken what was written (backpressure). */
   drain(): Promise<void>;
   /** The destination is gone (a closed pipe) or broken: stop fetching. */
@@ -54,8 +54,8 @@ abstract class StreamBackedSink implements Sink {
     });
   }
 
-  write(text: string): void {
-    if (!this.closed) this.stream.write(text);
+  write(chunk: string | Uint8Array): void {
+    if (!this.closed) this.stream.write(chunk);
   }
 
   async drain(): Promise<void> {
@@ -280,6 +280,18 @@ export function syncFolder(folder: string): void {
   } catch {
     // e.g. EISDIR or EPERM on some systems: the rename itself is still atomic.
   }
+}
+
+/** What --out FILE names, refused before any work is done when it cannot be written. */
+export function checkOutFile(file: string): OutTarget {
+  const target = outTarget(file);
+  if (target.kind === 'through') return target;
+  try {
+    accessSync(dirname(target.path), constants.W_OK);
+  } catch {
+    throw usageError(`cannot write --out ${file}: its folder does not exist or is not writable`);
+  }
+  return target;
 }
 
 /** Waits for 'drain', or for the stream to fail or close; removes every listener it added. */

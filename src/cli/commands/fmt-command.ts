@@ -1,0 +1,101 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
+import { ExitCode, SgqError, usageError } from '../../core/errors.js';
+import { parseJson, parsedLosslessly, type Json } from '../../core/json.js';
+import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
+import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
+import { Reporter } from '../output/reporter.js';
+import { pagerSink } from '../output/pager.js';
+import { FileSink, StreamSink, checkOutFile, type Sink } from '../output/sink.js';
+import { acquireLock } from '../run/file-lock.js';
+import type { CommandContext } from '../program.js';
+
+export interface FmtFlags extends JqFlags {
+  output?: Format;
+  fields?: string[];
+  header?: boolean;
+  pager?: boolean;
+  out?: string;
+}
+
+// Records go to the formatter in batches. Larger than a page of the service: nothing waits on
+// a page here, and each batch costs --jq one call, about 10 ms before any record is read.
+const BATCH = 5000;
+
+/**
+ * The records of one line of what sgq wrote: a record (NDJSON), or a response body as `--raw`
+ * wrote it (an object whose `data` is a list), whose error records are left out.
+ */
+function recordsOfLine(value: Json): JsonObject[] | undefined {
+  if (!isObject(value)) return undefined;
+  if (!Array.isArray(value.data)) return [value];
+  return value.data.filter((item): item is JsonObject => isObject(item) && !isErrorRecord(item));
+}
+
+/** `sgq fmt [FILE|-]`: re-renders records sgq wrote before, offline, with every output option. */
+export async function runFmtCommand(ctx: CommandContext, file: string | undefined, flags: FmtFlags): Promise<number> {
+  const { io, globals } = ctx;
+  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const jq = jqOptions(flags, (text) => reporter.raw(text));
+  if (jq) await loadJqFilter(jq);
+  const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
+  const fromStdin = file === undefined || file === '-';
+  const name = fromStdin ? 'stdin' : file;
+  const input: Readable = fromStdin ? io.stdin : createReadStream(file);
+  const opened = fromStdin ? Promise.resolve() : new Promise<void>((resolve, reject) => input.once('open', () => resolve()).once('error', reject));
+  await opened.catch((error: NodeJS.ErrnoException) => {
+    throw usageError(`cannot read ${name}: ${error.code ?? error.message}`, 'give a file sgq wrote, or - for stdin');
+  });
+
+  const format = flags.output ?? (io.stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+  let closed = false;
+  const onClose = () => (closed = true);
+  // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
+  const outLock = out?.kind === 'replace' ? await acquireLock(out.path, { waitMs: 0, signal: io.signal, what: `--out ${out.file}` }) : undefined;
+  const sink: Sink = out ? FileSink.open(out, onClose) : (pagerSink(io, flags.pager !== false, onClose, () => undefined) ?? new StreamSink(io.stdout, onClose));
+  let failure: unknown;
+  try {
+    const formatter = await createFormatter(format, sink, { fields: flags.fields, header: flags.header, warn: (line) => reporter.warn(line), jq, toFile: flags.out !== undefined, width: terminalWidth(io) });
+    let batch: JsonObject[] = [];
+    let lossless = false;
+    const flush = async () => {
+      formatter.write(batch, lossless);
+      batch = [];
+      lossless = false;
+      await sink.drain();
+    };
+    let lineNumber = 0;
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      lineNumber++;
+      if (closed) break;
+      if (line.trim() === '') continue;
+      let value: Json;
+      try {
+        value = parseJson(line);
+      } catch {
+        throw usageError(`${name} line ${lineNumber} is not JSON`, 'sgq fmt reads NDJSON records or --raw bodies, one per line');
+      }
+      const records = recordsOfLine(value);
+      if (!records) throw usageError(`${name} line ${lineNumber} is not a JSON object`, 'sgq fmt reads NDJSON records or --raw bodies, one per line');
+      lossless ||= parsedLosslessly(value);
+      batch.push(...records);
+      if (batch.length >= BATCH) await flush();
+    }
+    if (!closed) {
+      await flush();
+      formatter.end();
+    }
+  } catch (error) {
+    failure = error;
+  }
+  // What was rendered before a failure is kept as FILE.partial, as a run keeps what it fetched.
+  const note = await sink.finish(failure === undefined);
+  outLock?.release();
+  if (note) reporter.error(note);
+  if (sink.failure) throw sink.failure;
+  if (failure === undefined) return ExitCode.ok;
+  const code = (failure as NodeJS.ErrnoException).code;
+  throw failure instanceof SgqError || code === undefined ? failure : usageError(`cannot read ${name}: ${code}`);
+}

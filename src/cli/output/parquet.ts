@@ -1,0 +1,171 @@
+import type { JsonObject } from '../../core/classify.js';
+import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
+import { unionKeys } from './delimited.js';
+import type { Formatter } from './formats.js';
+import type { Sink } from './sink.js';
+
+// hyparquet-writer (pure JS, snappy built in) is loaded with this format only.
+let hyparquet: typeof import('hyparquet-writer') | undefined;
+export async function loadParquet(): Promise<void> {
+  hyparquet ??= await import('hyparquet-writer');
+}
+
+/**
+ * Rows per row group. The first group's rows also decide the column types, since a Parquet
+ * file states its schema before its data; a group is buffered, so this bounds the memory.
+ */
+export const ROW_GROUP = 10_000;
+
+type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'TIMESTAMP' | 'STRING';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+// An ISO 8601 date-time with a zone and at most microseconds: what a TIMESTAMP holds exactly.
+const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/** Microseconds since 1970 (UTC) of an ISO date-time, or undefined when it is not one. */
+export function isoMicros(text: string): bigint | undefined {
+  const m = ISO.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, fraction = '', zone] = m;
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+  const check = new Date(ms);
+  if (check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  let offsetMinutes = 0;
+  if (zone !== 'Z') {
+    const sign = zone!.startsWith('-') ? -1 : 1;
+    offsetMinutes = sign * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
+  }
+  return (BigInt(ms) - BigInt(offsetMinutes) * 60_000n) * 1000n + BigInt(fraction.padEnd(6, '0'));
+}
+
+/** The integer a value holds, when it is one that fits in 64 bits. */
+function int64(value: Json): bigint | undefined {
+  let n: bigint;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return undefined;
+    n = BigInt(value);
+  } else if (value instanceof RawNumber && /^-?\d+$/.test(value.text)) {
+    n = BigInt(value.text);
+  } else {
+    return undefined;
+  }
+  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+}
+
+/** The narrowest type that holds every non-null value of a column exactly. */
+function inferType(values: readonly Json[]): ColumnType {
+  const present = values.filter((v) => v !== null);
+  if (present.length === 0) return 'STRING';
+  if (present.every((v) => typeof v === 'boolean')) return 'BOOLEAN';
+  if (present.every((v) => int64(v) !== undefined)) return 'INT64';
+  // Floats as doubles; an integer too large for 64 bits stays a string, which keeps its digits.
+  if (present.every((v) => typeof v === 'number' || (v instanceof RawNumber && !/^-?\d+$/.test(v.text)))) return 'DOUBLE';
+  if (present.every((v) => typeof v === 'string' && isoMicros(v) !== undefined)) return 'TIMESTAMP';
+  return 'STRING';
+}
+
+/** A value as its column stores it; undefined when it does not fit (the column was typed from earlier rows). */
+function convert(type: ColumnType, value: Json): unknown {
+  switch (type) {
+    case 'BOOLEAN':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'INT64':
+      return int64(value);
+    case 'DOUBLE':
+      return typeof value === 'number' ? value : value instanceof RawNumber ? Number(value.text) : undefined;
+    case 'TIMESTAMP':
+      return typeof value === 'string' ? isoMicros(value) : undefined;
+    case 'STRING':
+      // Nested values and anything else as JSON text, numbers with every digit.
+      return typeof value === 'string' ? value : stringifyJson(value);
+  }
+}
+
+function schemaElement(name: string, type: ColumnType): Record<string, unknown> {
+  const optional = { name, repetition_type: 'OPTIONAL' };
+  switch (type) {
+    case 'BOOLEAN':
+      return { ...optional, type: 'BOOLEAN' };
+    case 'INT64':
+      return { ...optional, type: 'INT64' };
+    case 'DOUBLE':
+      return { ...optional, type: 'DOUBLE' };
+    case 'TIMESTAMP':
+      return { ...optional, type: 'INT64', converted_type: 'TIMESTAMP_MICROS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' } };
+    case 'STRING':
+      return { ...optional, type: 'BYTE_ARRAY', converted_type: 'UTF8' };
+  }
+}
+
+/**
+ * Parquet, streamed: records are buffered a row group at a time, each group is encoded and
+ * handed to the sink, and the footer goes last. The columns and their types come from the
+ * first group (or `--fields` for the columns); a key first seen later is left out, and a later
+ * value that does not fit its column is written as null, each reported once on stderr.
+ */
+export function parquetFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: (line: string) => void): Formatter {
+  if (!hyparquet) throw new Error('loadParquet() must run before Parquet is written');
+  const { ByteWriter, ParquetWriter } = hyparquet;
+  let rows: JsonObject[] = [];
+  let columns: { name: string; type: ColumnType }[] | undefined;
+  let writer: InstanceType<typeof ParquetWriter> | undefined;
+  const reported = new Set<string>();
+  const report = (key: string, line: string) => {
+    if (reported.has(key)) return;
+    reported.add(key);
+    warn?.(line);
+  };
+
+  // The bytes of each finished row group go to the sink; the buffer is then reused.
+  const bytes: InstanceType<typeof ByteWriter> & { flush?: () => void } = new ByteWriter();
+  const handOver = () => {
+    if (bytes.index === 0) return;
+    sink.write(new Uint8Array(bytes.buffer.slice(0, bytes.index)));
+    bytes.index = 0;
+  };
+  bytes.flush = handOver;
+  bytes.finish = handOver;
+
+  const writeGroup = () => {
+    if (rows.length === 0 && writer) return;
+    if (!columns) {
+      const names = fields ?? unionKeys(rows);
+      columns = names.map((name) => ({ name, type: inferType(rows.map((r) => r[name] ?? null)) }));
+      const schema = [{ name: 'root', num_children: columns.length }, ...columns.map((c) => schemaElement(c.name, c.type))];
+      writer = new ParquetWriter({ writer: bytes, schema: schema as never, createdBy: 'sgq' });
+    }
+    if (rows.length === 0) return;
+    const known = new Set(columns.map((c) => c.name));
+    for (const r of rows) {
+      for (const key in r) {
+        if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
+      }
+    }
+    const columnData = columns.map(({ name, type }) => ({
+      name,
+      data: rows.map((r) => {
+        const value = r[name];
+        if (value === null || value === undefined) return null;
+        const stored = convert(type, value);
+        if (stored === undefined) report(name, `parquet: column "${name}" holds ${type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
+        return stored ?? null;
+      }),
+    }));
+    void writer!.write({ columnData: columnData as never, rowGroupSize: rows.length });
+    rows = [];
+  };
+
+  return {
+    write(records) {
+      for (const r of records) {
+        rows.push(r);
+        if (rows.length >= ROW_GROUP) writeGroup();
+      }
+    },
+    end() {
+      writeGroup();
+      void writer!.finish();
+    },
+  };
+}

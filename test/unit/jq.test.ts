@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { createFormatter } from '../../src/cli/output/formats.js';
+import type { JqOptions } from '../../src/cli/output/jq.js';
+import type { Sink } from '../../src/cli/output/sink.js';
+import { parseJson } from '../../src/core/json.js';
+import { SgqError } from '../../src/core/errors.js';
+
+function capture(): Sink & { text: string } {
+  return {
+    text: '',
+    closed: false,
+    streams: true,
+    flushed: true,
+    delivered: true,
+    write(t: string) {
+      this.text += t;
+    },
+    async drain() {},
+    async finish() {
+      return undefined;
+    },
+  };
+}
+
+async function jq(options: JqOptions, pages: unknown[][]): Promise<string> {
+  const sink = capture();
+  const f = await createFormatter('ndjson', sink, { jq: options });
+  for (const page of pages) f.write(page as never, true);
+  f.end();
+  return sink.text;
+}
+
+describe('--jq', () => {
+  it('strings print raw, one per line; other results as compact JSON; several results per record stream in order', async () => {
+    const out = await jq({ filter: '.name, .tags, .n, (.name | length > 1)' }, [[{ name: 'a\tb', tags: ['x', 1], n: null }], [{ name: '', tags: {}, n: 2.5 }]]);
+    expect(out).toBe('a\tb\n["x",1]\nnull\ntrue\n\n{}\n2.5\nfalse\n');
+  });
+
+  it('keeps integers past 2^53 exact, in records and in --argjson', async () => {
+    const record = parseJson('{"id":1234567890123456789,"nested":{"big":-98765432109876543210}}');
+    expect(await jq({ filter: '.id, .nested' }, [[record]])).toBe('1234567890123456789\n{"big":-98765432109876543210}\n');
+    expect(await jq({ filter: '$big', argjson: [['big', '12345678901234567890']] }, [[{}]])).toBe('12345678901234567890\n');
+    expect(await jq({ filter: '"\\($s)-\\(.a)"', args: [['s', 'x y']] }, [[{ a: 1 }]])).toBe('x y-1\n');
+  });
+
+  it('runs once per record: empty results print nothing, and select keeps the order of the stream', async () => {
+    const page1 = Array.from({ length: 500 }, (_, i) => ({ i }));
+    const page2 = Array.from({ length: 500 }, (_, i) => ({ i: i + 500 }));
+    const out = await jq({ filter: 'select(.i % 100 == 0) | .i' }, [page1, [], page2]);
+    expect(out).toBe('0\n100\n200\n300\n400\n500\n600\n700\n800\n900\n');
+  });
+
+  it('--slurp runs the filter once over the array of every record of every page', async () => {
+    expect(await jq({ filter: 'length, (map(.i) | add)', slurp: true }, [[{ i: 1 }, { i: 2 }], [{ i: 3 }]])).toBe('3\n6\n');
+    expect(await jq({ filter: 'length', slurp: true }, [])).toBe('0\n');
+  });
+
+  it('a filter that does not compile is a usage error (exit 2) with jq\'s own words, and it never runs', async () => {
+    for (const filter of ['.a |', '$undefined', 'foo(1)']) {
+      const error = await createFormatter('ndjson', capture(), { jq: { filter } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SgqError);
+      expect((error as SgqError).exitCode).toBe(2);
+      expect((error as SgqError).message).toMatch(/^--jq does not compile: /);
+      expect((error as SgqError).message).not.toContain('\n');
+    }
+    // A filter that would never end on its input is checked without running it.
+    await expect(createFormatter('ndjson', capture(), { jq: { filter: 'repeat(.)' } })).resolves.toBeDefined();
+  });
+
+  it('a runtime error names the record by its position in the whole stream, after writing every result before it', async () => {
+    const sink = capture();
+    const f = await createFormatter('ndjson', sink, { jq: { filter: '.n + 1' } });
+    f.write([{ n: 1 }, { n: 2 }] as never);
+    expect(() => f.write([{ n: 3 }, { n: 'x' }, { n: 5 }] as never)).toThrow(/^--jq failed on record 4: string \("x"\) and number \(1\) cannot be added$/);
+    expect(sink.text).toBe('2\n3\n4\n');
+    const custom = capture();
+    const g = await createFormatter('ndjson', custom, { jq: { filter: 'if .n == 2 then error("no good") else .n end' } });
+    expect(() => g.write([{ n: 1 }, { n: 2 }] as never)).toThrow(/^--jq failed on record 2: no good$/);
+    expect(custom.text).toBe('1\n');
+  });
+});
