@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust)
+//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust, parallel)
 //   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition, smaller batches
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -24,6 +24,9 @@ const LATENCY_MS = 50;
 const CONCURRENCIES = [1, 4, 8];
 const MARK_USERS = QUICK ? 1000 : 4000; // --since-last state cost
 const STDIN_USERS = QUICK ? 50_000 : 1_000_000; // bounded memory over a huge stdin list
+const PARALLEL_PAGES = QUICK ? 40 : 400; // one user's --all at PARALLEL_LATENCY_MS a page
+const PARALLEL_LATENCY_MS = 100;
+const PARALLEL_RUNS = QUICK ? 1 : Math.min(RUNS, 3); // --parallel 1 over 400 pages takes ~45 s a run
 const NODE = process.execPath;
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -205,7 +208,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)]];
+    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -344,6 +347,36 @@ async function trust(env) {
     failRow('`--timeout 1 --retries 2` through a proxy that closes every connection', '≤ 1.5x of (R+1)·T + backoff', error);
   } finally {
     closer.close();
+  }
+}
+
+// 6. parallel: one user's --all against a service answering in 100 ms, --parallel 4 vs 1
+async function parallel() {
+  const sandbox = await startSandbox(['--latency-ms', String(PARALLEL_LATENCY_MS)]);
+  try {
+    const user = `par_${PARALLEL_PAGES * 500}`; // 500 followers a page
+    const sgq = (n, opts) =>
+      run(NODE, [...SGQ, 'graph', 'followers', user, '--all', '--parallel', String(n), '-o', 'ndjson', '--quiet', '--summary', 'json'], { env: sandbox.env, ...opts });
+    log(`parallel: checking that --parallel 4 prints what --parallel 1 does (${PARALLEL_PAGES} pages)`);
+    const [one, four] = [await sgq(1, { capture: true }), await sgq(4, { capture: true })];
+    if (one.sha !== four.sha || one.lines !== PARALLEL_PAGES * 500) throw new Error(`--parallel 1 printed ${fmt(one.lines)} lines, --parallel 4 ${fmt(four.lines)}, not the same`);
+    log(`parallel: ${PARALLEL_RUNS} runs each of --parallel 1 and 4`);
+    let extra = 0;
+    const timed = (n) => async () => {
+      const r = await sgq(n);
+      extra = Math.max(extra, JSON.parse(r.stderr.trim().split('\n').pop()).totals.extra_calls);
+      return r;
+    };
+    const [t1, t4] = await sideBySide([{ run: timed(1) }, { run: timed(4) }], PARALLEL_RUNS);
+    row(
+      `\`--all\` export of ${PARALLEL_PAGES} pages at ${PARALLEL_LATENCY_MS} ms latency: \`--parallel 4\` vs \`--parallel 1\` (median of ${PARALLEL_RUNS}; at most ${extra} extra calls)`,
+      `${fmt(t4)} ms`,
+      `${fmt(t1)} ms`,
+      `${(t1 / t4).toFixed(2)}x faster`,
+      `≥ 3x faster, ≤ 3 extra calls ${verdict(t1 / t4 >= 3 && extra <= 3)}`,
+    );
+  } finally {
+    await stop(sandbox.child);
   }
 }
 

@@ -26,6 +26,13 @@ export interface ClientOptions {
   connections: number;
 }
 
+export interface CallOptions {
+  sendKey: boolean;
+  method?: string;
+  /** Cancels this one call (the run's signal stops them all). */
+  signal?: AbortSignal;
+}
+
 export interface Reply {
   text: string;
   body: JsonObject;
@@ -119,7 +126,7 @@ export class ApiClient {
   }
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
-  async call(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
+  async call(path: string, payload: Record<string, Json>, opts: CallOptions): Promise<Reply> {
     const { retry, trace } = this.options;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -135,7 +142,8 @@ export class ApiClient {
         }
         trace?.(`retry ${attempt}/${retry.retries} of ${path} in ${delay} ms: ${error.message}`);
         try {
-          await sleep(delay, this.options.signal);
+          const stops = [this.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
+          await sleep(delay, stops.length > 1 ? AbortSignal.any(stops) : stops[0]);
         } catch (reason) {
           throw new StoppedError(reason);
         }
@@ -143,9 +151,10 @@ export class ApiClient {
     }
   }
 
-  private async once(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
+  private async once(path: string, payload: Record<string, Json>, opts: CallOptions): Promise<Reply> {
     const { apiKey, timeoutMs, signal, trace } = this.options;
     if (signal?.aborted) throw new StoppedError(signal.reason);
+    if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
     const method = (opts.method ?? 'POST').toUpperCase();
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
@@ -177,6 +186,15 @@ export class ApiClient {
         resolve('expired');
       }, timeoutMs);
     });
+    // A cancelled call (a page --parallel asked for past the end) settles at once, as a timeout does.
+    let cancel: (() => void) | undefined;
+    const cancelled = new Promise<'cancelled'>((resolve) => {
+      cancel = () => {
+        request$.abort();
+        resolve('cancelled');
+      };
+      opts.signal?.addEventListener('abort', cancel, { once: true });
+    });
     const started = Date.now();
     const attempt = (async () => {
       const res = await dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
@@ -186,17 +204,21 @@ export class ApiClient {
       return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }) };
     })().finally(() => (settled = true));
     try {
-      const reply = await Promise.race([attempt, expired]);
-      if (reply !== 'expired') return reply;
+      const reply = await Promise.race([attempt, expired, cancelled]);
+      if (reply !== 'expired' && reply !== 'cancelled') return reply;
       attempt.catch(() => undefined);
+      if (reply === 'cancelled') throw new StoppedError(opts.signal?.reason);
       const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
       throw new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
     } catch (error) {
       if (error instanceof CallError) throw error;
+      if (error instanceof StoppedError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
+      if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
       throw this.proxy ? proxyFailure(error, this.base, this.proxy) : networkFailure(error, this.base);
     } finally {
       clearTimeout(timer);
+      if (cancel) opts.signal?.removeEventListener('abort', cancel);
     }
   }
 

@@ -3,7 +3,7 @@ import { homedir, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
-import { ValueError, nonNegativeInt, positiveSeconds } from './values.js';
+import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -17,6 +17,7 @@ export const SETTINGS = {
   output: { env: 'SGQ_OUTPUT', secret: false, describe: 'default output format when stdout is not a terminal' },
   timeout: { env: 'SGQ_TIMEOUT', secret: false, describe: 'seconds per request' },
   retries: { env: 'SGQ_RETRIES', secret: false, describe: 'retries of a transient failure' },
+  parallel: { env: 'SGQ_PARALLEL', secret: false, describe: 'pages of one user asked at once with --all' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -45,6 +46,8 @@ export function validateSetting(name: SettingName, value: string): string {
       return withFlagRule(name, value, () => positiveSeconds(v));
     case 'retries':
       return withFlagRule(name, value, () => nonNegativeInt('retries', 20)(v));
+    case 'parallel':
+      return withFlagRule(name, value, () => positiveInt('parallel', 16)(v));
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -239,6 +242,7 @@ export interface ResolvedConfig {
   output?: string;
   timeout?: string;
   retries?: string;
+  parallel?: string;
   store?: ConfigStore;
 }
 
@@ -285,6 +289,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     output: pick('output'),
     timeout: pick('timeout'),
     retries: pick('retries'),
+    parallel: pick('parallel'),
     store,
   };
 }
