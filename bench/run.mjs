@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust, parallel)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel)
 //   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition, smaller batches
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -208,7 +208,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -233,6 +233,17 @@ async function startup() {
   for (const [name, ms] of [['`sgq --version`', version], ['`sgq --help`', help]]) {
     row(`${name} vs \`node -e 0\` (median of ${STARTUP_RUNS})`, `${fmt(ms)} ms`, `${fmt(node)} ms`, `${(ms / node).toFixed(2)}x`, `≤ 1.30x ${verdict(ms / node <= 1.3)}`);
   }
+}
+
+// 1b. one-shot: a real one-page command against the smallest node:http script making the same call
+async function oneShot(env) {
+  const sgq = (opts) => run(NODE, [...SGQ, 'graph', 'followers', 'alice', '-q'], { env, ...opts });
+  const http = (opts) => run(NODE, [join(root, 'bench/baseline-http.mjs'), 'alice'], { env, ...opts });
+  const [a, b] = [await sgq({ capture: true }), await http({ capture: true })];
+  if (a.sha !== b.sha || a.lines === 0) throw new Error(`sgq printed ${a.lines} lines, the node:http script ${b.lines}: not the same`);
+  log(`one-shot: ${STARTUP_RUNS} runs each`);
+  const [tSgq, tHttp] = await sideBySide([{ run: () => sgq() }, { run: () => http() }], STARTUP_RUNS);
+  row(`\`sgq graph followers alice -q\` (one page) vs a node:http script printing the same NDJSON (median of ${STARTUP_RUNS})`, `${fmt(tSgq)} ms`, `${fmt(tHttp)} ms`, `${(tSgq / tHttp).toFixed(2)}x`, `≤ 1.25x ${verdict(tSgq / tHttp <= 1.25)}`);
 }
 
 // 2. and 3. the --all export against two baselines, then its peak RSS per format

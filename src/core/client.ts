@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
-import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
+import type { Pool, buildConnector, Dispatcher } from 'undici';
 import { ExitCode } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { retryDelay, sleep, type RetryPolicy } from './retry.js';
+import { NodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -55,7 +55,8 @@ const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/cer
  * Node's bundled roots, the system's bundle (so a corporate CA installed in the OS works)
  * and NODE_EXTRA_CA_CERTS, which an explicit `ca` list would otherwise drop.
  */
-function trustedCas(env: Record<string, string | undefined>): string[] {
+async function trustedCas(env: Record<string, string | undefined>): Promise<string[]> {
+  const { rootCertificates } = await import('node:tls');
   const cas = [...rootCertificates];
   const system = SYSTEM_CA_FILES.find((file) => existsSync(file));
   for (const file of [system, env.NODE_EXTRA_CA_CERTS]) {
@@ -72,20 +73,20 @@ function trustedCas(env: Record<string, string | undefined>): string[] {
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
 export class ApiClient {
   /** Replaced when a timed-out request is stuck in it (see `retire`). */
-  private dispatcher: Dispatcher;
+  private dispatcher: Transport;
   private readonly base: string;
   private readonly origin: string;
   /** The base URL's path, under which the service's `/api/...` routes live. */
   private readonly prefix: string;
   private readonly proxy: ProxyChoice | undefined;
-  private readonly ca: string[] | undefined;
+  /** The CAs an https service is checked against, read on first use. */
+  private ca: Promise<string[]> | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     const base = new URL(this.base);
     this.origin = base.origin;
     this.prefix = base.pathname.replace(/\/+$/, '');
-    this.ca = base.protocol === 'https:' ? trustedCas(options.env) : undefined;
     this.proxy = options.proxy;
     if (this.proxy) {
       const how = base.protocol === 'https:' ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
@@ -97,21 +98,34 @@ export class ApiClient {
     options.signal?.addEventListener('abort', () => void this.dispatcher.destroy().catch(() => undefined), { once: true });
   }
 
-  /** A plain pool to the origin, or a proxy agent whose pools fail fast when the proxy closes on them. */
-  private newDispatcher(): Dispatcher {
+  private cas(): Promise<string[]> | undefined {
+    if (!this.origin.startsWith('https:')) return undefined;
+    return (this.ca ??= trustedCas(this.options.env));
+  }
+
+  /**
+   * A keep-alive pool to the origin (node:http), or undici's proxy agent whose pools fail fast
+   * when the proxy closes on them, loaded only when a proxy is in use.
+   */
+  private newDispatcher(): Transport {
     const { timeoutMs, connections } = this.options;
     // As many sockets as requests can be in flight; one for a single user's pages.
-    const pool = { keepAliveTimeout: 30_000, connections };
-    const tls = { timeout: timeoutMs, ...(this.ca ? { ca: this.ca } : {}) };
-    if (!this.proxy) return new Pool(this.origin, { ...pool, connect: tls });
-    return new ProxyAgent({
-      uri: this.proxy.url.href,
-      // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
-      // CONNECT only for https://, as curl does.
-      proxyTunnel: this.origin.startsWith('https:'),
-      proxyTls: { timeout: timeoutMs },
-      requestTls: tls,
-      factory: (origin, opts: Pool.Options) => new Pool(origin, { ...pool, ...opts, connect: failingFast(opts.connect) }),
+    if (!this.proxy) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    const proxy = this.proxy;
+    return viaUndici(this.origin, async () => {
+      const { Pool, ProxyAgent } = await import('undici');
+      const pool = { keepAliveTimeout: 30_000, connections };
+      const ca = await this.cas();
+      const tls = { timeout: timeoutMs, ...(ca ? { ca } : {}) };
+      return new ProxyAgent({
+        uri: proxy.url.href,
+        // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
+        // CONNECT only for https://, as curl does.
+        proxyTunnel: this.origin.startsWith('https:'),
+        proxyTls: { timeout: timeoutMs },
+        requestTls: tls,
+        factory: (origin, opts: Pool.Options) => new Pool(origin, { ...pool, ...opts, connect: failingFast(opts.connect) }),
+      });
     });
   }
 
@@ -120,7 +134,7 @@ export class ApiClient {
    * socket, e.g. while a proxy keeps refusing the tunnel): the run goes on with a fresh one,
    * and destroying the old one stops its connection attempts.
    */
-  private retire(old: Dispatcher): void {
+  private retire(old: Transport): void {
     if (this.dispatcher === old) this.dispatcher = this.newDispatcher();
     void old.destroy().catch(() => undefined);
   }
@@ -197,7 +211,7 @@ export class ApiClient {
     });
     const started = Date.now();
     const attempt = (async () => {
-      const res = await dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
+      const res = await dispatcher.request({ path: target, method, headers, body, signal: request$.signal });
       const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
@@ -223,7 +237,7 @@ export class ApiClient {
   }
 
   /** The body as text, refusing one past the size limit before it is all in memory. */
-  private async readBody(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined): Promise<string> {
+  private async readBody(body: TransportResponse['body'], contentLength: string | string[] | undefined): Promise<string> {
     const limit = MAX_BODY_BYTES;
     const tooLarge = () => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
     const declared = typeof contentLength === 'string' ? Number(contentLength) : NaN;
@@ -235,7 +249,7 @@ export class ApiClient {
     if (Number.isFinite(declared)) return body.text();
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+    for await (const chunk of body) {
       size += chunk.length;
       if (size > limit) throw tooLarge();
       chunks.push(chunk);
@@ -246,6 +260,17 @@ export class ApiClient {
   async close(): Promise<void> {
     await this.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** undici's dispatcher as a Transport, made on first use so that runs without a proxy never load it. */
+function viaUndici(origin: string, make: () => Promise<Dispatcher>): Transport {
+  let dispatcher: Promise<Dispatcher> | undefined;
+  const ready = () => (dispatcher ??= make());
+  return {
+    request: async (req: TransportRequest) => (await ready()).request({ ...req, origin, method: req.method as Dispatcher.HttpMethod }),
+    close: async () => void (dispatcher && (await (await dispatcher).close())),
+    destroy: async () => void (dispatcher && (await (await dispatcher).destroy())),
+  };
 }
 
 /** The code of a proxy that closed the connection before a request could be sent. */
