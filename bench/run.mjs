@@ -2,8 +2,10 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, export, batch, trust, churn, shape)
-//   BENCH_QUICK=1  smoke run: 20,000 followers, 20 users, 1 repetition, smaller batches
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, shape)
+//   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition, smaller batches
+//   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
+//                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -13,7 +15,8 @@ import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const QUICK = process.env.BENCH_QUICK === '1';
+const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
+const NODE_LINES = (process.env.BENCH_NODE_LINES ?? '22,24').split(',').filter(Boolean).map(Number);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS) || (QUICK ? 1 : 5));
 const STARTUP_RUNS = RUNS * 4; // a spawn is ~50 ms, so more samples are cheap and steady the median
 const CURL_RUNS = Math.min(RUNS, 3); // the curl loop takes ~15x longer than sgq; 3 runs suffice
@@ -27,6 +30,9 @@ const MARK_USERS = QUICK ? 1000 : 4000; // --since-last state cost
 // for the size the trust issue names; about 5 minutes on a quiet 2-core machine).
 const STDIN_USERS = process.env.BENCH_STDIN_USERS ? [Number(process.env.BENCH_STDIN_USERS)] : QUICK ? [10_000, 50_000] : [50_000, 200_000];
 const CHURN_RECORDS = QUICK ? 200_000 : 5_000_000; // records in each of the two snapshots `sgq diff` compares
+const PARALLEL_PAGES = QUICK ? 40 : 400; // one user's --all at PARALLEL_LATENCY_MS a page
+const PARALLEL_LATENCY_MS = 100;
+const PARALLEL_RUNS = QUICK ? 1 : Math.min(RUNS, 3); // --parallel 1 over 400 pages takes ~45 s a run
 const NODE = process.execPath;
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -208,7 +214,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['churn', () => churn()], ['shape', () => shape(fast.env)]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['shape', () => shape(fast.env)]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -223,16 +229,46 @@ async function main() {
   }
 }
 
-// 1. start-up: `sgq --version` and `sgq --help` against `node -e 0`
-async function startup() {
-  log(`start-up: ${STARTUP_RUNS} runs each`);
-  const variants = [[NODE, ['-e', '0']], [NODE, [...SGQ, '--version']], [NODE, [...SGQ, '--help']]];
-  for (const [cmd, args] of variants) await run(cmd, args); // warm the file cache
-  const [node, version, help] = await sideBySide(variants.map(([cmd, args]) => ({ run: () => run(cmd, args) })), STARTUP_RUNS);
-  sgqStartMs = version;
-  for (const [name, ms] of [['`sgq --version`', version], ['`sgq --help`', help]]) {
-    row(`${name} vs \`node -e 0\` (median of ${STARTUP_RUNS})`, `${fmt(ms)} ms`, `${fmt(node)} ms`, `${(ms / node).toFixed(2)}x`, `≤ 1.30x ${verdict(ms / node <= 1.3)}`);
+/** This node, and npm's node@N for each other line asked for (installed once, as .ci/run does). */
+function nodeLines() {
+  const own = Number(process.versions.node.split('.')[0]);
+  const lines = [{ major: own, bin: NODE }];
+  for (const major of NODE_LINES.filter((m) => m !== own)) {
+    const prefix = join(os.tmpdir(), 'sgq-bench-node', String(major));
+    const bin = join(prefix, 'node_modules/node/bin/node');
+    if (!existsSync(bin)) {
+      log(`start-up: installing node@${major} from npm into ${prefix}`);
+      spawnSync('npm', ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `node@${major}`], { stdio: 'ignore' });
+    }
+    if (spawnSync(bin, ['--version'], { stdio: 'ignore' }).status === 0) lines.push({ major, bin });
+    else notes.push(`start-up on Node ${major}: npm's node@${major} could not be installed into ${prefix}`);
   }
+  return lines;
+}
+
+// 1. start-up: `sgq --version` and `sgq --help` against `node -e 0`, on every Node line found
+async function startup() {
+  for (const { major, bin } of nodeLines()) {
+    log(`start-up on Node ${major}: ${STARTUP_RUNS} runs each`);
+    const variants = [[bin, ['-e', '0']], [bin, [...SGQ, '--version']], [bin, [...SGQ, '--help']]];
+    for (const [cmd, args] of variants) await run(cmd, args); // warm the file cache (and Node 22+'s compile cache)
+    const [node, version, help] = await sideBySide(variants.map(([cmd, args]) => ({ run: () => run(cmd, args) })), STARTUP_RUNS);
+    if (bin === NODE) sgqStartMs = version;
+    for (const [name, ms] of [['`sgq --version`', version], ['`sgq --help`', help]]) {
+      row(`Node ${major}: ${name} vs \`node -e 0\` (median of ${STARTUP_RUNS})`, `${fmt(ms)} ms`, `${fmt(node)} ms`, `${(ms / node).toFixed(2)}x`, `≤ 1.30x ${verdict(ms / node <= 1.3)}`);
+    }
+  }
+}
+
+// 1b. one-shot: a real one-page command against the smallest node:http script making the same call
+async function oneShot(env) {
+  const sgq = (opts) => run(NODE, [...SGQ, 'graph', 'followers', 'alice', '-q'], { env, ...opts });
+  const http = (opts) => run(NODE, [join(root, 'bench/baseline-http.mjs'), 'alice'], { env, ...opts });
+  const [a, b] = [await sgq({ capture: true }), await http({ capture: true })];
+  if (a.sha !== b.sha || a.lines === 0) throw new Error(`sgq printed ${a.lines} lines, the node:http script ${b.lines}: not the same`);
+  log(`one-shot: ${STARTUP_RUNS} runs each`);
+  const [tSgq, tHttp] = await sideBySide([{ run: () => sgq() }, { run: () => http() }], STARTUP_RUNS);
+  row(`\`sgq graph followers alice -q\` (one page) vs a node:http script printing the same NDJSON (median of ${STARTUP_RUNS})`, `${fmt(tSgq)} ms`, `${fmt(tHttp)} ms`, `${(tSgq / tHttp).toFixed(2)}x`, `≤ 1.25x ${verdict(tSgq / tHttp <= 1.25)}`);
 }
 
 // 2. and 3. the --all export against two baselines, then its peak RSS per format
@@ -473,6 +509,36 @@ async function shape(env) {
     `peak RSS < 100 MiB ${verdict(median(peaks.parquet) < 100)}`,
   );
   notes.push(`shape: loading jq and checking the filter costs ${fmt(loaded - bare)} ms once (\`sgq fmt - --jq .\` ${fmt(loaded)} ms against \`sgq fmt -\` ${fmt(bare)} ms, empty input)`);
+}
+
+// 8. parallel: one user's --all against a service answering in 100 ms, --parallel 4 vs 1
+async function parallel() {
+  const sandbox = await startSandbox(['--latency-ms', String(PARALLEL_LATENCY_MS)]);
+  try {
+    const user = `par_${PARALLEL_PAGES * 500}`; // 500 followers a page
+    const sgq = (n, opts) =>
+      run(NODE, [...SGQ, 'graph', 'followers', user, '--all', '--parallel', String(n), '-o', 'ndjson', '--quiet', '--summary', 'json'], { env: sandbox.env, ...opts });
+    log(`parallel: checking that --parallel 4 prints what --parallel 1 does (${PARALLEL_PAGES} pages)`);
+    const [one, four] = [await sgq(1, { capture: true }), await sgq(4, { capture: true })];
+    if (one.sha !== four.sha || one.lines !== PARALLEL_PAGES * 500) throw new Error(`--parallel 1 printed ${fmt(one.lines)} lines, --parallel 4 ${fmt(four.lines)}, not the same`);
+    log(`parallel: ${PARALLEL_RUNS} runs each of --parallel 1 and 4`);
+    let extra = 0;
+    const timed = (n) => async () => {
+      const r = await sgq(n);
+      extra = Math.max(extra, JSON.parse(r.stderr.trim().split('\n').pop()).totals.extra_calls);
+      return r;
+    };
+    const [t1, t4] = await sideBySide([{ run: timed(1) }, { run: timed(4) }], PARALLEL_RUNS);
+    row(
+      `\`--all\` export of ${PARALLEL_PAGES} pages at ${PARALLEL_LATENCY_MS} ms latency: \`--parallel 4\` vs \`--parallel 1\` (median of ${PARALLEL_RUNS}; at most ${extra} extra calls)`,
+      `${fmt(t4)} ms`,
+      `${fmt(t1)} ms`,
+      `${(t1 / t4).toFixed(2)}x faster`,
+      `≥ 3x faster, ≤ 3 extra calls ${verdict(t1 / t4 >= 3 && extra <= 3)}`,
+    );
+  } finally {
+    await stop(sandbox.child);
+  }
 }
 
 const began = Date.now();

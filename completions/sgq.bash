@@ -21,11 +21,11 @@ __sgq_subcommands() {
 # The options of command $1 in REPLY.
 __sgq_options() {
   case $1 in
-    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
-    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
-    'alpha score-history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
-    'metadata history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
-    'metadata tweets') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
+    'metadata tweets') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
     'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
     'metadata userid') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
     'lists members') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits' ;;
@@ -49,35 +49,35 @@ __sgq_option() {
   case $1 in
     'graph followers')
       case $2 in
-        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --since | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         --state | --out) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
-        --how | --since | --snapshot-dir | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --since | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         --state | --out) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'alpha score-history')
       case $2 in
-        --how | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata history')
       case $2 in
-        --how | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata tweets')
       case $2 in
-        --how | --page | --max-pages | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
+        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
@@ -165,10 +165,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel' ;;
     'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;

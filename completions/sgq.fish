@@ -27,15 +27,15 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata latest-tweets'
             contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
         case 'metadata userid'
@@ -158,6 +158,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l snapshot-dir -x -d 'where sna
 complete -c sgq -n '__sgq_in "graph followers"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph followers"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-pages -x -d 'with --all, at most this many pages per user'
+complete -c sgq -n '__sgq_in "graph followers"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "graph followers"' -l concurrency -x -d 'users in flight at once (default 4)'
 complete -c sgq -n '__sgq_in "graph followers"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "graph followers"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
@@ -185,6 +186,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l snapshot-dir -x -d 'where sna
 complete -c sgq -n '__sgq_in "graph following"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph following"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "graph following"' -l max-pages -x -d 'with --all, at most this many pages per user'
+complete -c sgq -n '__sgq_in "graph following"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "graph following"' -l concurrency -x -d 'users in flight at once (default 4)'
 complete -c sgq -n '__sgq_in "graph following"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "graph following"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
@@ -209,6 +211,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l how -x -d 'how to read th
 complete -c sgq -n '__sgq_in "alpha score-history"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-pages -x -d 'with --all, at most this many pages per user'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l concurrency -x -d 'users in flight at once (default 4)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
@@ -236,6 +239,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l how -x -d 'how to read the i
 complete -c sgq -n '__sgq_in "metadata history"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "metadata history"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-pages -x -d 'with --all, at most this many pages per user'
+complete -c sgq -n '__sgq_in "metadata history"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "metadata history"' -l concurrency -x -d 'users in flight at once (default 4)'
 complete -c sgq -n '__sgq_in "metadata history"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "metadata history"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
@@ -257,6 +261,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l how -x -d 'how to read the id
 complete -c sgq -n '__sgq_in "metadata tweets"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-pages -x -d 'with --all, at most this many pages per user'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l concurrency -x -d 'users in flight at once (default 4)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
@@ -390,13 +395,13 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel' -d 'key'
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel' -d 'key'
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel' -d 'key'
 
 # sgq sandbox
 complete -c sgq -n '__sgq_in "sandbox"' -l port -x -d 'port to listen on (default: a free one)'

@@ -347,6 +347,7 @@ function addRouteOptions(cmd: Command, route: RouteSpec): void {
     cmd.addOption(new Option('--page <n>', 'page to fetch (default 1)').argParser(positiveInt('--page')));
     cmd.option('--all', 'follow next_page until it is null, writing records as pages arrive');
     cmd.addOption(new Option('--max-pages <n>', 'with --all, at most this many pages per user').argParser(positiveInt('--max-pages')));
+    cmd.addOption(new Option('--parallel <n>', 'with --all, pages of a user asked at once (default 1, or the parallel setting)').argParser(positiveInt('--parallel', 16)));
   }
   if (route.subject === 'user') {
     cmd.addOption(new Option('--concurrency <n>', 'users in flight at once (default 4)').argParser(positiveInt('--concurrency', 64)));

@@ -78,6 +78,13 @@ export class Budget {
     return 'go';
   }
 
+  /** As `acquire`, without waiting: 'wait' when calls in flight must settle first. */
+  tryAcquire(): Grant | 'wait' {
+    const grant = this.decide();
+    if (grant === 'go') this.inFlight++;
+    return grant;
+  }
+
   /**
    * Asks to make one more call: 'go' reserves it (settle it with `settleCall`), otherwise the
    * limit that is met. Waits while calls in flight decide it; an abort ends the wait by
@@ -119,7 +126,18 @@ export class Budget {
       granted = Math.min(page.records, this.recordsLeft);
       this.recordsTaken += granted;
     }
-    for (const wake of [...this.waiting]) wake();
+    this.wakeAll();
     return granted;
+  }
+
+  /** Gives back records granted to a page that will not be written (fetched ahead, then dropped). */
+  returnRecords(records: number): void {
+    if (records <= 0) return;
+    this.recordsTaken -= records;
+    this.wakeAll();
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.waiting]) wake();
   }
 }

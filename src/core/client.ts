@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
-import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
+import type { Pool, buildConnector, Dispatcher } from 'undici';
 import { ExitCode } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { retryDelay, sleep, type RetryPolicy } from './retry.js';
+import { NodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -24,6 +24,13 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
+}
+
+export interface CallOptions {
+  sendKey: boolean;
+  method?: string;
+  /** Cancels this one call (the run's signal stops them all). */
+  signal?: AbortSignal;
 }
 
 export interface Reply {
@@ -48,7 +55,8 @@ const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/cer
  * Node's bundled roots, the system's bundle (so a corporate CA installed in the OS works)
  * and NODE_EXTRA_CA_CERTS, which an explicit `ca` list would otherwise drop.
  */
-function trustedCas(env: Record<string, string | undefined>): string[] {
+async function trustedCas(env: Record<string, string | undefined>): Promise<string[]> {
+  const { rootCertificates } = await import('node:tls');
   const cas = [...rootCertificates];
   const system = SYSTEM_CA_FILES.find((file) => existsSync(file));
   for (const file of [system, env.NODE_EXTRA_CA_CERTS]) {
@@ -65,20 +73,20 @@ function trustedCas(env: Record<string, string | undefined>): string[] {
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
 export class ApiClient {
   /** Replaced when a timed-out request is stuck in it (see `retire`). */
-  private dispatcher: Dispatcher;
+  private dispatcher: Transport;
   private readonly base: string;
   private readonly origin: string;
   /** The base URL's path, under which the service's `/api/...` routes live. */
   private readonly prefix: string;
   private readonly proxy: ProxyChoice | undefined;
-  private readonly ca: string[] | undefined;
+  /** The CAs an https service is checked against, read on first use. */
+  private ca: Promise<string[]> | undefined;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     const base = new URL(this.base);
     this.origin = base.origin;
     this.prefix = base.pathname.replace(/\/+$/, '');
-    this.ca = base.protocol === 'https:' ? trustedCas(options.env) : undefined;
     this.proxy = options.proxy;
     if (this.proxy) {
       const how = base.protocol === 'https:' ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
@@ -90,21 +98,34 @@ export class ApiClient {
     options.signal?.addEventListener('abort', () => void this.dispatcher.destroy().catch(() => undefined), { once: true });
   }
 
-  /** A plain pool to the origin, or a proxy agent whose pools fail fast when the proxy closes on them. */
-  private newDispatcher(): Dispatcher {
+  private cas(): Promise<string[]> | undefined {
+    if (!this.origin.startsWith('https:')) return undefined;
+    return (this.ca ??= trustedCas(this.options.env));
+  }
+
+  /**
+   * A keep-alive pool to the origin (node:http), or undici's proxy agent whose pools fail fast
+   * when the proxy closes on them, loaded only when a proxy is in use.
+   */
+  private newDispatcher(): Transport {
     const { timeoutMs, connections } = this.options;
     // As many sockets as requests can be in flight; one for a single user's pages.
-    const pool = { keepAliveTimeout: 30_000, connections };
-    const tls = { timeout: timeoutMs, ...(this.ca ? { ca: this.ca } : {}) };
-    if (!this.proxy) return new Pool(this.origin, { ...pool, connect: tls });
-    return new ProxyAgent({
-      uri: this.proxy.url.href,
-      // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
-      // CONNECT only for https://, as curl does.
-      proxyTunnel: this.origin.startsWith('https:'),
-      proxyTls: { timeout: timeoutMs },
-      requestTls: tls,
-      factory: (origin, opts: Pool.Options) => new Pool(origin, { ...pool, ...opts, connect: failingFast(opts.connect) }),
+    if (!this.proxy) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    const proxy = this.proxy;
+    return viaUndici(this.origin, async () => {
+      const { Pool, ProxyAgent } = await import('undici');
+      const pool = { keepAliveTimeout: 30_000, connections };
+      const ca = await this.cas();
+      const tls = { timeout: timeoutMs, ...(ca ? { ca } : {}) };
+      return new ProxyAgent({
+        uri: proxy.url.href,
+        // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
+        // CONNECT only for https://, as curl does.
+        proxyTunnel: this.origin.startsWith('https:'),
+        proxyTls: { timeout: timeoutMs },
+        requestTls: tls,
+        factory: (origin, opts: Pool.Options) => new Pool(origin, { ...pool, ...opts, connect: failingFast(opts.connect) }),
+      });
     });
   }
 
@@ -113,13 +134,13 @@ export class ApiClient {
    * socket, e.g. while a proxy keeps refusing the tunnel): the run goes on with a fresh one,
    * and destroying the old one stops its connection attempts.
    */
-  private retire(old: Dispatcher): void {
+  private retire(old: Transport): void {
     if (this.dispatcher === old) this.dispatcher = this.newDispatcher();
     void old.destroy().catch(() => undefined);
   }
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
-  async call(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
+  async call(path: string, payload: Record<string, Json>, opts: CallOptions): Promise<Reply> {
     const { retry, trace } = this.options;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -135,7 +156,8 @@ export class ApiClient {
         }
         trace?.(`retry ${attempt}/${retry.retries} of ${path} in ${delay} ms: ${error.message}`);
         try {
-          await sleep(delay, this.options.signal);
+          const stops = [this.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
+          await sleep(delay, stops.length > 1 ? AbortSignal.any(stops) : stops[0]);
         } catch (reason) {
           throw new StoppedError(reason);
         }
@@ -143,9 +165,10 @@ export class ApiClient {
     }
   }
 
-  private async once(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
+  private async once(path: string, payload: Record<string, Json>, opts: CallOptions): Promise<Reply> {
     const { apiKey, timeoutMs, signal, trace } = this.options;
     if (signal?.aborted) throw new StoppedError(signal.reason);
+    if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
     const method = (opts.method ?? 'POST').toUpperCase();
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
@@ -177,31 +200,44 @@ export class ApiClient {
         resolve('expired');
       }, timeoutMs);
     });
+    // A cancelled call (a page --parallel asked for past the end) settles at once, as a timeout does.
+    let cancel: (() => void) | undefined;
+    const cancelled = new Promise<'cancelled'>((resolve) => {
+      cancel = () => {
+        request$.abort();
+        resolve('cancelled');
+      };
+      opts.signal?.addEventListener('abort', cancel, { once: true });
+    });
     const started = Date.now();
     const attempt = (async () => {
-      const res = await dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
+      const res = await dispatcher.request({ path: target, method, headers, body, signal: request$.signal });
       const text = await this.readBody(res.body, res.headers['content-length']);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
       return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }) };
     })().finally(() => (settled = true));
     try {
-      const reply = await Promise.race([attempt, expired]);
-      if (reply !== 'expired') return reply;
+      const reply = await Promise.race([attempt, expired, cancelled]);
+      if (reply !== 'expired' && reply !== 'cancelled') return reply;
       attempt.catch(() => undefined);
+      if (reply === 'cancelled') throw new StoppedError(opts.signal?.reason);
       const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
       throw new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
     } catch (error) {
       if (error instanceof CallError) throw error;
+      if (error instanceof StoppedError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
+      if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
       throw this.proxy ? proxyFailure(error, this.base, this.proxy) : networkFailure(error, this.base);
     } finally {
       clearTimeout(timer);
+      if (cancel) opts.signal?.removeEventListener('abort', cancel);
     }
   }
 
   /** The body as text, refusing one past the size limit before it is all in memory. */
-  private async readBody(body: Dispatcher.ResponseData['body'], contentLength: string | string[] | undefined): Promise<string> {
+  private async readBody(body: TransportResponse['body'], contentLength: string | string[] | undefined): Promise<string> {
     const limit = MAX_BODY_BYTES;
     const tooLarge = () => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
     const declared = typeof contentLength === 'string' ? Number(contentLength) : NaN;
@@ -213,7 +249,7 @@ export class ApiClient {
     if (Number.isFinite(declared)) return body.text();
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+    for await (const chunk of body) {
       size += chunk.length;
       if (size > limit) throw tooLarge();
       chunks.push(chunk);
@@ -224,6 +260,17 @@ export class ApiClient {
   async close(): Promise<void> {
     await this.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** undici's dispatcher as a Transport, made on first use so that runs without a proxy never load it. */
+function viaUndici(origin: string, make: () => Promise<Dispatcher>): Transport {
+  let dispatcher: Promise<Dispatcher> | undefined;
+  const ready = () => (dispatcher ??= make());
+  return {
+    request: async (req: TransportRequest) => (await ready()).request({ ...req, origin, method: req.method as Dispatcher.HttpMethod }),
+    close: async () => void (dispatcher && (await (await dispatcher).close())),
+    destroy: async () => void (dispatcher && (await (await dispatcher).destroy())),
+  };
 }
 
 /** The code of a proxy that closed the connection before a request could be sent. */

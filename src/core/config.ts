@@ -3,7 +3,7 @@ import { homedir, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
-import { ValueError, nonNegativeInt, positiveSeconds } from './values.js';
+import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -18,6 +18,7 @@ export const SETTINGS = {
   timeout: { env: 'SGQ_TIMEOUT', secret: false, describe: 'seconds per request' },
   retries: { env: 'SGQ_RETRIES', secret: false, describe: 'retries of a transient failure' },
   'snapshot-dir': { env: 'SGQ_SNAPSHOT_DIR', secret: false, describe: 'where --snapshot keeps snapshots' },
+  parallel: { env: 'SGQ_PARALLEL', secret: false, describe: 'pages of one user asked at once with --all' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -49,6 +50,8 @@ export function validateSetting(name: SettingName, value: string): string {
     case 'snapshot-dir':
       if (!v) throw usageError('invalid snapshot-dir: it is empty');
       return v;
+    case 'parallel':
+      return withFlagRule(name, value, () => positiveInt('parallel', 16)(v));
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -244,6 +247,7 @@ export interface ResolvedConfig {
   timeout?: string;
   retries?: string;
   snapshotDir?: string;
+  parallel?: string;
   store?: ConfigStore;
 }
 
@@ -291,6 +295,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     timeout: pick('timeout'),
     retries: pick('retries'),
     snapshotDir: pick('snapshot-dir'),
+    parallel: pick('parallel'),
     store,
   };
 }

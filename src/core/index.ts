@@ -53,6 +53,8 @@ export interface CallOptions {
   limit?: number;
   /** At most this many pages. */
   maxPages?: number;
+  /** Pages asked at once (default 1); pages past the end may cost up to parallel-1 extra calls. */
+  parallel?: number;
   /** Stop before the credits spent would pass this. */
   maxCredits?: number;
   signal?: AbortSignal;
@@ -79,6 +81,8 @@ export interface IterationResult {
   stoppedBy: Exclude<StopReason, 'more'>;
   pages: number;
   records: number;
+  /** Calls made ahead (with `parallel`) that yielded nothing: past the end, or dropped at a stop. */
+  extraCalls: number;
   creditsUsed: number;
   creditsLeft: number | null;
 }
@@ -142,7 +146,7 @@ export function createClient(options: ClientOptions = {}): SgqClient {
       timeoutMs: call.timeout ?? target.timeoutMs,
       retry: { ...DEFAULT_RETRY, retries: call.retries ?? target.retries },
       env: options.env ?? {},
-      connections: 1,
+      connections: call.parallel ?? 1,
       signal: call.signal,
     });
     shared.add(client);
@@ -159,7 +163,7 @@ export function createClient(options: ClientOptions = {}): SgqClient {
     async function* pages(): AsyncGenerator<SgqPage> {
       const budget = new Budget({ limit: call.limit, maxCredits: call.maxCredits, knownCost: route.cost });
       const client = await openClient(route, call);
-      const counted = { pages: 0, records: 0 };
+      const counted = { pages: 0, records: 0, extraCalls: 0 };
       const iterator = fetchPages(client, {
         path: route.path,
         payload: (page) => {
@@ -175,7 +179,7 @@ export function createClient(options: ClientOptions = {}): SgqClient {
         follow: true,
         maxPages: call.maxPages,
         wholeBodyIsRecord: route.subject === 'none',
-      }, budget, call.signal);
+      }, budget, { signal: call.signal, parallel: call.parallel, onExtraCall: () => counted.extraCalls++ });
       try {
         for (;;) {
           const next = await iterator.next();
@@ -271,6 +275,7 @@ function checkCallOptions(route: RouteSpec, call: CallOptions): void {
   whole('page', 1);
   whole('limit', 1);
   whole('maxPages', 1);
+  whole('parallel', 1);
   whole('maxCredits', 0);
   whole('retries', 0);
   if (call.timeout !== undefined && !(call.timeout > 0)) throw usageError('timeout must be a number of milliseconds greater than 0');

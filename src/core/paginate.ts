@@ -1,7 +1,7 @@
 import type { Json } from './json.js';
 import type { Budget } from './budget.js';
 import { CallError } from './classify.js';
-import type { ApiClient } from './client.js';
+import { StoppedError, type ApiClient } from './client.js';
 import { isBilled, readPage, type Page } from './page.js';
 
 export interface PageRequest {
@@ -38,26 +38,29 @@ export interface FetchedPage extends Page {
   asked: number | null;
 }
 
+/** How to fetch the pages beyond the request itself. */
+export interface FetchOptions {
+  /** Stops waiting for the budget (the run's signal stops the calls themselves). */
+  signal?: AbortSignal;
+  /** `--parallel`: pages of a `follow` request in flight at once (default 1: one after another). */
+  parallel?: number;
+  /** Told of each call made ahead that wrote nothing: past the end, or dropped at a stop or failure. */
+  onExtraCall?: () => void;
+}
+
 /**
  * Pages are the basic unit (as in octokit's paginate): one request each, in order, asked
  * only when the consumer wants the next one, so a `break` stops further requests.
  */
-export async function* fetchPages(client: ApiClient, req: PageRequest, budget: Budget, signal?: AbortSignal): AsyncGenerator<FetchedPage, StopReason> {
+export async function* fetchPages(client: ApiClient, req: PageRequest, budget: Budget, options: FetchOptions = {}): AsyncGenerator<FetchedPage, StopReason> {
+  const { signal, parallel = 1 } = options;
+  if (req.paginated && req.follow && parallel > 1) return yield* fetchPagesAhead(client, req, budget, parallel, options);
   let page: number | null = req.paginated ? req.startPage : null;
   for (let fetched = 0; ; fetched++) {
     if (req.maxPages !== undefined && fetched >= req.maxPages) return 'max-pages';
     const grant = await budget.acquire(signal);
     if (grant !== 'go') return grant;
-    let result: FetchedPage;
-    try {
-      const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method });
-      const read = readPage(reply, page, req.wholeBodyIsRecord);
-      const granted = budget.settleCall(isBilled(read), read.credits, { records: read.records.length, full: read.nextPage !== null });
-      result = { ...read, granted, asked: page };
-    } catch (error) {
-      budget.settleCall(false, null);
-      throw error instanceof CallError ? new PageFailure(page, error) : error;
-    }
+    const result = await fetchPage(client, req, budget, page);
     yield result;
     // A page cut by --limit was not fetched whole, even when it was the last one.
     if (result.granted < result.records.length) return 'limit';
@@ -65,5 +68,129 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
     if (budget.recordsLeft <= 0) return 'limit';
     if (!req.follow) return 'more';
     page = result.nextPage;
+  }
+}
+
+/** One call reserved in the budget, settled whatever happens to it. */
+async function fetchPage(client: ApiClient, req: PageRequest, budget: Budget, page: number | null, cancel?: AbortSignal): Promise<FetchedPage> {
+  try {
+    const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method, signal: cancel });
+    const read = readPage(reply, page, req.wholeBodyIsRecord);
+    const granted = budget.settleCall(isBilled(read), read.credits, { records: read.records.length, full: read.nextPage !== null });
+    return { ...read, granted, asked: page };
+  } catch (error) {
+    // A call cancelled on its way may still have been billed: counting it keeps --max-credits safe.
+    budget.settleCall(cancel?.aborted === true, null);
+    throw error instanceof CallError ? new PageFailure(page, error) : error;
+  }
+}
+
+/** A page asked ahead of the one being written. */
+interface Ahead {
+  page: number;
+  cancel: AbortController;
+  settled: Promise<void>;
+  outcome?: { page: FetchedPage } | { error: unknown };
+}
+
+/**
+ * `--parallel n`: up to n pages asked at once, yielded in page order. The page count is not
+ * known in advance and pages past the end are billed, so the first page goes alone, at most
+ * n-1 calls ask for pages no answer has named yet, the calls past a page that ends the list
+ * (or fails) are cancelled at once, and at most n pages are held at a time.
+ */
+async function* fetchPagesAhead(client: ApiClient, req: PageRequest, budget: Budget, width: number, options: FetchOptions): AsyncGenerator<FetchedPage, StopReason> {
+  const { signal } = options;
+  /** Pages asked and not yet yielded, in page order. */
+  let window: Ahead[] = [];
+  let nextToAsk = req.startPage;
+  let asked = 0;
+  let yielded = 0;
+  /** The highest page an answer named as next: asking up to it is not a guess. */
+  let known = req.startPage - 1;
+  /** No page past this one is asked: it ended the list or failed. */
+  let last = Infinity;
+  /** A limit met while asking ahead: the run ends once the pages before it are written. */
+  let stop: StopReason | undefined;
+  let changed: () => void = () => undefined;
+
+  const cancelAfter = (page: number) => {
+    last = Math.min(last, page);
+    for (const ahead of window) if (ahead.page > page) ahead.cancel.abort('not needed');
+  };
+  const ask = (page: number) => {
+    const ahead: Ahead = { page, cancel: new AbortController(), settled: Promise.resolve() };
+    ahead.settled = fetchPage(client, req, budget, page, ahead.cancel.signal).then(
+      (fetched) => {
+        ahead.outcome = { page: fetched };
+        if (fetched.nextPage === null) cancelAfter(page);
+        else known = Math.max(known, fetched.nextPage);
+      },
+      (error: unknown) => {
+        ahead.outcome = { error };
+        cancelAfter(page);
+      },
+    );
+    void ahead.settled.finally(() => changed());
+    window.push(ahead);
+    asked++;
+    nextToAsk = page + 1;
+  };
+  const guesses = () => window.filter((a) => a.outcome === undefined && a.page > known).length;
+  const mayAsk = () =>
+    stop === undefined &&
+    window.length < width &&
+    nextToAsk <= last &&
+    (req.maxPages === undefined || asked < req.maxPages) &&
+    // The first page alone: a one-page list costs no call more than without --parallel.
+    (asked === 0 || yielded > 0 || window.some((a) => a.outcome !== undefined)) &&
+    (nextToAsk <= known || guesses() < width - 1);
+  /** Cancels and settles every page asked and not yielded: each is a call that wrote nothing. */
+  const dropAll = async () => {
+    const dropped = window;
+    window = [];
+    for (const ahead of dropped) ahead.cancel.abort('not needed');
+    for (const ahead of dropped) {
+      await ahead.settled;
+      if (ahead.outcome && 'page' in ahead.outcome) budget.returnRecords(ahead.outcome.page.granted);
+      options.onExtraCall?.();
+    }
+  };
+
+  try {
+    for (;;) {
+      while (mayAsk()) {
+        const grant = window.length === 0 ? await budget.acquire(signal) : budget.tryAcquire();
+        if (grant === 'wait') break;
+        if (grant !== 'go') stop = grant;
+        else ask(nextToAsk);
+      }
+      const head = window[0];
+      if (!head) {
+        if (stop) return stop;
+        throw new StoppedError(signal?.reason);
+      }
+      if (!head.outcome) {
+        await new Promise<void>((resolve) => (changed = resolve));
+        continue;
+      }
+      window.shift();
+      if ('error' in head.outcome) throw head.outcome.error;
+      const result = head.outcome.page;
+      yield result;
+      yielded++;
+      if (result.granted < result.records.length) return 'limit';
+      if (result.nextPage === null) return 'done';
+      if (budget.recordsLeft <= 0) return 'limit';
+      if (req.maxPages !== undefined && yielded >= req.maxPages) return 'max-pages';
+      // A list that skips pages: what was asked on the guess that it does not is of no use.
+      if (result.nextPage !== head.page + 1) {
+        await dropAll();
+        nextToAsk = result.nextPage;
+        last = Infinity;
+      }
+    }
+  } finally {
+    await dropAll();
   }
 }

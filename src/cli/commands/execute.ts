@@ -44,6 +44,8 @@ export interface Plan {
   knownCost: number | null;
   /** Jobs in flight at once: the caller keeps it to the jobs there are. */
   concurrency: number;
+  /** `--parallel`, where the command has it; else the `parallel` setting, else 1. */
+  parallel?: number;
   tagUser: boolean;
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
@@ -115,6 +117,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const jobs = plan.jobs(config, marks);
     // Users in flight at once, and so the sockets the pool may need.
     const concurrency = Math.max(1, plan.concurrency);
+    const parallel = plan.parallel ?? optionalNumber(config.parallel) ?? 1;
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
     if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
 
@@ -163,7 +166,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
       env: io.env,
       proxy,
-      connections: concurrency,
+      connections: concurrency * parallel,
       signal: controller.signal,
       trace: reporter.tracing ? (line) => reporter.trace(line) : undefined,
     });
@@ -174,6 +177,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         jobs,
         {
           concurrency,
+          parallel,
           limit: flags.limit,
           maxCredits: flags.maxCredits,
           knownCost: plan.knownCost,

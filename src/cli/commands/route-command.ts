@@ -20,6 +20,7 @@ export interface RouteFlags extends OutputFlags, SnapshotFlags {
   all?: boolean;
   maxPages?: number;
   concurrency?: number;
+  parallel?: number;
 }
 
 /** One generic action serves every route of the table. */
@@ -30,6 +31,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   if (flags.since !== undefined && flags.sinceLast) throw usageError('use either --since or --since-last, not both');
   // A flag that would change nothing is a mistake to point out, not to ignore.
   if (flags.maxPages !== undefined && !flags.all) throw usageError('--max-pages only applies with --all', 'add --all, or use --page N for one page');
+  if (flags.parallel !== undefined && !flags.all) throw usageError('--parallel only applies with --all', 'add --all: one page needs no parallel calls');
   if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
   // Loaded only by the runs that keep snapshots.
   const churn = flags.snapshot || flags.changes || flags.snapshotDir ? await import('../churn/snapshot-jobs.js') : undefined;
@@ -51,6 +53,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       needsKey: route.needsKey,
       knownCost: route.cost,
       concurrency: Math.min(wanted, subjects?.first.length ?? 1),
+      parallel: flags.parallel,
       tagUser,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       jobs: (config, marks) => {
@@ -141,6 +144,7 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
     if (flags.maxPages !== undefined) words.push('--max-pages', String(flags.maxPages));
   }
   if (flags.concurrency !== undefined && one === undefined) words.push('--concurrency', String(flags.concurrency));
+  if (flags.parallel !== undefined) words.push('--parallel', String(flags.parallel));
   if (from.limit !== undefined) words.push('--limit', String(from.limit));
   if (from.maxCredits !== undefined) words.push('--max-credits', String(from.maxCredits));
   if (flags.raw) words.push('--raw');

@@ -57,6 +57,8 @@ export interface Continuation {
 export interface RunOptions {
   /** Jobs in flight at once: at least 1. */
   concurrency: number;
+  /** `--parallel`: pages of one job's `--all` in flight at once (default 1). */
+  parallel?: number;
   limit?: number;
   maxCredits?: number;
   knownCost: number | null;
@@ -161,7 +163,11 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
 
   /** Runs one job; false when it was stopped before it asked anything (it is left for the resume). */
   const runJob = async (job: Job, stat: UserStats): Promise<boolean> => {
-    const pages = fetchPages(ctx.client, job.request, budget, controller.signal);
+    const pages = fetchPages(ctx.client, job.request, budget, {
+      signal: controller.signal,
+      parallel: options.parallel,
+      onExtraCall: () => stat.extraCalls++,
+    });
     /** The page to ask next, once a page was written. */
     let next: number | null = null;
     /** Why the job did not fetch everything (for --snapshot); undefined once it did. */
@@ -264,7 +270,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       if (item.done) return;
       const order = taken++;
       const job = item.value;
-      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, errors: [], exitCode: ExitCode.ok };
+      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, extraCalls: 0, errors: [], exitCode: ExitCode.ok };
       if (!startable()) {
         remaining.add(job.user);
         break;

@@ -9,6 +9,8 @@ export interface UserStats {
   records: number;
   /** Calls the service billed (answers that carried records or a balance). */
   calls: number;
+  /** Calls `--parallel` made ahead that wrote nothing (pages past the end, or dropped at a stop). */
+  extraCalls: number;
   errors: string[];
   exitCode: number;
   resume?: string;
@@ -28,13 +30,15 @@ export interface RunSummary {
     pages: number;
     records: number;
     credits_used: number;
+    /** With --parallel: calls made ahead that wrote nothing (pages past the end, or dropped at a stop). */
+    extra_calls?: number;
     errors: string[];
     exit_code: number;
     resume?: string;
   }[];
   /** Which users `users` holds: all of them, or (past LIST_ALL_UP_TO users) those that failed. */
   listed: 'all' | 'failed';
-  totals: { users: number; failed: number; pages: number; records: number; credits_used: number; credits_left: number | null };
+  totals: { users: number; failed: number; pages: number; records: number; extra_calls: number; credits_used: number; credits_left: number | null };
   /** The command that runs the `remaining` users this run did not finish (not started, stopped, unreachable). */
   resume?: string;
   remaining?: number;
@@ -50,12 +54,14 @@ export class SummaryCollector {
   private failed = 0;
   private pages = 0;
   private records = 0;
+  private extraCalls = 0;
 
   /** `order` is the user's place in the input, so the summary lists users in that order. */
   add(order: number, stat: UserStats): void {
     this.users++;
     this.pages += stat.pages;
     this.records += stat.records;
+    this.extraCalls += stat.extraCalls;
     const failed = stat.exitCode !== 0;
     if (failed) this.failed++;
     this.worstExitCode = worstExitCode([this.worstExitCode, stat.exitCode]);
@@ -76,6 +82,7 @@ export class SummaryCollector {
         pages: s.pages,
         records: s.records,
         credits_used: s.calls * perCall,
+        ...(s.extraCalls > 0 ? { extra_calls: s.extraCalls } : {}),
         errors: s.errors,
         exit_code: s.exitCode,
         ...(s.resume ? { resume: s.resume } : {}),
@@ -88,6 +95,7 @@ export class SummaryCollector {
         failed: this.failed,
         pages: this.pages,
         records: this.records,
+        extra_calls: this.extraCalls,
         credits_used: budget.creditsUsed,
         credits_left: budget.creditsLeft,
       },
@@ -111,6 +119,7 @@ export function formatSummary(summary: RunSummary, reporter: Reporter): string {
     if (unlisted > 0) lines.push(`  (${count(unlisted, 'more user')} not listed; the totals count them)`);
   }
   const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
-  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}, ${count(totals.credits_used, 'credit')} used${left}`);
+  const extra = totals.extra_calls > 0 ? `, ${count(totals.extra_calls, 'extra call')} (--parallel)` : '';
+  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}${extra}, ${count(totals.credits_used, 'credit')} used${left}`);
   return lines.join('\n');
 }
