@@ -20,17 +20,17 @@ __sgq_subcommands() {
 # The options of command $1 in REPLY.
 __sgq_options() {
   case $1 in
-    'graph followers') REPLY='--how --since --since-last --state --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'graph following') REPLY='--how --since --since-last --state --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'alpha score-history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata tweets') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'metadata userid') REPLY='--how --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'lists members') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'lists latest-tweets') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
-    'info') REPLY='-o --output --fields --raw --out --wait-lock --no-header --limit --max-credits' ;;
-    'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits' ;;
+    'graph followers') REPLY='--how --since --since-last --state --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'graph following') REPLY='--how --since --since-last --state --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'alpha score-history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'metadata history') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'metadata tweets') REPLY='--how --page --all --max-pages --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'metadata userid') REPLY='--how --concurrency -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'lists members') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'lists latest-tweets') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'info') REPLY='-o --output --fields --raw --out --wait-lock --no-header --limit --max-credits --dry-run' ;;
+    'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;

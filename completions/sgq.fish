@@ -152,6 +152,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l no-header -d 'csv: leave out 
 complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq graph following
 complete -c sgq -n '__sgq_in "graph following"' -l how -x -d 'how to read the identifier (passed through)'
@@ -171,6 +172,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l no-header -d 'csv: leave out 
 complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq alpha
 complete -c sgq -n '__sgq_at "alpha"' -a score-history -d 'Score history of an account'
@@ -190,6 +192,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l no-header -d 'csv: leave 
 complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq metadata
 complete -c sgq -n '__sgq_at "metadata"' -a history -d 'Metadata history of an account'
@@ -212,6 +215,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l no-header -d 'csv: leave out
 complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq metadata tweets
 complete -c sgq -n '__sgq_in "metadata tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -228,6 +232,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l no-header -d 'csv: leave out 
 complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq metadata latest-tweets
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -241,6 +246,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l no-header -d 'csv: lea
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq metadata userid
 complete -c sgq -n '__sgq_in "metadata userid"' -l how -x -d 'how to read the identifier (passed through)'
@@ -254,6 +260,7 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l no-header -d 'csv: leave out 
 complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq lists
 complete -c sgq -n '__sgq_at "lists"' -a members -d 'Members of a list (not available yet)'
@@ -270,6 +277,7 @@ complete -c sgq -n '__sgq_in "lists members"' -l no-header -d 'csv: leave out th
 complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq lists latest-tweets
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -282,6 +290,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l no-header -d 'csv: leave 
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq info
 complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
@@ -292,6 +301,7 @@ complete -c sgq -n '__sgq_in "info"' -l wait-lock -x -d 'wait up to this long (3
 complete -c sgq -n '__sgq_in "info"' -l no-header -d 'csv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq api
 complete -c sgq -n '__sgq_in "api"' -s X -l method -x -d 'HTTP method'
@@ -307,6 +317,7 @@ complete -c sgq -n '__sgq_in "api"' -l no-header -d 'csv: leave out the header l
 complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "api"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 
 # sgq config
 complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal'

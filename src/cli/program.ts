@@ -291,6 +291,7 @@ function addOutputOptions(cmd: Command, summary: boolean): void {
 function addLimitOptions(cmd: Command): void {
   cmd.addOption(new Option('--limit <n>', 'stop after exactly N records').argParser(positiveInt('--limit')));
   cmd.addOption(new Option('--max-credits <n>', 'stop before the credits spent would pass N').argParser(nonNegativeInt('--max-credits')));
+  cmd.option('--dry-run', 'print the requests and the worst-case credits on stderr; send nothing');
 }
 
 function routeExamples(route: RouteSpec): string {

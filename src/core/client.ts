@@ -62,6 +62,24 @@ function trustedCas(env: Record<string, string | undefined>): string[] {
   return cas;
 }
 
+/**
+ * What a call sends, decided in one place for the client and `--dry-run`: the path below the
+ * origin (the base URL's prefix, `/api/`, the route, and for GET the fields as a query) and
+ * the JSON body (none for GET and HEAD).
+ */
+export function requestTarget(prefix: string, path: string, payload: Record<string, Json>, method: string): { target: string; body?: string } {
+  const target = `${prefix}/api/${path.replace(/^\/+/, '')}`;
+  if (method !== 'GET' && method !== 'HEAD') return { target, body: stringifyJson(payload) };
+  const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  return { target: [...query].length ? `${target}?${query}` : target };
+}
+
+/** The origin and the path prefix of a base URL (`https://gw.example.com/social/` → `/social`). */
+export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string } {
+  const base = new URL(baseUrl.replace(/\/+$/, ''));
+  return { origin: base.origin, prefix: base.pathname.replace(/\/+$/, '') };
+}
+
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
 export class ApiClient {
   /** Replaced when a timed-out request is stuck in it (see `retire`). */
@@ -75,13 +93,11 @@ export class ApiClient {
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
-    const base = new URL(this.base);
-    this.origin = base.origin;
-    this.prefix = base.pathname.replace(/\/+$/, '');
-    this.ca = base.protocol === 'https:' ? trustedCas(options.env) : undefined;
+    ({ origin: this.origin, prefix: this.prefix } = splitBaseUrl(this.base));
+    this.ca = this.origin.startsWith('https:') ? trustedCas(options.env) : undefined;
     this.proxy = options.proxy;
     if (this.proxy) {
-      const how = base.protocol === 'https:' ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
+      const how = this.origin.startsWith('https:') ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
       options.trace?.(`through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source}) by ${how}`);
     }
     this.dispatcher = this.newDispatcher();
@@ -149,15 +165,8 @@ export class ApiClient {
     const method = (opts.method ?? 'POST').toUpperCase();
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
-    let target = `${this.prefix}/api/${path.replace(/^\/+/, '')}`;
-    let body: string | undefined;
-    if (method === 'GET' || method === 'HEAD') {
-      const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-      if ([...query].length) target += `?${query}`;
-    } else {
-      headers['content-type'] = 'application/json';
-      body = stringifyJson(payload);
-    }
+    const { target, body } = requestTarget(this.prefix, path, payload, method);
+    if (body !== undefined) headers['content-type'] = 'application/json';
     trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 
     // One controller per request, its timer cleared at the end: AbortSignal.timeout would keep

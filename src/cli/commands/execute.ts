@@ -11,6 +11,7 @@ import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../output/sink.js';
 import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
+import { dryRun } from '../run/dry-run.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
@@ -35,6 +36,8 @@ export interface OutputFlags {
   waitLock?: { ms: number; text: string };
   /** `--no-header` (csv) sets this to false. */
   header?: boolean;
+  /** Print the requests and the worst-case credits instead of sending anything. */
+  dryRun?: boolean;
 }
 
 export interface Plan {
@@ -92,11 +95,11 @@ function checkOutFile(file: string): OutTarget {
   return target;
 }
 
-/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file. */
+/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
 function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
-  if (flags.output) return flags.output;
-  if (config.output) return config.output as Format;
-  return stdoutIsTTY && !flags.out ? 'table' : 'ndjson';
+  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+  if (flags.header === false && format !== 'csv') throw usageError(`--no-header is for -o csv, not ${format}`);
+  return format;
 }
 
 /** Sets up the client, output and signals for one run, runs its jobs and cleans up. */
@@ -110,6 +113,13 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     signal: io.signal,
     onWait: (line: string) => reporter.info(line),
   };
+  if (flags.dryRun) {
+    const config = resolveConfig(globals, io.env);
+    chooseFormat(flags, config, io.stdoutIsTTY);
+    const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config));
+    const jobs = plan.jobs(config, marks);
+    return dryRun({ config, sandbox: globals.sandbox === true, jobs, knownCost: plan.knownCost, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
+  }
   // One run at a time per file replaced: a second would lose the first one's data.
   let outLock: Lock | undefined;
   let marks: SinceMarks | undefined;
@@ -123,7 +133,6 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // Users in flight at once, and so the sockets the pool may need.
     const concurrency = Math.max(1, plan.concurrency);
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
-    if (flags.header === false && format !== 'csv') throw usageError(`--no-header is for -o csv, not ${format}`);
     if (format === 'table') await loadTable();
 
     const controller = new AbortController();

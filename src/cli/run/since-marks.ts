@@ -55,6 +55,11 @@ export class SinceMarks {
     }
   }
 
+  /** The marks as they are, for `--dry-run`: read without the lock, never written. */
+  static peek(file: string): SinceMarks {
+    return new SinceMarks(file, readMarks(file), { file, release: () => undefined });
+  }
+
   /** The `since` to send, or undefined on the first run. */
   get(key: string): string | undefined {
     return this.marks[key];
