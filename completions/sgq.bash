@@ -7,7 +7,7 @@
 # The subcommands of command $1 ('' for sgq itself) in REPLY; fails when it has none.
 __sgq_subcommands() {
   case $1 in
-    '') REPLY='graph alpha metadata lists info api config sandbox describe completion' ;;
+    '') REPLY='graph alpha metadata lists info api config credits sandbox describe completion' ;;
     'graph') REPLY='followers following' ;;
     'alpha') REPLY='score-history' ;;
     'metadata') REPLY='history tweets latest-tweets userid' ;;
@@ -31,6 +31,7 @@ __sgq_options() {
     'lists latest-tweets') REPLY='--how -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
     'info') REPLY='-o --output --fields --raw --out --wait-lock --no-header --limit --max-credits --dry-run' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -o --output --fields --raw --out --wait-lock --no-header --summary --limit --max-credits --dry-run' ;;
+    'credits') REPLY='--refresh --json' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
@@ -139,10 +140,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries warn-credits' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries warn-credits' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries warn-credits' ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;
   esac

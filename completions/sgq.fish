@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config sandbox describe completion
+            printf '%s\n' graph alpha metadata lists info api config credits sandbox describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -126,6 +126,7 @@ complete -c sgq -n '__sgq_at ""' -a lists -d 'Lists (the service has not opened 
 complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key needed)'
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
 complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store (profiles of settings)'
+complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw for the profile, from the runs before (no call, no credit spent)'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a describe -d 'Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes'
 complete -c sgq -n '__sgq_at ""' -a completion -d 'Print a shell completion script generated from the command tree'
@@ -327,13 +328,17 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries warn-credits' -d 'key'
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries warn-credits' -d 'key'
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries warn-credits' -d 'key'
+
+# sgq credits
+complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
+complete -c sgq -n '__sgq_in "credits"' -l json -d 'print the balance, when and where it was seen, as one JSON object'
 
 # sgq sandbox
 complete -c sgq -n '__sgq_in "sandbox"' -l port -x -d 'port to listen on (default: a free one)'

@@ -125,7 +125,7 @@ Examples:
     });
   defer(config, () => {
     config.command('set').description('set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal').argument('<key>').argument('[value]').action(configAction('set'))
-      .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
+      .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries, warn-credits\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
     config.command('get').description('print a setting (the API key is masked)').argument('<key>').action(configAction('get'))
       .addHelpText('after', '\nExamples:\n  $ sgq config get base-url');
     config.command('unset').description('remove a setting').argument('<key>').action(configAction('unset'))
@@ -135,6 +135,25 @@ Examples:
     config.command('path').description('print where the config file is').action(configAction('path'))
       .addHelpText('after', '\nExamples:\n  $ sgq config path');
   });
+
+  program
+    .command('credits')
+    .description('Print the last balance sgq saw for the profile, from the runs before (no call, no credit spent)')
+    .option('--refresh', 'ask the service with a free call (metadata/get_userid with the key) and record the answer')
+    .option('--json', 'print the balance, when and where it was seen, as one JSON object')
+    .addHelpText('after', `
+Every run that gets a current_credits records it beside the config file (credits.json).
+
+Examples:
+  $ sgq credits
+  $ sgq credits --refresh --profile work
+  $ sgq credits --json | jq .seen_at`)
+    .action(
+      run(async (c) => {
+        const { runCreditsCommand } = await import('./commands/credits-command.js');
+        return runCreditsCommand(context(c), c.opts());
+      }),
+    );
 
   const sandbox = program
     .command('sandbox')

@@ -17,6 +17,7 @@ export const SETTINGS = {
   output: { env: 'SGQ_OUTPUT', secret: false, describe: 'default output format when stdout is not a terminal' },
   timeout: { env: 'SGQ_TIMEOUT', secret: false, describe: 'seconds per request' },
   retries: { env: 'SGQ_RETRIES', secret: false, describe: 'retries of a transient failure' },
+  'warn-credits': { env: 'SGQ_WARN_CREDITS', secret: false, describe: 'warn on stderr when a run leaves fewer credits than this' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -45,6 +46,8 @@ export function validateSetting(name: SettingName, value: string): string {
       return withFlagRule(name, value, () => positiveSeconds(v));
     case 'retries':
       return withFlagRule(name, value, () => nonNegativeInt('retries', 20)(v));
+    case 'warn-credits':
+      return withFlagRule(name, value, () => nonNegativeInt('warn-credits')(v));
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -239,6 +242,7 @@ export interface ResolvedConfig {
   output?: string;
   timeout?: string;
   retries?: string;
+  warnCredits?: string;
   store?: ConfigStore;
 }
 
@@ -285,6 +289,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     output: pick('output'),
     timeout: pick('timeout'),
     retries: pick('retries'),
+    warnCredits: pick('warn-credits'),
     store,
   };
 }

@@ -2,9 +2,9 @@ import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { ApiClient } from '../../core/client.js';
-import { proxyFor } from '../../core/proxy.js';
+import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
-import { profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
+import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { ExitCode, configError, usageError } from '../../core/errors.js';
 import { createFormatter, loadTable, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
@@ -12,6 +12,7 @@ import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../o
 import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import { dryRun } from '../run/dry-run.js';
+import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
@@ -42,6 +43,8 @@ export interface OutputFlags {
 
 export interface Plan {
   label: string;
+  /** The route below /api/, named where the balance it reports is recorded. */
+  path: string;
   needsKey: boolean;
   knownCost: number | null;
   /** Jobs in flight at once: the caller keeps it to the jobs there are. */
@@ -55,7 +58,7 @@ export interface Plan {
 }
 
 /** Where requests go for this run: the configured service, or an in-process sandbox. */
-interface Connection {
+export interface Connection {
   config: ResolvedConfig;
   baseUrl: string;
   apiKey?: string;
@@ -64,7 +67,25 @@ interface Connection {
   close: () => Promise<void>;
 }
 
-async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
+/** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
+export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter }): ApiClient {
+  const { globals, io } = ctx;
+  const { config } = connection;
+  return new ApiClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    apiKeySource: connection.apiKeySource,
+    timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
+    retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
+    env: io.env,
+    proxy: run.proxy,
+    connections: run.connections,
+    signal: run.signal,
+    trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
+  });
+}
+
+export async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
   const { globals, io } = ctx;
   const config = resolveConfig(globals, io.env);
   if (globals.sandbox) {
@@ -147,18 +168,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
     if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
     const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line), { header: flags.header });
-    const client = new ApiClient({
-      baseUrl: connection.baseUrl,
-      apiKey: connection.apiKey,
-      apiKeySource: connection.apiKeySource,
-      timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
-      retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
-      env: io.env,
-      proxy,
-      connections: concurrency,
-      signal: controller.signal,
-      trace: reporter.tracing ? (line) => reporter.trace(line) : undefined,
-    });
+    const client = newClient(ctx, connection, { proxy, connections: concurrency, signal: controller.signal, reporter });
 
     let summary: RunSummary;
     try {
@@ -187,12 +197,18 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       io.signal?.removeEventListener('abort', onSignal);
       await client.close();
     }
+    const left = summary.totals.credits_left;
+    if (left !== null && !globals.sandbox) recordSeenBalance(io.env, config.profile, { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl }, reporter);
     const exitCode = summary.exit_code;
     const note = await sink.finish(exitCode === ExitCode.ok);
     if (sink.failure) throw sink.failure;
     if (sink.delivered) marks?.commit();
     if (marks?.failure) throw marks.failure;
     if (note) reporter.error(note);
+    const warnAt = optionalNumber(config.warnCredits);
+    if (left !== null && warnAt !== undefined && left < warnAt) {
+      reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
+    }
     // Last, so that scripts find the JSON summary on the final line of stderr.
     if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
     else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
@@ -202,6 +218,17 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     marks?.close();
     outLock?.release();
     await connection?.close();
+  }
+}
+
+/** Every run that saw a balance records it for `sgq credits`; a folder it cannot write only loses that note. */
+export function recordSeenBalance(env: Record<string, string | undefined>, profile: string, balance: SeenBalance, reporter: Reporter): void {
+  const file = creditsFile(configPath(env));
+  if (file === undefined) return;
+  try {
+    recordBalance(file, profile, balance);
+  } catch (error) {
+    reporter.trace(`cannot record the balance in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 

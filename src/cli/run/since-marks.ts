@@ -116,7 +116,8 @@ function readMarks(file: string): Record<string, string> {
   }
 }
 
-function writeAtomically(file: string, text: string): void {
+/** Replaces `file` with `text` through a temporary file (0600), flushed and renamed into place. */
+export function writeAtomically(file: string, text: string): void {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const fd = openSync(temp, 'wx', 0o600);
