@@ -25,27 +25,27 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits; and return 0
+            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits --trace; and return 0
         case 'api'
-            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'describe'
@@ -154,6 +154,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph followers"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq graph following
 complete -c sgq -n '__sgq_in "graph following"' -l how -x -d 'how to read the identifier (passed through)'
@@ -174,6 +175,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph following"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq alpha
 complete -c sgq -n '__sgq_at "alpha"' -a score-history -d 'Score history of an account'
@@ -194,6 +196,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata
 complete -c sgq -n '__sgq_at "metadata"' -a history -d 'Metadata history of an account'
@@ -217,6 +220,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata tweets
 complete -c sgq -n '__sgq_in "metadata tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -234,6 +238,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata latest-tweets
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -248,6 +253,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text js
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata userid
 complete -c sgq -n '__sgq_in "metadata userid"' -l how -x -d 'how to read the identifier (passed through)'
@@ -262,6 +268,7 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata userid"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists
 complete -c sgq -n '__sgq_at "lists"' -a members -d 'Members of a list (not available yet)'
@@ -279,6 +286,7 @@ complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'w
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists members"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists latest-tweets
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -292,6 +300,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq info
 complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
@@ -303,12 +312,14 @@ complete -c sgq -n '__sgq_in "info"' -l no-header -d 'csv: leave out the header 
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "info"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq api
 complete -c sgq -n '__sgq_in "api"' -s X -l method -x -d 'HTTP method'
 complete -c sgq -n '__sgq_in "api"' -s f -l raw-field -x -d 'add a string field (repeatable)'
 complete -c sgq -n '__sgq_in "api"' -s F -l field -x -d 'add a typed field: numbers, true, false, null, @file (repeatable)'
 complete -c sgq -n '__sgq_in "api"' -l paginate -d 'follow next_page until it is null, like --all'
+complete -c sgq -n '__sgq_in "api"' -s i -l include -d 'print the status line and the headers of each answer before its body, like gh api -i'
 complete -c sgq -n '__sgq_in "api"' -s o -l output -x -a 'table json ndjson csv' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "api"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "api"' -l raw -d 'print each response body as received, one per line'
@@ -319,6 +330,7 @@ complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, 
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "api"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "api"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq config
 complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal'

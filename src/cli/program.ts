@@ -106,7 +106,8 @@ See the README for the full table.`);
       .addOption(new Option('-X, --method <method>', 'HTTP method').default('POST'))
       .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
       .option('-F, --field <key=value>', 'add a typed field: numbers, true, false, null, @file (repeatable)', collect, [])
-      .option('--paginate', 'follow next_page until it is null, like --all');
+      .option('--paginate', 'follow next_page until it is null, like --all')
+      .option('-i, --include', 'print the status line and the headers of each answer before its body, like gh api -i');
     addOutputOptions(api, true);
     addLimitOptions(api);
     api.addHelpText('after', `
@@ -311,6 +312,7 @@ function addLimitOptions(cmd: Command): void {
   cmd.addOption(new Option('--limit <n>', 'stop after exactly N records').argParser(positiveInt('--limit')));
   cmd.addOption(new Option('--max-credits <n>', 'stop before the credits spent would pass N').argParser(nonNegativeInt('--max-credits')));
   cmd.option('--dry-run', 'print the requests and the worst-case credits on stderr; send nothing');
+  cmd.addOption(new Option('--trace <file>', 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON').argParser(nonEmpty('--trace')));
 }
 
 function routeExamples(route: RouteSpec): string {

@@ -24,11 +24,31 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
+  /** Receives every exchange (`--trace FILE`), the key already masked wherever it appears. */
+  exchange?: (exchange: Exchange) => void;
+}
+
+/** One request and what came back (or how it failed), as `--trace` writes it. */
+export interface Exchange {
+  time: string;
+  method: string;
+  url: string;
+  request_headers: Record<string, string>;
+  request_body: string | null;
+  status: number | null;
+  response_headers: Record<string, string | string[]> | null;
+  body_bytes: number | null;
+  duration_ms: number;
+  /** 0 for the first attempt of a call, then 1, 2, … for its retries. */
+  retry: number;
+  error?: string;
 }
 
 export interface Reply {
   text: string;
   body: JsonObject;
+  status: number;
+  headers: Record<string, string | string[]>;
 }
 
 /** Thrown when the run's signal stopped a request; the runner decides what it means. */
@@ -139,7 +159,7 @@ export class ApiClient {
     const { retry, trace } = this.options;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(path, payload, opts);
+        return await this.once(path, payload, opts, attempt - 1);
       } catch (error) {
         if (!(error instanceof CallError) || !error.retryable) throw error;
         const delay = retryDelay(retry, attempt, error.retryAfterMs);
@@ -159,7 +179,7 @@ export class ApiClient {
     }
   }
 
-  private async once(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
+  private async once(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }, retry: number): Promise<Reply> {
     const { apiKey, timeoutMs, signal, trace } = this.options;
     if (signal?.aborted) throw new StoppedError(signal.reason);
     const method = (opts.method ?? 'POST').toUpperCase();
@@ -187,20 +207,47 @@ export class ApiClient {
       }, timeoutMs);
     });
     const started = Date.now();
+    let answer: { status: number; headers: Record<string, string | string[]>; bytes: number } | undefined;
     const attempt = (async () => {
       const res = await dispatcher.request({ origin: this.origin, path: target, method: method as Dispatcher.HttpMethod, headers, body, signal: request$.signal });
+      const responseHeaders = res.headers as Record<string, string | string[]>;
+      answer = { status: res.statusCode, headers: responseHeaders, bytes: 0 };
       const text = await this.readBody(res.body, res.headers['content-length']);
+      answer.bytes = Buffer.byteLength(text);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
-      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }) };
+      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }), status: res.statusCode, headers: responseHeaders };
     })().finally(() => (settled = true));
+    const record = (error?: unknown) =>
+      this.options.exchange?.(
+        redacted(
+          {
+            time: new Date(started).toISOString(),
+            method,
+            url: `${this.origin}${target}`,
+            request_headers: headers,
+            request_body: body ?? null,
+            status: answer?.status ?? null,
+            response_headers: answer?.headers ?? null,
+            body_bytes: answer?.bytes ?? null,
+            duration_ms: Date.now() - started,
+            retry,
+            ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+          },
+          apiKey,
+        ),
+      );
     try {
       const reply = await Promise.race([attempt, expired]);
-      if (reply !== 'expired') return reply;
+      if (reply !== 'expired') {
+        record();
+        return reply;
+      }
       attempt.catch(() => undefined);
       const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
       throw new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
     } catch (error) {
+      record(error);
       if (error instanceof CallError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
       throw this.proxy ? proxyFailure(error, this.base, this.proxy) : networkFailure(error, this.base);
@@ -233,6 +280,13 @@ export class ApiClient {
   async close(): Promise<void> {
     await this.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** An exchange with the key masked wherever it shows: headers, URL, body, an error's words. */
+function redacted(exchange: Exchange, apiKey: string | undefined): Exchange {
+  if (!apiKey) return exchange;
+  const masked = maskSecret(apiKey);
+  return JSON.parse(JSON.stringify(exchange).replaceAll(JSON.stringify(apiKey).slice(1, -1), masked)) as Exchange;
 }
 
 /** The code of a proxy that closed the connection before a request could be sent. */

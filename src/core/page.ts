@@ -15,6 +15,9 @@ export interface Page {
   text: string;
   /** Some number in it had to be kept as text (see json.ts); otherwise JSON.stringify is exact. */
   lossless: boolean;
+  /** The HTTP status and headers it came with (`sgq api -i`). */
+  status: number;
+  headers: Record<string, string | string[]>;
 }
 
 /** Whether the service bills this answer: spec §1 charges successful calls, not error records. */
@@ -59,5 +62,5 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   if (nextPage !== null && asked !== null && nextPage <= asked) {
     throw invalid(`next_page ${nextPage} does not move past page ${asked}`);
   }
-  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body) };
+  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers };
 }

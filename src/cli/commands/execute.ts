@@ -12,6 +12,7 @@ import { FileSink, StreamSink, outTarget, type OutTarget, type Sink } from '../o
 import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import { dryRun } from '../run/dry-run.js';
+import { TraceFile } from '../run/trace-file.js';
 import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
@@ -39,6 +40,10 @@ export interface OutputFlags {
   header?: boolean;
   /** Print the requests and the worst-case credits instead of sending anything. */
   dryRun?: boolean;
+  /** Every exchange as an NDJSON line in this file. */
+  trace?: string;
+  /** `sgq api -i`: status line and headers before each answer's records. */
+  include?: boolean;
 }
 
 export interface Plan {
@@ -68,7 +73,7 @@ export interface Connection {
 }
 
 /** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
-export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter }): ApiClient {
+export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile }): ApiClient {
   const { globals, io } = ctx;
   const { config } = connection;
   return new ApiClient({
@@ -82,6 +87,7 @@ export function newClient(ctx: CommandContext, connection: Connection, run: { pr
     connections: run.connections,
     signal: run.signal,
     trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
+    exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
   });
 }
 
@@ -145,7 +151,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   let outLock: Lock | undefined;
   let marks: SinceMarks | undefined;
   let connection: Connection | undefined;
+  let trace: TraceFile | undefined;
   try {
+    if (flags.trace !== undefined) trace = TraceFile.open(flags.trace);
     if (out?.kind === 'replace') outLock = await acquireLock(out.path, { ...lockOptions, what: `--out ${out.file}` });
     connection = await connect(ctx, plan.needsKey);
     const { config } = connection;
@@ -168,7 +176,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
     if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
     const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line), { header: flags.header });
-    const client = newClient(ctx, connection, { proxy, connections: concurrency, signal: controller.signal, reporter });
+    const client = newClient(ctx, connection, { proxy, connections: concurrency, signal: controller.signal, reporter, trace });
 
     let summary: RunSummary;
     try {
@@ -180,6 +188,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
           maxCredits: flags.maxCredits,
           knownCost: plan.knownCost,
           raw: flags.raw === true,
+          include: flags.include === true,
           tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
           label: plan.label,
           format,
@@ -205,6 +214,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (sink.delivered) marks?.commit();
     if (marks?.failure) throw marks.failure;
     if (note) reporter.error(note);
+    if (trace?.failure) reporter.warn(trace.failure);
     const warnAt = optionalNumber(config.warnCredits);
     if (left !== null && warnAt !== undefined && left < warnAt) {
       reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
@@ -215,6 +225,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // A reader that went away (`| head`) is a normal end, not a failure.
     return sink.closed ? ExitCode.ok : exitCode;
   } finally {
+    trace?.close();
     marks?.close();
     outLock?.release();
     await connection?.close();
