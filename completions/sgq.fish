@@ -25,27 +25,27 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits --trace; and return 0
+            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits --max-wait --trace; and return 0
         case 'api'
-            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits --trace; and return 0
+            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'describe'
@@ -154,6 +154,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph followers"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "graph followers"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq graph following
@@ -175,6 +176,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph following"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "graph following"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq alpha
@@ -196,6 +198,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata
@@ -220,6 +223,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata tweets
@@ -238,6 +242,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata latest-tweets
@@ -253,6 +258,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text js
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata userid
@@ -268,6 +274,7 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata userid"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata userid"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists
@@ -286,6 +293,7 @@ complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'w
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists members"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "lists members"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists latest-tweets
@@ -300,6 +308,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq info
@@ -312,6 +321,7 @@ complete -c sgq -n '__sgq_in "info"' -l no-header -d 'csv: leave out the header 
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "info"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "info"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq api
@@ -330,6 +340,7 @@ complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, 
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "api"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "api"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "api"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq config

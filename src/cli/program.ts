@@ -312,6 +312,7 @@ function addLimitOptions(cmd: Command): void {
   cmd.addOption(new Option('--limit <n>', 'stop after exactly N records').argParser(positiveInt('--limit')));
   cmd.addOption(new Option('--max-credits <n>', 'stop before the credits spent would pass N').argParser(nonNegativeInt('--max-credits')));
   cmd.option('--dry-run', 'print the requests and the worst-case credits on stderr; send nothing');
+  cmd.addOption(new Option('--max-wait <duration>', 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself').argParser(waitDuration));
   cmd.addOption(new Option('--trace <file>', 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON').argParser(nonEmpty('--trace')));
 }
 

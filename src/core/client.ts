@@ -6,7 +6,7 @@ import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
-import { retryDelay, sleep, type RetryPolicy } from './retry.js';
+import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -24,6 +24,11 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
+  /**
+   * Told of a wait past the Retry-After cap (`--max-wait`) before it starts; the function it
+   * returns, if any, is called when the wait ends (a countdown stops there).
+   */
+  onLongWait?: (ms: number, why: string) => (() => void) | void;
   /** Receives every exchange (`--trace FILE`), the key already masked wherever it appears. */
   exchange?: (exchange: Exchange) => void;
 }
@@ -162,18 +167,24 @@ export class ApiClient {
         return await this.once(path, payload, opts, attempt - 1);
       } catch (error) {
         if (!(error instanceof CallError) || !error.retryable) throw error;
-        const delay = retryDelay(retry, attempt, error.retryAfterMs);
+        const rateLimited = error.details.status === 429 && error.retryAfterMs !== undefined;
+        const longWait = rateLimited ? rateLimitWait(retry, attempt, error.retryAfterMs!) : undefined;
+        const delay = retryDelay(retry, attempt, error.retryAfterMs) ?? longWait;
         if (delay === undefined) {
           if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
-            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, longer than sgq waits`, 'try again later', false);
+            const [longer, hint] = retry.maxWaitMs ? [`longer than --max-wait allows`, 'try again later, or raise --max-wait'] : ['longer than sgq waits', rateLimited ? 'try again later, or let sgq wait for it with --max-wait DURATION' : 'try again later'];
+            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false);
           }
           throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false) : error;
         }
         trace?.(`retry ${attempt}/${retry.retries} of ${path} in ${delay} ms: ${error.message}`);
+        const waited = delay > retry.maxRetryAfterMs ? this.options.onLongWait?.(delay, `${path}: ${error.message}`) : undefined;
         try {
           await sleep(delay, this.options.signal);
         } catch (reason) {
           throw new StoppedError(reason);
+        } finally {
+          waited?.();
         }
       }
     }

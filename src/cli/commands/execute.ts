@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { ApiClient } from '../../core/client.js';
 import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
+import { positiveSeconds } from '../../core/values.js';
 import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { ExitCode, configError, usageError } from '../../core/errors.js';
 import { createFormatter, loadTable, type Format } from '../output/formats.js';
@@ -44,6 +45,8 @@ export interface OutputFlags {
   trace?: string;
   /** `sgq api -i`: status line and headers before each answer's records. */
   include?: boolean;
+  /** --max-wait: the longest Retry-After of a 429 waited out past sgq's cap. */
+  maxWait?: { ms: number; text: string };
 }
 
 export interface Plan {
@@ -73,7 +76,7 @@ export interface Connection {
 }
 
 /** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
-export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile }): ApiClient {
+export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string } }): ApiClient {
   const { globals, io } = ctx;
   const { config } = connection;
   return new ApiClient({
@@ -81,7 +84,8 @@ export function newClient(ctx: CommandContext, connection: Connection, run: { pr
     apiKey: connection.apiKey,
     apiKeySource: connection.apiKeySource,
     timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
-    retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
+    retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries, maxRetryAfterMs: retryAfterCap(io.env), maxWaitMs: run.maxWait?.ms },
+    onLongWait: (ms, why) => run.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${run.maxWait?.text} allows`),
     env: io.env,
     proxy: run.proxy,
     connections: run.connections,
@@ -176,7 +180,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
     if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
     const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line), { header: flags.header });
-    const client = newClient(ctx, connection, { proxy, connections: concurrency, signal: controller.signal, reporter, trace });
+    const client = newClient(ctx, connection, { proxy, connections: concurrency, signal: controller.signal, reporter, trace, maxWait: flags.maxWait });
 
     let summary: RunSummary;
     try {
@@ -240,6 +244,20 @@ export function recordSeenBalance(env: Record<string, string | undefined>, profi
     recordBalance(file, profile, balance);
   } catch (error) {
     reporter.trace(`cannot record the balance in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * The longest Retry-After waited without --max-wait: 60 s, or SGQ_RETRY_AFTER_CAP seconds
+ * (lower it to fail fast at a terminal; the tests lower it to meet --max-wait in seconds).
+ */
+function retryAfterCap(env: Record<string, string | undefined>): number {
+  const text = env.SGQ_RETRY_AFTER_CAP;
+  if (!text) return DEFAULT_RETRY.maxRetryAfterMs;
+  try {
+    return positiveSeconds(text) * 1000;
+  } catch {
+    throw configError(`invalid SGQ_RETRY_AFTER_CAP ${JSON.stringify(text)}`, 'give seconds, such as 60, or unset it');
   }
 }
 
