@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config credits sandbox describe completion
+            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -18,6 +18,8 @@ function __sgq_subcommands
             printf '%s\n' members latest-tweets
         case 'config'
             printf '%s\n' set get unset list path
+        case 'cache'
+            printf '%s\n' info clear
     end
 end
 
@@ -25,27 +27,27 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] -o --output --fields --out --wait-lock --limit --max-credits --cache --max-wait --trace; and return 0
         case 'api'
-            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits --max-wait --trace; and return 0
+            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'describe'
@@ -127,6 +129,7 @@ complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key n
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
 complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store (profiles of settings)'
 complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw for the profile, from the runs before (no call, no credit spent)'
+complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by --cache'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a describe -d 'Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes'
 complete -c sgq -n '__sgq_at ""' -a completion -d 'Print a shell completion script generated from the command tree'
@@ -154,6 +157,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph followers"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "graph followers"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -176,6 +180,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph following"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "graph following"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "graph following"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -198,6 +203,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -223,6 +229,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata history"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -242,6 +249,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -258,6 +266,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text js
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -274,6 +283,7 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata userid"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "metadata userid"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -293,6 +303,7 @@ complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'w
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists members"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "lists members"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "lists members"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -308,6 +319,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -321,6 +333,7 @@ complete -c sgq -n '__sgq_in "info"' -l no-header -d 'csv: leave out the header 
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "info"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "info"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "info"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -340,6 +353,7 @@ complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, 
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "api"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "api"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "api"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
 complete -c sgq -n '__sgq_in "api"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
@@ -351,17 +365,21 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries warn-credits' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries warn-credits cache' -d 'key'
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries warn-credits' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries warn-credits cache' -d 'key'
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries warn-credits' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries warn-credits cache' -d 'key'
 
 # sgq credits
 complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
 complete -c sgq -n '__sgq_in "credits"' -l json -d 'print the balance, when and where it was seen, as one JSON object'
+
+# sgq cache
+complete -c sgq -n '__sgq_at "cache"' -a info -d 'print where the cache is, its entries and their size in bytes'
+complete -c sgq -n '__sgq_at "cache"' -a clear -d 'remove every cached answer'
 
 # sgq sandbox
 complete -c sgq -n '__sgq_in "sandbox"' -l port -x -d 'port to listen on (default: a free one)'

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Io } from './io.js';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from '../core/routes.js';
-import { fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
+import { cacheTtl, fieldList, fraction, httpStatus, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
 import { FORMATS } from '../core/format-names.js';
 import { MALFORMED_KINDS } from '../sandbox/fault-kinds.js';
 import { VERSION } from '../core/version.js';
@@ -155,6 +155,16 @@ Examples:
         return runCreditsCommand(context(c), c.opts());
       }),
     );
+
+  const cache = program.command('cache').description('Show or clear the answers kept by --cache')
+    .addHelpText('after', '\nExamples:\n  $ sgq cache info\n  $ sgq cache clear');
+  const cacheAction = (verb: 'info' | 'clear') =>
+    run(async (c) => {
+      const { runCacheCommand } = await import('./commands/cache-command.js');
+      return runCacheCommand(context(c), verb);
+    });
+  cache.command('info').description('print where the cache is, its entries and their size in bytes').action(cacheAction('info'));
+  cache.command('clear').description('remove every cached answer').action(cacheAction('clear'));
 
   const sandbox = program
     .command('sandbox')
@@ -312,6 +322,7 @@ function addLimitOptions(cmd: Command): void {
   cmd.addOption(new Option('--limit <n>', 'stop after exactly N records').argParser(positiveInt('--limit')));
   cmd.addOption(new Option('--max-credits <n>', 'stop before the credits spent would pass N').argParser(nonNegativeInt('--max-credits')));
   cmd.option('--dry-run', 'print the requests and the worst-case credits on stderr; send nothing');
+  cmd.addOption(new Option('--cache <ttl>', 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit').argParser(cacheTtl));
   cmd.addOption(new Option('--max-wait <duration>', 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself').argParser(waitDuration));
   cmd.addOption(new Option('--trace <file>', 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON').argParser(nonEmpty('--trace')));
 }

@@ -54,6 +54,7 @@ export const SCHEMAS = {
           records: count,
           credits_used: count,
           credits_left: { type: ['integer', 'null'], description: 'the last current_credits seen; null when none was reported' },
+          cached_pages: { ...count, description: 'pages answered from the cache (--cache); present only when there were some' },
         },
         additionalProperties: true,
       },

@@ -4,7 +4,7 @@ import { Pool, ProxyAgent, type buildConnector, type Dispatcher } from 'undici';
 import { ExitCode } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
-import { CallError, classify, type JsonObject } from './classify.js';
+import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
 
@@ -29,6 +29,8 @@ export interface ClientOptions {
    * returns, if any, is called when the wait ends (a countdown stops there).
    */
   onLongWait?: (ms: number, why: string) => (() => void) | void;
+  /** Answers kept from earlier calls (`--cache`): a hit sends nothing and spends nothing. */
+  cache?: ResponseCache;
   /** Receives every exchange (`--trace FILE`), the key already masked wherever it appears. */
   exchange?: (exchange: Exchange) => void;
 }
@@ -54,6 +56,31 @@ export interface Reply {
   body: JsonObject;
   status: number;
   headers: Record<string, string | string[]>;
+  /** Came from the cache: no request was sent and nothing was billed. */
+  cached?: boolean;
+}
+
+/** A request as the cache keys it: the full URL (base address, route, query) and the body. */
+export interface CacheRequest {
+  method: string;
+  url: string;
+  body: string | undefined;
+}
+
+/** A successful answer as the cache keeps it. */
+export interface CachedAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  text: string;
+}
+
+/**
+ * Where answers are kept between runs (the CLI keeps them in files). `get` returns only an
+ * entry still within its time to live; the implementation keys entries on the caller too.
+ */
+export interface ResponseCache {
+  get(request: CacheRequest): CachedAnswer | undefined;
+  put(request: CacheRequest, answer: CachedAnswer): void;
 }
 
 /** Thrown when the run's signal stopped a request; the runner decides what it means. */
@@ -161,10 +188,22 @@ export class ApiClient {
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
   async call(path: string, payload: Record<string, Json>, opts: { sendKey: boolean; method?: string }): Promise<Reply> {
-    const { retry, trace } = this.options;
+    const { retry, trace, cache } = this.options;
+    const method = (opts.method ?? 'POST').toUpperCase();
+    const { target, body } = requestTarget(this.prefix, path, payload, method);
+    const asked: CacheRequest = { method, url: `${this.origin}${target}`, body };
+    const kept = cache?.get(asked);
+    if (kept) {
+      trace?.(`${method} ${asked.url} ${body ?? ''}: from the cache, nothing sent`);
+      return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target }), cached: true };
+    }
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(path, payload, opts, attempt - 1);
+        const reply = await this.once(path, payload, opts, attempt - 1);
+        // Only a clean answer is kept: error records, placeholders and refusals all threw or carry errors.
+        const data = reply.body.data;
+        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) cache.put(asked, { status: reply.status, headers: reply.headers, text: reply.text });
+        return reply;
       } catch (error) {
         if (!(error instanceof CallError) || !error.retryable) throw error;
         const rateLimited = error.details.status === 429 && error.retryAfterMs !== undefined;

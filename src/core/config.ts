@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveSeconds } from './values.js';
+import { durationMs } from './since.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -18,6 +19,7 @@ export const SETTINGS = {
   timeout: { env: 'SGQ_TIMEOUT', secret: false, describe: 'seconds per request' },
   retries: { env: 'SGQ_RETRIES', secret: false, describe: 'retries of a transient failure' },
   'warn-credits': { env: 'SGQ_WARN_CREDITS', secret: false, describe: 'warn on stderr when a run leaves fewer credits than this' },
+  cache: { env: 'SGQ_CACHE', secret: false, describe: 'keep successful answers this long (30m, 1h, 7d) and reuse them' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -46,6 +48,9 @@ export function validateSetting(name: SettingName, value: string): string {
       return withFlagRule(name, value, () => positiveSeconds(v));
     case 'retries':
       return withFlagRule(name, value, () => nonNegativeInt('retries', 20)(v));
+    case 'cache':
+      if (!(Number(durationMs(v)) > 0)) throw usageError(`invalid cache ${JSON.stringify(value)}`, 'use a duration such as 30m, 1h or 7d');
+      return v;
     case 'warn-credits':
       return withFlagRule(name, value, () => nonNegativeInt('warn-credits')(v));
     case 'api-key':
@@ -243,6 +248,7 @@ export interface ResolvedConfig {
   timeout?: string;
   retries?: string;
   warnCredits?: string;
+  cache?: string;
   store?: ConfigStore;
 }
 
@@ -290,6 +296,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     timeout: pick('timeout'),
     retries: pick('retries'),
     warnCredits: pick('warn-credits'),
+    cache: pick('cache'),
     store,
   };
 }

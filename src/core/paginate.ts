@@ -52,7 +52,7 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
     try {
       const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method });
       const read = readPage(reply, page, req.wholeBodyIsRecord);
-      const granted = budget.settleCall(isBilled(read), read.credits, { records: read.records.length, full: read.nextPage !== null });
+      const granted = budget.settleCall(isBilled(read), read.cached ? null : read.credits, { records: read.records.length, full: read.nextPage !== null });
       result = { ...read, granted, asked: page };
     } catch (error) {
       budget.settleCall(false, null);

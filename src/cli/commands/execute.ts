@@ -14,6 +14,8 @@ import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import { dryRun } from '../run/dry-run.js';
 import { TraceFile } from '../run/trace-file.js';
+import { FileCache, cacheDir } from '../run/response-cache.js';
+import { durationMs } from '../../core/since.js';
 import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
@@ -45,6 +47,8 @@ export interface OutputFlags {
   trace?: string;
   /** `sgq api -i`: status line and headers before each answer's records. */
   include?: boolean;
+  /** --cache: reuse answers kept less than this long ago. */
+  cache?: { ms: number; text: string };
   /** --max-wait: the longest Retry-After of a 429 waited out past sgq's cap. */
   maxWait?: { ms: number; text: string };
 }
@@ -76,7 +80,7 @@ export interface Connection {
 }
 
 /** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
-export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string } }): ApiClient {
+export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
   const { globals, io } = ctx;
   const { config } = connection;
   return new ApiClient({
@@ -92,6 +96,7 @@ export function newClient(ctx: CommandContext, connection: Connection, run: { pr
     signal: run.signal,
     trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
     exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
+    cache: run.cache,
   });
 }
 
@@ -180,7 +185,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
     if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
     const formatter = createFormatter(format, sink, flags.fields, (line) => reporter.warn(line), { header: flags.header });
-    const client = newClient(ctx, connection, { proxy, connections: concurrency, signal: controller.signal, reporter, trace, maxWait: flags.maxWait });
+    const cache = openCache(io.env, config, connection, flags.cache);
+    const client = newClient(ctx, connection, { proxy, connections: concurrency, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
 
     let summary: RunSummary;
     try {
@@ -219,6 +225,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (marks?.failure) throw marks.failure;
     if (note) reporter.error(note);
     if (trace?.failure) reporter.warn(trace.failure);
+    if (cache?.failure) reporter.warn(cache.failure);
     const warnAt = optionalNumber(config.warnCredits);
     if (left !== null && warnAt !== undefined && left < warnAt) {
       reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
@@ -245,6 +252,14 @@ export function recordSeenBalance(env: Record<string, string | undefined>, profi
   } catch (error) {
     reporter.trace(`cannot record the balance in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+}
+
+/** The answers cache of a run with --cache or the `cache` setting (the flag wins). */
+function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: OutputFlags['cache']): FileCache | undefined {
+  const ttlMs = flag?.ms ?? (config.cache === undefined ? undefined : durationMs(config.cache));
+  const dir = cacheDir(env);
+  if (ttlMs === undefined || dir === undefined) return undefined;
+  return new FileCache(dir, ttlMs, { profile: config.profile, apiKey: connection.apiKey });
 }
 
 /**

@@ -58,3 +58,10 @@ export function waitDuration(value: string): { ms: number; text: string } {
   if (ms === undefined || ms > 24 * 3600e3) throw new InvalidArgumentError('Use a duration such as 30s, 5m or 1h (at most 24h).');
   return { ms, text: value.trim() };
 }
+
+/** `--cache 1h`: how long an answer is reused (s, m, h, d, w). */
+export function cacheTtl(value: string): { ms: number; text: string } {
+  const ms = durationMs(value);
+  if (!(Number(ms) > 0)) throw new InvalidArgumentError('Use a duration such as 30m, 1h or 7d.');
+  return { ms: ms!, text: value.trim() };
+}

@@ -115,6 +115,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
   const writePage = async (job: Job, stat: UserStats, page: FetchedPage) => {
     stat.pages++;
     if (isBilled(page)) stat.calls++;
+    if (page.cached) stat.cachedPages++;
     for (const message of page.errors) {
       stat.errors.push(message);
       stat.exitCode = worstExitCode([stat.exitCode, ExitCode.service]);
@@ -222,7 +223,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       if (item.done) return;
       const order = taken++;
       const job = item.value;
-      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, errors: [], exitCode: ExitCode.ok };
+      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, cachedPages: 0, errors: [], exitCode: ExitCode.ok };
       if (!startable()) {
         remaining.add(job.user);
         break;

@@ -9,6 +9,8 @@ export interface UserStats {
   records: number;
   /** Calls the service billed (answers that carried records or a balance). */
   calls: number;
+  /** Pages answered from the cache (`--cache`): no request sent. */
+  cachedPages: number;
   errors: string[];
   exitCode: number;
   resume?: string;
@@ -34,7 +36,7 @@ export interface RunSummary {
   }[];
   /** Which users `users` holds: all of them, or (past LIST_ALL_UP_TO users) those that failed. */
   listed: 'all' | 'failed';
-  totals: { users: number; failed: number; pages: number; records: number; credits_used: number; credits_left: number | null };
+  totals: { users: number; failed: number; pages: number; records: number; credits_used: number; credits_left: number | null; cached_pages?: number };
   /** The command that runs the `remaining` users this run did not finish (not started, stopped, unreachable). */
   resume?: string;
   remaining?: number;
@@ -50,12 +52,14 @@ export class SummaryCollector {
   private failed = 0;
   private pages = 0;
   private records = 0;
+  private cachedPages = 0;
 
   /** `order` is the user's place in the input, so the summary lists users in that order. */
   add(order: number, stat: UserStats): void {
     this.users++;
     this.pages += stat.pages;
     this.records += stat.records;
+    this.cachedPages += stat.cachedPages;
     const failed = stat.exitCode !== 0;
     if (failed) this.failed++;
     this.worstExitCode = worstExitCode([this.worstExitCode, stat.exitCode]);
@@ -90,6 +94,7 @@ export class SummaryCollector {
         records: this.records,
         credits_used: budget.creditsUsed,
         credits_left: budget.creditsLeft,
+        ...(this.cachedPages ? { cached_pages: this.cachedPages } : {}),
       },
       ...rest,
       exit_code: exitCode,
@@ -111,6 +116,7 @@ export function formatSummary(summary: RunSummary, reporter: Reporter): string {
     if (unlisted > 0) lines.push(`  (${count(unlisted, 'more user')} not listed; the totals count them)`);
   }
   const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
-  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}, ${count(totals.credits_used, 'credit')} used${left}`);
+  const cached = totals.cached_pages ? ` (${totals.cached_pages.toLocaleString('en-US')} from the cache)` : '';
+  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}${cached}, ${count(totals.records, 'record')}, ${count(totals.credits_used, 'credit')} used${left}`);
   return lines.join('\n');
 }
