@@ -163,8 +163,10 @@ Examples:
       const { runCacheCommand } = await import('./commands/cache-command.js');
       return runCacheCommand(context(c), verb);
     });
-  cache.command('info').description('print where the cache is, its entries and their size in bytes').action(cacheAction('info'));
-  cache.command('clear').description('remove every cached answer').action(cacheAction('clear'));
+  cache.command('info').description('print where the cache is, its entries and their size in bytes').action(cacheAction('info'))
+    .addHelpText('after', '\nExamples:\n  $ sgq cache info\n  $ sgq cache info | grep entries=');
+  cache.command('clear').description('remove every cached answer').action(cacheAction('clear'))
+    .addHelpText('after', '\nExamples:\n  $ sgq cache clear');
 
   const sandbox = program
     .command('sandbox')

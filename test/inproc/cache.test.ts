@@ -63,6 +63,8 @@ describe('--cache TTL', () => {
   it('never keeps error records, a 429 or a placeholder', async () => {
     const answers = [
       { body: envelope(1, null, [{ error: 'no data for username = jack' }]) },
+      // Error records beside good ones: the answer is used, but it is not a clean one to keep.
+      { body: envelope(1, null, [{ username: 'a' }, { error: 'no data for username = jack' }]) },
       { status: 429, body: { message: 'slow down' }, headers: { 'retry-after': '0' } },
       { body: { message: 'not available yet' } },
     ];
