@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config sandbox diff snapshots fmt describe completion
+            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff snapshots fmt describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -18,6 +18,8 @@ function __sgq_subcommands
             printf '%s\n' members latest-tweets
         case 'config'
             printf '%s\n' set get unset list path
+        case 'cache'
+            printf '%s\n' info clear
         case 'snapshots'
             printf '%s\n' list prune
     end
@@ -27,27 +29,27 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock --limit --max-credits; and return 0
+            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock --limit --max-credits --cache --max-wait --trace; and return 0
         case 'api'
-            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits; and return 0
+            contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'diff'
@@ -136,6 +138,8 @@ complete -c sgq -n '__sgq_at ""' -a lists -d 'Lists (the service has not opened 
 complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key needed)'
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
 complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store (profiles of settings)'
+complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw for the profile, from the runs before (no call, no credit spent)'
+complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by --cache'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
 complete -c sgq -n '__sgq_at ""' -a snapshots -d 'List and prune the snapshots kept by --snapshot'
@@ -174,6 +178,10 @@ complete -c sgq -n '__sgq_in "graph followers"' -l wait-lock -x -d 'wait up to t
 complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph followers"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "graph followers"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "graph followers"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq graph following
 complete -c sgq -n '__sgq_in "graph following"' -l how -x -d 'how to read the identifier (passed through)'
@@ -202,6 +210,10 @@ complete -c sgq -n '__sgq_in "graph following"' -l wait-lock -x -d 'wait up to t
 complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "graph following"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "graph following"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "graph following"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq alpha
 complete -c sgq -n '__sgq_at "alpha"' -a score-history -d 'Score history of an account'
@@ -227,6 +239,10 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l wait-lock -x -d 'wait up 
 complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata
 complete -c sgq -n '__sgq_at "metadata"' -a history -d 'Metadata history of an account'
@@ -255,6 +271,10 @@ complete -c sgq -n '__sgq_in "metadata history"' -l wait-lock -x -d 'wait up to 
 complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata history"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata tweets
 complete -c sgq -n '__sgq_in "metadata tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -277,6 +297,10 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l wait-lock -x -d 'wait up to t
 complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata latest-tweets
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -295,6 +319,10 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l wait-lock -x -d 'wait 
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata userid
 complete -c sgq -n '__sgq_in "metadata userid"' -l how -x -d 'how to read the identifier (passed through)'
@@ -313,6 +341,10 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l wait-lock -x -d 'wait up to t
 complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata userid"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata userid"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata userid"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists
 complete -c sgq -n '__sgq_at "lists"' -a members -d 'Members of a list (not available yet)'
@@ -334,6 +366,10 @@ complete -c sgq -n '__sgq_in "lists members"' -l wait-lock -x -d 'wait up to thi
 complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists members"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "lists members"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "lists members"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists latest-tweets
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
@@ -351,6 +387,10 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l wait-lock -x -d 'wait up 
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq info
 complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
@@ -366,12 +406,17 @@ complete -c sgq -n '__sgq_in "info"' -l out -r -F -d 'write to FILE, replaced on
 complete -c sgq -n '__sgq_in "info"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "info"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "info"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "info"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq api
 complete -c sgq -n '__sgq_in "api"' -s X -l method -x -d 'HTTP method'
 complete -c sgq -n '__sgq_in "api"' -s f -l raw-field -x -d 'add a string field (repeatable)'
 complete -c sgq -n '__sgq_in "api"' -s F -l field -x -d 'add a typed field: numbers, true, false, null, @file (repeatable)'
 complete -c sgq -n '__sgq_in "api"' -l paginate -d 'follow next_page until it is null, like --all'
+complete -c sgq -n '__sgq_in "api"' -s i -l include -d 'print the status line and the headers of each answer before its body, like gh api -i'
 complete -c sgq -n '__sgq_in "api"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "api"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "api"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
@@ -386,6 +431,10 @@ complete -c sgq -n '__sgq_in "api"' -l wait-lock -x -d 'wait up to this long (30
 complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "api"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "api"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "api"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "api"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq config
 complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal'
@@ -395,13 +444,21 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' -d 'key'
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' -d 'key'
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' -d 'key'
+
+# sgq credits
+complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
+complete -c sgq -n '__sgq_in "credits"' -l json -d 'print the balance, when and where it was seen, as one JSON object'
+
+# sgq cache
+complete -c sgq -n '__sgq_at "cache"' -a info -d 'print where the cache is, its entries and their size in bytes'
+complete -c sgq -n '__sgq_at "cache"' -a clear -d 'remove every cached answer'
 
 # sgq sandbox
 complete -c sgq -n '__sgq_in "sandbox"' -l port -x -d 'port to listen on (default: a free one)'

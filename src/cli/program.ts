@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { Io } from './io.js';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from '../core/routes.js';
-import { fieldList, fraction, httpStatus, namedValue, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
+import { cacheTtl, fieldList, fraction, httpStatus, namedValue, nonEmpty, nonNegativeInt, positiveInt, positiveSeconds, waitDuration } from './commands/parsers.js';
 import { FORMATS } from '../core/format-names.js';
 import { MALFORMED_KINDS } from '../sandbox/fault-kinds.js';
 import { VERSION } from '../core/version.js';
@@ -106,7 +106,8 @@ See the README for the full table.`);
       .addOption(new Option('-X, --method <method>', 'HTTP method').default('POST'))
       .option('-f, --raw-field <key=value>', 'add a string field (repeatable)', collect, [])
       .option('-F, --field <key=value>', 'add a typed field: numbers, true, false, null, @file (repeatable)', collect, [])
-      .option('--paginate', 'follow next_page until it is null, like --all');
+      .option('--paginate', 'follow next_page until it is null, like --all')
+      .option('-i, --include', 'print the status line and the headers of each answer before its body, like gh api -i');
     addOutputOptions(api, true);
     addLimitOptions(api);
     api.addHelpText('after', `
@@ -125,7 +126,7 @@ Examples:
     });
   defer(config, () => {
     config.command('set').description('set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal').argument('<key>').argument('[value]').action(configAction('set'))
-      .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries, snapshot-dir\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
+      .addHelpText('after', '\nKeys: api-key, base-url, output, timeout, retries, snapshot-dir, parallel, warn-credits, cache\n\nExamples:\n  $ sgq config set base-url https://api.example.com\n  $ printf %s "$KEY" | sgq config set api-key --profile work');
     config.command('get').description('print a setting (the API key is masked)').argument('<key>').action(configAction('get'))
       .addHelpText('after', '\nExamples:\n  $ sgq config get base-url');
     config.command('unset').description('remove a setting').argument('<key>').action(configAction('unset'))
@@ -135,6 +136,37 @@ Examples:
     config.command('path').description('print where the config file is').action(configAction('path'))
       .addHelpText('after', '\nExamples:\n  $ sgq config path');
   });
+
+  program
+    .command('credits')
+    .description('Print the last balance sgq saw for the profile, from the runs before (no call, no credit spent)')
+    .option('--refresh', 'ask the service with a free call (metadata/get_userid with the key) and record the answer')
+    .option('--json', 'print the balance, when and where it was seen, as one JSON object')
+    .addHelpText('after', `
+Every run that gets a current_credits records it beside the config file (credits.json).
+
+Examples:
+  $ sgq credits
+  $ sgq credits --refresh --profile work
+  $ sgq credits --json | jq .seen_at`)
+    .action(
+      run(async (c) => {
+        const { runCreditsCommand } = await import('./commands/credits-command.js');
+        return runCreditsCommand(context(c), c.opts());
+      }),
+    );
+
+  const cache = program.command('cache').description('Show or clear the answers kept by --cache')
+    .addHelpText('after', '\nExamples:\n  $ sgq cache info\n  $ sgq cache clear');
+  const cacheAction = (verb: 'info' | 'clear') =>
+    run(async (c) => {
+      const { runCacheCommand } = await import('./commands/cache-command.js');
+      return runCacheCommand(context(c), verb);
+    });
+  cache.command('info').description('print where the cache is, its entries and their size in bytes').action(cacheAction('info'))
+    .addHelpText('after', '\nExamples:\n  $ sgq cache info\n  $ sgq cache info | grep entries=');
+  cache.command('clear').description('remove every cached answer').action(cacheAction('clear'))
+    .addHelpText('after', '\nExamples:\n  $ sgq cache clear');
 
   const sandbox = program
     .command('sandbox')
@@ -380,6 +412,10 @@ function addShapeOptions(cmd: Command): void {
 function addLimitOptions(cmd: Command): void {
   cmd.addOption(new Option('--limit <n>', 'stop after exactly N records').argParser(positiveInt('--limit')));
   cmd.addOption(new Option('--max-credits <n>', 'stop before the credits spent would pass N').argParser(nonNegativeInt('--max-credits')));
+  cmd.option('--dry-run', 'print the requests and the worst-case credits on stderr; send nothing');
+  cmd.addOption(new Option('--cache <ttl>', 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit').argParser(cacheTtl));
+  cmd.addOption(new Option('--max-wait <duration>', 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself').argParser(waitDuration));
+  cmd.addOption(new Option('--trace <file>', 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON').argParser(nonEmpty('--trace')));
 }
 
 function routeExamples(route: RouteSpec): string {

@@ -56,6 +56,7 @@ export const SCHEMAS = {
           extra_calls: { type: 'integer', minimum: 0, description: 'with --parallel: calls made ahead that wrote nothing (past the end, or dropped at a failure or stop)' },
           credits_used: count,
           credits_left: { type: ['integer', 'null'], description: 'the last current_credits seen; null when none was reported' },
+          cached_pages: { ...count, description: 'pages answered from the cache (--cache); present only when there were some' },
         },
         additionalProperties: true,
       },

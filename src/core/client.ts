@@ -3,9 +3,9 @@ import type { Pool, buildConnector, Dispatcher } from 'undici';
 import { ExitCode } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
-import { CallError, classify, type JsonObject } from './classify.js';
+import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
-import { retryDelay, sleep, type RetryPolicy } from './retry.js';
+import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
 import { NodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
 
 export interface ClientOptions {
@@ -24,6 +24,31 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
+  /**
+   * Told of a wait past the Retry-After cap (`--max-wait`) before it starts; the function it
+   * returns, if any, is called when the wait ends (a countdown stops there).
+   */
+  onLongWait?: (ms: number, why: string) => (() => void) | void;
+  /** Answers kept from earlier calls (`--cache`): a hit sends nothing and spends nothing. */
+  cache?: ResponseCache;
+  /** Receives every exchange (`--trace FILE`), the key already masked wherever it appears. */
+  exchange?: (exchange: Exchange) => void;
+}
+
+/** One request and what came back (or how it failed), as `--trace` writes it. */
+export interface Exchange {
+  time: string;
+  method: string;
+  url: string;
+  request_headers: Record<string, string>;
+  request_body: string | null;
+  status: number | null;
+  response_headers: Record<string, string | string[]> | null;
+  body_bytes: number | null;
+  duration_ms: number;
+  /** 0 for the first attempt of a call, then 1, 2, … for its retries. */
+  retry: number;
+  error?: string;
 }
 
 export interface CallOptions {
@@ -36,6 +61,33 @@ export interface CallOptions {
 export interface Reply {
   text: string;
   body: JsonObject;
+  status: number;
+  headers: Record<string, string | string[]>;
+  /** Came from the cache: no request was sent and nothing was billed. */
+  cached?: boolean;
+}
+
+/** A request as the cache keys it: the full URL (base address, route, query) and the body. */
+export interface CacheRequest {
+  method: string;
+  url: string;
+  body: string | undefined;
+}
+
+/** A successful answer as the cache keeps it. */
+export interface CachedAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  text: string;
+}
+
+/**
+ * Where answers are kept between runs (the CLI keeps them in files). `get` returns only an
+ * entry still within its time to live; the implementation keys entries on the caller too.
+ */
+export interface ResponseCache {
+  get(request: CacheRequest): CachedAnswer | undefined;
+  put(request: CacheRequest, answer: CachedAnswer): void;
 }
 
 /** Thrown when the run's signal stopped a request; the runner decides what it means. */
@@ -70,6 +122,24 @@ async function trustedCas(env: Record<string, string | undefined>): Promise<stri
   return cas;
 }
 
+/**
+ * What a call sends, decided in one place for the client and `--dry-run`: the path below the
+ * origin (the base URL's prefix, `/api/`, the route, and for GET the fields as a query) and
+ * the JSON body (none for GET and HEAD).
+ */
+export function requestTarget(prefix: string, path: string, payload: Record<string, Json>, method: string): { target: string; body?: string } {
+  const target = `${prefix}/api/${path.replace(/^\/+/, '')}`;
+  if (method !== 'GET' && method !== 'HEAD') return { target, body: stringifyJson(payload) };
+  const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  return { target: [...query].length ? `${target}?${query}` : target };
+}
+
+/** The origin and the path prefix of a base URL (`https://gw.example.com/social/` → `/social`). */
+export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string } {
+  const base = new URL(baseUrl.replace(/\/+$/, ''));
+  return { origin: base.origin, prefix: base.pathname.replace(/\/+$/, '') };
+}
+
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
 export class ApiClient {
   /** Replaced when a timed-out request is stuck in it (see `retire`). */
@@ -84,12 +154,10 @@ export class ApiClient {
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
-    const base = new URL(this.base);
-    this.origin = base.origin;
-    this.prefix = base.pathname.replace(/\/+$/, '');
+    ({ origin: this.origin, prefix: this.prefix } = splitBaseUrl(this.base));
     this.proxy = options.proxy;
     if (this.proxy) {
-      const how = base.protocol === 'https:' ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
+      const how = this.origin.startsWith('https:') ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
       options.trace?.(`through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source}) by ${how}`);
     }
     this.dispatcher = this.newDispatcher();
@@ -141,46 +209,57 @@ export class ApiClient {
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
   async call(path: string, payload: Record<string, Json>, opts: CallOptions): Promise<Reply> {
-    const { retry, trace } = this.options;
+    const { retry, trace, cache } = this.options;
+    const method = (opts.method ?? 'POST').toUpperCase();
+    const { target, body } = requestTarget(this.prefix, path, payload, method);
+    const asked: CacheRequest = { method, url: `${this.origin}${target}`, body };
+    const kept = cache?.get(asked);
+    if (kept) {
+      trace?.(`${method} ${asked.url} ${body ?? ''}: from the cache, nothing sent`);
+      return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target }), cached: true };
+    }
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.once(path, payload, opts);
+        const reply = await this.once(path, payload, opts, attempt - 1);
+        // Only a clean answer is kept: error records, placeholders and refusals all threw or carry errors.
+        const data = reply.body.data;
+        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) cache.put(asked, { status: reply.status, headers: reply.headers, text: reply.text });
+        return reply;
       } catch (error) {
         if (!(error instanceof CallError) || !error.retryable) throw error;
-        const delay = retryDelay(retry, attempt, error.retryAfterMs);
+        const rateLimited = error.details.status === 429 && error.retryAfterMs !== undefined;
+        const longWait = rateLimited ? rateLimitWait(retry, attempt, error.retryAfterMs!) : undefined;
+        const delay = retryDelay(retry, attempt, error.retryAfterMs) ?? longWait;
         if (delay === undefined) {
           if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
-            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, longer than sgq waits`, 'try again later', false);
+            const [longer, hint] = retry.maxWaitMs ? [`longer than --max-wait allows`, 'try again later, or raise --max-wait'] : ['longer than sgq waits', rateLimited ? 'try again later, or let sgq wait for it with --max-wait DURATION' : 'try again later'];
+            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false);
           }
           throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false) : error;
         }
         trace?.(`retry ${attempt}/${retry.retries} of ${path} in ${delay} ms: ${error.message}`);
+        const waited = delay > retry.maxRetryAfterMs ? this.options.onLongWait?.(delay, `${path}: ${error.message}`) : undefined;
         try {
           const stops = [this.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
           await sleep(delay, stops.length > 1 ? AbortSignal.any(stops) : stops[0]);
         } catch (reason) {
           throw new StoppedError(reason);
+        } finally {
+          waited?.();
         }
       }
     }
   }
 
-  private async once(path: string, payload: Record<string, Json>, opts: CallOptions): Promise<Reply> {
+  private async once(path: string, payload: Record<string, Json>, opts: CallOptions, retry: number): Promise<Reply> {
     const { apiKey, timeoutMs, signal, trace } = this.options;
     if (signal?.aborted) throw new StoppedError(signal.reason);
     if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
     const method = (opts.method ?? 'POST').toUpperCase();
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
-    let target = `${this.prefix}/api/${path.replace(/^\/+/, '')}`;
-    let body: string | undefined;
-    if (method === 'GET' || method === 'HEAD') {
-      const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-      if ([...query].length) target += `?${query}`;
-    } else {
-      headers['content-type'] = 'application/json';
-      body = stringifyJson(payload);
-    }
+    const { target, body } = requestTarget(this.prefix, path, payload, method);
+    if (body !== undefined) headers['content-type'] = 'application/json';
     trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 
     // One controller per request, its timer cleared at the end: AbortSignal.timeout would keep
@@ -210,21 +289,48 @@ export class ApiClient {
       opts.signal?.addEventListener('abort', cancel, { once: true });
     });
     const started = Date.now();
+    let answer: { status: number; headers: Record<string, string | string[]>; bytes: number } | undefined;
     const attempt = (async () => {
       const res = await dispatcher.request({ path: target, method, headers, body, signal: request$.signal });
+      const responseHeaders = res.headers as Record<string, string | string[]>;
+      answer = { status: res.statusCode, headers: responseHeaders, bytes: 0 };
       const text = await this.readBody(res.body, res.headers['content-length']);
+      answer.bytes = Buffer.byteLength(text);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
-      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }) };
+      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }), status: res.statusCode, headers: responseHeaders };
     })().finally(() => (settled = true));
+    const record = (error?: unknown) =>
+      this.options.exchange?.(
+        redacted(
+          {
+            time: new Date(started).toISOString(),
+            method,
+            url: `${this.origin}${target}`,
+            request_headers: headers,
+            request_body: body ?? null,
+            status: answer?.status ?? null,
+            response_headers: answer?.headers ?? null,
+            body_bytes: answer?.bytes ?? null,
+            duration_ms: Date.now() - started,
+            retry,
+            ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+          },
+          apiKey,
+        ),
+      );
     try {
       const reply = await Promise.race([attempt, expired, cancelled]);
-      if (reply !== 'expired' && reply !== 'cancelled') return reply;
+      if (reply !== 'expired' && reply !== 'cancelled') {
+        record();
+        return reply;
+      }
       attempt.catch(() => undefined);
       if (reply === 'cancelled') throw new StoppedError(opts.signal?.reason);
       const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
       throw new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
     } catch (error) {
+      record(error);
       if (error instanceof CallError) throw error;
       if (error instanceof StoppedError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
@@ -271,6 +377,13 @@ function viaUndici(origin: string, make: () => Promise<Dispatcher>): Transport {
     close: async () => void (dispatcher && (await (await dispatcher).close())),
     destroy: async () => void (dispatcher && (await (await dispatcher).destroy())),
   };
+}
+
+/** An exchange with the key masked wherever it shows: headers, URL, body, an error's words. */
+function redacted(exchange: Exchange, apiKey: string | undefined): Exchange {
+  if (!apiKey) return exchange;
+  const masked = maskSecret(apiKey);
+  return JSON.parse(JSON.stringify(exchange).replaceAll(JSON.stringify(apiKey).slice(1, -1), masked)) as Exchange;
 }
 
 /** The code of a proxy that closed the connection before a request could be sent. */

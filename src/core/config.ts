@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
+import { durationMs } from './since.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -19,6 +20,8 @@ export const SETTINGS = {
   retries: { env: 'SGQ_RETRIES', secret: false, describe: 'retries of a transient failure' },
   'snapshot-dir': { env: 'SGQ_SNAPSHOT_DIR', secret: false, describe: 'where --snapshot keeps snapshots' },
   parallel: { env: 'SGQ_PARALLEL', secret: false, describe: 'pages of one user asked at once with --all' },
+  'warn-credits': { env: 'SGQ_WARN_CREDITS', secret: false, describe: 'warn on stderr when a run leaves fewer credits than this' },
+  cache: { env: 'SGQ_CACHE', secret: false, describe: 'keep successful answers this long (30m, 1h, 7d) and reuse them' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -52,6 +55,11 @@ export function validateSetting(name: SettingName, value: string): string {
       return v;
     case 'parallel':
       return withFlagRule(name, value, () => positiveInt('parallel', 16)(v));
+    case 'cache':
+      if (!(Number(durationMs(v)) > 0)) throw usageError(`invalid cache ${JSON.stringify(value)}`, 'use a duration such as 30m, 1h or 7d');
+      return v;
+    case 'warn-credits':
+      return withFlagRule(name, value, () => nonNegativeInt('warn-credits')(v));
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -248,6 +256,8 @@ export interface ResolvedConfig {
   retries?: string;
   snapshotDir?: string;
   parallel?: string;
+  warnCredits?: string;
+  cache?: string;
   store?: ConfigStore;
 }
 
@@ -296,6 +306,8 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     retries: pick('retries'),
     snapshotDir: pick('snapshot-dir'),
     parallel: pick('parallel'),
+    warnCredits: pick('warn-credits'),
+    cache: pick('cache'),
     store,
   };
 }

@@ -2,7 +2,7 @@
 // and lossless JSON as the CLI. Nothing here runs at import: the config is read, the pool made
 // and the sandbox (if asked for) started on the first call.
 import { Budget } from './budget.js';
-import { StoppedError, ApiClient } from './client.js';
+import { StoppedError, ApiClient, type Exchange, type ResponseCache } from './client.js';
 import { resolveConfig, type Env } from './config.js';
 import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import { RawNumber, type Json } from './json.js';
@@ -13,6 +13,7 @@ import { parseSince } from './since.js';
 
 export { SgqError, ExitCode, EXIT_MEANINGS, type ErrorKind, type ErrorDetails } from './errors.js';
 export { ROUTES, methodName, type RouteSpec } from './routes.js';
+export type { CacheRequest, CachedAnswer, Exchange, ResponseCache } from './client.js';
 
 /** A JSON value as the library hands it out: integers past 2^53 are BigInts, exact to the digit. */
 export type SgqValue = null | boolean | number | bigint | string | SgqValue[] | { [key: string]: SgqValue };
@@ -38,6 +39,12 @@ export interface ClientOptions {
   timeout?: number;
   /** Retries of a transient failure (default: the `retries` setting, else 3). */
   retries?: number;
+  /** Wait out a 429 whose Retry-After (in ms) is past the 60 s cap, up to this long (as `--max-wait`). */
+  maxWait?: number;
+  /** Receives every exchange, the key masked (as `--trace` writes it). */
+  onExchange?: (exchange: Exchange) => void;
+  /** Answers to reuse (as `--cache`): a hit sends no request and spends nothing. */
+  cache?: ResponseCache;
   /** Supplies the endpoint instead of the config (the public entry's `sandbox: true` uses it). */
   endpoint?: () => Promise<Endpoint>;
 }
@@ -144,10 +151,12 @@ export function createClient(options: ClientOptions = {}): SgqClient {
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
       timeoutMs: call.timeout ?? target.timeoutMs,
-      retry: { ...DEFAULT_RETRY, retries: call.retries ?? target.retries },
+      retry: { ...DEFAULT_RETRY, retries: call.retries ?? target.retries, maxWaitMs: options.maxWait },
       env: options.env ?? {},
       connections: call.parallel ?? 1,
       signal: call.signal,
+      exchange: options.onExchange,
+      cache: options.cache,
     });
     shared.add(client);
     return client;

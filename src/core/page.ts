@@ -15,10 +15,15 @@ export interface Page {
   text: string;
   /** Some number in it had to be kept as text (see json.ts); otherwise JSON.stringify is exact. */
   lossless: boolean;
+  /** The HTTP status and headers it came with (`sgq api -i`). */
+  status: number;
+  headers: Record<string, string | string[]>;
+  /** Came from the cache (`--cache`): not billed, and its balance is not today's. */
+  cached: boolean;
 }
 
 /** Whether the service bills this answer: spec §1 charges successful calls, not error records. */
-export const isBilled = (page: Page): boolean => page.records.length > 0 || page.errors.length === 0;
+export const isBilled = (page: Page): boolean => !page.cached && (page.records.length > 0 || page.errors.length === 0);
 
 const PAGINATION_KEYS = ['page', 'previous_page', 'next_page', 'page_items'] as const;
 
@@ -59,5 +64,5 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   if (nextPage !== null && asked !== null && nextPage <= asked) {
     throw invalid(`next_page ${nextPage} does not move past page ${asked}`);
   }
-  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body) };
+  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true };
 }

@@ -76,7 +76,8 @@ async function fetchPage(client: ApiClient, req: PageRequest, budget: Budget, pa
   try {
     const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method, signal: cancel });
     const read = readPage(reply, page, req.wholeBodyIsRecord);
-    const granted = budget.settleCall(isBilled(read), read.credits, { records: read.records.length, full: read.nextPage !== null });
+    // A page from the cache cost nothing now, and its balance is an old one.
+    const granted = budget.settleCall(isBilled(read), read.cached ? null : read.credits, { records: read.records.length, full: read.nextPage !== null });
     return { ...read, granted, asked: page };
   } catch (error) {
     // A call cancelled on its way may still have been billed: counting it keeps --max-credits safe.

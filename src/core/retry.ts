@@ -8,6 +8,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** The longest Retry-After sgq agrees to wait; a longer one ends the retries. */
   maxRetryAfterMs: number;
+  /** `--max-wait`: the longest Retry-After of a 429 (rate limit) waited out past that cap. */
+  maxWaitMs?: number;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { retries: 3, baseDelayMs: 250, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };
@@ -18,6 +20,14 @@ export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterMs: n
   if (retryAfterMs !== undefined) return retryAfterMs <= policy.maxRetryAfterMs ? retryAfterMs : undefined;
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/**
+ * The wait before retrying a 429 whose Retry-After is past the cap, when `--max-wait` allows
+ * it (cron jobs prefer a late export to none); undefined when it does not.
+ */
+export function rateLimitWait(policy: RetryPolicy, attempt: number, retryAfterMs: number): number | undefined {
+  return attempt <= policy.retries && retryAfterMs <= (policy.maxWaitMs ?? 0) ? retryAfterMs : undefined;
 }
 
 /** Waits, unless the run is stopped first. */

@@ -132,7 +132,8 @@ describe('--parallel', () => {
     expect(summaryOf(r.stderr).totals.extra_calls).toBeGreaterThanOrEqual(past);
     expect(summaryOf(r.stderr).totals.extra_calls).toBeLessThanOrEqual(3);
     // The server sees each given-up call's connection close (when it notices is up to it).
-    await until(() => s.stats().closedUnanswered === past, 'the calls past the end to be closed');
+    // Both counts are read live: a cancelled call may reach the server after the run ended.
+    await until(() => s.stats().closedUnanswered === s.asked.filter((p) => p > 6).length, 'the calls past the end to be closed');
   });
 
   it('says in the text summary how many calls went past the end', async () => {

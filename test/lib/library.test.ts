@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ROUTES, SgqError, createClient, methodName, type SgqClient } from '../../src/lib.js';
+import { ROUTES, SgqError, createClient, methodName, type CachedAnswer, type Exchange, type ResponseCache, type SgqClient } from '../../src/lib.js';
 import { DEMO_KEY, EXPIRED_KEY } from '../../src/sandbox/index.js';
 import { tempDir } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -13,6 +13,24 @@ const stub = useStubs();
 const client = (extra: Parameters<typeof createClient>[0] = {}) =>
   createClient({ baseUrl: sb.sandbox.url, apiKey: DEMO_KEY, env: { SGQ_CONFIG_DIR: tempDir() }, ...extra });
 const calls = () => [...sb.sandbox.calls.values()].reduce((a, b) => a + b, 0);
+
+describe('the library: credits options', () => {
+  it('onExchange sees every exchange with the key masked; a cache answers a repeat without a request', async () => {
+    const exchanges: Exchange[] = [];
+    const kept = new Map<string, CachedAnswer>();
+    const cache: ResponseCache = { get: (r) => kept.get(r.url + r.body), put: (r, a) => void kept.set(r.url + r.body, a) };
+    const sgq = client({ onExchange: (e) => exchanges.push(e), cache });
+    const first = await sgq.graph.followers('lib_600').toArray();
+    expect(exchanges.map((e) => [e.status, e.retry])).toEqual([[200, 0], [200, 0]]);
+    expect(JSON.stringify(exchanges)).not.toContain(DEMO_KEY);
+    const before = calls();
+    const again = sgq.graph.followers('lib_600');
+    expect(await again.toArray()).toEqual(first);
+    expect(calls()).toBe(before);
+    expect(again.result).toMatchObject({ pages: 2, creditsUsed: 0 });
+    await sgq.close();
+  });
+});
 
 describe('the library', () => {
   it('has one method per route of the table, named after the CLI verb', () => {

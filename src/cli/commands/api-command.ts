@@ -41,6 +41,7 @@ export async function runApiCommand(ctx: CommandContext, routeArg: string, flags
     ctx,
     {
       label: `api ${path}`,
+      path,
       needsKey: known?.needsKey ?? false,
       knownCost: known?.cost ?? null,
       concurrency: 1,

@@ -15,6 +15,7 @@ const ENVIRONMENT = [
   { name: 'SGQ_PROFILE', description: 'config profile to use (flag --profile)' },
   { name: 'SGQ_CONFIG_DIR', description: 'folder of config.json (default $XDG_CONFIG_HOME/sgq)' },
   { name: 'SGQ_STATE', description: 'file of the --since-last marks (flag --state)' },
+  { name: 'SGQ_RETRY_AFTER_CAP', description: 'longest Retry-After waited without --max-wait, in seconds (default 60)' },
   { name: 'HTTP_PROXY', description: 'proxy for http:// services (also http_proxy)' },
   { name: 'HTTPS_PROXY', description: 'proxy for https:// services (also https_proxy)' },
   { name: 'ALL_PROXY', description: 'proxy for either, when the scheme\'s own is unset (also all_proxy)' },

@@ -1,8 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { ApiClient } from '../../core/client.js';
-import { proxyFor } from '../../core/proxy.js';
+import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
-import { profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
+import { positiveSeconds } from '../../core/values.js';
+import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { ExitCode, SgqError, configError, usageError } from '../../core/errors.js';
 import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
@@ -11,6 +12,11 @@ import { pagerSink } from '../output/pager.js';
 import { FileSink, StreamSink, checkOutFile, type Sink } from '../output/sink.js';
 import { acquireLock, type Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
+import { dryRun } from '../run/dry-run.js';
+import { TraceFile } from '../run/trace-file.js';
+import { FileCache, cacheDir } from '../run/response-cache.js';
+import { durationMs } from '../../core/since.js';
+import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
@@ -36,10 +42,22 @@ export interface OutputFlags extends JqFlags {
   maxCredits?: number;
   /** --wait-lock, in ms, and as given. */
   waitLock?: { ms: number; text: string };
+  /** Print the requests and the worst-case credits instead of sending anything. */
+  dryRun?: boolean;
+  /** Every exchange as an NDJSON line in this file. */
+  trace?: string;
+  /** `sgq api -i`: status line and headers before each answer's records. */
+  include?: boolean;
+  /** --cache: reuse answers kept less than this long ago. */
+  cache?: { ms: number; text: string };
+  /** --max-wait: the longest Retry-After of a 429 waited out past sgq's cap. */
+  maxWait?: { ms: number; text: string };
 }
 
 export interface Plan {
   label: string;
+  /** The route below /api/, named where the balance it reports is recorded. */
+  path: string;
   needsKey: boolean;
   knownCost: number | null;
   /** Jobs in flight at once: the caller keeps it to the jobs there are. */
@@ -55,7 +73,7 @@ export interface Plan {
 }
 
 /** Where requests go for this run: the configured service, or an in-process sandbox. */
-interface Connection {
+export interface Connection {
   config: ResolvedConfig;
   baseUrl: string;
   apiKey?: string;
@@ -64,7 +82,28 @@ interface Connection {
   close: () => Promise<void>;
 }
 
-async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
+/** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
+export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
+  const { globals, io } = ctx;
+  const { config } = connection;
+  return new ApiClient({
+    baseUrl: connection.baseUrl,
+    apiKey: connection.apiKey,
+    apiKeySource: connection.apiKeySource,
+    timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
+    retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries, maxRetryAfterMs: retryAfterCap(io.env), maxWaitMs: run.maxWait?.ms },
+    onLongWait: (ms, why) => run.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${run.maxWait?.text} allows`),
+    env: io.env,
+    proxy: run.proxy,
+    connections: run.connections,
+    signal: run.signal,
+    trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
+    exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
+    cache: run.cache,
+  });
+}
+
+export async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
   const { globals, io } = ctx;
   const config = resolveConfig(globals, io.env);
   if (globals.sandbox) {
@@ -84,11 +123,11 @@ async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connecti
   return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
 }
 
-/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file. */
-export function chooseFormat(flags: OutputFlags, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
-  if (flags.output) return flags.output;
-  if (config.output) return config.output as Format;
-  return stdoutIsTTY && !flags.out ? 'table' : 'ndjson';
+/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
+export function chooseFormat(flags: Pick<OutputFlags, 'output' | 'out' | 'header'>, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
+  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+  if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
+  return format;
 }
 
 /** Sets up the client, output and signals for one run, runs its jobs and cleans up. */
@@ -105,11 +144,20 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     signal: io.signal,
     onWait: (line: string) => reporter.info(line),
   };
+  if (flags.dryRun) {
+    const config = resolveConfig(globals, io.env);
+    chooseFormat(flags, config, io.stdoutIsTTY);
+    const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config));
+    const jobs = plan.jobs(config, marks);
+    return dryRun({ config, sandbox: globals.sandbox === true, jobs, knownCost: plan.knownCost, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
+  }
   // One run at a time per file replaced: a second would lose the first one's data.
   let outLock: Lock | undefined;
   let marks: SinceMarks | undefined;
   let connection: Connection | undefined;
+  let trace: TraceFile | undefined;
   try {
+    if (flags.trace !== undefined) trace = TraceFile.open(flags.trace);
     if (out?.kind === 'replace') outLock = await acquireLock(out.path, { ...lockOptions, what: `--out ${out.file}` });
     connection = await connect(ctx, plan.needsKey);
     const { config } = connection;
@@ -119,7 +167,6 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const concurrency = Math.max(1, plan.concurrency);
     const parallel = plan.parallel ?? optionalNumber(config.parallel) ?? 1;
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
-    if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
 
     const controller = new AbortController();
     const onSignal = () => controller.abort(io.signal?.reason);
@@ -158,18 +205,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         return formatter.headerWritten;
       },
     };
-    const client = new ApiClient({
-      baseUrl: connection.baseUrl,
-      apiKey: connection.apiKey,
-      apiKeySource: connection.apiKeySource,
-      timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
-      retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries },
-      env: io.env,
-      proxy,
-      connections: concurrency * parallel,
-      signal: controller.signal,
-      trace: reporter.tracing ? (line) => reporter.trace(line) : undefined,
-    });
+    const cache = openCache(io.env, config, connection, flags.cache);
+    const client = newClient(ctx, connection, { proxy, connections: concurrency * parallel, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
 
     let summary: RunSummary;
     try {
@@ -182,6 +219,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
           maxCredits: flags.maxCredits,
           knownCost: plan.knownCost,
           raw: flags.raw === true,
+          include: flags.include === true,
           tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
           label: plan.label,
           format,
@@ -199,6 +237,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       io.signal?.removeEventListener('abort', onSignal);
       await client.close();
     }
+    const left = summary.totals.credits_left;
+    if (left !== null && !globals.sandbox) recordSeenBalance(io.env, config.profile, { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl }, reporter);
     const exitCode = summary.exit_code;
     const note = await sink.finish(exitCode === ExitCode.ok && formatFailure === undefined);
     if (sink.failure) throw sink.failure;
@@ -209,15 +249,55 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (sink.delivered) marks?.commit();
     if (marks?.failure) throw marks.failure;
     if (note) reporter.error(note);
+    if (trace?.failure) reporter.warn(trace.failure);
+    if (cache?.failure) reporter.warn(cache.failure);
+    const warnAt = optionalNumber(config.warnCredits);
+    if (left !== null && warnAt !== undefined && left < warnAt) {
+      reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
+    }
     // Last, so that scripts find the JSON summary on the final line of stderr.
     if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
     else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
     // A reader that went away (`| head`) is a normal end, not a failure.
     return sink.closed ? ExitCode.ok : exitCode;
   } finally {
+    trace?.close();
     marks?.close();
     outLock?.release();
     await connection?.close();
+  }
+}
+
+/** Every run that saw a balance records it for `sgq credits`; a folder it cannot write only loses that note. */
+export function recordSeenBalance(env: Record<string, string | undefined>, profile: string, balance: SeenBalance, reporter: Reporter): void {
+  const file = creditsFile(configPath(env));
+  if (file === undefined) return;
+  try {
+    recordBalance(file, profile, balance);
+  } catch (error) {
+    reporter.trace(`cannot record the balance in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** The answers cache of a run with --cache or the `cache` setting (the flag wins). */
+function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: OutputFlags['cache']): FileCache | undefined {
+  const ttlMs = flag?.ms ?? (config.cache === undefined ? undefined : durationMs(config.cache));
+  const dir = cacheDir(env);
+  if (ttlMs === undefined || dir === undefined) return undefined;
+  return new FileCache(dir, ttlMs, { profile: config.profile, apiKey: connection.apiKey });
+}
+
+/**
+ * The longest Retry-After waited without --max-wait: 60 s, or SGQ_RETRY_AFTER_CAP seconds
+ * (lower it to fail fast at a terminal; the tests lower it to meet --max-wait in seconds).
+ */
+function retryAfterCap(env: Record<string, string | undefined>): number {
+  const text = env.SGQ_RETRY_AFTER_CAP;
+  if (!text) return DEFAULT_RETRY.maxRetryAfterMs;
+  try {
+    return positiveSeconds(text) * 1000;
+  } catch {
+    throw configError(`invalid SGQ_RETRY_AFTER_CAP ${JSON.stringify(text)}`, 'give seconds, such as 60, or unset it');
   }
 }
 

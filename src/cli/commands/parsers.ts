@@ -97,3 +97,10 @@ export function namedValue(option: string, json: boolean) {
     return [...previous, [name, value]];
   });
 }
+
+/** `--cache 1h`: how long an answer is reused (s, m, h, d, w). */
+export function cacheTtl(value: string): { ms: number; text: string } {
+  const ms = durationMs(value);
+  if (!(Number(ms) > 0)) throw new InvalidArgumentError('Use a duration such as 30m, 1h or 7d.');
+  return { ms: ms!, text: value.trim() };
+}

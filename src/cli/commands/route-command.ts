@@ -50,6 +50,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
     ctx,
     {
       label: commandName(route),
+      path: route.path,
       needsKey: route.needsKey,
       knownCost: route.cost,
       concurrency: Math.min(wanted, subjects?.first.length ?? 1),

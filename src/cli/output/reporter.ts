@@ -62,6 +62,26 @@ export class Reporter {
     this.spinner = undefined;
   }
 
+  /**
+   * A long wait the user should know about: a countdown on a terminal, one line elsewhere.
+   * Returns what ends it.
+   */
+  waiting(ms: number, text: string): () => void {
+    if (!this.showsProgress) {
+      this.info(`sgq: ${text}`);
+      return () => undefined;
+    }
+    const before = this.spinnerText;
+    const end = Date.now() + ms;
+    const tick = () => this.progress(`${text}: ${Math.max(0, Math.ceil((end - Date.now()) / 1000))}s left`);
+    tick();
+    const timer = setInterval(tick, 1000);
+    return () => {
+      clearInterval(timer);
+      this.progress(before);
+    };
+  }
+
   /** A failure: always shown, one line. */
   error(message: string, hint?: string): void {
     this.line(`${this.color.red('sgq:')} ${failureLine(message, hint)}`);

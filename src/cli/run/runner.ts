@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { JsonObject } from '../../core/classify.js';
 import { CallError } from '../../core/classify.js';
 import { StoppedError, type ApiClient } from '../../core/client.js';
@@ -64,6 +65,8 @@ export interface RunOptions {
   knownCost: number | null;
   /** `--raw`: each body as received, one per line, instead of formatted records. */
   raw: boolean;
+  /** `sgq api -i`: each answer's status line and headers before its records. */
+  include?: boolean;
   /** Tag each record with the user it was fetched for. */
   tagUser: boolean;
   label: string;
@@ -130,11 +133,13 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
   const writePage = async (job: Job, stat: UserStats, page: FetchedPage) => {
     stat.pages++;
     if (isBilled(page)) stat.calls++;
+    if (page.cached) stat.cachedPages++;
     for (const message of page.errors) {
       stat.errors.push(message);
       stat.exitCode = worstExitCode([stat.exitCode, ExitCode.service]);
       reporter.error(`${prefix(job)}the service answered: ${message}`);
     }
+    if (options.include) sink.write(statusAndHeaders(page));
     if (options.raw) {
       sink.write(`${compact(page.text)}\n`);
     } else {
@@ -270,7 +275,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       if (item.done) return;
       const order = taken++;
       const job = item.value;
-      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, extraCalls: 0, errors: [], exitCode: ExitCode.ok };
+      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, extraCalls: 0, cachedPages: 0, errors: [], exitCode: ExitCode.ok };
       if (!startable()) {
         remaining.add(job.user);
         break;
@@ -348,6 +353,13 @@ function stopNote(stop: StopReason, options: RunOptions): string {
     case 'done':
       return '';
   }
+}
+
+/** The head of an answer as `gh api -i` shows it: the status line, the headers, a blank line. */
+function statusAndHeaders(page: FetchedPage): string {
+  const lines = [`HTTP/1.1 ${page.status} ${STATUS_CODES[page.status] ?? ''}`.trimEnd()];
+  for (const [name, value] of Object.entries(page.headers)) for (const v of [value].flat()) lines.push(`${name}: ${v}`);
+  return `${lines.join('\n')}\n\n`;
 }
 
 /** `--raw` promises one body per line; a pretty-printed body is compacted, other text kept. */

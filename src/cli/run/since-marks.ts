@@ -55,6 +55,11 @@ export class SinceMarks {
     }
   }
 
+  /** The marks as they are, for `--dry-run`: read without the lock, never written. */
+  static peek(file: string): SinceMarks {
+    return new SinceMarks(file, readMarks(file), { file, release: () => undefined });
+  }
+
   /** The `since` to send, or undefined on the first run. */
   get(key: string): string | undefined {
     return this.marks[key];
@@ -111,7 +116,8 @@ function readMarks(file: string): Record<string, string> {
   }
 }
 
-function writeAtomically(file: string, text: string): void {
+/** Replaces `file` with `text` through a temporary file (0600), flushed and renamed into place. */
+export function writeAtomically(file: string, text: string): void {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     const fd = openSync(temp, 'wx', 0o600);

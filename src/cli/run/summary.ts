@@ -11,6 +11,8 @@ export interface UserStats {
   calls: number;
   /** Calls `--parallel` made ahead that wrote nothing (pages past the end, or dropped at a stop). */
   extraCalls: number;
+  /** Pages answered from the cache (`--cache`): no request sent. */
+  cachedPages: number;
   errors: string[];
   exitCode: number;
   resume?: string;
@@ -38,7 +40,7 @@ export interface RunSummary {
   }[];
   /** Which users `users` holds: all of them, or (past LIST_ALL_UP_TO users) those that failed. */
   listed: 'all' | 'failed';
-  totals: { users: number; failed: number; pages: number; records: number; extra_calls: number; credits_used: number; credits_left: number | null };
+  totals: { users: number; failed: number; pages: number; records: number; extra_calls: number; credits_used: number; credits_left: number | null; cached_pages?: number };
   /** The command that runs the `remaining` users this run did not finish (not started, stopped, unreachable). */
   resume?: string;
   remaining?: number;
@@ -55,6 +57,7 @@ export class SummaryCollector {
   private pages = 0;
   private records = 0;
   private extraCalls = 0;
+  private cachedPages = 0;
 
   /** `order` is the user's place in the input, so the summary lists users in that order. */
   add(order: number, stat: UserStats): void {
@@ -62,6 +65,7 @@ export class SummaryCollector {
     this.pages += stat.pages;
     this.records += stat.records;
     this.extraCalls += stat.extraCalls;
+    this.cachedPages += stat.cachedPages;
     const failed = stat.exitCode !== 0;
     if (failed) this.failed++;
     this.worstExitCode = worstExitCode([this.worstExitCode, stat.exitCode]);
@@ -98,6 +102,7 @@ export class SummaryCollector {
         extra_calls: this.extraCalls,
         credits_used: budget.creditsUsed,
         credits_left: budget.creditsLeft,
+        ...(this.cachedPages ? { cached_pages: this.cachedPages } : {}),
       },
       ...rest,
       exit_code: exitCode,
@@ -120,6 +125,7 @@ export function formatSummary(summary: RunSummary, reporter: Reporter): string {
   }
   const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
   const extra = totals.extra_calls > 0 ? `, ${count(totals.extra_calls, 'extra call')} (--parallel)` : '';
-  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}, ${count(totals.records, 'record')}${extra}, ${count(totals.credits_used, 'credit')} used${left}`);
+  const cached = totals.cached_pages ? ` (${totals.cached_pages.toLocaleString('en-US')} from the cache)` : '';
+  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}${cached}, ${count(totals.records, 'record')}${extra}, ${count(totals.credits_used, 'credit')} used${left}`);
   return lines.join('\n');
 }

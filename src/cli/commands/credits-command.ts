@@ -1,0 +1,53 @@
+import { configPath, profileFlag, profileName } from '../../core/config.js';
+import { ExitCode, SgqError, configError } from '../../core/errors.js';
+import { proxyFor } from '../../core/proxy.js';
+import { Reporter } from '../output/reporter.js';
+import { creditsFile, readBalances, type SeenBalance } from '../run/credits-store.js';
+import type { CommandContext } from '../program.js';
+import { connect, newClient, recordSeenBalance } from './execute.js';
+
+/**
+ * The call `--refresh` makes: /metadata/get_userid costs 0 credits (spec §8), and with the key
+ * sent the answer carries the caller's `current_credits` (the sandbox does; a service that
+ * leaves it out is reported, never answered with a paid call behind the user's back).
+ */
+export const REFRESH_ROUTE = 'metadata/get_userid';
+const REFRESH_BODY = { user: 'jack', how: 'username' };
+
+/** `sgq credits`: the last balance seen for the profile (no call); `--refresh` asks the service. */
+export async function runCreditsCommand(ctx: CommandContext, flags: { refresh?: boolean; json?: boolean }): Promise<number> {
+  const { io, globals } = ctx;
+  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const profile = profileName(globals, io.env);
+  const seen = flags.refresh ? await refresh(ctx, reporter) : lastSeen(io.env, profile);
+  if (!seen) {
+    throw configError(`no balance seen yet for profile ${profile}`, `any run of a paid route records it, or ask with \`sgq credits --refresh${profileFlag(profile)}\` (free)`);
+  }
+  io.stdout.write(flags.json ? `${JSON.stringify({ profile, ...seen })}\n` : `${seen.credits}\n`);
+  if (!flags.json) reporter.info(`profile ${profile}: ${seen.credits.toLocaleString('en-US')} credits, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
+  return ExitCode.ok;
+}
+
+function lastSeen(env: Record<string, string | undefined>, profile: string): SeenBalance | undefined {
+  const file = creditsFile(configPath(env));
+  return file === undefined ? undefined : readBalances(file)[profile];
+}
+
+async function refresh(ctx: CommandContext, reporter: Reporter): Promise<SeenBalance> {
+  const { io, globals } = ctx;
+  const connection = await connect(ctx, true);
+  const client = newClient(ctx, connection, { proxy: proxyFor(io.env, new URL(connection.baseUrl)), connections: 1, signal: io.signal, reporter });
+  try {
+    const reply = await client.call(REFRESH_ROUTE, REFRESH_BODY, { sendKey: true });
+    const credits = reply.body.current_credits;
+    if (typeof credits !== 'number') {
+      throw new SgqError(ExitCode.service, `the service's answer to ${REFRESH_ROUTE} carried no balance`, 'the balance is recorded by every run of a paid route; `sgq credits` then shows it');
+    }
+    const seen = { credits, seen_at: new Date().toISOString(), route: REFRESH_ROUTE, base_url: connection.baseUrl };
+    if (!globals.sandbox) recordSeenBalance(io.env, connection.config.profile, seen, reporter);
+    return seen;
+  } finally {
+    await client.close();
+    await connection.close();
+  }
+}

@@ -1,0 +1,114 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { CacheRequest, CachedAnswer, ResponseCache } from '../../core/client.js';
+
+// `--cache TTL`: successful answers kept as files under $XDG_CACHE_HOME/sgq (else
+// ~/.cache/sgq), one file per request. The name is a SHA-256 of the profile, a hash of the
+// key, the URL (service address and route) and the body, so neither the key nor anything
+// that would reveal it is in a name or a file. An entry is written to a temporary file and
+// renamed into place: a run reading it at the same moment sees the old entry, the new one,
+// or none, never half of one.
+
+/** The cache folder; undefined when there is no home folder and no XDG_CACHE_HOME. */
+export function cacheDir(env: Record<string, string | undefined>): string | undefined {
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'sgq');
+  let home = env.HOME;
+  try {
+    home ||= homedir();
+  } catch {
+    return undefined;
+  }
+  return home ? join(home, '.cache', 'sgq') : undefined;
+}
+
+interface Entry extends CachedAnswer {
+  stored_at: number;
+}
+
+const ENTRY = /^[0-9a-f]{64}\.json$/;
+
+export class FileCache implements ResponseCache {
+  /** The first write that failed (a full disk): the run goes on, uncached, and says so once. */
+  failure?: string;
+
+  constructor(
+    readonly dir: string,
+    private readonly ttlMs: number,
+    /** Who asks: the profile and the key, hashed into every entry's name. */
+    private readonly caller: { profile: string; apiKey?: string },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private file(request: CacheRequest): string {
+    const key = createHash('sha256').update(this.caller.apiKey ?? '').digest('hex');
+    const name = createHash('sha256').update(JSON.stringify([this.caller.profile, key, request.method, request.url, request.body ?? null])).digest('hex');
+    return join(this.dir, `${name}.json`);
+  }
+
+  get(request: CacheRequest): CachedAnswer | undefined {
+    try {
+      const entry = JSON.parse(readFileSync(this.file(request), 'utf8')) as Entry;
+      if (typeof entry.text !== 'string' || !(this.now() - entry.stored_at < this.ttlMs)) return undefined;
+      return { status: entry.status, headers: entry.headers, text: entry.text };
+    } catch {
+      // None, unreadable or damaged: a miss, and the answer will replace it.
+      return undefined;
+    }
+  }
+
+  put(request: CacheRequest, answer: CachedAnswer): void {
+    if (this.failure) return;
+    const file = this.file(request);
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      const fd = openSync(temp, 'wx', 0o600);
+      try {
+        writeSync(fd, JSON.stringify({ stored_at: this.now(), ...answer } satisfies Entry));
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temp, file);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      this.failure = `cannot write the cache in ${this.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; answers were not cached`;
+    }
+  }
+}
+
+/** What `sgq cache info` shows: the entries and the bytes they take. */
+export function cacheInfo(dir: string): { entries: number; bytes: number } {
+  let entries = 0;
+  let bytes = 0;
+  for (const name of listing(dir)) {
+    if (!ENTRY.test(name)) continue;
+    try {
+      bytes += statSync(join(dir, name)).size;
+      entries++;
+    } catch {
+      // Removed meanwhile by another run's clear.
+    }
+  }
+  return { entries, bytes };
+}
+
+/** Removes every entry (and temporary files of killed runs); returns how many entries went. */
+export function clearCache(dir: string): number {
+  let removed = 0;
+  for (const name of listing(dir)) {
+    if (!ENTRY.test(name) && !name.endsWith('.tmp')) continue;
+    rmSync(join(dir, name), { force: true });
+    if (ENTRY.test(name)) removed++;
+  }
+  return removed;
+}
+
+function listing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

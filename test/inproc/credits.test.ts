@@ -1,0 +1,80 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEMO_KEY } from '../../src/sandbox/server.js';
+import { lines, runSgq, tempDir } from '../helpers/run.js';
+import { useSandbox } from '../helpers/sandbox.js';
+
+const sb = useSandbox();
+const calls = () => [...sb.sandbox.calls.values()].reduce((a, b) => a + b, 0);
+
+describe('sgq credits', () => {
+  it('shows the balance the last run saw, when and on which route, without a call', async () => {
+    const dir = tempDir();
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: dir };
+    const none = await runSgq(['credits'], { env });
+    expect(none.code).toBe(3);
+    expect(lines(none.stderr)[0]).toContain('no balance seen yet for profile default');
+
+    const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--summary', 'json'], { env });
+    const left = (JSON.parse(lines(run.stderr).at(-1)!) as { totals: { credits_left: number } }).totals.credits_left;
+    const before = calls();
+    const shown = await runSgq(['credits'], { env });
+    expect(calls()).toBe(before);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toBe(`${left}\n`);
+    const json = JSON.parse((await runSgq(['credits', '--json'], { env })).stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ profile: 'default', credits: left, route: 'graph/get_followers', base_url: sb.sandbox.url });
+    expect(Date.now() - Date.parse(json.seen_at as string)).toBeGreaterThanOrEqual(0);
+
+    // The store: beside the config, 0600, and no key in it.
+    const file = join(dir, 'credits.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).not.toContain(DEMO_KEY);
+  });
+
+  it('keeps one balance per profile', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { work: { 'base-url': sb.sandbox.url, 'api-key': DEMO_KEY } } }));
+    const env = { SGQ_CONFIG_DIR: dir };
+    expect((await runSgq(['--profile', 'work', 'metadata', 'latest-tweets', 'jack'], { env })).code).toBe(0);
+    expect((await runSgq(['--profile', 'work', 'credits', '--json'], { env })).stdout).toContain('"route":"metadata/get_latest_tweets"');
+    expect((await runSgq(['credits'], { env })).code).toBe(3);
+  });
+
+  it('--refresh asks with the free route and records what it answered', async () => {
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: tempDir() };
+    const before = sb.sandbox.calls.get('metadata/get_userid') ?? 0;
+    const first = await runSgq(['credits', '--refresh'], { env });
+    expect(first.code).toBe(0);
+    expect(sb.sandbox.calls.get('metadata/get_userid')).toBe(before + 1);
+    // Free: the tests of a file run one at a time, so nothing else spends in between.
+    expect((await runSgq(['credits', '--refresh'], { env })).stdout).toBe(first.stdout);
+    const stored = JSON.parse((await runSgq(['credits', '--json'], { env })).stdout) as { credits: number; route: string };
+    expect(stored).toMatchObject({ credits: Number(first.stdout), route: 'metadata/get_userid' });
+  });
+
+  it('a run that does not see a balance changes nothing; a --sandbox run records none', async () => {
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: tempDir() };
+    expect((await runSgq(['info'], { env })).code).toBe(0);
+    expect((await runSgq(['--sandbox', 'graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
+    expect((await runSgq(['credits'], { env })).code).toBe(3);
+  });
+});
+
+describe('warn-credits', () => {
+  it('warns on stderr, even with --quiet, when a run leaves fewer credits than the setting', async () => {
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: tempDir(), SGQ_WARN_CREDITS: String(10_000_000) };
+    const low = await runSgq(['-q', 'graph', 'followers', 'jack', '--limit', '1'], { env });
+    expect(low.code).toBe(0);
+    expect(lines(low.stderr)).toHaveLength(1);
+    expect(low.stderr).toMatch(/^sgq: only [\d,]+ credits left, fewer than warn-credits 10,000,000;/);
+    const fine = await runSgq(['-q', 'graph', 'followers', 'jack', '--limit', '1'], { env: { ...env, SGQ_WARN_CREDITS: '5' } });
+    expect(fine.stderr).toBe('');
+  });
+
+  it('is checked like every setting', async () => {
+    const bad = await runSgq(['config', 'set', 'warn-credits', 'lots']);
+    expect(bad.code).toBe(2);
+  });
+});
