@@ -7,21 +7,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { lines, tempDir } from '../helpers/run.js';
+import { until } from '../helpers/wait.js';
 
 // The file invariants of the README's "What sgq guarantees", attacked with real processes,
 // real files, a real full disk (tmpfs), FIFOs, links, locks and kill -9.
 
 const FAR_CLOCK = ['--clock', '2100-01-01T00:00:00Z']; // every follower is newer than any mark
 const onLinuxAsRoot = process.platform === 'linux' && process.getuid?.() === 0;
-
-/** Polls `check` until it is true; fails after `ms` (a deadline, never a fixed sleep). */
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A pid that belonged to a process that has exited. */
 function deadPid(): number {

@@ -4,7 +4,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { lines, ndjson, tempDir } from '../helpers/run.js';
 import { sgq } from '../helpers/e2e.js';
 import { httpsServer } from '../helpers/network.js';
-import { brokenProxy, installed, startSquid, startTinyproxy, waitFor, type RealProxy } from '../helpers/proxies.js';
+import { brokenProxy, installed, startSquid, startTinyproxy, type RealProxy } from '../helpers/proxies.js';
+import { waitFor } from '../helpers/wait.js';
 import { useSandbox } from '../helpers/sandbox.js';
 
 // Every variable sgq could take a proxy from, unset (empty), so the machine's own settings

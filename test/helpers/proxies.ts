@@ -3,6 +3,7 @@ import { accessSync, chmodSync, constants, readFileSync, writeFileSync } from 'n
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { tempDir } from './run.js';
+import { waitFor } from './wait.js';
 
 type Cleanups = (() => Promise<void> | void)[];
 
@@ -39,17 +40,6 @@ const accepts = (port: number) =>
     const socket = connect(port, '127.0.0.1', () => resolve(true)).on('error', () => resolve(false));
     socket.on('connect', () => socket.end());
   });
-
-/** Waits for `condition`, checking again every few milliseconds, until `deadlineMs` has passed. */
-export async function waitFor<T>(condition: () => T | Promise<T>, what: string, deadlineMs = 30_000): Promise<T> {
-  const end = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Sets a directive of a stock configuration file: replaces its line, or appends one. */
 function setDirective(conf: string, pattern: RegExp, line: string): string {
