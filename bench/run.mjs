@@ -8,11 +8,13 @@
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import os from 'node:os';
 import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { createGzip } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -388,14 +390,30 @@ async function trust(env) {
   }
 }
 
+/** Writes the followers numbered by `numbers()` as gzip NDJSON, in that order; returns how many. */
+async function writeFollowers(file, numbers) {
+  const gzip = createGzip();
+  const done = once(gzip.pipe(createWriteStream(file)), 'close');
+  let count = 0;
+  let text = '';
+  for (const i of numbers()) {
+    count++;
+    text += `{"username":"f${String(i).padStart(9, '0')}","last_checked":"2026-11-01T00:00:00.${String(i % 1e6).padStart(6, '0')}+00:00"}\n`;
+    if (text.length > 1 << 20) {
+      if (!gzip.write(text)) await once(gzip, 'drain');
+      text = '';
+    }
+  }
+  gzip.end(text);
+  await done;
+  return count;
+}
+
 // 6. churn: `sgq diff` over two large snapshots, against the time to just read both files
 async function churn() {
   // Usernames over a range; each side leaves out every 34th of its own, so about 3% of each
   // side is gained or lost, spread through the whole list.
   const total = Math.ceil((CHURN_RECORDS * 34) / 33);
-  const { createGzip } = await import('node:zlib');
-  const { createWriteStream, writeFileSync } = await import('node:fs');
-  const { once } = await import('node:events');
   const store = join(scratch, 'snapshots');
   const folder = join(store, 'default', 'graph.get_followers', 'username', 'churn_bench');
   mkdirSync(folder, { recursive: true });
@@ -406,21 +424,9 @@ async function churn() {
   for (const [takenAt, skip] of sides) {
     const base = `${takenAt.replaceAll(':', '-')}-bench0`;
     const file = join(folder, `${base}.ndjson.gz`);
-    const gzip = createGzip();
-    const done = once(gzip.pipe(createWriteStream(file)), 'close');
-    records = 0;
-    let text = '';
-    for (let i = 0; i < total; i++) {
-      if (i % 34 === skip) continue;
-      records++;
-      text += `{"username":"f${String(i).padStart(9, '0')}","last_checked":"2026-11-01T00:00:00.${String(i % 1e6).padStart(6, '0')}+00:00"}\n`;
-      if (text.length > 1 << 20) {
-        if (!gzip.write(text)) await once(gzip, 'drain');
-        text = '';
-      }
-    }
-    gzip.end(text);
-    await done;
+    records = await writeFollowers(file, function* () {
+      for (let i = 0; i < total; i++) if (i % 34 !== skip) yield i;
+    });
     const meta = { version: 1, profile: 'default', route: 'graph/get_followers', how: 'username', user: 'churn_bench', taken_at: takenAt, complete: true, pages: Math.ceil(records / 500), records, credits_used: Math.ceil(records / 500), sorted_by: 'username', file: `${base}.ndjson.gz` };
     writeFileSync(join(folder, `${base}.json`), JSON.stringify(meta));
     files.push(file);
@@ -447,20 +453,12 @@ async function churn() {
   const step = 7_368_787; // coprime with the range, so i -> i * step mod total visits every i once
   for (const [, skip] of sides) {
     const file = join(scratch, `export-${skip}.ndjson.gz`);
-    const gzip = createGzip();
-    const done = once(gzip.pipe(createWriteStream(file)), 'close');
-    let text = '';
-    for (let j = 0; j < total; j++) {
-      const i = Number((BigInt(j) * BigInt(step)) % BigInt(total));
-      if (i % 34 === skip) continue;
-      text += `{"username":"f${String(i).padStart(9, '0')}","last_checked":"2026-11-01T00:00:00.${String(i % 1e6).padStart(6, '0')}+00:00"}\n`;
-      if (text.length > 1 << 20) {
-        if (!gzip.write(text)) await once(gzip, 'drain');
-        text = '';
+    await writeFollowers(file, function* () {
+      for (let j = 0; j < total; j++) {
+        const i = Number((BigInt(j) * BigInt(step)) % BigInt(total));
+        if (i % 34 !== skip) yield i;
       }
-    }
-    gzip.end(text);
-    await done;
+    });
     exportsOf.push(file);
   }
   log('churn: sgq diff OLD NEW (sorted on disk), once');

@@ -1,32 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createFormatter, type Format } from '../../src/cli/output/formats.js';
-import type { Sink } from '../../src/cli/output/sink.js';
+import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';
 import { parseAllDocuments } from 'yaml';
 import { shareWidths } from '../../src/cli/output/table.js';
-
-function capture(): Sink & { text: string } {
-  return {
-    text: '',
-    closed: false,
-    streams: true,
-    flushed: true,
-    delivered: true,
-    write(t: string) {
-      this.text += t;
-    },
-    async drain() {},
-    async finish() {
-      return undefined;
-    },
-  };
-}
 
 const page1 = [{ username: 'a', last_checked: '2024-04-07T10:00:00.000001+00:00' }, { username: 'b,"c"', last_checked: null }];
 const page2 = [{ username: 'd', last_checked: '2024-04-06T10:00:00.000001+00:00', extra: { n: 1 } }];
 
 async function render(format: Format, fields?: string[], warn?: (l: string) => void): Promise<string> {
-  const sink = capture();
+  const sink = captureSink();
   const f = await createFormatter(format, sink, { fields, warn });
   f.write(page1 as never);
   f.write(page2 as never);
@@ -45,7 +28,7 @@ describe('formatters', () => {
   });
 
   it('json: an empty result is []', async () => {
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('json', sink);
     f.end();
     expect(sink.text).toBe('[]\n');
@@ -62,7 +45,7 @@ describe('formatters', () => {
   });
 
   it('csv: quotes cells with a line break or edge spaces, and reports a late key once', async () => {
-    const sink = capture();
+    const sink = captureSink();
     const warnings: string[] = [];
     const f = await createFormatter('csv', sink, { warn: (l) => warnings.push(l) });
     f.write([{ a: ' x', b: 'y ' }] as never);
@@ -91,7 +74,7 @@ describe('formatters', () => {
   it('keeps big integers exact in every format', async () => {
     const records = [parseJson('{"id":1234567890123456789}')];
     for (const format of ['ndjson', 'json', 'csv', 'tsv', 'yaml', 'table'] as const) {
-      const sink = capture();
+      const sink = captureSink();
       const f = await createFormatter(format, sink);
       f.write(records as never);
       f.end();
@@ -99,7 +82,7 @@ describe('formatters', () => {
     }
   });
   it('tsv: one line per record, tab, line breaks and backslash escaped, header from the first page', async () => {
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('tsv', sink);
     f.write([{ a: 'tab\there', b: 'two\nlines\r' }, { a: 'back\\slash', b: null }] as never);
     f.write([{ a: { n: 1 }, b: '' }] as never);
@@ -110,7 +93,7 @@ describe('formatters', () => {
 
   it('--no-header (header: false) leaves the header line out of csv and tsv, and only it', async () => {
     for (const format of ['csv', 'tsv'] as const) {
-      const sink = capture();
+      const sink = captureSink();
       const f = await createFormatter(format, sink, { header: false });
       f.write(page1 as never);
       f.end();
@@ -121,7 +104,7 @@ describe('formatters', () => {
 
   it('yaml: a stream of one document per record, strings that look like other types quoted', async () => {
     const records = [{ s: '123', t: 'true', n: null, e: '', nested: { list: [1, 'x'] } }, { s: 'line\nbreak' }];
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('yaml', sink);
     f.write(records as never);
     f.end();
@@ -131,7 +114,7 @@ describe('formatters', () => {
   });
 
   it('yaml: integers past 2^53 keep every digit (read back as BigInt)', async () => {
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('yaml', sink);
     f.write([parseJson('{"id":12345678901234567890,"x":1.5}')] as never, true);
     f.end();
@@ -140,7 +123,7 @@ describe('formatters', () => {
   });
 
   it('--fields reaches into nested objects with dotted paths; a key with a dot is taken as it is', async () => {
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('ndjson', sink, { fields: ['user.username', 'user.stats.n', 'a.b', 'user.missing'] });
     f.write([{ user: { username: 'u', stats: { n: parseJson('12345678901234567890') } }, 'a.b': 1 }, { user: 'not an object' }] as never);
     f.end();
@@ -156,14 +139,14 @@ describe('formatters', () => {
       expect(warnings).toEqual([expect.stringContaining('"usernme"')]);
     }
     const warnings: string[] = [];
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('ndjson', sink, { fields: ['nothing'], warn: (l) => warnings.push(l) });
     f.end();
     expect(warnings).toEqual([]);
   });
 
   it('table: a header and one line per record, no rules; null apart from "", nested values compact, line breaks escaped', async () => {
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('table', sink);
     f.write([{ a: null, b: '', c: { x: [1, 2] }, d: 'two\nlines' }, { a: 1 }] as never);
     f.end();
@@ -174,7 +157,7 @@ describe('formatters', () => {
     expect(shareWidths([4, 30, 50], 200)).toEqual([4, 30, 50]);
     expect(shareWidths([4, 30, 50], 40)).toEqual([4, 16, 16]);
     expect(shareWidths([10, 10], 3)).toEqual([1, 1]);
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('table', sink, { width: 20 });
     f.write([{ id: 7, text: 'a long line of text that does not fit' }] as never);
     f.end();

@@ -1,29 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import type { JqOptions } from '../../src/cli/output/jq.js';
-import type { Sink } from '../../src/cli/output/sink.js';
+import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';
 import { SgqError } from '../../src/core/errors.js';
 
-function capture(): Sink & { text: string } {
-  return {
-    text: '',
-    closed: false,
-    streams: true,
-    flushed: true,
-    delivered: true,
-    write(t: string) {
-      this.text += t;
-    },
-    async drain() {},
-    async finish() {
-      return undefined;
-    },
-  };
-}
-
 async function jq(options: JqOptions, pages: unknown[][]): Promise<string> {
-  const sink = capture();
+  const sink = captureSink();
   const f = await createFormatter('ndjson', sink, { jq: options });
   for (const page of pages) f.write(page as never, true);
   f.end();
@@ -57,23 +40,23 @@ describe('--jq', () => {
 
   it('a filter that does not compile is a usage error (exit 2) with jq\'s own words, and it never runs', async () => {
     for (const filter of ['.a |', '$undefined', 'foo(1)']) {
-      const error = await createFormatter('ndjson', capture(), { jq: { filter } }).catch((e: unknown) => e);
+      const error = await createFormatter('ndjson', captureSink(), { jq: { filter } }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(SgqError);
       expect((error as SgqError).exitCode).toBe(2);
       expect((error as SgqError).message).toMatch(/^--jq does not compile: /);
       expect((error as SgqError).message).not.toContain('\n');
     }
     // A filter that would never end on its input is checked without running it.
-    await expect(createFormatter('ndjson', capture(), { jq: { filter: 'repeat(.)' } })).resolves.toBeDefined();
+    await expect(createFormatter('ndjson', captureSink(), { jq: { filter: 'repeat(.)' } })).resolves.toBeDefined();
   });
 
   it('a runtime error names the record by its position in the whole stream, after writing every result before it', async () => {
-    const sink = capture();
+    const sink = captureSink();
     const f = await createFormatter('ndjson', sink, { jq: { filter: '.n + 1' } });
     f.write([{ n: 1 }, { n: 2 }] as never);
     expect(() => f.write([{ n: 3 }, { n: 'x' }, { n: 5 }] as never)).toThrow(/^--jq failed on record 4: string \("x"\) and number \(1\) cannot be added$/);
     expect(sink.text).toBe('2\n3\n4\n');
-    const custom = capture();
+    const custom = captureSink();
     const g = await createFormatter('ndjson', custom, { jq: { filter: 'if .n == 2 then error("no good") else .n end' } });
     expect(() => g.write([{ n: 1 }, { n: 2 }] as never)).toThrow(/^--jq failed on record 2: no good$/);
     expect(custom.text).toBe('1\n');

@@ -12,8 +12,7 @@ import { snapshotRecords, sortedExport } from '../../core/churn/sources.js';
 import type { OpenSnapshot, StoredSnapshot } from '../../core/churn/store.js';
 import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
-import { FileSink, StreamSink, outTarget, type Sink } from '../output/sink.js';
-import { acquireLock, type Lock } from '../run/file-lock.js';
+import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
 import type { CommandContext } from '../program.js';
 import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
@@ -65,8 +64,8 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const config = resolveConfig(globals, io.env);
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
   // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
-  const out = flags.out === undefined ? undefined : outTarget(flags.out);
-  const outLock: Lock | undefined = out?.kind === 'replace' ? await acquireLock(out.path, { waitMs: 0, signal: io.signal, what: `--out ${out.file}` }) : undefined;
+  const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
+  const outLock = await lockOut(out, { waitMs: 0, signal: io.signal });
   const sink: Sink = out ? FileSink.open(out, () => undefined) : new StreamSink(io.stdout, () => undefined);
   const formatter = await createFormatter(format, sink, { fields: flags.fields, warn: (line) => reporter.warn(line), toFile: out !== undefined, width: terminalWidth(io) });
   const tag = users.length > 1;

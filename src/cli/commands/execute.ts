@@ -9,8 +9,8 @@ import { createFormatter, terminalWidth, type Format, type Formatter } from '../
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
 import { pagerSink } from '../output/pager.js';
-import { FileSink, StreamSink, checkOutFile, type Sink } from '../output/sink.js';
-import { acquireLock, type Lock } from '../run/file-lock.js';
+import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
+import type { Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import { dryRun } from '../run/dry-run.js';
 import { TraceFile } from '../run/trace-file.js';
@@ -158,7 +158,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   let trace: TraceFile | undefined;
   try {
     if (flags.trace !== undefined) trace = TraceFile.open(flags.trace);
-    if (out?.kind === 'replace') outLock = await acquireLock(out.path, { ...lockOptions, what: `--out ${out.file}` });
+    outLock = await lockOut(out, lockOptions);
     connection = await connect(ctx, plan.needsKey);
     const { config } = connection;
     if (plan.marksFile) marks = await SinceMarks.open(plan.marksFile(config), lockOptions);

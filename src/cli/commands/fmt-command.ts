@@ -8,8 +8,7 @@ import { createFormatter, terminalWidth, type Format } from '../output/formats.j
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
 import { pagerSink } from '../output/pager.js';
-import { FileSink, StreamSink, checkOutFile, type Sink } from '../output/sink.js';
-import { acquireLock } from '../run/file-lock.js';
+import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
 import type { CommandContext } from '../program.js';
 
 export interface FmtFlags extends JqFlags {
@@ -53,7 +52,7 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   let closed = false;
   const onClose = () => (closed = true);
   // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
-  const outLock = out?.kind === 'replace' ? await acquireLock(out.path, { waitMs: 0, signal: io.signal, what: `--out ${out.file}` }) : undefined;
+  const outLock = await lockOut(out, { waitMs: 0, signal: io.signal });
   const sink: Sink = out ? FileSink.open(out, onClose) : (pagerSink(io, flags.pager !== false, onClose, () => undefined) ?? new StreamSink(io.stdout, onClose));
   let failure: unknown;
   try {

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { escapeRegExp, removeFilesOfDeadRuns } from '../run/file-lock.js';
+import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from '../run/file-lock.js';
 
 /**
  * Where the data goes: stdout, or a file that appears only when the run succeeds.
@@ -280,6 +280,14 @@ export function syncFolder(folder: string): void {
   } catch {
     // e.g. EISDIR or EPERM on some systems: the rename itself is still atomic.
   }
+}
+
+/**
+ * The lock of a file --out replaces: one run at a time, since a second would lose the first
+ * one's data. What is written through (a FIFO, a device) needs none.
+ */
+export async function lockOut(out: OutTarget | undefined, options: Omit<LockOptions, 'what'>): Promise<Lock | undefined> {
+  return out?.kind === 'replace' ? acquireLock(out.path, { ...options, what: `--out ${out.file}` }) : undefined;
 }
 
 /** What --out FILE names, refused before any work is done when it cannot be written. */

@@ -186,9 +186,12 @@ export function removeFilesOfDeadRuns(folder: string, pattern: RegExp): void {
   }
   for (const name of names) {
     const pid = pattern.exec(name)?.[1];
-    if (pid !== undefined && !isAlive({ pid: Number(pid), host: hostname() })) rmSync(join(folder, name), { force: true });
+    if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(folder, name), { force: true });
   }
 }
+
+/** Whether the process with this pid on this host still runs (for files named after their run). */
+export const processAlive = (pid: number): boolean => isAlive({ pid, host: hostname() });
 
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
