@@ -1,4 +1,6 @@
 import { VERSION } from '../core/version.js';
+import { cacheDir } from './cache-dir.js';
+import { installCodeCache } from './code-cache.js';
 
 /**
  * The process entry: wires signals and the real streams to `main`. SIGINT and SIGTERM abort
@@ -12,6 +14,8 @@ export async function run(): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  // Bundled, this file is dist/cli.cjs and the rest of sgq lies beside it.
+  const codeCache = typeof __dirname === 'string' ? installCodeCache(__dirname, cacheDir(process.env), process.env) : undefined;
   const { main, processIo } = await import('./main.js');
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
@@ -27,5 +31,5 @@ export async function run(): Promise<number> {
   // leaves nobody to tell. Neither may surface as a crash with a trace.
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);
-  return main(argv, processIo(controller.signal));
+  return main(argv, processIo(controller.signal, { onV8FlagsChange: () => codeCache?.flagsChanged() }));
 }

@@ -18,9 +18,14 @@ export interface Io {
   canPage?: boolean;
   /** The clock used for relative `--since` values. */
   now?: () => Date;
+  /**
+   * Changes V8's flags for the rest of the run: only the real process has this (a test's Io
+   * must not change the flags of the test runner, nor a library those of its program).
+   */
+  setV8Flags?: (flags: string) => Promise<void>;
 }
 
-export function processIo(signal?: AbortSignal): Io {
+export function processIo(signal?: AbortSignal, hooks: { onV8FlagsChange?: () => void } = {}): Io {
   // Creating stdin is not free and most runs never read it, so it and its TTY check stay
   // lazy (node:tty would load the whole net stack just to ask isatty).
   return {
@@ -37,6 +42,12 @@ export function processIo(signal?: AbortSignal): Io {
     },
     signal,
     canPage: true,
+    async setV8Flags(flags) {
+      hooks.onV8FlagsChange?.();
+      // Loaded here, by the few runs that need it: node:v8 costs a start some 3 ms.
+      const { setFlagsFromString } = await import('node:v8');
+      setFlagsFromString(flags);
+    },
   };
 }
 

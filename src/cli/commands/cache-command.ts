@@ -1,5 +1,6 @@
 import { ExitCode, configError } from '../../core/errors.js';
-import { cacheDir, cacheInfo, clearCache } from '../run/response-cache.js';
+import { cacheDir } from '../cache-dir.js';
+import { cacheInfo, clearCache } from '../run/response-cache.js';
 import type { CommandContext } from '../program.js';
 
 /** `sgq cache info|clear`: what --cache keeps, and forgetting it. */

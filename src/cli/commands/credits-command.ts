@@ -1,10 +1,9 @@
 import { configPath, profileFlag, profileName } from '../../core/config.js';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
-import { proxyFor } from '../../core/proxy.js';
 import { Reporter } from '../output/reporter.js';
 import { creditsFile, readBalances, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
-import { connect, newClient, recordSeenBalance } from './execute.js';
+import { connect, newClient, recordSeenBalance, runProxy } from './execute.js';
 
 /**
  * The call `--refresh` makes: /metadata/get_userid costs 0 credits (spec §8), and with the key
@@ -36,7 +35,7 @@ function lastSeen(env: Record<string, string | undefined>, profile: string): See
 async function refresh(ctx: CommandContext, reporter: Reporter): Promise<SeenBalance> {
   const { io, globals } = ctx;
   const connection = await connect(ctx, true);
-  const client = newClient(ctx, connection, { proxy: proxyFor(io.env, new URL(connection.baseUrl)), connections: 1, signal: io.signal, reporter });
+  const client = newClient(ctx, connection, { proxy: await runProxy(io, connection.baseUrl), connections: 1, signal: io.signal, reporter });
   try {
     const reply = await client.call(REFRESH_ROUTE, REFRESH_BODY, { sendKey: true });
     const credits = reply.body.current_credits;

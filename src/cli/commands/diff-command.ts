@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
 import type { FileHandle } from 'node:fs/promises';
 import { resolveConfig } from '../../core/config.js';
 import { ExitCode, SgqError, usageError, worstExitCode } from '../../core/errors.js';
@@ -19,10 +18,6 @@ import { Subjects } from './subjects.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
 
-// Sorting millions of lines makes garbage fast, and V8 answers by growing its young
-// generation up to 48 MiB, which showed as peak memory (a diff of two unsorted 5,000,000-line
-// exports: 242 MiB; npm run bench) and saved no time. Only the CLI sets it, as for --liftoff-only.
-setFlagsFromString('--semi-space-growth-factor=1');
 
 export interface DiffFlags {
   key?: string;
@@ -50,6 +45,10 @@ const looksLikeFile = (arg: string) => arg !== '-' && (existsSync(arg) || /[/\\]
 
 export async function runDiffCommand(ctx: CommandContext, args: string[], flags: DiffFlags): Promise<number> {
   const { io, globals } = ctx;
+  // Sorting millions of lines makes garbage fast, and V8 answers by growing its young
+  // generation up to 48 MiB, which showed as peak memory (a diff of two unsorted 5,000,000-line
+  // exports: 242 MiB; npm run bench) and saved no time. Only the CLI's process sets it.
+  await io.setV8Flags?.('--semi-space-growth-factor=1');
   const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
   const key = flags.key ?? 'username';
   const files = args.some(looksLikeFile);

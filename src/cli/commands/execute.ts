@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { ApiClient } from '../../core/client.js';
 import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
@@ -14,20 +13,16 @@ import type { Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import { dryRun } from '../run/dry-run.js';
 import { TraceFile } from '../run/trace-file.js';
-import { FileCache, cacheDir } from '../run/response-cache.js';
+import { cacheDir } from '../cache-dir.js';
+import type { FileCache } from '../run/response-cache.js';
 import { durationMs } from '../../core/since.js';
 import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
+import type { Io } from '../io.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 
-// undici parses HTTP with a WebAssembly module. Keeping it on V8's baseline tier lowers an
-// export's peak memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run
-// bench). It must be set before the first connection, and only by the CLI: a library must not
-// change the V8 flags of the program that loads it. Node 24's V8 ignores the flag when set at
-// run time (its exports peak at ~90 MiB); only `node --liftoff-only` would apply it there.
-setFlagsFromString('--liftoff-only');
 
 /** The output and limit flags shared by every command that fetches records. */
 export interface OutputFlags extends JqFlags {
@@ -80,6 +75,21 @@ export interface Connection {
   /** Where the key came from, named when the service rejects it. */
   apiKeySource?: KeySource;
   close: () => Promise<void>;
+}
+
+/**
+ * The proxy a run goes through, if any; a proxy variable sgq cannot use ends the run here.
+ *
+ * Behind a proxy, requests go through undici, which parses HTTP with a WebAssembly module.
+ * Keeping that on V8's baseline tier lowers an export's peak memory on Node 20 from ~99 to
+ * ~68 MiB at no measurable cost in time (npm run bench). It must be set before the first
+ * connection, and only by the CLI: a library must not change the V8 flags of the program that
+ * loads it. Node 24's V8 ignores the flag when set at run time.
+ */
+export async function runProxy(io: Io, baseUrl: string): Promise<ProxyChoice | undefined> {
+  const proxy = proxyFor(io.env, new URL(baseUrl));
+  if (proxy) await io.setV8Flags?.('--liftoff-only');
+  return proxy;
 }
 
 /** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
@@ -173,8 +183,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     io.signal?.addEventListener('abort', onSignal, { once: true });
     if (io.signal?.aborted) onSignal();
 
-    // Chosen before --out is touched: a proxy variable sgq cannot use ends the run here.
-    const proxy = proxyFor(io.env, new URL(connection.baseUrl));
+    // Chosen before --out is touched.
+    const proxy = await runProxy(io, connection.baseUrl);
     const stopFetching = () => controller.abort('output closed');
     const sink: Sink = out
       ? FileSink.open(out, stopFetching)
@@ -205,7 +215,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         return formatter.headerWritten;
       },
     };
-    const cache = openCache(io.env, config, connection, flags.cache);
+    const cache = await openCache(io.env, config, connection, flags.cache);
     const client = newClient(ctx, connection, { proxy, connections: concurrency * parallel, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
 
     let summary: RunSummary;
@@ -280,10 +290,12 @@ export function recordSeenBalance(env: Record<string, string | undefined>, profi
 }
 
 /** The answers cache of a run with --cache or the `cache` setting (the flag wins). */
-function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: OutputFlags['cache']): FileCache | undefined {
+async function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: OutputFlags['cache']): Promise<FileCache | undefined> {
   const ttlMs = flag?.ms ?? (config.cache === undefined ? undefined : durationMs(config.cache));
   const dir = cacheDir(env);
   if (ttlMs === undefined || dir === undefined) return undefined;
+  // Loaded by the runs that use it: it hashes names with node:crypto.
+  const { FileCache } = await import('../run/response-cache.js');
   return new FileCache(dir, ttlMs, { profile: config.profile, apiKey: connection.apiKey });
 }
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
@@ -69,6 +69,8 @@ class PagerSink implements Sink {
       this.onStart();
       // gh sets these for less and lv when the user has not: raw colour, quit on one screen, keep the screen.
       const env = { ...this.env, LESS: this.env.LESS ?? 'FRX', LV: this.env.LV ?? '-c' };
+      // node:child_process is loaded only when a pager starts, never by a run into a pipe.
+      const { spawn } = process.getBuiltinModule('node:child_process');
       this.child = spawn(this.command[0]!, this.command.slice(1), { stdio: ['pipe', 'inherit', 'inherit'], env });
       this.child.on('error', () => {
         this.stopped = true;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   accessSync, closeSync, constants, createWriteStream, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync,
   readSync, readlinkSync, renameSync, rmSync, statSync, type Stats,
@@ -9,6 +8,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from '../run/file-lock.js';
+import { runTag } from '../run/run-tag.js';
 
 /**
  * Where the data goes: stdout, or a file that appears only when the run succeeds.
@@ -157,7 +157,7 @@ export class FileSink extends StreamBackedSink {
     let temp: { path: string; fd: number; mode?: number };
     try {
       // A name of our own (pid and random), created exclusively: never one a killed run left.
-      const path = join(dirname(target.path), `.${basename(target.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      const path = join(dirname(target.path), `.${basename(target.path)}.${runTag()}.tmp`);
       // Created no more readable than the file it stands for.
       const fd = openSync(path, 'wx+', mode ?? 0o666); // + : read back to cut a torn last line
       temp = { path, fd, mode };

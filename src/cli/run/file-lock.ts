@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode, SgqError } from '../../core/errors.js';
+import { runTag } from './run-tag.js';
 
 // An exclusive lock per --out file and per --since-last state file: `FILE.lock`, holding the
 // holder's pid, host and process start time. It is created whole with link(2), which fails
@@ -78,7 +78,7 @@ function attempt(file: string, me: Holder): { ino: number } | Holder {
 
 /** One attempt: our inode when we got the lock, or the live holder that has it. */
 function tryTake(file: string, me: Holder): { ino: number } | Holder {
-  const mine = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const mine = `${file}.${runTag()}`;
   writeFileSync(mine, JSON.stringify(me), { flag: 'wx', mode: 0o644 });
   try {
     for (;;) {
@@ -132,7 +132,7 @@ function parseHolder(text: string): Holder {
  * if it is not the one judged stale.
  */
 function removeStale(file: string, seen: Seen): void {
-  const aside = `${file}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  const aside = `${file}.stale.${runTag()}`;
   try {
     renameSync(file, aside);
   } catch (error) {

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CacheRequest, CachedAnswer, ResponseCache } from '../../core/client.js';
 
@@ -10,18 +9,6 @@ import type { CacheRequest, CachedAnswer, ResponseCache } from '../../core/clien
 // that would reveal it is in a name or a file. An entry is written to a temporary file and
 // renamed into place: a run reading it at the same moment sees the old entry, the new one,
 // or none, never half of one.
-
-/** The cache folder; undefined when there is no home folder and no XDG_CACHE_HOME. */
-export function cacheDir(env: Record<string, string | undefined>): string | undefined {
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'sgq');
-  let home = env.HOME;
-  try {
-    home ||= homedir();
-  } catch {
-    return undefined;
-  }
-  return home ? join(home, '.cache', 'sgq') : undefined;
-}
 
 interface Entry extends CachedAnswer {
   stored_at: number;

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
 import { parseSince } from '../../core/since.js';
 import { syncFolder } from '../output/sink.js';
 import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from './file-lock.js';
+import { runTag } from './run-tag.js';
 
 // --since-last: per profile, route, how and user, the start of the last complete run.
 // A run holds the state file's lock from start to end, so nobody else changes it meanwhile.
@@ -118,7 +118,7 @@ function readMarks(file: string): Record<string, string> {
 
 /** Replaces `file` with `text` through a temporary file (0600), flushed and renamed into place. */
 export function writeAtomically(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = `${file}.${runTag()}.tmp`;
   try {
     const fd = openSync(temp, 'wx', 0o600);
     try {

@@ -1,0 +1,132 @@
+import Module from 'node:module';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
+import { Script } from 'node:vm';
+
+// A V8 code cache for sgq's own bundles (dist/main.cjs, dist/vendor/*.cjs), so that a start
+// deserializes compiled code instead of parsing and compiling some 200 kB of JavaScript again:
+// that was 11 ms of a 64 ms `sgq --help` on Node 20, which has no compile cache of its own.
+//
+// Node 22's module.enableCompileCache() stores the code compiled when a file loads, which
+// leaves out every function V8 compiles lazily later (most of them: Commander's, the
+// formatters'). This cache is taken when the run ends, so it holds every function the run
+// needed. It is what v8-compile-cache did for yarn and eslint; that package loads node:crypto
+// (6-11 ms) to name its files and keeps them in a shared /tmp, so sgq does it in 80 lines:
+//   - one file per bundle in $XDG_CACHE_HOME/sgq/code/NODE-ARCH/ (folder made 0700);
+//   - a file starts with a line naming the bundle's size, times and inode: an install or a
+//     rebuild changes them, and a stale entry is never used (V8 itself checks only the length
+//     of the source, its own version and its flags);
+//   - written at exit, only when it was missing, stale or rejected, through a temporary file
+//     and a rename, so a run reading it at that moment sees the old file or the new one; not
+//     written by a run that changed V8's flags (V8 would refuse that cache in the next run);
+//   - named after the folder of the bundles and Node's options too, so that two installs, or
+//     runs with and without NODE_OPTIONS, do not keep replacing each other's files;
+//   - anything that fails (no home, a read-only or full disk, a damaged file) means compiling
+//     as usual: the cache can make sgq faster, never make it fail.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
+
+const FORMAT = 'sgq-code-cache 1';
+
+interface CompilingModule {
+  exports: unknown;
+  require(id: string): unknown;
+  _compile(content: string, filename: string): unknown;
+}
+
+type ModuleStatics = {
+  prototype: CompilingModule;
+  wrap(content: string): string;
+  _resolveFilename(request: string, parent: CompilingModule, isMain: boolean, options?: unknown): string;
+  _extensions: unknown;
+  _cache: unknown;
+};
+
+export interface CodeCache {
+  /** V8's flags changed: a cache taken now would be refused by the next run, so take none. */
+  flagsChanged(): void;
+}
+
+/** Serves the bundles under `distDir` from the cache in `cacheDir`/code. */
+export function installCodeCache(distDir: string, cacheDir: string | undefined, env: Record<string, string | undefined>): CodeCache | undefined {
+  if (cacheDir === undefined || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
+  const dir = join(cacheDir, 'code', `${process.version}-${process.arch}`);
+  const prefix = distDir.endsWith(sep) ? distDir : distDir + sep;
+  const name = fnv1a([prefix, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
+  let save = true;
+  const ModuleClass = Module as unknown as ModuleStatics;
+  const compile = ModuleClass.prototype._compile;
+  const toSave: { file: string; header: string; script: Script }[] = [];
+
+  ModuleClass.prototype._compile = function (this: CompilingModule, content: string, filename: string) {
+    if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
+    const header = sourceHeader(filename);
+    const file = join(dir, `${name}-${filename.slice(prefix.length).replaceAll(sep, '+')}.v8`);
+    const cachedData = header === undefined ? undefined : readEntry(file, header);
+    const script = new Script(ModuleClass.wrap(content), { filename, cachedData });
+    if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) toSave.push({ file, header, script });
+    const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
+    return wrapper.call(this.exports, this.exports, requireFor(this, ModuleClass), this, filename, dirname(filename));
+  };
+
+  process.once('exit', () => {
+    if (save) for (const entry of toSave) writeEntry(dir, entry.file, entry.header, entry.script);
+  });
+  return {
+    flagsChanged: () => {
+      save = false;
+    },
+  };
+}
+
+/** A short hash for a file name (node:crypto would cost more than the cache saves). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/** What identifies this copy of a bundle: its size, times and inode, on the cache file's first line. */
+function sourceHeader(filename: string): string | undefined {
+  try {
+    const s = statSync(filename);
+    return `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}\n`;
+  } catch {
+    return undefined;
+  }
+}
+
+function readEntry(file: string, header: string): Buffer | undefined {
+  try {
+    const data = readFileSync(file);
+    const end = data.indexOf(10);
+    if (end === -1 || data.toString('latin1', 0, end + 1) !== header) return undefined;
+    return data.subarray(end + 1);
+  } catch {
+    return undefined;
+  }
+}
+
+function writeEntry(dir: string, file: string, header: string, script: Script): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(temp, Buffer.concat([Buffer.from(header, 'latin1'), script.createCachedData()]), { mode: 0o600 });
+    renameSync(temp, file);
+  } catch {
+    // Runs at exit: nothing here may throw, or change the exit code.
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // A folder sgq cannot write to: there is no temporary file either.
+    }
+  }
+}
+
+/** The `require` a module gets from Node itself, bound to `module` (as v8-compile-cache builds it). */
+function requireFor(module: CompilingModule, ModuleClass: ModuleStatics): NodeJS.Require {
+  const require = ((id: string) => module.require(id)) as NodeJS.Require;
+  require.resolve = ((request: string, options?: unknown) => ModuleClass._resolveFilename(request, module, false, options)) as NodeJS.RequireResolve;
+  require.extensions = ModuleClass._extensions as NodeJS.RequireExtensions;
+  require.cache = ModuleClass._cache as NodeJS.Require['cache'];
+  return require;
+}
