@@ -3,8 +3,8 @@
 // Thin launcher: the bundled program lives in dist/ (built by `npm run build`, run by `prepare`).
 // It is CommonJS so that a start-up never pays for the ES module loader (see scripts/build.mjs).
 
-// Node 22.1+ caches compiled code between runs, which shortens every start; older lines skip it.
-require('node:module').enableCompileCache?.();
+// Compiled code is cached between runs by dist/cli.cjs itself (src/cli/code-cache.ts), on every
+// Node line; Node's own module.enableCompileCache() is left off, so there is one cache, not two.
 
 let cli;
 try {

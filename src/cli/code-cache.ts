@@ -12,7 +12,9 @@ import { Script } from 'node:vm';
 // formatters'). This cache is taken when the run ends, so it holds every function the run
 // needed. It is what v8-compile-cache did for yarn and eslint; that package loads node:crypto
 // (6-11 ms) to name its files and keeps them in a shared /tmp, so sgq does it in 80 lines:
-//   - one file per bundle in $XDG_CACHE_HOME/sgq/code/NODE-ARCH/ (folder made 0700);
+//   - one file per bundle and kind of run in $XDG_CACHE_HOME/sgq/code/NODE-ARCH/ (folder made
+//     0700): V8 deserializes all of a cache at once, so --help reading the functions of an
+//     export would cost it 1-2 ms, and an export missing them cost it more;
 //   - a file starts with a line naming the bundle's size, times and inode: an install or a
 //     rebuild changes them, and a stale entry is never used (V8 itself checks only the length
 //     of the source, its own version and its flags);
@@ -46,8 +48,8 @@ export interface CodeCache {
   flagsChanged(): void;
 }
 
-/** Serves the bundles under `distDir` from the cache in `cacheDir`/code. */
-export function installCodeCache(distDir: string, cacheDir: string | undefined, env: Record<string, string | undefined>): CodeCache | undefined {
+/** Serves the bundles under `distDir` from the cache in `cacheDir`/code, in files for this `kind` of run. */
+export function installCodeCache(distDir: string, cacheDir: string | undefined, kind: string, env: Record<string, string | undefined>): CodeCache | undefined {
   if (cacheDir === undefined || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const dir = join(cacheDir, 'code', `${process.version}-${process.arch}`);
   const prefix = distDir.endsWith(sep) ? distDir : distDir + sep;
@@ -60,7 +62,7 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   ModuleClass.prototype._compile = function (this: CompilingModule, content: string, filename: string) {
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
     const header = sourceHeader(filename);
-    const file = join(dir, `${name}-${filename.slice(prefix.length).replaceAll(sep, '+')}.v8`);
+    const file = join(dir, `${name}-${kind}-${filename.slice(prefix.length).replaceAll(sep, '+')}.v8`);
     const cachedData = header === undefined ? undefined : readEntry(file, header);
     const script = new Script(ModuleClass.wrap(content), { filename, cachedData });
     if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) toSave.push({ file, header, script });

@@ -1,6 +1,7 @@
 import { VERSION } from '../core/version.js';
 import { cacheDir } from './cache-dir.js';
 import { installCodeCache } from './code-cache.js';
+import { NAMESPACES, ROUTES } from '../core/routes.js';
 
 /**
  * The process entry: wires signals and the real streams to `main`. SIGINT and SIGTERM abort
@@ -15,7 +16,7 @@ export async function run(): Promise<number> {
     return 0;
   }
   // Bundled, this file is dist/cli.cjs and the rest of sgq lies beside it.
-  const codeCache = typeof __dirname === 'string' ? installCodeCache(__dirname, cacheDir(process.env), process.env) : undefined;
+  const codeCache = typeof __dirname === 'string' ? installCodeCache(__dirname, cacheDir(process.env), codeKind(argv), process.env) : undefined;
   const { main, processIo } = await import('./main.js');
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
@@ -32,4 +33,15 @@ export async function run(): Promise<number> {
   process.stdout.on('error', () => undefined);
   process.stderr.on('error', () => undefined);
   return main(argv, processIo(controller.signal, { onV8FlagsChange: () => codeCache?.flagsChanged() }));
+}
+
+/**
+ * Which code cache serves a run: help, a route command (what scripts and loops run), or any
+ * other command. Each compiles different parts of sgq, and a cache holds what its run compiled.
+ */
+function codeKind(argv: readonly string[]): 'help' | 'route' | 'other' {
+  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return 'help';
+  const word = argv.find((arg) => !arg.startsWith('-'));
+  const isRoute = (NAMESPACES as readonly string[]).includes(word ?? '') || ROUTES.some((r) => !r.namespace && r.verb === word);
+  return isRoute ? 'route' : 'other';
 }
