@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /**
@@ -10,7 +9,8 @@ export function cacheDir(env: Record<string, string | undefined>): string | unde
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'sgq');
   let home = env.HOME;
   try {
-    home ||= homedir();
+    // node:os only when HOME is not set: this runs at every start (src/cli/code-cache.ts).
+    home ||= process.getBuiltinModule('node:os').homedir();
   } catch {
     return undefined;
   }
