@@ -15,13 +15,15 @@ try {
   process.stderr.write('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder\n');
   process.exit(1);
 }
-// Until the run settles, the exit code is a failure: if the event loop ever empties with the
-// run still pending (a bug: something waiting on an event that will not come), Node exits
-// and that must not look like success to cron.
+// If the event loop ever empties with the run still pending (a bug: something waiting on an
+// event that will not come), Node exits 0, and that must not look like success to cron. The
+// code is set at exit, not before the run: Commander reads process.exitCode to choose the exit
+// code of its help, so a failure code set early made `sgq help graph` exit 2.
 let settled = false;
-process.exitCode = 1;
 process.on('exit', (code) => {
-  if (!settled && code === 1) process.stderr.write('sgq: internal error: the run stopped before it finished; this is a bug in sgq, please report it\n');
+  if (settled || code !== 0) return;
+  process.exitCode = 1;
+  process.stderr.write('sgq: internal error: the run stopped before it finished; this is a bug in sgq, please report it\n');
 });
 cli.run().then((code) => {
   settled = true;

@@ -9,6 +9,7 @@
 //                        import()ed (each command's runner, the sandbox) is compiled lazily
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
+//   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,6 +137,24 @@ for (const name of Object.keys(LIBRARY)) {
   const names = Object.keys(require(`../dist/lib/${name}.cjs`)).filter((n) => n !== 'default' && n !== '__esModule');
   writeFileSync(`dist/lib/${name}.mjs`, `import lib from './${name}.cjs';\nexport const { ${names.join(', ')} } = lib;\nexport default lib;\n`);
 }
+// The help of every command as it prints into a pipe (src/cli/prerendered-help.ts), rendered by
+// the program itself: `sgq describe --json` names the commands.
+const { main } = require('../dist/main.cjs');
+async function capture(argv) {
+  let out = '';
+  const sink = { write: (text) => ((out += text), true), on() {}, once() {} };
+  const io = { stdout: sink, stderr: sink, stdin: undefined, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false };
+  const code = await main(argv, io);
+  if (code !== 0) throw new Error(`sgq ${argv.join(' ')} exited ${code}: ${out}`);
+  return out;
+}
+// Each command's name is its whole path (`graph followers`).
+const commandPaths = (command) => (command.commands ?? []).flatMap((c) => [c.name.split(' '), ...commandPaths(c)]);
+mkdirSync('dist/help');
+for (const path of [[], ...commandPaths(JSON.parse(await capture(['describe', '--json'])))]) {
+  writeFileSync(`dist/help/${['sgq', ...path].join('+')}.txt`, await capture([...path, '--help']));
+}
+
 const types = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
 if (types.status !== 0) throw new Error('the type declarations did not build');
 

@@ -1,6 +1,7 @@
 import { VERSION } from '../core/version.js';
 import { cacheDir } from './cache-dir.js';
 import { installCodeCache } from './code-cache.js';
+import { prerenderedHelp } from './prerendered-help.js';
 import { NAMESPACES, ROUTES } from '../core/routes.js';
 
 /**
@@ -10,13 +11,23 @@ import { NAMESPACES, ROUTES } from '../core/routes.js';
  */
 export async function run(): Promise<number> {
   const argv = process.argv.slice(2);
+  // A closed stdout (`sgq … | head`) is handled by the run; a closed stderr (`2>&1 | head`)
+  // leaves nobody to tell. Neither may surface as a crash with a trace.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
   // `sgq --version` is run by scripts and installers; answer it without loading the CLI.
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
   // Bundled, this file is dist/cli.cjs and the rest of sgq lies beside it.
-  const codeCache = typeof __dirname === 'string' ? installCodeCache(__dirname, cacheDir(process.env), codeKind(argv), process.env) : undefined;
+  const distDir = typeof __dirname === 'string' ? __dirname : undefined;
+  const help = distDir === undefined || process.stdout.isTTY ? undefined : prerenderedHelp(distDir, argv);
+  if (help !== undefined) {
+    process.stdout.write(help);
+    return 0;
+  }
+  const codeCache = distDir === undefined ? undefined : installCodeCache(distDir, cacheDir(process.env), codeKind(argv), process.env);
   const { main, processIo } = await import('./main.js');
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
@@ -28,10 +39,6 @@ export async function run(): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // A closed stdout (`sgq … | head`) is handled by the run; a closed stderr (`2>&1 | head`)
-  // leaves nobody to tell. Neither may surface as a crash with a trace.
-  process.stdout.on('error', () => undefined);
-  process.stderr.on('error', () => undefined);
   return main(argv, processIo(controller.signal, { onV8FlagsChange: () => codeCache?.flagsChanged() }));
 }
 

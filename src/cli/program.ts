@@ -45,6 +45,10 @@ export function buildProgram(io: Io, state: State): Command {
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // Help fits the terminal it goes to and is 80 columns into a pipe or a file, as the Io
+      // says (not process.stdout): the build pre-renders the pipe's help this way.
+      getOutHelpWidth: () => (io.stdoutIsTTY ? (io.stdout as { columns?: number }).columns : undefined) ?? 80,
+      getErrHelpWidth: () => (io.stderrIsTTY ? (io.stderr as { columns?: number }).columns : undefined) ?? 80,
       // Commander's own errors become one line in sgq's voice, with the way to help.
       // One line: the suggestion joins it, and a closing full stop does not meet the `;`.
       outputError: (text, write) => write(`sgq: ${oneLine(text.replace(/^error: /, ''))}; see \`sgq --help\`\n`),

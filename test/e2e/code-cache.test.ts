@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/run.js';
 
 // The code cache (src/cli/code-cache.ts) on a private copy of the built program, so that its
-// bundles can be edited, and a private cache folder.
+// bundles can be edited, and a private cache folder. Help runs are `sgq help …`: `--help` into
+// a pipe is served from dist/help/ without loading the program at all.
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NODE_DIR = `${process.version}-${process.arch}`;
@@ -38,11 +39,11 @@ const named = (files: Map<string, number>, part: string) => [...files.keys()].fi
 describe('the code cache', () => {
   it('is written by the first run and read, not rewritten, by the next', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
-    const first = await sgqIn(app, cache, ['--help']);
+    const first = await sgqIn(app, cache, ['help']);
     expect(first.exitCode).toBe(0);
     const written = cacheFiles(cache);
     expect(named(written, '-help-main.cjs.v8')).toHaveLength(1);
-    const second = await sgqIn(app, cache, ['--help']);
+    const second = await sgqIn(app, cache, ['help']);
     expect(second.stdout).toBe(first.stdout);
     expect(second.stderr).toBe('');
     // V8 refusing the cache would have made the run write it again.
@@ -51,7 +52,7 @@ describe('the code cache', () => {
 
   it('keeps one file per kind of run: help, route commands, other commands', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
-    expect((await sgqIn(app, cache, ['graph', 'followers', '--help'])).exitCode).toBe(0);
+    expect((await sgqIn(app, cache, ['help', 'graph', 'followers'])).exitCode).toBe(0);
     expect((await sgqIn(app, cache, ['graph', 'followers', 'jack', '--sandbox', '-q'])).exitCode).toBe(0);
     expect((await sgqIn(app, cache, ['config', 'path'])).exitCode).toBe(0);
     const files = cacheFiles(cache);
@@ -63,7 +64,7 @@ describe('the code cache', () => {
 
   it('never serves the code of a bundle that changed, even at the same size and time', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
-    expect((await sgqIn(app, cache, ['--help'])).stdout).toContain('Query the Social Graph');
+    expect((await sgqIn(app, cache, ['help'])).stdout).toContain('Query the Social Graph');
     // The same length and the same mtime: only the inode's change time tells them apart
     // (V8 itself checks only the length of the source).
     const main = join(app, 'dist/main.cjs');
@@ -73,14 +74,14 @@ describe('the code cache', () => {
     writeFileSync(main, text.replace('Query the Social Graph', 'QUERY the Social Graph'));
     utimesSync(main, before.atime, before.mtime);
     expect(statSync(main).size).toBe(before.size);
-    const after = await sgqIn(app, cache, ['--help']);
+    const after = await sgqIn(app, cache, ['help']);
     expect(after.exitCode).toBe(0);
     expect(after.stdout).toContain('QUERY the Social Graph');
   });
 
   it('recovers from a damaged file: the run works and writes it anew', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
-    const first = await sgqIn(app, cache, ['--help']);
+    const first = await sgqIn(app, cache, ['help']);
     const [name] = named(cacheFiles(cache), '-help-main.cjs.v8');
     const file = join(cache, 'sgq', 'code', NODE_DIR, name!);
     const data = readFileSync(file);
@@ -89,14 +90,14 @@ describe('the code cache', () => {
     for (let i = header; i < data.length; i += 7) data[i] = (data[i]! + 1) & 0xff;
     writeFileSync(file, data.subarray(0, Math.floor(data.length * 0.6)));
     const damaged = cacheFiles(cache);
-    const again = await sgqIn(app, cache, ['--help']);
+    const again = await sgqIn(app, cache, ['help']);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toBe(first.stdout);
     expect(again.stderr).toBe('');
     expect(cacheFiles(cache).get(name!)).not.toBe(damaged.get(name!));
     // …and the new file is good: the next run leaves it alone.
     const rewritten = cacheFiles(cache);
-    await sgqIn(app, cache, ['--help']);
+    await sgqIn(app, cache, ['help']);
     expect(cacheFiles(cache)).toEqual(rewritten);
   });
 
@@ -104,7 +105,7 @@ describe('the code cache', () => {
     const app = copyOfSgq();
     const notADir = join(tempDir(), 'file');
     writeFileSync(notADir, 'not a folder');
-    const ok = await sgqIn(app, notADir, ['--help']);
+    const ok = await sgqIn(app, notADir, ['help']);
     expect(ok.exitCode).toBe(0);
     expect(ok.stderr).toBe('');
     const usage = await sgqIn(app, notADir, ['graph', 'nope']);
@@ -117,18 +118,18 @@ describe('the code cache', () => {
 
   it('is off with NODE_DISABLE_COMPILE_CACHE, as Node’s own is', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
-    expect((await sgqIn(app, cache, ['--help'], { NODE_DISABLE_COMPILE_CACHE: '1' })).exitCode).toBe(0);
+    expect((await sgqIn(app, cache, ['help'], { NODE_DISABLE_COMPILE_CACHE: '1' })).exitCode).toBe(0);
     expect(existsSync(join(cache, 'sgq', 'code'))).toBe(false);
   });
 
   it('keeps two installs apart: neither replaces the other’s files', async () => {
     const [one, two, cache] = [copyOfSgq(), copyOfSgq(), tempDir()];
-    await sgqIn(one, cache, ['--help']);
-    await sgqIn(two, cache, ['--help']);
+    await sgqIn(one, cache, ['help']);
+    await sgqIn(two, cache, ['help']);
     const files = cacheFiles(cache);
     expect(named(files, '-help-main.cjs.v8')).toHaveLength(2);
-    await sgqIn(one, cache, ['--help']);
-    await sgqIn(two, cache, ['--help']);
+    await sgqIn(one, cache, ['help']);
+    await sgqIn(two, cache, ['help']);
     expect(cacheFiles(cache)).toEqual(files);
   });
 
@@ -152,12 +153,12 @@ describe('the code cache', () => {
 
   it('is shared by runs at once: each works, and what they leave is whole', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
-    const runs = await Promise.all(Array.from({ length: 4 }, () => sgqIn(app, cache, ['--help'])));
+    const runs = await Promise.all(Array.from({ length: 4 }, () => sgqIn(app, cache, ['help'])));
     for (const r of runs) expect([r.exitCode, r.stderr]).toEqual([0, '']);
     const dir = join(cache, 'sgq', 'code', NODE_DIR);
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     const files = cacheFiles(cache);
-    await sgqIn(app, cache, ['--help']);
+    await sgqIn(app, cache, ['help']);
     expect(cacheFiles(cache)).toEqual(files);
   });
 });

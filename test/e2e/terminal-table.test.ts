@@ -101,3 +101,16 @@ describe('-o table in a real terminal', () => {
     expect(existsSync(`${other}.out`)).toBe(false);
   });
 });
+
+describe('help in a real terminal', () => {
+  // Into a pipe, help is a file rendered at 80 columns (dist/help); at a terminal, Commander
+  // renders it to the terminal's width.
+  it.each([60, 140])('fits %i columns', async (width) => {
+    const { lines, code } = await (await inTerminal(width, 100, ['--help'])).ended();
+    expect(code).toBe(0);
+    expect(lines[0]).toBe('Usage: sgq [options] [command]');
+    const longest = Math.max(...lines.map((line) => [...line].length));
+    expect(longest).toBeLessThanOrEqual(width);
+    if (width > 80) expect(longest).toBeGreaterThan(80);
+  });
+});
