@@ -59,7 +59,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   }
   const at = flags.at === undefined ? undefined : atTime(flags.at, (io.now ?? (() => new Date()))());
   const users: string[] = [];
-  if (!files) for await (const user of await Subjects.open(args, io.stdin, io.stdinIsTTY, 2)) users.push(user);
+  if (!files) for await (const user of await Subjects.open(args, io, 2)) users.push(user);
   const config = resolveConfig(globals, io.env);
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
   // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.

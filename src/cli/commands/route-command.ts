@@ -40,7 +40,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;
   // Read ahead only as many users as can be in flight; the rest are read as the run needs them.
-  const subjects = route.subject === 'none' ? undefined : await Subjects.open(args, io.stdin, io.stdinIsTTY, Math.max(2, wanted));
+  const subjects = route.subject === 'none' ? undefined : await Subjects.open(args, io, Math.max(2, wanted));
   // A list on stdin is tagged whatever its length, so its records have one shape.
   const tagUser = subjects !== undefined && (subjects.first.length > 1 || subjects.fromStdin);
   /** The `since` each user was asked with, frozen for its resume. */
