@@ -16,7 +16,7 @@ const REFRESH_BODY = { user: 'jack', how: 'username' };
 /** `sgq credits`: the last balance seen for the profile (no call); `--refresh` asks the service. */
 export async function runCreditsCommand(ctx: CommandContext, flags: { refresh?: boolean; json?: boolean }): Promise<number> {
   const { io, globals } = ctx;
-  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const profile = profileName(globals, io.env);
   const seen = flags.refresh ? await refresh(ctx, reporter) : lastSeen(io.env, profile);
   if (!seen) {

@@ -49,7 +49,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   // generation up to 48 MiB, which showed as peak memory (a diff of two unsorted 5,000,000-line
   // exports: 242 MiB; npm run bench) and saved no time. Only the CLI's process sets it.
   await io.setV8Flags?.('--semi-space-growth-factor=1');
-  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const key = flags.key ?? 'username';
   const files = args.some(looksLikeFile);
   if (files) {

@@ -143,7 +143,7 @@ export function chooseFormat(flags: Pick<OutputFlags, 'output' | 'out' | 'header
 /** Sets up the client, output and signals for one run, runs its jobs and cleans up. */
 export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlags): Promise<number> {
   const { io, globals } = ctx;
-  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
   const jq = jqOptions(flags, (text) => reporter.raw(text));

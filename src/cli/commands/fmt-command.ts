@@ -36,7 +36,7 @@ function recordsOfLine(value: Json): JsonObject[] | undefined {
 /** `sgq fmt [FILE|-]`: re-renders records sgq wrote before, offline, with every output option. */
 export async function runFmtCommand(ctx: CommandContext, file: string | undefined, flags: FmtFlags): Promise<number> {
   const { io, globals } = ctx;
-  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await loadJqFilter(jq);
   const out = flags.out === undefined ? undefined : checkOutFile(flags.out);

@@ -18,7 +18,7 @@ export interface SnapshotsFlags {
 /** `sgq snapshots list|prune`. */
 export async function runSnapshotsCommand(ctx: CommandContext, verb: string, users: string[], flags: SnapshotsFlags): Promise<number> {
   const { io, globals } = ctx;
-  const reporter = new Reporter(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const config = resolveConfig(globals, io.env);
   const store = openSnapshotStore(flags.snapshotDir, config, io.env);
   const only = users.length ? new Set(users) : undefined;

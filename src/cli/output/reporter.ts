@@ -1,7 +1,11 @@
-import { Chalk, type ChalkInstance } from 'chalk';
 import type { Ora } from 'ora';
 import { failureLine } from '../../core/errors.js';
 import { colorLevel, type Io } from '../io.js';
+
+/** The styles of sgq's messages. */
+export type Styles = Record<'red' | 'yellow' | 'dim' | 'bold', (text: string) => string>;
+const plain = (text: string) => text;
+const PLAIN: Styles = { red: plain, yellow: plain, dim: plain, bold: plain };
 
 export interface ReporterOptions {
   quiet?: boolean;
@@ -13,15 +17,22 @@ export interface ReporterOptions {
  * a terminal, `--quiet` silences all but failures and warnings, `--verbose` adds traces and the summary.
  */
 export class Reporter {
-  readonly color: ChalkInstance;
   private spinner?: Ora;
   private spinnerText = '';
 
   constructor(
     private readonly io: Io,
     readonly options: ReporterOptions = {},
-  ) {
-    this.color = new Chalk({ level: colorLevel(io) });
+    /** The styles sgq uses, plain unless `open` found colour wanted. */
+    readonly color: Styles = PLAIN,
+  ) {}
+
+  /** A reporter for `io`, loading chalk only when colour is wanted (a pipe never pays for it). */
+  static async open(io: Io, options: ReporterOptions = {}): Promise<Reporter> {
+    const level = colorLevel(io);
+    if (level === 0) return new Reporter(io, options);
+    const { Chalk } = await import('chalk');
+    return new Reporter(io, options, new Chalk({ level }));
   }
 
   /**
