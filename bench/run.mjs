@@ -374,7 +374,7 @@ async function trust(env) {
   const [cPlain, cMarked, cAgain, cAsked] = cpu.map((times) => (times.length ? median(times) : NaN));
   const cpuNote = (a, b) => (Number.isNaN(a) ? '' : `; CPU ${fmt(a)} / ${fmt(b)} ms, ${(a / b).toFixed(2)}x`);
   row(`\`--since-last\` over ${fmt(MARK_USERS)} users × 1 page, first run (every mark written), vs the same run without it (median of ${MARK_RUNS})`, `${fmt(marked)} ms`, `${fmt(plain)} ms`, `${(marked / plain).toFixed(2)}x${cpuNote(cMarked, cPlain)}`, `≤ 1.10x ${verdict(marked / plain <= 1.1)}`);
-  row(`the same, second run (every mark read, sent as \`since\` and rewritten), vs the same run with \`--since\` that time (median of ${MARK_RUNS})`, `${fmt(again)} ms`, `${fmt(asked)} ms`, `${(again / asked).toFixed(2)}x${cpuNote(cAgain, cAsked)}`, `≤ 1.10x ${verdict(again / asked <= 1.1)}`);
+  row(`the same, second run (every mark read, sent as \`since\` and rewritten), vs the same run with \`--since\` that time (median of ${MARK_RUNS})`, `${fmt(again)} ms`, `${fmt(asked)} ms`, `${(again / asked).toFixed(2)}x${cpuNote(cAgain, cAsked)}`, 'informational (the ≤ 1.10x of issue 14 is for the first run)');
 
   // A huge stdin list is read as it is needed: memory stays flat, the JSON summary stays usable.
   for (const n of STDIN_USERS) {
