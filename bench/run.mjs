@@ -3,7 +3,8 @@
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
 //   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, shape)
-//   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition, smaller batches
+//   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
+//                  (3 for the --since-last rows), smaller batches
 //   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
