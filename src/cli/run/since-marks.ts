@@ -9,9 +9,11 @@ import { runTag } from './run-tag.js';
 // --since-last: per profile, route, how and user, the start of the last complete run.
 // A run holds the state file's lock from start to end, so nobody else changes it meanwhile.
 // Marks of finished users are staged and committed in batches, once the output holding their
-// records is safe: the whole small JSON file is written to a temporary file, flushed and
-// renamed over the old one, so a crash leaves the old marks or the new ones and at worst
-// loses marks, never claims records that were not written. Writes cost O(users) per run.
+// records is safe: the whole JSON file is written to a temporary file, flushed and renamed
+// over the old one, so a crash leaves the old marks or the new ones and at worst loses marks,
+// never claims records that were not written. A commit costs O(marks in the file), so a run
+// over n users commits once at its end and, while records stream out, seldom enough that
+// committing takes a small share of the run however large the file grows.
 
 export const markKey = (profile: string, route: string, how: string, user: string): string =>
   [profile, route, how, user].join(' ');
@@ -21,12 +23,19 @@ export function marksFile(state: string | undefined, env: Record<string, string 
   return state ?? env.SGQ_STATE ?? join(configPath ? dirname(configPath) : '.', 'since-marks.json');
 }
 
-/** At most one commit a second while records stream out, so a long run keeps its progress. */
+/**
+ * While records stream out, a commit at most once a second, so a long run keeps its progress,
+ * and no sooner than COMMIT_SPACING times the last commit took, so that a large state file
+ * (about 90 bytes a mark) costs at most some 5% of the run instead of a commit a second.
+ */
 const STREAMING_COMMIT_MS = 1000;
+const COMMIT_SPACING = 20;
 
 export class SinceMarks {
   private readonly staged = new Map<string, string>();
-  private lastCommit = Date.now();
+  /** Every user of a run gets the same mark, the run's start: worked out once, not per user. */
+  private stagedMark?: { at: Date; mark: string };
+  private nextCommit = Date.now() + STREAMING_COMMIT_MS;
   /** For output that streams (stdout): commit as users finish, while this says the output is safe. */
   private streamingSafe?: () => boolean;
   /** A commit that failed: the run must not end with exit 0. */
@@ -67,8 +76,9 @@ export class SinceMarks {
 
   /** A user's records are all written: its mark moves to `startedAt` at the next commit. */
   stage(key: string, startedAt: Date): void {
-    this.staged.set(key, parseSince(startedAt.toISOString()));
-    if (this.streamingSafe && Date.now() - this.lastCommit >= STREAMING_COMMIT_MS && this.streamingSafe()) this.commit();
+    if (this.stagedMark?.at !== startedAt) this.stagedMark = { at: startedAt, mark: parseSince(startedAt.toISOString()) };
+    this.staged.set(key, this.stagedMark.mark);
+    if (this.streamingSafe && Date.now() >= this.nextCommit && this.streamingSafe()) this.commit();
   }
 
   /** Output that streams commits as it goes, whenever `safe()` says every record so far has left sgq. */
@@ -78,12 +88,21 @@ export class SinceMarks {
 
   /** Writes the staged marks durably; a failure is kept in `failure` and stops further commits. */
   commit(): void {
-    this.lastCommit = Date.now();
+    const began = Date.now();
     if (this.staged.size === 0 || this.failure) return;
-    const next = { ...this.marks, ...Object.fromEntries(this.staged) };
+    // Merged in place rather than into a copy of every mark, and taken back if the write fails.
+    const before = new Map<string, string | undefined>();
+    for (const [key, mark] of this.staged) {
+      before.set(key, this.marks[key]);
+      this.marks[key] = mark;
+    }
     try {
-      writeAtomically(this.file, `${JSON.stringify({ marks: next }, null, 2)}\n`);
+      writeAtomically(this.file, `${JSON.stringify({ marks: this.marks }, null, 2)}\n`);
     } catch (error) {
+      for (const [key, mark] of before) {
+        if (mark === undefined) delete this.marks[key];
+        else this.marks[key] = mark;
+      }
       this.failure = new SgqError(
         ExitCode.internal,
         `cannot save the --since-last marks in ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -91,8 +110,9 @@ export class SinceMarks {
       );
       return;
     }
-    Object.assign(this.marks, next);
     this.staged.clear();
+    const now = Date.now();
+    this.nextCommit = now + Math.max(STREAMING_COMMIT_MS, COMMIT_SPACING * (now - began));
   }
 
   /** Drops marks not committed (their records were not kept) and lets other runs in. */
@@ -106,7 +126,7 @@ export class SinceMarks {
 function readMarks(file: string): Record<string, string> {
   try {
     const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (parsed && typeof parsed === 'object' && 'marks' in parsed && typeof parsed.marks === 'object' && parsed.marks) {
+    if (parsed && typeof parsed === 'object' && 'marks' in parsed && typeof parsed.marks === 'object' && parsed.marks && !Array.isArray(parsed.marks)) {
       return parsed.marks as Record<string, string>;
     }
     throw new Error('no "marks" object');
