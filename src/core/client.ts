@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Pool, buildConnector, Dispatcher } from 'undici';
+import type { Pool, buildConnector } from 'undici';
 import { ExitCode } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
-import { NodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import { NodeTransport, UndiciTransport, type Transport } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -172,19 +172,21 @@ export class ApiClient {
   }
 
   /**
-   * A keep-alive pool to the origin (node:http), or undici's proxy agent whose pools fail fast
-   * when the proxy closes on them, loaded only when a proxy is in use.
+   * A keep-alive pool to the origin: node:http for one request at a time, undici's pool for
+   * several (see transport.ts), or undici's proxy agent whose pools fail fast when the proxy
+   * closes on them. undici is loaded only by the runs that use it.
    */
   private newDispatcher(): Transport {
     const { timeoutMs, connections } = this.options;
-    // As many sockets as requests can be in flight; one for a single user's pages.
-    if (!this.proxy) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
     const proxy = this.proxy;
-    return viaUndici(this.origin, async () => {
+    // As many sockets as requests can be in flight; one for a single user's pages.
+    if (!proxy && connections === 1) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    return new UndiciTransport(this.origin, async () => {
       const { Pool, ProxyAgent } = await import('undici');
       const pool = { keepAliveTimeout: 30_000, connections };
       const ca = await this.cas();
       const tls = { timeout: timeoutMs, ...(ca ? { ca } : {}) };
+      if (!proxy) return new Pool(this.origin, { ...pool, connect: tls });
       return new ProxyAgent({
         uri: proxy.url.href,
         // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
@@ -262,39 +264,35 @@ export class ApiClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 
-    // One controller per request, its timer cleared at the end: AbortSignal.timeout would keep
-    // a live timer per page for the whole timeout, and memory would grow with the page count.
-    // The timer also settles the attempt itself: undici cannot abort a request that never got a
-    // socket, so --timeout bounds the attempt whatever the layers below do.
-    const request$ = new AbortController();
+    // One timer per request, cleared at the end: AbortSignal.timeout would keep a live timer
+    // per page for the whole timeout, and memory would grow with the page count. The timer
+    // also settles the attempt itself: a request that never got a socket cannot be aborted,
+    // so --timeout bounds the attempt whatever the layers below do.
     const dispatcher = this.dispatcher;
-    let timer: NodeJS.Timeout | undefined;
+    const sent = dispatcher.request({ path: target, method, headers, body, maxBodyBytes: MAX_BODY_BYTES });
     let settled = false;
-    const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(() => {
-        request$.abort();
-        // An abort that lands unwinds within the current turn; a request still pending after
-        // that holds no socket to abort, so its dispatcher is stuck.
-        setImmediate(() => settled || this.retire(dispatcher));
-        resolve('expired');
-      }, timeoutMs);
-    });
+    let giveUp!: (why: 'expired' | 'cancelled') => void;
+    const gaveUp = new Promise<'expired' | 'cancelled'>((resolve) => (giveUp = resolve));
+    const timer = setTimeout(() => {
+      sent.abort();
+      // An abort that lands unwinds within the current turn; a request still pending after
+      // that holds no socket to abort, so its dispatcher is stuck.
+      setImmediate(() => settled || this.retire(dispatcher));
+      giveUp('expired');
+    }, timeoutMs);
     // A cancelled call (a page --parallel asked for past the end) settles at once, as a timeout does.
-    let cancel: (() => void) | undefined;
-    const cancelled = new Promise<'cancelled'>((resolve) => {
-      cancel = () => {
-        request$.abort();
-        resolve('cancelled');
-      };
-      opts.signal?.addEventListener('abort', cancel, { once: true });
+    const cancel = opts.signal && (() => {
+      sent.abort();
+      giveUp('cancelled');
     });
+    if (cancel) opts.signal!.addEventListener('abort', cancel, { once: true });
     const started = Date.now();
     let answer: { status: number; headers: Record<string, string | string[]>; bytes: number } | undefined;
     const attempt = (async () => {
-      const res = await dispatcher.request({ path: target, method, headers, body, signal: request$.signal });
+      const res = await sent.response;
       const responseHeaders = res.headers as Record<string, string | string[]>;
       answer = { status: res.statusCode, headers: responseHeaders, bytes: 0 };
-      const text = await this.readBody(res.body, res.headers['content-length']);
+      const text = await res.text();
       answer.bytes = Buffer.byteLength(text);
       trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
       const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
@@ -320,7 +318,7 @@ export class ApiClient {
         ),
       );
     try {
-      const reply = await Promise.race([attempt, expired, cancelled]);
+      const reply = await Promise.race([attempt, gaveUp]);
       if (reply !== 'expired' && reply !== 'cancelled') {
         record();
         return reply;
@@ -338,45 +336,13 @@ export class ApiClient {
       throw this.proxy ? proxyFailure(error, this.base, this.proxy) : networkFailure(error, this.base);
     } finally {
       clearTimeout(timer);
-      if (cancel) opts.signal?.removeEventListener('abort', cancel);
+      if (cancel) opts.signal!.removeEventListener('abort', cancel);
     }
-  }
-
-  /** The body as text, refusing one past the size limit before it is all in memory. */
-  private async readBody(body: TransportResponse['body'], contentLength: string | string[] | undefined): Promise<string> {
-    const limit = MAX_BODY_BYTES;
-    const tooLarge = () => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
-    const declared = typeof contentLength === 'string' ? Number(contentLength) : NaN;
-    if (declared > limit) {
-      body.destroy();
-      throw tooLarge();
-    }
-    // A declared length within the limit lets undici collect the body in one go (the common case).
-    if (Number.isFinite(declared)) return body.text();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge();
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
   }
 
   async close(): Promise<void> {
     await this.dispatcher.close().catch(() => undefined);
   }
-}
-
-/** undici's dispatcher as a Transport, made on first use so that runs without a proxy never load it. */
-function viaUndici(origin: string, make: () => Promise<Dispatcher>): Transport {
-  let dispatcher: Promise<Dispatcher> | undefined;
-  const ready = () => (dispatcher ??= make());
-  return {
-    request: async (req: TransportRequest) => (await ready()).request({ ...req, origin, method: req.method as Dispatcher.HttpMethod }),
-    close: async () => void (dispatcher && (await (await dispatcher).close())),
-    destroy: async () => void (dispatcher && (await (await dispatcher).destroy())),
-  };
 }
 
 /** An exchange with the key masked wherever it shows: headers, URL, body, an error's words. */

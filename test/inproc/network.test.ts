@@ -29,6 +29,19 @@ describe('connections and retries', () => {
     expect(sandbox.connections()).toBeLessThanOrEqual(2);
   });
 
+  it('lets many users wait out their backoff at once without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    cleanups.push(() => void process.off('warning', onWarning));
+    const input = Array.from({ length: 20 }, (_, i) => `u${i}`).join('\n');
+    const r = await runSgq(['metadata', 'userid', '-', '--concurrency', '16', '--retries', '1', '-q'], { env: { SGQ_BASE_URL: 'http://127.0.0.1:9' }, stdin: input });
+    expect(r.code).toBe(7);
+    // A warning is emitted on the next turn at the latest.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('retries 503 with backoff and says so in --verbose', async () => {
     const { env } = await sandboxWith({ failFirst: 2 });
     const r = await runSgq(['graph', 'followers', 'big_10', '-v'], { env });
@@ -177,4 +190,84 @@ describe('TLS', () => {
     expect(r.code).toBe(0);
     expect(ndjson(r.stdout)).toEqual([{ ok: true }]);
   });
+});
+
+// A run with one request at a time goes through node:http, one with several in flight through
+// undici's pool (src/core/transport.ts): both must fail, retry and time out alike.
+describe.each([
+  ['one request at a time (node:http)', ['jack']],
+  ['several in flight (undici)', ['jack', 'jill']],
+] as const)('the HTTP stack of a run with %s', (_name, users) => {
+  it.each([
+    ['html', 'HTML page'],
+    ['truncated', 'not valid JSON'],
+    ['huge', 'larger than 64 MiB'],
+  ] as const)('a %s body is a clear exit 7 for each user', async (kind, words) => {
+    const { env } = await sandboxWith({ malformed: kind });
+    const r = await runSgq(['graph', 'followers', ...users, '-q'], { env });
+    expect(r.code).toBe(7);
+    for (const user of users) expect(r.stderr).toContain(`${users.length > 1 ? `${user}: ` : ''}the service sent`);
+    expect(r.stderr).toContain(words);
+    expect(r.stdout).toBe('');
+  });
+
+  it('refuses a body past 64 MiB that declares no length, before it is all in memory', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => {
+      let sent = 0;
+      // Chunked: the limit can only be found on the way.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1 << 20, 0x20);
+      const more = () => {
+        while (sent < 80 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.write('{"data":[');
+      more();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const r = await runSgq(['graph', 'followers', ...users, '-q'], { env: { SGQ_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('larger than 64 MiB');
+  });
+
+  it('retries a reset connection', async () => {
+    const stub = await stubs((_req, n) => (n === 1 ? 'reset' : { body: envelope(1, null, [{ username: 'a' }]) }));
+    const r = await runSgq(['graph', 'followers', ...users, '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/retry 1\/3 .*(reset|closed)/);
+    expect(lines(r.stdout)).toHaveLength(users.length);
+    expect(stub.requests).toHaveLength(users.length + 1);
+  });
+
+  it('--timeout covers a server that never answers, then retries, then exits 7', async () => {
+    const { sandbox, env } = await sandboxWith({ hangRate: 1 });
+    const r = await runSgq(['graph', 'followers', ...users, '--timeout', '0.3', '--retries', '1', '-q'], { env });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('within 0.3s');
+    expect(sandbox.calls.get('graph/get_followers')).toBe(2 * users.length);
+  });
+
+  it('refuses an untrusted certificate and trusts a CA named by NODE_EXTRA_CA_CERTS', async () => {
+    const server = await httpsServer(cleanups);
+    const refused = await runSgq(['graph', 'followers', ...users, '-q'], { env: { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k' } });
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toMatch(/TLS certificate of https:\/\/127\.0\.0\.1:\d+ not trusted/);
+    const trusted = await runSgq(['graph', 'followers', ...users, '-q'], { env: { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k', NODE_EXTRA_CA_CERTS: server.certFile } });
+    expect(trusted.code).toBe(0);
+    expect(lines(trusted.stdout)).toHaveLength(users.length);
+  });
+});
+
+it('keeps as many connections alive as users are in flight, not one per user', async () => {
+  const { sandbox, env } = await sandboxWith({});
+  const input = Array.from({ length: 60 }, (_, i) => `user${i}_3`).join('\n');
+  const r = await runSgq(['graph', 'followers', '-', '--concurrency', '4', '-q'], { env, stdin: input });
+  expect(r.code).toBe(0);
+  expect(lines(r.stdout)).toHaveLength(180);
+  expect(sandbox.connections()).toBeLessThanOrEqual(4);
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ApiClient } from '../../core/client.js';
 import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
@@ -179,6 +180,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
 
     const controller = new AbortController();
+    // Every user in flight may wait on it (a retry's backoff, the budget): many listeners, no leak.
+    setMaxListeners(0, controller.signal);
     const onSignal = () => controller.abort(io.signal?.reason);
     io.signal?.addEventListener('abort', onSignal, { once: true });
     if (io.signal?.aborted) onSignal();
