@@ -214,18 +214,18 @@ export class ApiClient {
     const { retry, trace, cache } = this.options;
     const method = (opts.method ?? 'POST').toUpperCase();
     const { target, body } = requestTarget(this.prefix, path, payload, method);
-    const asked: CacheRequest = { method, url: `${this.origin}${target}`, body };
-    const kept = cache?.get(asked);
+    const asked: CacheRequest | undefined = cache && { method, url: `${this.origin}${target}`, body };
+    const kept = asked && cache!.get(asked);
     if (kept) {
-      trace?.(`${method} ${asked.url} ${body ?? ''}: from the cache, nothing sent`);
+      trace?.(`${method} ${asked!.url} ${body ?? ''}: from the cache, nothing sent`);
       return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target }), cached: true };
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        const reply = await this.once(path, payload, opts, attempt - 1);
+        const reply = await this.once(path, { method, target, body }, opts, attempt - 1);
         // Only a clean answer is kept: error records, placeholders and refusals all threw or carry errors.
         const data = reply.body.data;
-        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) cache.put(asked, { status: reply.status, headers: reply.headers, text: reply.text });
+        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) cache.put(asked!, { status: reply.status, headers: reply.headers, text: reply.text });
         return reply;
       } catch (error) {
         if (!(error instanceof CallError) || !error.retryable) throw error;
@@ -253,53 +253,37 @@ export class ApiClient {
     }
   }
 
-  private async once(path: string, payload: Record<string, Json>, opts: CallOptions, retry: number): Promise<Reply> {
-    const { apiKey, timeoutMs, signal, trace } = this.options;
+  /** One attempt of a call: sends the request and reads its answer within --timeout. */
+  private async once(path: string, { method, target, body }: { method: string; target: string; body?: string }, opts: CallOptions, retry: number): Promise<Reply> {
+    const { apiKey, timeoutMs, signal, trace, exchange } = this.options;
     if (signal?.aborted) throw new StoppedError(signal.reason);
     if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
-    const method = (opts.method ?? 'POST').toUpperCase();
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
-    const { target, body } = requestTarget(this.prefix, path, payload, method);
     if (body !== undefined) headers['content-type'] = 'application/json';
     trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 
     // One timer per request, cleared at the end: AbortSignal.timeout would keep a live timer
-    // per page for the whole timeout, and memory would grow with the page count. The timer
-    // also settles the attempt itself: a request that never got a socket cannot be aborted,
-    // so --timeout bounds the attempt whatever the layers below do.
+    // per page for the whole timeout, and memory would grow with the page count. Giving up
+    // settles the attempt at once, whatever the layers below do: --timeout bounds it.
     const dispatcher = this.dispatcher;
     const sent = dispatcher.request({ path: target, method, headers, body, maxBodyBytes: MAX_BODY_BYTES });
-    let settled = false;
-    let giveUp!: (why: 'expired' | 'cancelled') => void;
-    const gaveUp = new Promise<'expired' | 'cancelled'>((resolve) => (giveUp = resolve));
-    const timer = setTimeout(() => {
-      sent.abort();
-      // An abort that lands unwinds within the current turn; a request still pending after
-      // that holds no socket to abort, so its dispatcher is stuck.
-      setImmediate(() => settled || this.retire(dispatcher));
-      giveUp('expired');
-    }, timeoutMs);
+    let gaveUp: 'expired' | 'cancelled' | undefined;
+    const giveUp = (why: 'expired' | 'cancelled') => {
+      if (sent.settled) return;
+      gaveUp = why;
+      // A request still waiting for a socket cannot be stopped: its dispatcher is stuck with it.
+      if (!sent.abort()) this.retire(dispatcher);
+    };
+    const timer = setTimeout(giveUp, timeoutMs, 'expired');
     // A cancelled call (a page --parallel asked for past the end) settles at once, as a timeout does.
-    const cancel = opts.signal && (() => {
-      sent.abort();
-      giveUp('cancelled');
-    });
+    const cancel = opts.signal && (() => giveUp('cancelled'));
     if (cancel) opts.signal!.addEventListener('abort', cancel, { once: true });
     const started = Date.now();
-    let answer: { status: number; headers: Record<string, string | string[]>; bytes: number } | undefined;
-    const attempt = (async () => {
-      const res = await sent.response;
-      const responseHeaders = res.headers as Record<string, string | string[]>;
-      answer = { status: res.statusCode, headers: responseHeaders, bytes: 0 };
-      const text = await res.text();
-      answer.bytes = Buffer.byteLength(text);
-      trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
-      const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
-      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }), status: res.statusCode, headers: responseHeaders };
-    })().finally(() => (settled = true));
-    const record = (error?: unknown) =>
-      this.options.exchange?.(
+    const record = (error?: unknown) => {
+      if (!exchange) return;
+      const head = sent.head;
+      exchange(
         redacted(
           {
             time: new Date(started).toISOString(),
@@ -307,9 +291,9 @@ export class ApiClient {
             url: `${this.origin}${target}`,
             request_headers: headers,
             request_body: body ?? null,
-            status: answer?.status ?? null,
-            response_headers: answer?.headers ?? null,
-            body_bytes: answer?.bytes ?? null,
+            status: head?.statusCode ?? null,
+            response_headers: (head?.headers as Record<string, string | string[]> | undefined) ?? null,
+            body_bytes: bytes,
             duration_ms: Date.now() - started,
             retry,
             ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
@@ -317,17 +301,25 @@ export class ApiClient {
           apiKey,
         ),
       );
+    };
+    let bytes: number | null = null;
     try {
-      const reply = await Promise.race([attempt, gaveUp]);
-      if (reply !== 'expired' && reply !== 'cancelled') {
-        record();
-        return reply;
+      const res = await sent.response;
+      const { statusCode: status, text } = res;
+      const headers = res.headers as Record<string, string | string[]>;
+      if (exchange) bytes = Buffer.byteLength(text);
+      trace?.(`HTTP ${status} in ${Date.now() - started} ms, ${text.length} bytes`);
+      const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
+      const reply = { text, body: classify(status, headers, text, { path: target, key }), status, headers };
+      record();
+      return reply;
+    } catch (thrown) {
+      let error = thrown;
+      if (gaveUp === 'cancelled') error = new StoppedError(opts.signal?.reason);
+      else if (gaveUp === 'expired') {
+        const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
+        error = new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
       }
-      attempt.catch(() => undefined);
-      if (reply === 'cancelled') throw new StoppedError(opts.signal?.reason);
-      const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
-      throw new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
-    } catch (error) {
       record(error);
       if (error instanceof CallError) throw error;
       if (error instanceof StoppedError) throw error;

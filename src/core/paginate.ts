@@ -58,7 +58,9 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
   let page: number | null = req.paginated ? req.startPage : null;
   for (let fetched = 0; ; fetched++) {
     if (req.maxPages !== undefined && fetched >= req.maxPages) return 'max-pages';
-    const grant = await budget.acquire(signal);
+    // Waits only when the budget makes it wait (rarely): most pages of a run need no turn for it.
+    const now = budget.tryAcquire();
+    const grant = now === 'wait' ? await budget.acquire(signal) : now;
     if (grant !== 'go') return grant;
     const result = await fetchPage(client, req, budget, page);
     yield result;

@@ -21,18 +21,26 @@ export interface TransportRequest {
   maxBodyBytes: number;
 }
 
+/** An answer, its body read whole. */
 export interface TransportResponse {
   statusCode: number;
   headers: IncomingHttpHeaders;
-  /** The whole body; rejects if it fails or passes `maxBodyBytes` on its way. */
-  text(): Promise<string>;
+  text: string;
 }
 
 /** A request on its way: its answer, and a way to give up on it. */
 export interface PendingRequest {
+  /** Settles once the whole body is in, or the request failed, passed the limit, or was given up. */
   readonly response: Promise<TransportResponse>;
-  /** Fails the request (a no-op once it ended); one still waiting for a socket may not notice. */
-  abort(): void;
+  /** The status and headers as soon as they arrived, also when the body then failed. */
+  readonly head?: { statusCode: number; headers: IncomingHttpHeaders };
+  /** `response` has settled, one way or the other. */
+  readonly settled: boolean;
+  /**
+   * Gives up on the request: `response` fails at once. Returns false when the request could
+   * not be stopped below (one still waiting for a socket): its pool is stuck with it.
+   */
+  abort(): boolean;
 }
 
 export interface Transport {
@@ -46,46 +54,68 @@ export interface Transport {
 const bodyTooLarge = (limit: number) => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
 const aborted = () => Object.assign(new Error('the request was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
 
-/** A body gathered chunk by chunk: refused once past the limit, before it is all in memory. */
-class Collector {
+/**
+ * What both stacks share: one promise per request, settled by the first of the whole body,
+ * a failure, the size limit or an abort; the body gathered chunk by chunk and refused once
+ * past the limit, before it is all in memory.
+ */
+abstract class Pending implements PendingRequest {
+  readonly response: Promise<TransportResponse>;
+  head?: { statusCode: number; headers: IncomingHttpHeaders };
+  settled = false;
+  private settle!: { resolve: (res: TransportResponse) => void; reject: (error: unknown) => void };
   private chunks: Buffer[] = [];
   private size = 0;
-  private settle!: { resolve: (text: string) => void; reject: (error: unknown) => void };
-  readonly text: Promise<string>;
 
   constructor(private readonly limit: number) {
-    this.text = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
-    // Nobody reads the body of an attempt that timed out: its failure is not an unhandled one.
-    this.text.catch(() => undefined);
+    this.response = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
   }
 
-  /** Whether the declared length is within the limit (refusing it at once when not). */
-  declared(contentLength: string | string[] | undefined): boolean {
-    if (typeof contentLength === 'string' && Number(contentLength) > this.limit) {
-      this.fail(bodyTooLarge(this.limit));
-      return false;
-    }
+  /** Stops the request below; false if it cannot be reached yet. */
+  protected abstract stop(error: Error): boolean;
+
+  abort(): boolean {
+    if (this.settled) return true;
+    this.fail(aborted());
+    return this.stop(aborted());
+  }
+
+  /** The status and headers; false (the request failed) when the declared length is past the limit. */
+  protected started(statusCode: number, headers: IncomingHttpHeaders): boolean {
+    this.head = { statusCode, headers };
+    const declared = headers['content-length'];
+    if (typeof declared === 'string' && Number(declared) > this.limit) return this.tooLarge();
     return true;
   }
 
-  /** Takes a chunk; false (and the body fails) once the body passes the limit. */
-  add(chunk: Buffer): boolean {
+  /** Takes a chunk; false (the request failed) once the body passes the limit. */
+  protected received(chunk: Buffer): boolean {
     this.size += chunk.length;
-    if (this.size > this.limit) {
-      this.fail(bodyTooLarge(this.limit));
-      return false;
-    }
+    if (this.size > this.limit) return this.tooLarge();
     this.chunks.push(chunk);
     return true;
   }
 
-  end(): void {
-    this.settle.resolve(this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8'));
+  protected ended(): void {
+    if (this.settled) return;
+    this.settled = true;
+    const text = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
+    this.chunks = [];
+    this.settle.resolve({ statusCode: this.head!.statusCode, headers: this.head!.headers, text });
   }
 
+  /** Fails the request, unless it already ended. */
   fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
     this.chunks = [];
     this.settle.reject(error);
+  }
+
+  private tooLarge(): false {
+    this.fail(bodyTooLarge(this.limit));
+    this.stop(aborted());
+    return false;
   }
 }
 
@@ -114,43 +144,23 @@ export class NodeTransport implements Transport {
   }
 
   request({ path, method, headers, body, maxBodyBytes }: TransportRequest): PendingRequest {
-    let req: ReturnType<RequestFn> | undefined;
-    let gaveUp = false;
-    const response = this.load().then(
-      ({ agent, request }) =>
-        new Promise<TransportResponse>((resolve, reject) => {
-          if (this.destroyed) throw Object.assign(new Error('the connection pool was closed'), { code: 'UND_ERR_DESTROYED' });
-          if (gaveUp) throw aborted();
-          req = request({
-            protocol: this.url.protocol,
-            hostname: this.url.hostname.replace(/^\[|\]$/g, ''),
-            port: this.url.port || undefined,
-            path,
-            method,
-            headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-            agent,
-          });
-          req.once('response', (res) => {
-            const body = new Collector(maxBodyBytes);
-            resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, text: () => body.text });
-            if (!body.declared(res.headers['content-length'])) return void res.destroy();
-            res.on('data', (chunk: Buffer) => body.add(chunk) || res.destroy());
-            res.once('end', () => body.end());
-            // A body cut short (a reset, an abort) fails with the error its stream reports.
-            res.once('error', (error) => body.fail(error));
-            res.once('close', () => res.complete || body.fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
-          });
-          req.once('error', reject);
-          req.end(body);
+    const call = new NodeCall(maxBodyBytes);
+    this.load().then(({ agent, request }) => {
+      if (this.destroyed) return call.fail(Object.assign(new Error('the connection pool was closed'), { code: 'UND_ERR_DESTROYED' }));
+      call.send(() =>
+        request({
+          protocol: this.url.protocol,
+          hostname: this.url.hostname.replace(/^\[|\]$/g, ''),
+          port: this.url.port || undefined,
+          path,
+          method,
+          headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          agent,
         }),
-    );
-    return {
-      response,
-      abort: () => {
-        gaveUp = true;
-        req?.destroy(aborted());
-      },
-    };
+        body,
+      );
+    }, (error: unknown) => call.fail(error));
+    return call;
   }
 
   async close(): Promise<void> {
@@ -160,6 +170,32 @@ export class NodeTransport implements Transport {
   async destroy(): Promise<void> {
     this.destroyed = true;
     if (this.stack) (await this.stack).agent.destroy();
+  }
+}
+
+/** One request through node:http. */
+class NodeCall extends Pending {
+  private req: ReturnType<RequestFn> | undefined;
+
+  send(make: () => ReturnType<RequestFn>, body: string | undefined): void {
+    // Given up before it was made: it is not sent.
+    if (this.settled) return;
+    const req = (this.req = make());
+    req.once('response', (res) => {
+      if (!this.started(res.statusCode ?? 0, res.headers)) return;
+      res.on('data', (chunk: Buffer) => this.received(chunk));
+      res.once('end', () => this.ended());
+      // A body cut short (a reset, an abort) fails with the error its stream reports.
+      res.once('error', (error) => this.fail(error));
+      res.once('close', () => res.complete || this.fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
+    });
+    req.on('error', (error) => this.fail(error));
+    req.end(body);
+  }
+
+  protected stop(error: Error): boolean {
+    this.req?.destroy(error);
+    return true;
   }
 }
 
@@ -195,45 +231,33 @@ export class UndiciTransport implements Transport {
   }
 }
 
-/** One request through undici: the handler its dispatcher calls back, and the request's answer. */
-class UndiciCall implements Dispatcher.DispatchHandler, PendingRequest {
-  readonly response: Promise<TransportResponse>;
-  private answered!: { resolve: (res: TransportResponse) => void; reject: (error: unknown) => void };
-  private body: Collector | undefined;
+/** One request through undici: the handler its dispatcher calls back. */
+class UndiciCall extends Pending implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
-  private gaveUp = false;
 
-  constructor(private readonly limit: number) {
-    this.response = new Promise((resolve, reject) => (this.answered = { resolve, reject }));
-  }
-
-  abort(): void {
-    this.gaveUp = true;
-    this.controller?.abort(aborted());
+  protected stop(error: Error): boolean {
+    this.controller?.abort(error);
+    return this.controller !== undefined;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.gaveUp) controller.abort(aborted());
+    if (this.settled) controller.abort(aborted());
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
-    if (statusCode < 200) return; // 1xx: the answer is still to come
-    const body = (this.body = new Collector(this.limit));
-    this.answered.resolve({ statusCode, headers, text: () => body.text });
-    if (!body.declared(headers['content-length'])) controller.abort(aborted());
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (statusCode >= 200) this.started(statusCode, headers); // 1xx: the answer is still to come
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (!this.body!.add(chunk)) controller.abort(aborted());
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.received(chunk);
   }
 
   onResponseEnd(): void {
-    this.body!.end();
+    this.ended();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
-    if (this.body) this.body.fail(error);
-    else this.answered.reject(error);
+    this.fail(error);
   }
 }
