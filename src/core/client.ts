@@ -272,8 +272,10 @@ export class ApiClient {
     const giveUp = (why: 'expired' | 'cancelled') => {
       if (sent.settled) return;
       gaveUp = why;
-      // A request still waiting for a socket cannot be stopped: its dispatcher is stuck with it.
-      if (!sent.abort()) this.retire(dispatcher);
+      // A request still waiting for a socket cannot be stopped. A cancelled one is dropped when
+      // it gets one; one that timed out may wait forever (a proxy refusing every tunnel), so
+      // its dispatcher is given up.
+      if (!sent.abort() && why === 'expired') this.retire(dispatcher);
     };
     const timer = setTimeout(giveUp, timeoutMs, 'expired');
     // A cancelled call (a page --parallel asked for past the end) settles at once, as a timeout does.
