@@ -25,6 +25,11 @@ export interface ClientOptions {
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
   /**
+   * The run may make a great many calls (a list read from stdin): they go through undici's
+   * pool, whose cost per call is about half of node:http's, worth its ~30 ms to load.
+   */
+  manyCalls?: boolean;
+  /**
    * Told of a wait past the Retry-After cap (`--max-wait`) before it starts; the function it
    * returns, if any, is called when the wait ends (a countdown stops there).
    */
@@ -172,15 +177,15 @@ export class ApiClient {
   }
 
   /**
-   * A keep-alive pool to the origin: node:http for one request at a time, undici's pool for
-   * several (see transport.ts), or undici's proxy agent whose pools fail fast when the proxy
-   * closes on them. undici is loaded only by the runs that use it.
+   * A keep-alive pool to the origin: node:http, or undici's pool for a run of many calls (see
+   * transport.ts), or undici's proxy agent whose pools fail fast when the proxy closes on
+   * them. undici is loaded only by the runs that use it.
    */
   private newDispatcher(): Transport {
-    const { timeoutMs, connections } = this.options;
+    const { timeoutMs, connections, manyCalls } = this.options;
     const proxy = this.proxy;
     // As many sockets as requests can be in flight; one for a single user's pages.
-    if (!proxy && connections === 1) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    if (!proxy && !manyCalls) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
     return new UndiciTransport(this.origin, async () => {
       const { Pool, ProxyAgent } = await import('undici');
       const pool = { keepAliveTimeout: 30_000, connections };

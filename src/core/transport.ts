@@ -5,12 +5,12 @@ import { ExitCode } from './errors.js';
 
 // What the client needs of an HTTP stack: requests over a keep-alive pool, each one abortable,
 // its body collected whole up to a size limit. Two stacks serve it (client.ts chooses):
-// - Node's own http module, for a run with one request at a time: Node has loaded it already,
-//   where undici costs a one-shot command some 20 ms before its first byte.
-// - undici, for a run that keeps several requests in flight (a list of users, --parallel) and
-//   behind a proxy: its cost per request is about half of node:http's, which bounds the
-//   throughput of a long list against a fast service. It is called through `dispatch`, so a
-//   request costs no AbortSignal and no body stream.
+// - Node's own http module: Node has loaded it already, where undici costs a command some
+//   30 ms before its first byte (and on Node 20, some 150 ms at exit, see runProxy).
+// - undici, behind a proxy and for a list of users on stdin, which may hold a million: its
+//   cost per request is about half of node:http's, and that bounds the throughput of a long
+//   list against a fast service. It is called through `dispatch`, so a request costs no
+//   AbortSignal and no body stream.
 
 export interface TransportRequest {
   path: string;

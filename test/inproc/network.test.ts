@@ -192,21 +192,24 @@ describe('TLS', () => {
   });
 });
 
-// A run with one request at a time goes through node:http, one with several in flight through
-// undici's pool (src/core/transport.ts): both must fail, retry and time out alike.
+// Users named on the command line go through node:http, a list on stdin through undici's pool
+// (src/core/transport.ts): both must fail, retry and time out alike.
 describe.each([
-  ['one request at a time (node:http)', ['jack']],
-  ['several in flight (undici)', ['jack', 'jill']],
-] as const)('the HTTP stack of a run with %s', (_name, users) => {
+  ['users named (node:http)', ['jack', 'jill'], false],
+  ['a list on stdin (undici)', ['jack', 'jill'], true],
+] as const)('the HTTP stack of a run with %s', (_name, users, piped) => {
+  const sgq = (args: string[], env: Record<string, string>) =>
+    runSgq(['graph', 'followers', ...(piped ? ['-'] : users), ...args], { env, stdin: piped ? users.join('\n') : undefined });
+
   it.each([
     ['html', 'HTML page'],
     ['truncated', 'not valid JSON'],
     ['huge', 'larger than 64 MiB'],
   ] as const)('a %s body is a clear exit 7 for each user', async (kind, words) => {
     const { env } = await sandboxWith({ malformed: kind });
-    const r = await runSgq(['graph', 'followers', ...users, '-q'], { env });
+    const r = await sgq(['-q'], env);
     expect(r.code).toBe(7);
-    for (const user of users) expect(r.stderr).toContain(`${users.length > 1 ? `${user}: ` : ''}the service sent`);
+    for (const user of users) expect(r.stderr).toContain(`${user}: the service sent`);
     expect(r.stderr).toContain(words);
     expect(r.stdout).toBe('');
   });
@@ -230,14 +233,14 @@ describe.each([
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
-    const r = await runSgq(['graph', 'followers', ...users, '-q'], { env: { SGQ_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`, SGQ_API_KEY: 'k' } });
+    const r = await sgq(['-q'], { SGQ_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`, SGQ_API_KEY: 'k' });
     expect(r.code).toBe(7);
     expect(r.stderr).toContain('larger than 64 MiB');
   });
 
   it('retries a reset connection', async () => {
     const stub = await stubs((_req, n) => (n === 1 ? 'reset' : { body: envelope(1, null, [{ username: 'a' }]) }));
-    const r = await runSgq(['graph', 'followers', ...users, '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    const r = await sgq(['-v'], { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/retry 1\/3 .*(reset|closed)/);
     expect(lines(r.stdout)).toHaveLength(users.length);
@@ -246,7 +249,7 @@ describe.each([
 
   it('--timeout covers a server that never answers, then retries, then exits 7', async () => {
     const { sandbox, env } = await sandboxWith({ hangRate: 1 });
-    const r = await runSgq(['graph', 'followers', ...users, '--timeout', '0.3', '--retries', '1', '-q'], { env });
+    const r = await sgq(['--timeout', '0.3', '--retries', '1', '-q'], env);
     expect(r.code).toBe(7);
     expect(r.stderr).toContain('within 0.3s');
     expect(sandbox.calls.get('graph/get_followers')).toBe(2 * users.length);
@@ -254,10 +257,10 @@ describe.each([
 
   it('refuses an untrusted certificate and trusts a CA named by NODE_EXTRA_CA_CERTS', async () => {
     const server = await httpsServer(cleanups);
-    const refused = await runSgq(['graph', 'followers', ...users, '-q'], { env: { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k' } });
+    const refused = await sgq(['-q'], { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k' });
     expect(refused.code).toBe(7);
     expect(refused.stderr).toMatch(/TLS certificate of https:\/\/127\.0\.0\.1:\d+ not trusted/);
-    const trusted = await runSgq(['graph', 'followers', ...users, '-q'], { env: { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k', NODE_EXTRA_CA_CERTS: server.certFile } });
+    const trusted = await sgq(['-q'], { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k', NODE_EXTRA_CA_CERTS: server.certFile });
     expect(trusted.code).toBe(0);
     expect(lines(trusted.stdout)).toHaveLength(users.length);
   });

@@ -60,6 +60,8 @@ export interface Plan {
   concurrency: number;
   /** `--parallel`, where the command has it; else the `parallel` setting, else 1. */
   parallel?: number;
+  /** The run may make a great many calls (a list read from stdin): see ClientOptions. */
+  manyCalls?: boolean;
   tagUser: boolean;
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
@@ -81,20 +83,22 @@ export interface Connection {
 /**
  * The proxy a run goes through, if any; a proxy variable sgq cannot use ends the run here.
  *
- * Behind a proxy, requests go through undici, which parses HTTP with a WebAssembly module.
- * Keeping that on V8's baseline tier lowers an export's peak memory on Node 20 from ~99 to
- * ~68 MiB at no measurable cost in time (npm run bench). It must be set before the first
- * connection, and only by the CLI: a library must not change the V8 flags of the program that
- * loads it. Node 24's V8 ignores the flag when set at run time.
+ * Behind a proxy, or in a run of many calls (`manyCalls`), requests go through undici, which
+ * parses HTTP with a WebAssembly module. Keeping that on V8's baseline tier lowers an
+ * export's peak memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run
+ * bench), and spares a run the ~150 ms that Node 20 otherwise waits at exit for V8 to finish
+ * optimising the module in the background (Node 22 and 24 do not wait). It must be set
+ * before the first connection, and only by the CLI: a library must not change the V8 flags of
+ * the program that loads it. Node 24's V8 ignores the flag when set at run time.
  */
-export async function runProxy(io: Io, baseUrl: string): Promise<ProxyChoice | undefined> {
+export async function runProxy(io: Io, baseUrl: string, manyCalls = false): Promise<ProxyChoice | undefined> {
   const proxy = proxyFor(io.env, new URL(baseUrl));
-  if (proxy) await io.setV8Flags?.('--liftoff-only');
+  if (proxy || manyCalls) await io.setV8Flags?.('--liftoff-only');
   return proxy;
 }
 
 /** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
-export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
+export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; manyCalls?: boolean; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
   const { globals, io } = ctx;
   const { config } = connection;
   return new ApiClient({
@@ -107,6 +111,7 @@ export function newClient(ctx: CommandContext, connection: Connection, run: { pr
     env: io.env,
     proxy: run.proxy,
     connections: run.connections,
+    manyCalls: run.manyCalls,
     signal: run.signal,
     trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
     exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
@@ -187,7 +192,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (io.signal?.aborted) onSignal();
 
     // Chosen before --out is touched.
-    const proxy = await runProxy(io, connection.baseUrl);
+    const proxy = await runProxy(io, connection.baseUrl, plan.manyCalls);
     const stopFetching = () => controller.abort('output closed');
     const sink: Sink = out
       ? FileSink.open(out, stopFetching)
@@ -219,7 +224,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       },
     };
     const cache = await openCache(io.env, config, connection, flags.cache);
-    const client = newClient(ctx, connection, { proxy, connections: concurrency * parallel, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
+    const client = newClient(ctx, connection, { proxy, connections: concurrency * parallel, manyCalls: plan.manyCalls, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
 
     let summary: RunSummary;
     try {

@@ -55,6 +55,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       knownCost: route.cost,
       concurrency: Math.min(wanted, subjects?.first.length ?? 1),
       parallel: flags.parallel,
+      manyCalls: subjects?.fromStdin,
       tagUser,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       jobs: (config, marks) => {
