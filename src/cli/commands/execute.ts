@@ -80,24 +80,22 @@ export interface Connection {
   close: () => Promise<void>;
 }
 
-/**
- * The proxy a run goes through, if any; a proxy variable sgq cannot use ends the run here.
- *
- * Behind a proxy, or in a run of many calls (`manyCalls`), requests go through undici, which
- * parses HTTP with a WebAssembly module. Keeping that on V8's baseline tier lowers an
- * export's peak memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run
- * bench), and spares a run the ~150 ms that Node 20 otherwise waits at exit for V8 to finish
- * optimising the module in the background (Node 22 and 24 do not wait). It must be set
- * before the first connection, and only by the CLI: a library must not change the V8 flags of
- * the program that loads it. Node 24's V8 ignores the flag when set at run time.
- */
-export async function runProxy(io: Io, baseUrl: string, manyCalls = false): Promise<ProxyChoice | undefined> {
-  const proxy = proxyFor(io.env, new URL(baseUrl));
-  if (proxy || manyCalls) await io.setV8Flags?.('--liftoff-only');
-  return proxy;
+/** The proxy a run goes through, if any; a proxy variable sgq cannot use ends the run here. */
+export function runProxy(io: Io, baseUrl: string): ProxyChoice | undefined {
+  return proxyFor(io.env, new URL(baseUrl));
 }
 
-/** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
+/**
+ * The client of a run: the connection's address and key, --timeout and --retries over the settings.
+ *
+ * Behind a proxy, or in a long run of many calls, requests go through undici, which parses
+ * HTTP with a WebAssembly module. Keeping that on V8's baseline tier lowers an export's peak
+ * memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run bench), and
+ * spares a run the ~150 ms that Node 20 otherwise waits at exit for V8 to finish optimising
+ * the module in the background (Node 22 and 24 do not wait). It must be set before undici's
+ * first connection, and only by the CLI: a library must not change the V8 flags of the program
+ * that loads it. Node 24's V8 ignores the flag when set at run time.
+ */
 export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; manyCalls?: boolean; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
   const { globals, io } = ctx;
   const { config } = connection;
@@ -112,6 +110,7 @@ export function newClient(ctx: CommandContext, connection: Connection, run: { pr
     proxy: run.proxy,
     connections: run.connections,
     manyCalls: run.manyCalls,
+    beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
     signal: run.signal,
     trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
     exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
@@ -192,7 +191,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (io.signal?.aborted) onSignal();
 
     // Chosen before --out is touched.
-    const proxy = await runProxy(io, connection.baseUrl, plan.manyCalls);
+    const proxy = runProxy(io, connection.baseUrl);
     const stopFetching = () => controller.abort('output closed');
     const sink: Sink = out
       ? FileSink.open(out, stopFetching)
