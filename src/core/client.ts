@@ -25,9 +25,8 @@ export interface ClientOptions {
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
   /**
-   * The run may make a great many calls (a list read from stdin): past the first
-   * UNDICI_AFTER, they go through undici's pool, whose cost per call is about half of
-   * node:http's (see transport.ts).
+   * The run may make a great many calls (a list read from stdin): they go through undici's
+   * pool, whose cost per call is about half of node:http's (see transport.ts).
    */
   manyCalls?: boolean;
   /** Called before undici is loaded (the CLI keeps its WebAssembly parser on V8's baseline tier). */
@@ -109,13 +108,6 @@ export class StoppedError extends Error {
 /** Largest body accepted, so a runaway answer cannot exhaust memory. */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
-/**
- * Calls after which a run of many calls moves from node:http to undici's pool: loading undici
- * costs some 40 ms, won back after about this many calls at ~40 µs less CPU each. A shorter
- * list never pays for it.
- */
-export const UNDICI_AFTER = 1000;
-
 const SYSTEM_CA_FILES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
 
 /**
@@ -157,12 +149,8 @@ export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string 
 
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
 export class ApiClient {
-  /** Replaced when a timed-out request is stuck in it (see `retire`), or by undici's pool. */
+  /** Replaced when a timed-out request is stuck in it (see `retire`). */
   private dispatcher: Transport;
-  /** The node:http pool a run of many calls moved away from, ended once its last requests are answered. */
-  private former: Transport | undefined;
-  /** Calls sent so far. */
-  private sent = 0;
   private readonly base: string;
   private readonly origin: string;
   /** The base URL's path, under which the service's `/api/...` routes live. */
@@ -182,9 +170,7 @@ export class ApiClient {
     this.dispatcher = this.newDispatcher();
     // A stop ends the run, so it fails every request in flight at once by destroying the pool:
     // one listener for the run rather than one per request.
-    options.signal?.addEventListener('abort', () => {
-      for (const pool of [this.dispatcher, this.former]) void pool?.destroy().catch(() => undefined);
-    }, { once: true });
+    options.signal?.addEventListener('abort', () => void this.dispatcher.destroy().catch(() => undefined), { once: true });
   }
 
   private cas(): Promise<string[]> | undefined {
@@ -201,7 +187,7 @@ export class ApiClient {
     const { timeoutMs, connections, manyCalls, beforeUndici } = this.options;
     const proxy = this.proxy;
     // As many sockets as requests can be in flight; one for a single user's pages.
-    if (!proxy && !(manyCalls && this.sent >= UNDICI_AFTER)) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    if (!proxy && !manyCalls) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
     return new UndiciTransport(this.origin, async () => {
       await beforeUndici?.();
       const { Pool, ProxyAgent } = await import('undici');
@@ -288,12 +274,6 @@ export class ApiClient {
     // One timer per request, cleared at the end: AbortSignal.timeout would keep a live timer
     // per page for the whole timeout, and memory would grow with the page count. Giving up
     // settles the attempt at once, whatever the layers below do: --timeout bounds it.
-    if (++this.sent === UNDICI_AFTER && this.options.manyCalls && !this.proxy) {
-      // The requests in flight finish on the old pool, then it ends.
-      this.former = this.dispatcher;
-      this.dispatcher = this.newDispatcher();
-      void this.former.close().catch(() => undefined);
-    }
     const dispatcher = this.dispatcher;
     const sent = dispatcher.request({ path: target, method, headers, body, maxBodyBytes: MAX_BODY_BYTES });
     let gaveUp: 'expired' | 'cancelled' | undefined;
@@ -363,7 +343,7 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.dispatcher, this.former].map((pool) => pool?.close().catch(() => undefined)));
+    await this.dispatcher.close().catch(() => undefined);
   }
 }
 

@@ -88,7 +88,7 @@ export function runProxy(io: Io, baseUrl: string): ProxyChoice | undefined {
 /**
  * The client of a run: the connection's address and key, --timeout and --retries over the settings.
  *
- * Behind a proxy, or in a long run of many calls, requests go through undici, which parses
+ * Behind a proxy, or for a list of users on stdin, requests go through undici, which parses
  * HTTP with a WebAssembly module. Keeping that on V8's baseline tier lowers an export's peak
  * memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run bench), and
  * spares a run the ~150 ms that Node 20 otherwise waits at exit for V8 to finish optimising
