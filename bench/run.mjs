@@ -4,7 +4,8 @@
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
 //   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, shape)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
-//                  (3 for the --since-last rows), smaller batches
+//                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
+//                  in the big batch)
 //   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
@@ -28,6 +29,11 @@ const EXPORT_USER = `bench_${FOLLOWERS}`;
 const USERS = QUICK ? 20 : 100;
 const LATENCY_MS = 50;
 const CONCURRENCIES = [1, 4, 8];
+// The big batch: this many users on stdin (metadata userid, free) against an undici script, at
+// BIG_CONCURRENCY in flight for both; its runs are long, so fewer of them.
+const BIG_USERS = QUICK ? 10_000 : 100_000;
+const BIG_CONCURRENCY = 16;
+const BIG_RUNS = QUICK ? 1 : Math.min(RUNS, 3);
 const MARK_USERS = QUICK ? 2000 : 10_000; // --since-last state cost, at the size issue 14 names
 const MARK_RUNS = Math.max(RUNS, 3); // a 10% target needs a median, even in a smoke run
 // Bounded memory over a huge stdin list: the same peak at both sizes (BENCH_STDIN_USERS=1000000
@@ -83,8 +89,9 @@ const timeBin = spawnSync('/usr/bin/time', ['-f', '%M', NODE, '-e', '0'], { stdi
 
 /**
  * Runs one command to completion. Returns its wall time (spawn to exit), its stderr, and with
- * `capture` the line count and sha256 of stdout (else stdout goes to /dev/null), with `rss` its
- * peak RSS in KiB. Throws when it exits non-zero.
+ * `capture` the line count and sha256 of stdout (else stdout goes to /dev/null; `'sorted'`
+ * hashes the lines sorted, for output whose order depends on timing), with `rss` its peak RSS
+ * in KiB. Throws when it exits non-zero.
  */
 async function run(cmd, args, { env = {}, input, capture = false, rss = false, codes = [0], killAfterMs } = {}) {
   let rssFile;
@@ -115,8 +122,10 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false, c
   child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
   const hash = createHash('sha256');
   let lines = 0;
+  const kept = [];
   child.stdout?.on('data', (chunk) => {
-    hash.update(chunk);
+    if (capture === 'sorted') kept.push(chunk);
+    else hash.update(chunk);
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   });
   if (input !== undefined) child.stdin.end(input);
@@ -133,6 +142,7 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false, c
     const why = said.find((l) => /error/i.test(l)) ?? said.at(-1);
     throw new Error(`${[cmd, ...args].join(' ')} exited ${code}: ${why}`);
   }
+  if (capture === 'sorted') hash.update(Buffer.concat(kept).toString('utf8').split('\n').sort().join('\n'));
   const result = { ms, code, stderr, lines, sha: capture ? hash.digest('hex') : undefined, rssKiB: hwm };
   if (rssFile) result.rssKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
   return result;
@@ -218,7 +228,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['shape', () => shape(fast.env)]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['shape', () => shape(fast.env)]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -320,8 +330,9 @@ async function exportFigures(env) {
   }
 }
 
-// 4. batch: USERS users of one page each, 50 ms added latency, at concurrency 1, 4 and 8
-async function batch(env) {
+// 4. batch: USERS users of one page each, 50 ms added latency, at concurrency 1, 4 and 8; then
+// the big batch, where sgq's own cost per user shows (no added latency)
+async function batch(env, fastEnv) {
   const input = Array.from({ length: USERS }, (_, i) => `user${i}_10\n`).join(''); // _10: 10 followers, one page
   const sgq = (c, capture = false) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--concurrency', String(c), '-o', 'ndjson', '--quiet'], { env, input, capture });
   const label = (c) => `batch: ${USERS} users × 1 page, ${LATENCY_MS} ms latency, \`--concurrency ${c}\` (median of ${RUNS})`;
@@ -340,6 +351,33 @@ async function batch(env) {
     const ideal = (USERS * LATENCY_MS) / c;
     row(label(c), `${fmt(times[k])} ms`, `${fmt(ideal)} ms (ideal)`, `${(times[k] / ideal).toFixed(2)}x`, 'informational');
   }
+  await bigBatch(fastEnv);
+}
+
+// 4b. BIG_USERS users on stdin against the smallest undici script making the same calls, with
+// sgq's peak RSS (the trust section shows that it stays flat as the list grows)
+async function bigBatch(env) {
+  const input = Array.from({ length: BIG_USERS }, (_, i) => `u${i}\n`).join('');
+  const what = `\`metadata userid -\` over ${fmt(BIG_USERS)} users on stdin, \`--concurrency ${BIG_CONCURRENCY}\`, vs an undici script with ${BIG_CONCURRENCY} calls in flight`;
+  const sgq = (opts) => run(NODE, [...SGQ, 'metadata', 'userid', '-', '--concurrency', String(BIG_CONCURRENCY), '-o', 'ndjson', '--quiet'], { env, input, ...opts });
+  const undici = (opts) => run(NODE, [join(root, 'bench/baseline-undici-batch.mjs'), String(BIG_CONCURRENCY)], { env, input, ...opts });
+  // Once, untimed (also the warm-up): the same records, in whatever order the answers came.
+  log(`batch: checking that sgq and the undici script print the same records for ${fmt(BIG_USERS)} users`);
+  const [a, b] = [await sgq({ capture: 'sorted' }), await undici({ capture: 'sorted' })];
+  if (a.sha !== b.sha || a.lines !== BIG_USERS) throw new Error(`sgq printed ${fmt(a.lines)} lines, the undici script ${fmt(b.lines)}: not the same records`);
+  notes.push(`big batch: sgq and the undici script each printed the same ${fmt(BIG_USERS)} records (sorted, sha256 ${a.sha.slice(0, 12)}…)`);
+  log(`batch: ${BIG_RUNS} runs each of sgq and the undici script over ${fmt(BIG_USERS)} users`);
+  const peaks = { sgq: 0, undici: 0 };
+  const peak = (name, r) => {
+    peaks[name] = Math.max(peaks[name], r.rssKiB / 1024);
+    return r;
+  };
+  const [tSgq, tUndici] = await sideBySide([
+    { run: async () => peak('sgq', await sgq({ rss: true })) },
+    { run: async () => peak('undici', await undici({ rss: true })) },
+  ], BIG_RUNS);
+  row(`${what} (median of ${BIG_RUNS}; ${fmt((BIG_USERS / tSgq) * 1000)} users/s)`, `${fmt(tSgq)} ms`, `${fmt(tUndici)} ms`, `${(tSgq / tUndici).toFixed(2)}x`, `≤ 1.30x ${verdict(tSgq / tUndici <= 1.3)}`);
+  row(`peak RSS of those runs (highest of ${BIG_RUNS})`, `${peaks.sgq.toFixed(1)} MiB`, `${peaks.undici.toFixed(1)} MiB`, `${(peaks.sgq / peaks.undici).toFixed(2)}x`, `< 200 MiB ${verdict(peaks.sgq < 200)}`);
 }
 
 // 5. trust: what the guarantees for cron jobs cost, and that they hold at scale

@@ -19,8 +19,11 @@ import { Script } from 'node:vm';
 //     rebuild changes them, and a stale entry is never used (V8 itself checks only the length
 //     of the source, its own version and its flags);
 //   - written at exit, only when it was missing, stale or rejected, through a temporary file
-//     and a rename, so a run reading it at that moment sees the old file or the new one; not
-//     written by a run that changed V8's flags (V8 would refuse that cache in the next run);
+//     and a rename, so a run reading it at that moment sees the old file or the new one; only
+//     for bundles compiled under the V8 flags the run ends with (V8 refuses a cache taken under
+//     other flags): a run that sets --liftoff-only before loading undici writes no cache of
+//     main.cjs, compiled before, but does of undici, which the next such run compiles after
+//     setting the same flag;
 //   - named after the folder of the bundles and Node's options too, so that two installs, or
 //     runs with and without NODE_OPTIONS, do not keep replacing each other's files;
 //   - anything that fails (no home, a read-only or full disk, a damaged file) means compiling
@@ -44,7 +47,7 @@ type ModuleStatics = {
 };
 
 export interface CodeCache {
-  /** V8's flags changed: a cache taken now would be refused by the next run, so take none. */
+  /** V8's flags changed: the bundles compiled so far get no cache (the next run would refuse it). */
   flagsChanged(): void;
 }
 
@@ -54,10 +57,11 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   const dir = join(cacheDir, 'code', `${process.version}-${process.arch}`);
   const prefix = distDir.endsWith(sep) ? distDir : distDir + sep;
   const name = fnv1a([prefix, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
-  let save = true;
+  // Bumped when the run changes V8's flags; a bundle's cache is taken only under the flags it was compiled with.
+  let flags = 0;
   const ModuleClass = Module as unknown as ModuleStatics;
   const compile = ModuleClass.prototype._compile;
-  const toSave: { file: string; header: string; script: Script }[] = [];
+  const toSave: { file: string; header: string; script: Script; flags: number }[] = [];
 
   ModuleClass.prototype._compile = function (this: CompilingModule, content: string, filename: string) {
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
@@ -65,17 +69,17 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
     const file = join(dir, `${name}-${kind}-${filename.slice(prefix.length).replaceAll(sep, '+')}.v8`);
     const cachedData = header === undefined ? undefined : readEntry(file, header);
     const script = new Script(ModuleClass.wrap(content), { filename, cachedData });
-    if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) toSave.push({ file, header, script });
+    if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) toSave.push({ file, header, script, flags });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, requireFor(this, ModuleClass), this, filename, dirname(filename));
   };
 
   process.once('exit', () => {
-    if (save) for (const entry of toSave) writeEntry(dir, entry.file, entry.header, entry.script);
+    for (const entry of toSave) if (entry.flags === flags) writeEntry(dir, entry.file, entry.header, entry.script);
   });
   return {
     flagsChanged: () => {
-      save = false;
+      flags++;
     },
   };
 }

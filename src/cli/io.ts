@@ -26,6 +26,7 @@ export interface Io {
 }
 
 export function processIo(signal?: AbortSignal, hooks: { onV8FlagsChange?: () => void } = {}): Io {
+  const flagsSet = new Set<string>();
   // Creating stdin is not free and most runs never read it, so it and its TTY check stay
   // lazy (node:tty would load the whole net stack just to ask isatty).
   return {
@@ -43,6 +44,8 @@ export function processIo(signal?: AbortSignal, hooks: { onV8FlagsChange?: () =>
     signal,
     canPage: true,
     async setV8Flags(flags) {
+      if (flagsSet.has(flags)) return;
+      flagsSet.add(flags);
       hooks.onV8FlagsChange?.();
       // Loaded here, by the few runs that need it: node:v8 costs a start some 3 ms.
       const { setFlagsFromString } = await import('node:v8');

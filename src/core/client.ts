@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Pool, buildConnector, Dispatcher } from 'undici';
+import type { Pool, buildConnector } from 'undici';
 import { ExitCode } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
-import { NodeTransport, type Transport, type TransportRequest, type TransportResponse } from './transport.js';
+import { NodeTransport, UndiciTransport, type Transport } from './transport.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -24,6 +24,13 @@ export interface ClientOptions {
   trace?: (line: string) => void;
   /** Sockets per origin: the number of requests the run keeps in flight. */
   connections: number;
+  /**
+   * The run may make a great many calls (a list read from stdin): they go through undici's
+   * pool, whose cost per call is about half of node:http's (see transport.ts).
+   */
+  manyCalls?: boolean;
+  /** Called before undici is loaded (the CLI keeps its WebAssembly parser on V8's baseline tier). */
+  beforeUndici?: () => Promise<void>;
   /**
    * Told of a wait past the Retry-After cap (`--max-wait`) before it starts; the function it
    * returns, if any, is called when the wait ends (a countdown stops there).
@@ -172,19 +179,22 @@ export class ApiClient {
   }
 
   /**
-   * A keep-alive pool to the origin (node:http), or undici's proxy agent whose pools fail fast
-   * when the proxy closes on them, loaded only when a proxy is in use.
+   * A keep-alive pool to the origin: node:http, or undici's pool for a run of many calls (see
+   * transport.ts), or undici's proxy agent whose pools fail fast when the proxy closes on
+   * them. undici is loaded only by the runs that use it.
    */
   private newDispatcher(): Transport {
-    const { timeoutMs, connections } = this.options;
-    // As many sockets as requests can be in flight; one for a single user's pages.
-    if (!this.proxy) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    const { timeoutMs, connections, manyCalls, beforeUndici } = this.options;
     const proxy = this.proxy;
-    return viaUndici(this.origin, async () => {
+    // As many sockets as requests can be in flight; one for a single user's pages.
+    if (!proxy && !manyCalls) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    return new UndiciTransport(this.origin, async () => {
+      await beforeUndici?.();
       const { Pool, ProxyAgent } = await import('undici');
       const pool = { keepAliveTimeout: 30_000, connections };
       const ca = await this.cas();
       const tls = { timeout: timeoutMs, ...(ca ? { ca } : {}) };
+      if (!proxy) return new Pool(this.origin, { ...pool, connect: tls });
       return new ProxyAgent({
         uri: proxy.url.href,
         // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
@@ -212,18 +222,18 @@ export class ApiClient {
     const { retry, trace, cache } = this.options;
     const method = (opts.method ?? 'POST').toUpperCase();
     const { target, body } = requestTarget(this.prefix, path, payload, method);
-    const asked: CacheRequest = { method, url: `${this.origin}${target}`, body };
-    const kept = cache?.get(asked);
+    const asked: CacheRequest | undefined = cache && { method, url: `${this.origin}${target}`, body };
+    const kept = asked && cache!.get(asked);
     if (kept) {
-      trace?.(`${method} ${asked.url} ${body ?? ''}: from the cache, nothing sent`);
+      trace?.(`${method} ${asked!.url} ${body ?? ''}: from the cache, nothing sent`);
       return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target }), cached: true };
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        const reply = await this.once(path, payload, opts, attempt - 1);
+        const reply = await this.once(path, { method, target, body }, opts, attempt - 1);
         // Only a clean answer is kept: error records, placeholders and refusals all threw or carry errors.
         const data = reply.body.data;
-        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) cache.put(asked, { status: reply.status, headers: reply.headers, text: reply.text });
+        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) cache.put(asked!, { status: reply.status, headers: reply.headers, text: reply.text });
         return reply;
       } catch (error) {
         if (!(error instanceof CallError) || !error.retryable) throw error;
@@ -251,57 +261,39 @@ export class ApiClient {
     }
   }
 
-  private async once(path: string, payload: Record<string, Json>, opts: CallOptions, retry: number): Promise<Reply> {
-    const { apiKey, timeoutMs, signal, trace } = this.options;
+  /** One attempt of a call: sends the request and reads its answer within --timeout. */
+  private async once(path: string, { method, target, body }: { method: string; target: string; body?: string }, opts: CallOptions, retry: number): Promise<Reply> {
+    const { apiKey, timeoutMs, signal, trace, exchange } = this.options;
     if (signal?.aborted) throw new StoppedError(signal.reason);
     if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
-    const method = (opts.method ?? 'POST').toUpperCase();
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
-    const { target, body } = requestTarget(this.prefix, path, payload, method);
     if (body !== undefined) headers['content-type'] = 'application/json';
     trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
 
-    // One controller per request, its timer cleared at the end: AbortSignal.timeout would keep
-    // a live timer per page for the whole timeout, and memory would grow with the page count.
-    // The timer also settles the attempt itself: undici cannot abort a request that never got a
-    // socket, so --timeout bounds the attempt whatever the layers below do.
-    const request$ = new AbortController();
+    // One timer per request, cleared at the end: AbortSignal.timeout would keep a live timer
+    // per page for the whole timeout, and memory would grow with the page count. Giving up
+    // settles the attempt at once, whatever the layers below do: --timeout bounds it.
     const dispatcher = this.dispatcher;
-    let timer: NodeJS.Timeout | undefined;
-    let settled = false;
-    const expired = new Promise<'expired'>((resolve) => {
-      timer = setTimeout(() => {
-        request$.abort();
-        // An abort that lands unwinds within the current turn; a request still pending after
-        // that holds no socket to abort, so its dispatcher is stuck.
-        setImmediate(() => settled || this.retire(dispatcher));
-        resolve('expired');
-      }, timeoutMs);
-    });
+    const sent = dispatcher.request({ path: target, method, headers, body, maxBodyBytes: MAX_BODY_BYTES });
+    let gaveUp: 'expired' | 'cancelled' | undefined;
+    const giveUp = (why: 'expired' | 'cancelled') => {
+      if (sent.settled) return;
+      gaveUp = why;
+      // A request still waiting for a socket cannot be stopped. A cancelled one is dropped when
+      // it gets one; one that timed out may wait forever (a proxy refusing every tunnel), so
+      // its dispatcher is given up.
+      if (!sent.abort() && why === 'expired') this.retire(dispatcher);
+    };
+    const timer = setTimeout(giveUp, timeoutMs, 'expired');
     // A cancelled call (a page --parallel asked for past the end) settles at once, as a timeout does.
-    let cancel: (() => void) | undefined;
-    const cancelled = new Promise<'cancelled'>((resolve) => {
-      cancel = () => {
-        request$.abort();
-        resolve('cancelled');
-      };
-      opts.signal?.addEventListener('abort', cancel, { once: true });
-    });
+    const cancel = opts.signal && (() => giveUp('cancelled'));
+    if (cancel) opts.signal!.addEventListener('abort', cancel, { once: true });
     const started = Date.now();
-    let answer: { status: number; headers: Record<string, string | string[]>; bytes: number } | undefined;
-    const attempt = (async () => {
-      const res = await dispatcher.request({ path: target, method, headers, body, signal: request$.signal });
-      const responseHeaders = res.headers as Record<string, string | string[]>;
-      answer = { status: res.statusCode, headers: responseHeaders, bytes: 0 };
-      const text = await this.readBody(res.body, res.headers['content-length']);
-      answer.bytes = Buffer.byteLength(text);
-      trace?.(`HTTP ${res.statusCode} in ${Date.now() - started} ms, ${text.length} bytes`);
-      const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
-      return { text, body: classify(res.statusCode, res.headers, text, { path: target, key }), status: res.statusCode, headers: responseHeaders };
-    })().finally(() => (settled = true));
-    const record = (error?: unknown) =>
-      this.options.exchange?.(
+    const record = (error?: unknown) => {
+      if (!exchange) return;
+      const head = sent.head;
+      exchange(
         redacted(
           {
             time: new Date(started).toISOString(),
@@ -309,9 +301,9 @@ export class ApiClient {
             url: `${this.origin}${target}`,
             request_headers: headers,
             request_body: body ?? null,
-            status: answer?.status ?? null,
-            response_headers: answer?.headers ?? null,
-            body_bytes: answer?.bytes ?? null,
+            status: head?.statusCode ?? null,
+            response_headers: (head?.headers as Record<string, string | string[]> | undefined) ?? null,
+            body_bytes: bytes,
             duration_ms: Date.now() - started,
             retry,
             ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
@@ -319,17 +311,25 @@ export class ApiClient {
           apiKey,
         ),
       );
+    };
+    let bytes: number | null = null;
     try {
-      const reply = await Promise.race([attempt, expired, cancelled]);
-      if (reply !== 'expired' && reply !== 'cancelled') {
-        record();
-        return reply;
+      const res = await sent.response;
+      const { statusCode: status, text } = res;
+      const headers = res.headers as Record<string, string | string[]>;
+      if (exchange) bytes = Buffer.byteLength(text);
+      trace?.(`HTTP ${status} in ${Date.now() - started} ms, ${text.length} bytes`);
+      const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
+      const reply = { text, body: classify(status, headers, text, { path: target, key }), status, headers };
+      record();
+      return reply;
+    } catch (thrown) {
+      let error = thrown;
+      if (gaveUp === 'cancelled') error = new StoppedError(opts.signal?.reason);
+      else if (gaveUp === 'expired') {
+        const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
+        error = new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
       }
-      attempt.catch(() => undefined);
-      if (reply === 'cancelled') throw new StoppedError(opts.signal?.reason);
-      const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
-      throw new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
-    } catch (error) {
       record(error);
       if (error instanceof CallError) throw error;
       if (error instanceof StoppedError) throw error;
@@ -338,45 +338,13 @@ export class ApiClient {
       throw this.proxy ? proxyFailure(error, this.base, this.proxy) : networkFailure(error, this.base);
     } finally {
       clearTimeout(timer);
-      if (cancel) opts.signal?.removeEventListener('abort', cancel);
+      if (cancel) opts.signal!.removeEventListener('abort', cancel);
     }
-  }
-
-  /** The body as text, refusing one past the size limit before it is all in memory. */
-  private async readBody(body: TransportResponse['body'], contentLength: string | string[] | undefined): Promise<string> {
-    const limit = MAX_BODY_BYTES;
-    const tooLarge = () => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
-    const declared = typeof contentLength === 'string' ? Number(contentLength) : NaN;
-    if (declared > limit) {
-      body.destroy();
-      throw tooLarge();
-    }
-    // A declared length within the limit lets undici collect the body in one go (the common case).
-    if (Number.isFinite(declared)) return body.text();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge();
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size).toString('utf8');
   }
 
   async close(): Promise<void> {
     await this.dispatcher.close().catch(() => undefined);
   }
-}
-
-/** undici's dispatcher as a Transport, made on first use so that runs without a proxy never load it. */
-function viaUndici(origin: string, make: () => Promise<Dispatcher>): Transport {
-  let dispatcher: Promise<Dispatcher> | undefined;
-  const ready = () => (dispatcher ??= make());
-  return {
-    request: async (req: TransportRequest) => (await ready()).request({ ...req, origin, method: req.method as Dispatcher.HttpMethod }),
-    close: async () => void (dispatcher && (await (await dispatcher).close())),
-    destroy: async () => void (dispatcher && (await (await dispatcher).destroy())),
-  };
 }
 
 /** An exchange with the key masked wherever it shows: headers, URL, body, an error's words. */

@@ -58,7 +58,9 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
   let page: number | null = req.paginated ? req.startPage : null;
   for (let fetched = 0; ; fetched++) {
     if (req.maxPages !== undefined && fetched >= req.maxPages) return 'max-pages';
-    const grant = await budget.acquire(signal);
+    // Waits only when the budget makes it wait (rarely): most pages of a run need no turn for it.
+    const now = budget.tryAcquire();
+    const grant = now === 'wait' ? await budget.acquire(signal) : now;
     if (grant !== 'go') return grant;
     const result = await fetchPage(client, req, budget, page);
     yield result;
@@ -78,7 +80,9 @@ async function fetchPage(client: ApiClient, req: PageRequest, budget: Budget, pa
     const read = readPage(reply, page, req.wholeBodyIsRecord);
     // A page from the cache cost nothing now, and its balance is an old one.
     const granted = budget.settleCall(isBilled(read), read.cached ? null : read.credits, { records: read.records.length, full: read.nextPage !== null });
-    return { ...read, granted, asked: page };
+    // Completed in place: a copy ({ ...read, granted }) cost a batch of one-page users more
+    // than all the rest of their bookkeeping.
+    return Object.assign(read, { granted, asked: page });
   } catch (error) {
     // A call cancelled on its way may still have been billed: counting it keeps --max-credits safe.
     budget.settleCall(cancel?.aborted === true, null);

@@ -18,10 +18,10 @@ function copyOfSgq(): string {
   return app;
 }
 
-function sgqIn(app: string, cache: string, args: string[], env: Record<string, string | undefined> = {}) {
+function sgqIn(app: string, cache: string, args: string[], env: Record<string, string | undefined> = {}, input?: string) {
   return execa(process.execPath, [join(app, 'bin/sgq.cjs'), ...args], {
     reject: false,
-    stdin: 'ignore',
+    ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
     env: { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: cache, NODE_DISABLE_COMPILE_CACHE: undefined, NO_COLOR: '', ...env },
     extendEnv: true,
     timeout: 30_000,
@@ -148,6 +148,20 @@ describe('the code cache', () => {
     expect(named(files, '-other-main.cjs.v8')).toHaveLength(1);
     await sgqIn(app, cache, ['diff', join(dir, 'old.ndjson'), join(dir, 'new.ndjson'), '-q']);
     await sgqIn(app, cache, ['config', 'path']);
+    expect(cacheFiles(cache)).toEqual(files);
+  });
+
+  it('keeps undici’s, compiled after a batch sets --liftoff-only, but not the bundle compiled before', async () => {
+    const [app, cache] = [copyOfSgq(), tempDir()];
+    const batch = () => sgqIn(app, cache, ['--sandbox', 'metadata', 'userid', '-', '-q'], {}, 'jack\ndorsey\n');
+    const first = await batch();
+    expect([first.exitCode, first.stderr]).toEqual([0, '']);
+    const files = cacheFiles(cache);
+    expect(named(files, '-route-vendor+undici.cjs.v8')).toHaveLength(1);
+    expect(named(files, '-route-main.cjs.v8')).toEqual([]);
+    const again = await batch();
+    expect(again.stdout).toBe(first.stdout);
+    // Accepted under the same flag: not written again.
     expect(cacheFiles(cache)).toEqual(files);
   });
 

@@ -12,7 +12,8 @@ export interface Recorded {
 export type Reply =
   | { status?: number; body: unknown; headers?: Record<string, string> }
   | { status?: number; text: string; headers?: Record<string, string> }
-  | 'reset';
+  | 'reset'
+  | 'hang';
 
 /**
  * A loopback server that answers from a queue and records every request, so a test can
@@ -36,6 +37,7 @@ export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) 
         req.socket.destroy();
         return;
       }
+      if (reply === 'hang') return; // never answers; close() ends the connection
       const text = 'text' in reply ? reply.text : JSON.stringify(reply.body);
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(text);

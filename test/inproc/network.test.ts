@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_KEY, startSandbox, type Faults, type Sandbox } from '../../src/sandbox/server.js';
 import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
 import { CLOCK } from '../helpers/sandbox.js';
-import { envelope, useStubs } from '../helpers/stub-server.js';
+import { envelope, useStubs, type Reply } from '../helpers/stub-server.js';
 import { connectProxy, httpsServer } from '../helpers/network.js';
 
 const stubs = useStubs();
@@ -27,6 +27,19 @@ describe('connections and retries', () => {
     expect(sandbox.calls.get('graph/get_followers')).toBe(10);
     // undici's pool may open a second socket while the first is being released; never one per page.
     expect(sandbox.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('lets many users wait out their backoff at once without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    cleanups.push(() => void process.off('warning', onWarning));
+    const input = Array.from({ length: 20 }, (_, i) => `u${i}`).join('\n');
+    const r = await runSgq(['metadata', 'userid', '-', '--concurrency', '16', '--retries', '1', '-q'], { env: { SGQ_BASE_URL: 'http://127.0.0.1:9' }, stdin: input });
+    expect(r.code).toBe(7);
+    // A warning is emitted on the next turn at the latest.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
   it('retries 503 with backoff and says so in --verbose', async () => {
@@ -177,4 +190,89 @@ describe('TLS', () => {
     expect(r.code).toBe(0);
     expect(ndjson(r.stdout)).toEqual([{ ok: true }]);
   });
+});
+
+// Users named on the command line go through node:http, a list on stdin through undici's pool
+// (src/core/transport.ts): both stacks must fail, retry and time out alike, for each user.
+describe.each([
+  ['users named (node:http)', false],
+  ['a list on stdin (undici)', true],
+] as const)('the HTTP stack of a run of %s', (_name, piped) => {
+  const users = ['jack', 'jill'];
+  const sgq = (args: string[], env: Record<string, string>) =>
+    piped ? runSgq(['graph', 'followers', '-', ...args], { env, stdin: users.join('\n') }) : runSgq(['graph', 'followers', ...users, ...args], { env });
+  const ok: Reply = { body: envelope(1, null, [{ username: 'a' }]) };
+  /** A stub that answers as `reply` says for its n-th request. */
+  const serve = async (reply: (n: number) => Reply) => ({ SGQ_BASE_URL: (await stubs((_req, n) => reply(n))).url, SGQ_API_KEY: 'k' });
+
+  it.each([
+    ['an HTML page', { text: '<html><body>502</body></html>' }, 'HTML page'],
+    ['a truncated body', { text: '{"data":[{"user' }, 'not valid JSON'],
+    ['a body declared past 64 MiB', { text: '{}', headers: { 'content-length': String(65 * 1024 * 1024) } }, 'larger than 64 MiB'],
+  ] as const)('%s is a clear exit 7 for each user', async (_kind, reply, words) => {
+    const r = await sgq(['-q', '--retries', '0'], await serve(() => reply));
+    expect(r.code).toBe(7);
+    for (const user of users) expect(r.stderr).toContain(`${user}: the service sent`);
+    expect(r.stderr).toContain(words);
+    expect(r.stdout).toBe('');
+  });
+
+  it('refuses a body past 64 MiB that declares no length, before it is all in memory', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      req.resume();
+      // Chunked: the limit can only be found on the way.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1 << 20, 0x20);
+      let sent = 0;
+      const more = () => {
+        while (sent < 80 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.write('{"data":[');
+      more();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const r = await sgq(['-q'], { SGQ_BASE_URL: `http://127.0.0.1:${(server.address() as { port: number }).port}`, SGQ_API_KEY: 'k' });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('larger than 64 MiB');
+  });
+
+  it('retries a reset connection', async () => {
+    const r = await sgq(['-v'], await serve((n) => (n === 1 ? 'reset' : ok)));
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/retry 1\/3 .*(reset|closed)/);
+    expect(lines(r.stdout)).toHaveLength(users.length);
+  });
+
+  it('--timeout covers a server that never answers, then retries, then exits 7', async () => {
+    let hung = 0;
+    const r = await sgq(['--timeout', '0.3', '--retries', '1', '-q'], await serve(() => (hung++, 'hang')));
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('within 0.3s');
+    expect(hung).toBe(2 * users.length);
+  });
+
+  it('refuses an untrusted certificate and trusts a CA named by NODE_EXTRA_CA_CERTS', async () => {
+    const server = await httpsServer(cleanups);
+    const refused = await sgq(['-q'], { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k' });
+    expect(refused.code).toBe(7);
+    expect(refused.stderr).toMatch(/TLS certificate of https:\/\/127\.0\.0\.1:\d+ not trusted/);
+    const trusted = await sgq(['-q'], { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k', NODE_EXTRA_CA_CERTS: server.certFile });
+    expect(trusted.code).toBe(0);
+    expect(lines(trusted.stdout)).toHaveLength(users.length);
+  });
+});
+
+it('keeps as many connections alive as users are in flight, not one per user', async () => {
+  const { sandbox, env } = await sandboxWith({});
+  const input = Array.from({ length: 60 }, (_, i) => `user${i}_3`).join('\n');
+  const r = await runSgq(['graph', 'followers', '-', '--concurrency', '4', '-q'], { env, stdin: input });
+  expect(r.code).toBe(0);
+  expect(lines(r.stdout)).toHaveLength(180);
+  expect(sandbox.connections()).toBeLessThanOrEqual(4);
 });

@@ -35,7 +35,7 @@ function lastSeen(env: Record<string, string | undefined>, profile: string): See
 async function refresh(ctx: CommandContext, reporter: Reporter): Promise<SeenBalance> {
   const { io, globals } = ctx;
   const connection = await connect(ctx, true);
-  const client = newClient(ctx, connection, { proxy: await runProxy(io, connection.baseUrl), connections: 1, signal: io.signal, reporter });
+  const client = newClient(ctx, connection, { proxy: runProxy(io, connection.baseUrl), connections: 1, signal: io.signal, reporter });
   try {
     const reply = await client.call(REFRESH_ROUTE, REFRESH_BODY, { sendKey: true });
     const credits = reply.body.current_credits;

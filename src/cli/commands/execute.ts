@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { ApiClient } from '../../core/client.js';
 import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
@@ -59,6 +60,8 @@ export interface Plan {
   concurrency: number;
   /** `--parallel`, where the command has it; else the `parallel` setting, else 1. */
   parallel?: number;
+  /** The run may make a great many calls (a list read from stdin): see ClientOptions. */
+  manyCalls?: boolean;
   tagUser: boolean;
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
@@ -77,23 +80,23 @@ export interface Connection {
   close: () => Promise<void>;
 }
 
-/**
- * The proxy a run goes through, if any; a proxy variable sgq cannot use ends the run here.
- *
- * Behind a proxy, requests go through undici, which parses HTTP with a WebAssembly module.
- * Keeping that on V8's baseline tier lowers an export's peak memory on Node 20 from ~99 to
- * ~68 MiB at no measurable cost in time (npm run bench). It must be set before the first
- * connection, and only by the CLI: a library must not change the V8 flags of the program that
- * loads it. Node 24's V8 ignores the flag when set at run time.
- */
-export async function runProxy(io: Io, baseUrl: string): Promise<ProxyChoice | undefined> {
-  const proxy = proxyFor(io.env, new URL(baseUrl));
-  if (proxy) await io.setV8Flags?.('--liftoff-only');
-  return proxy;
+/** The proxy a run goes through, if any; a proxy variable sgq cannot use ends the run here. */
+export function runProxy(io: Io, baseUrl: string): ProxyChoice | undefined {
+  return proxyFor(io.env, new URL(baseUrl));
 }
 
-/** The client of a run: the connection's address and key, --timeout and --retries over the settings. */
-export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
+/**
+ * The client of a run: the connection's address and key, --timeout and --retries over the settings.
+ *
+ * Behind a proxy, or for a list of users on stdin, requests go through undici, which parses
+ * HTTP with a WebAssembly module. Keeping that on V8's baseline tier lowers an export's peak
+ * memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run bench), and
+ * spares a run the ~150 ms that Node 20 otherwise waits at exit for V8 to finish optimising
+ * the module in the background (Node 22 and 24 do not wait). It must be set before undici's
+ * first connection, and only by the CLI: a library must not change the V8 flags of the program
+ * that loads it. Node 24's V8 ignores the flag when set at run time.
+ */
+export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; manyCalls?: boolean; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
   const { globals, io } = ctx;
   const { config } = connection;
   return new ApiClient({
@@ -106,6 +109,8 @@ export function newClient(ctx: CommandContext, connection: Connection, run: { pr
     env: io.env,
     proxy: run.proxy,
     connections: run.connections,
+    manyCalls: run.manyCalls,
+    beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
     signal: run.signal,
     trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
     exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
@@ -179,12 +184,14 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     const format = chooseFormat(flags, config, io.stdoutIsTTY);
 
     const controller = new AbortController();
+    // Every user in flight may wait on it (a retry's backoff, the budget): many listeners, no leak.
+    setMaxListeners(0, controller.signal);
     const onSignal = () => controller.abort(io.signal?.reason);
     io.signal?.addEventListener('abort', onSignal, { once: true });
     if (io.signal?.aborted) onSignal();
 
     // Chosen before --out is touched.
-    const proxy = await runProxy(io, connection.baseUrl);
+    const proxy = runProxy(io, connection.baseUrl);
     const stopFetching = () => controller.abort('output closed');
     const sink: Sink = out
       ? FileSink.open(out, stopFetching)
@@ -216,7 +223,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       },
     };
     const cache = await openCache(io.env, config, connection, flags.cache);
-    const client = newClient(ctx, connection, { proxy, connections: concurrency * parallel, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
+    const client = newClient(ctx, connection, { proxy, connections: concurrency * parallel, manyCalls: plan.manyCalls, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
 
     let summary: RunSummary;
     try {

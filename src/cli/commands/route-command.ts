@@ -55,6 +55,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       knownCost: route.cost,
       concurrency: Math.min(wanted, subjects?.first.length ?? 1),
       parallel: flags.parallel,
+      manyCalls: subjects?.fromStdin,
       tagUser,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       jobs: (config, marks) => {
@@ -62,7 +63,6 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
         if (marks) sinceOf = (user) => marks.get(keyOf(user));
         const job = (user: string | null): Job => {
-          const key = keyOf(user);
           const userSince = sinceOf(user);
           const payload = (page: number | null): Record<string, Json> => {
             if (user === null) return {};
@@ -83,22 +83,18 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
               maxPages: flags.maxPages,
               wholeBodyIsRecord: route.subject === 'none',
             },
-            onComplete: marks && user !== null ? () => marks.stage(key, startedAt) : undefined,
+            onComplete: marks && user !== null ? () => marks.stage(keyOf(user), startedAt) : undefined,
             ...(churn && store && user !== null
               ? churn.snapshotHooks(store, { profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true)
               : {}),
           };
         };
-        return subjects ? mapAsync(subjects, job) : [job(null)];
+        return subjects ? subjects.map(job) : [job(null)];
       },
       resume: (who, from) => resumeCommand({ route, flags, globals, tagUser, sinceOf }, who, from),
     },
     flags,
   );
-}
-
-async function* mapAsync<T, U>(items: AsyncIterable<T>, fn: (item: T) => U): AsyncGenerator<U> {
-  for await (const item of items) yield fn(item);
 }
 
 interface ResumeBase {

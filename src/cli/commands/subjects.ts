@@ -26,7 +26,7 @@ export class Subjects implements AsyncIterable<string> {
     // io.stdin is touched only for `-`: creating process.stdin costs a start some 3 ms.
     if (fromStdin && io.stdinIsTTY) throw usageError('- reads users from stdin, but stdin is a terminal', 'pipe a file in: sgq … - < users.txt');
     if (args.some((a) => a.trim() === '')) throw usageError('an empty user name was given');
-    const all = unique(expand(args, io));
+    const all = unique(args, io);
     const first: string[] = [];
     while (first.length < ahead) {
       const next = await all.next();
@@ -37,37 +37,59 @@ export class Subjects implements AsyncIterable<string> {
     return new Subjects(first, all, fromStdin);
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<string> {
-    yield* this.first;
-    for (;;) {
-      const next = await this.rest.next();
-      if (next.done) return;
-      yield next.value;
-    }
+  /** The subjects in order: those read ahead, then the rest as they are read. */
+  [Symbol.asyncIterator](): AsyncIterator<string> {
+    // A plain iterator over the generator, not another generator: each layer of async
+    // generators costs every one of a million users some microtasks.
+    let i = 0;
+    return {
+      next: () => (i < this.first.length ? Promise.resolve({ value: this.first[i++]!, done: false }) : this.rest.next()),
+      return: async () => (await this.rest.return?.(), { value: undefined, done: true }),
+    };
+  }
+
+  /** Each subject made into something (a job) as it is taken. */
+  map<T>(fn: (subject: string) => T): AsyncIterable<T> {
+    return {
+      [Symbol.asyncIterator]: () => {
+        const subjects = this[Symbol.asyncIterator]();
+        return {
+          next: async () => {
+            const next = await subjects.next();
+            return next.done ? next : { value: fn(next.value), done: false };
+          },
+          return: async () => (await subjects.return?.(), { value: undefined, done: true }),
+        };
+      },
+    };
   }
 }
 
-async function* expand(args: readonly string[], io: Pick<Io, 'stdin'>): AsyncGenerator<string> {
+/**
+ * The subjects of the arguments, `-` read a line at a time as the stream delivers them, each
+ * once: one generator for all of it (see above).
+ */
+async function* unique(args: readonly string[], io: Pick<Io, 'stdin'>): AsyncGenerator<string> {
+  const seen = new SeenNames();
   for (const arg of args) {
-    if (arg !== '-') yield arg.trim();
-    else yield* lines(io.stdin);
-  }
-}
-
-/** The users of a list, a line at a time, as the stream delivers them. */
-async function* lines(stdin: Readable): AsyncGenerator<string> {
-  let partial = '';
-  stdin.setEncoding('utf8');
-  for await (const chunk of stdin as AsyncIterable<string>) {
-    const parts = (partial + chunk).split('\n');
-    partial = parts.pop()!;
-    for (const line of parts) {
-      const user = subjectOf(line);
-      if (user) yield user;
+    if (arg !== '-') {
+      if (seen.add(arg.trim())) yield arg.trim();
+      continue;
     }
+    const stdin = io.stdin;
+    let partial = '';
+    stdin.setEncoding('utf8');
+    for await (const chunk of stdin as AsyncIterable<string>) {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const user = subjectOf(line);
+        if (user && seen.add(user)) yield user;
+      }
+    }
+    const user = subjectOf(partial);
+    if (user && seen.add(user)) yield user;
   }
-  const user = subjectOf(partial);
-  if (user) yield user;
 }
 
 /** A line's user: without a `#` comment and surrounding blanks (a CR included). */
@@ -75,8 +97,3 @@ const subjectOf = (line: string): string => {
   const hash = line.indexOf('#');
   return (hash === -1 ? line : line.slice(0, hash)).trim();
 };
-
-async function* unique(subjects: AsyncIterable<string>): AsyncGenerator<string> {
-  const seen = new SeenNames();
-  for await (const s of subjects) if (seen.add(s)) yield s;
-}

@@ -146,7 +146,7 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
       // A page cut by --limit leaves records unfetched, even if it was the user's last.
       if (page.granted < page.records.length) cut.add(stat);
       let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
-      await job.onRecords?.(records, page.lossless);
+      if (job.onRecords) await job.onRecords(records, page.lossless);
       if (job.hideRecords) records = [];
       if (options.tagUser && job.user !== null) records = records.map((r) => ({ query_user: job.user, ...r }));
       formatter.write(records, page.lossless);
