@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { usageError } from '../../core/errors.js';
 import { SeenNames } from './seen-names.js';
 import type { Io } from '../io.js';
