@@ -3,7 +3,8 @@ import { ExitCode, SgqError, configError } from '../../core/errors.js';
 import { Reporter } from '../output/reporter.js';
 import { creditsFile, readBalances, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
-import { connect, newClient, recordSeenBalance, runProxy } from './execute.js';
+import { proxyFor } from '../../core/proxy.js';
+import { connect, newClient, recordSeenBalance } from './execute.js';
 
 /**
  * The call `--refresh` makes: /metadata/get_userid costs 0 credits (spec §8), and with the key
@@ -35,7 +36,7 @@ function lastSeen(env: Record<string, string | undefined>, profile: string): See
 async function refresh(ctx: CommandContext, reporter: Reporter): Promise<SeenBalance> {
   const { io, globals } = ctx;
   const connection = await connect(ctx, true);
-  const client = newClient(ctx, connection, { proxy: runProxy(io, connection.baseUrl), connections: 1, signal: io.signal, reporter });
+  const client = newClient(ctx, connection, { proxy: proxyFor(io.env, new URL(connection.baseUrl)), connections: 1, signal: io.signal, reporter });
   try {
     const reply = await client.call(REFRESH_ROUTE, REFRESH_BODY, { sendKey: true });
     const credits = reply.body.current_credits;

@@ -19,7 +19,6 @@ import type { FileCache } from '../run/response-cache.js';
 import { durationMs } from '../../core/since.js';
 import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
-import type { Io } from '../io.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
@@ -78,11 +77,6 @@ export interface Connection {
   /** Where the key came from, named when the service rejects it. */
   apiKeySource?: KeySource;
   close: () => Promise<void>;
-}
-
-/** The proxy a run goes through, if any; a proxy variable sgq cannot use ends the run here. */
-export function runProxy(io: Io, baseUrl: string): ProxyChoice | undefined {
-  return proxyFor(io.env, new URL(baseUrl));
 }
 
 /**
@@ -190,8 +184,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     io.signal?.addEventListener('abort', onSignal, { once: true });
     if (io.signal?.aborted) onSignal();
 
-    // Chosen before --out is touched.
-    const proxy = runProxy(io, connection.baseUrl);
+    // Chosen before --out is touched: a proxy variable sgq cannot use ends the run here.
+    const proxy = proxyFor(io.env, new URL(connection.baseUrl));
     const stopFetching = () => controller.abort('output closed');
     const sink: Sink = out
       ? FileSink.open(out, stopFetching)
