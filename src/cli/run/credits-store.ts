@@ -35,5 +35,8 @@ export function readBalances(file: string): Record<string, SeenBalance> {
 export function recordBalance(file: string, profile: string, balance: SeenBalance): void {
   const profiles = { ...readBalances(file), [profile]: balance };
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeAtomically(file, `${JSON.stringify({ profiles }, null, 2)}\n`);
+  // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
+  // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
+  // a file lost or damaged by a crash reads as nothing known until the next run writes it.
+  writeAtomically(file, `${JSON.stringify({ profiles }, null, 2)}\n`, { durable: false });
 }

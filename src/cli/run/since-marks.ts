@@ -136,14 +136,14 @@ function readMarks(file: string): Record<string, string> {
   }
 }
 
-/** Replaces `file` with `text` through a temporary file (0600), flushed and renamed into place. */
-export function writeAtomically(file: string, text: string): void {
+/** Replaces `file` with `text` through a temporary file (0600), flushed (unless not `durable`) and renamed into place. */
+export function writeAtomically(file: string, text: string, { durable = true } = {}): void {
   const temp = `${file}.${runTag()}.tmp`;
   try {
     const fd = openSync(temp, 'wx', 0o600);
     try {
       writeFileSync(fd, text);
-      fsyncSync(fd);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -152,7 +152,7 @@ export function writeAtomically(file: string, text: string): void {
     rmSync(temp, { force: true });
     throw error;
   }
-  syncFolder(dirname(file));
+  if (durable) syncFolder(dirname(file));
 }
 
 /** Temporary state files of runs killed before their rename (also the `FILE.PID.tmp` of sgq 1.0). */
