@@ -1,7 +1,6 @@
-import Module from 'node:module';
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
-import { Script } from 'node:vm';
+import type { Script } from 'node:vm';
 
 // A V8 code cache for sgq's own bundles (dist/main.cjs, dist/vendor/*.cjs), so that a start
 // deserializes compiled code instead of parsing and compiling some 200 kB of JavaScript again:
@@ -59,7 +58,9 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   const name = fnv1a([prefix, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   // Bumped when the run changes V8's flags; a bundle's cache is taken only under the flags it was compiled with.
   let flags = 0;
-  const ModuleClass = Module as unknown as ModuleStatics;
+  // Loaded here, not at the top: `--version` and help into a pipe never come this far.
+  const ModuleClass = process.getBuiltinModule('node:module') as unknown as ModuleStatics;
+  const { Script } = process.getBuiltinModule('node:vm');
   const compile = ModuleClass.prototype._compile;
   const toSave: { file: string; header: string; script: Script; flags: number }[] = [];
 
