@@ -79,7 +79,18 @@ See the README for the full table.`);
     const group = program.command(ns).description(namespaceSummary[ns]);
     group.addHelpText('after', `\nExamples:\n${verbs.map((r) => `  $ sgq ${commandName(r)} ${r.subject === 'list' ? '1234567890' : 'jack'}`).join('\n')}\n  $ sgq ${ns} ${verbs[0]!.verb} --help`);
     defer(group, () => {
-      for (const route of verbs) routeCommand(group.command(route.verb), route);
+      // Each verb's options only when it is run (or the namespace's help lists them all).
+      for (const route of verbs) {
+        const verb = group.command(route.verb).description(route.summary);
+        defer(verb, () => routeCommand(verb, route));
+      }
+      group.hook('preSubcommand', (_group, sub) => fill(sub));
+    });
+    // Its help lists every verb with its arguments: build them all (also for `sgq help graph`,
+    // which shows it without entering it).
+    group.on('beforeHelp', () => {
+      fill(group);
+      group.commands.forEach(fill);
     });
   }
   for (const route of ROUTES.filter((r) => !r.namespace)) routeCommand(program.command(route.verb), route);

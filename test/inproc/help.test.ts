@@ -34,3 +34,11 @@ describe('--help', () => {
     expect(c.stderr).toContain("unknown command 'nope'");
   });
 });
+
+describe('help of a namespace, however it is asked for', () => {
+  it.each(['graph', 'alpha', 'metadata', 'lists'])('`sgq help %s` is `sgq %s --help`, listing each verb with its arguments', async (ns) => {
+    const [byCommand, byFlag] = [await runSgq(['help', ns]), await runSgq([ns, '--help'])];
+    expect(byCommand.stdout).toBe(byFlag.stdout);
+    expect(byFlag.stdout).toMatch(/\[options\] <(user|list)/);
+  });
+});
