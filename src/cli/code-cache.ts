@@ -10,7 +10,7 @@ import type { Script } from 'node:vm';
 // leaves out every function V8 compiles lazily later (most of them: Commander's, the
 // formatters'). This cache is taken when the run ends, so it holds every function the run
 // needed. It is what v8-compile-cache did for yarn and eslint; that package loads node:crypto
-// (6-11 ms) to name its files and keeps them in a shared /tmp, so sgq does it in 80 lines:
+// (6-11 ms) to name its files and keeps them in a shared /tmp, so sgq does it in this file:
 //   - one file per bundle and kind of run in $XDG_CACHE_HOME/sgq/code/NODE-ARCH/ (folder made
 //     0700): V8 deserializes all of a cache at once, so --help reading the functions of an
 //     export would cost it 1-2 ms, and an export missing them cost it more;
