@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 // The help of every command, as it prints into a pipe or a file (80 columns), is rendered by
 // the build into dist/help/ (scripts/build.mjs), so that `sgq … --help` into a pipe prints a
-// file instead of loading and running Commander: 15-20 ms, half of the start. At a terminal,
+// file instead of loading and running Commander (10-15 ms, a third of the start). At a terminal,
 // help is built as before, to the terminal's width. A test checks every file against what
 // Commander prints.
 
