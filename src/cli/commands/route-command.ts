@@ -63,7 +63,9 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
         if (marks) sinceOf = (user) => marks.get(keyOf(user));
         const job = (user: string | null): Job => {
-          const userSince = sinceOf(user);
+          // A user's mark key, worked out once for reading its mark and for staging the new one.
+          const key = marks && user !== null ? keyOf(user) : undefined;
+          const userSince = key === undefined ? sinceOf(user) : marks!.get(key);
           const payload = (page: number | null): Record<string, Json> => {
             if (user === null) return {};
             const body: Record<string, Json> = { user, how };
@@ -83,7 +85,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
               maxPages: flags.maxPages,
               wholeBodyIsRecord: route.subject === 'none',
             },
-            onComplete: marks && user !== null ? () => marks.stage(keyOf(user), startedAt) : undefined,
+            onComplete: marks && key !== undefined ? () => marks.stage(key, startedAt) : undefined,
             ...(churn && store && user !== null
               ? churn.snapshotHooks(store, { profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true)
               : {}),
