@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Script } from 'node:vm';
 
@@ -25,11 +25,14 @@ import type { Script } from 'node:vm';
 //     setting the same flag;
 //   - named after the folder of the bundles and Node's options too, so that two installs, or
 //     runs with and without NODE_OPTIONS, do not keep replacing each other's files;
+//   - a run that writes also removes files not written for 30 days: those of other copies
+//     of sgq (an npx folder per version, a clone), and temporary files of killed runs;
 //   - anything that fails (no home, a read-only or full disk, a damaged file) means compiling
 //     as usual: the cache can make sgq faster, never make it fail.
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
 
 const FORMAT = 'sgq-code-cache 1';
+const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 
 interface CompilingModule {
   exports: unknown;
@@ -76,7 +79,9 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   };
 
   process.once('exit', () => {
-    for (const entry of toSave) if (entry.flags === flags) writeEntry(dir, entry.file, entry.header, entry.script);
+    const saving = toSave.filter((entry) => entry.flags === flags);
+    for (const entry of saving) writeEntry(dir, entry.file, entry.header, entry.script);
+    if (saving.length > 0) removeOld(dir, Date.now() - MAX_AGE_MS);
   });
   return {
     flagsChanged: () => {
@@ -125,6 +130,24 @@ function writeEntry(dir: string, file: string, header: string, script: Script): 
       rmSync(temp, { force: true });
     } catch {
       // A folder sgq cannot write to: there is no temporary file either.
+    }
+  }
+}
+
+/** Removes the files of the folder last written before `before` (a valid one is only written again). */
+function removeOld(dir: string, before: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      const file = join(dir, name);
+      if (statSync(file).mtimeMs < before) rmSync(file, { force: true });
+    } catch {
+      // Runs at exit: a file another run removed meanwhile changes nothing.
     }
   }
 }

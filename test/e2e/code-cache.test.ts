@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -114,6 +114,23 @@ describe('the code cache', () => {
     const usageCached = await sgqIn(app, tempDir(), ['graph', 'nope']);
     expect(usageCached.exitCode).toBe(2);
     expect(usageCached.stderr).toBe(usage.stderr);
+  });
+
+  it('lets files not written for 30 days go when it writes: other copies’, killed runs’ temporary files', async () => {
+    const [app, cache] = [copyOfSgq(), tempDir()];
+    const dir = join(cache, 'sgq', 'code', NODE_DIR);
+    mkdirSync(dir, { recursive: true });
+    const old = Date.now() / 1000 - 31 * 24 * 3600;
+    for (const name of ['0badc0de-help-main.cjs.v8', '0badc0de-help-main.cjs.v8.4242.tmp']) {
+      writeFileSync(join(dir, name), 'x');
+      utimesSync(join(dir, name), old, old);
+    }
+    writeFileSync(join(dir, 'fresh-help-main.cjs.v8'), 'x');
+    expect((await sgqIn(app, cache, ['help'])).exitCode).toBe(0);
+    const names = readdirSync(dir);
+    expect(names).toContain('fresh-help-main.cjs.v8');
+    expect(names.filter((name) => name.startsWith('0badc0de'))).toEqual([]);
+    expect(named(cacheFiles(cache), '-help-main.cjs.v8')).toHaveLength(2);
   });
 
   it('is off with NODE_DISABLE_COMPILE_CACHE, as Node’s own is', async () => {

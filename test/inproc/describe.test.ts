@@ -43,7 +43,7 @@ describe('sgq describe --json', () => {
     expect(d.routes.find((r) => r.command === 'metadata latest-tweets')).toMatchObject({ library_method: 'metadata.latestTweets', cost: 6 });
     expect(d.settings.map((s) => s.name)).toEqual(SETTING_NAMES);
     expect(d.exit_codes.map((e) => e.code).sort((a, b) => a - b)).toEqual(Object.values(ExitCode).sort((a, b) => a - b));
-    expect(d.environment.map((e) => e.name)).toEqual(expect.arrayContaining(['SGQ_API_KEY', 'SGQ_BASE_URL', 'SGQ_PROFILE', 'HTTPS_PROXY', 'NO_PROXY']));
+    expect(d.environment.map((e) => e.name)).toEqual(expect.arrayContaining(['SGQ_API_KEY', 'SGQ_BASE_URL', 'SGQ_PROFILE', 'HTTPS_PROXY', 'NO_PROXY', 'XDG_CACHE_HOME', 'NODE_DISABLE_COMPILE_CACHE']));
     const followers = d.commands.find((c) => c.name === 'graph followers')!;
     expect(followers.runnable).toBe(true);
     expect(followers.options.find((o) => o.name === '--output')).toMatchObject({ type: 'string', choices: expect.arrayContaining(['ndjson', 'csv']) });

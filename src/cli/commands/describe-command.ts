@@ -25,6 +25,8 @@ const ENVIRONMENT = [
   { name: 'FORCE_COLOR', description: 'colour on stderr even when it is not a terminal' },
   { name: 'SGQ_PAGER', description: 'pager for output on a terminal, before PAGER (default less -FRX; empty or cat: none)' },
   { name: 'PAGER', description: 'pager for output on a terminal when SGQ_PAGER is unset' },
+  { name: 'XDG_CACHE_HOME', description: 'folder of the --cache answers and the compiled-code cache (default ~/.cache; sgq uses its sgq/ folder)' },
+  { name: 'NODE_DISABLE_COMPILE_CACHE', description: 'set and not empty: no compiled-code cache (sgq/code in the cache folder)' },
 ];
 
 /** `sgq describe`: everything a program needs to drive sgq, as one JSON document on stdout. */
