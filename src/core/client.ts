@@ -72,6 +72,13 @@ export interface Reply {
   headers: Record<string, string | string[]>;
   /** Came from the cache: no request was sent and nothing was billed. */
   cached?: boolean;
+  /** When the answer was asked for (ms since the epoch): earlier than this call for a cached one. */
+  askedAt?: number;
+  /**
+   * Keeps a clean answer in the cache: called by whoever checks it (the pages' checks), so
+   * that an answer sgq refused is never replayed from the cache.
+   */
+  keep?: () => void;
 }
 
 /** A request as the cache keys it: the full URL (base address, route, query) and the body. */
@@ -86,6 +93,8 @@ export interface CachedAnswer {
   status: number;
   headers: Record<string, string | string[]>;
   text: string;
+  /** When it was asked for (ms since the epoch): what a --since-last mark may claim from it (unknown: the epoch). */
+  askedAt?: number;
 }
 
 /**
@@ -228,12 +237,15 @@ export class ApiClient {
       trace?.(`${method} ${asked!.url} ${body ?? ''}: from the cache, nothing sent`);
       return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target }), cached: true };
     }
+    const askedAt = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
         const reply = await this.once(path, { method, target, body }, opts, attempt - 1);
-        // Only a clean answer is kept: error records, placeholders and refusals all threw or carry errors.
+        // Only a clean answer may be kept: error records, placeholders and refusals all threw or carry errors.
         const data = reply.body.data;
-        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) cache.put(asked!, { status: reply.status, headers: reply.headers, text: reply.text });
+        if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) {
+          reply.keep = () => cache.put(asked!, { status: reply.status, headers: reply.headers, text: reply.text, askedAt });
+        }
         return reply;
       } catch (error) {
         if (!(error instanceof CallError) || !error.retryable) throw error;

@@ -20,6 +20,8 @@ export interface Page {
   headers: Record<string, string | string[]>;
   /** Came from the cache (`--cache`): not billed, and its balance is not today's. */
   cached: boolean;
+  /** For a cached page, when it was asked for: its records are complete as of then, not now. */
+  askedAt?: number;
 }
 
 /** Whether the service bills this answer: spec §1 charges successful calls, not error records. */
@@ -64,5 +66,5 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   if (nextPage !== null && asked !== null && nextPage <= asked) {
     throw invalid(`next_page ${nextPage} does not move past page ${asked}`);
   }
-  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true };
+  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined };
 }

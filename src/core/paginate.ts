@@ -78,6 +78,8 @@ async function fetchPage(client: ApiClient, req: PageRequest, budget: Budget, pa
   try {
     const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method, signal: cancel });
     const read = readPage(reply, page, req.wholeBodyIsRecord);
+    // Cached only now that it passed every check a page goes through.
+    reply.keep?.();
     // A page from the cache cost nothing now, and its balance is an old one.
     const granted = budget.settleCall(isBilled(read), read.cached ? null : read.credits, { records: read.records.length, full: read.nextPage !== null });
     // Completed in place: a copy ({ ...read, granted }) cost a batch of one-page users more

@@ -1,12 +1,14 @@
-import { usageError } from '../../core/errors.js';
+import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
 import { diffSorted } from '../../core/churn/merge-diff.js';
 import { snapshotRecords } from '../../core/churn/sources.js';
 import type { KeyStats } from '../../core/churn/keyed.js';
-import type { SnapshotStore, SnapshotSubject } from '../../core/churn/store.js';
-import type { Job } from '../run/runner.js';
+import type { SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
+import type { Checkpoint } from '../run/checkpoint.js';
+import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 
 export interface SnapshotFlags {
   snapshot?: boolean;
@@ -28,49 +30,137 @@ export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.raw) throw usageError('--snapshot cannot be used with --raw');
 }
 
+/** One user's staged snapshot, and the lock on its folder held until it is committed or dropped. */
+interface Held {
+  user: string;
+  lock: { release(): void };
+  staged?: StagedSnapshot;
+}
+
 /**
- * The hooks that keep one user's export as a snapshot: every page goes into a capture; a
- * complete export is stored, anything cut short is dropped and said so; with --changes the
- * records are not printed, the changes against the previous snapshot are.
+ * The snapshots of a run, as a checkpoint: each user's folder is locked before its first
+ * request and stays locked through read, compare and commit; a complete export is staged
+ * (written, flushed, diffed against the previous one) and becomes a snapshot only when the
+ * scope commits, once the output holding its records or its changes is durable.
  */
-export function snapshotHooks(store: SnapshotStore, subject: SnapshotSubject, takenAt: Date, changes: boolean): Pick<Job, 'onRecords' | 'hideRecords' | 'onEnd'> {
-  let capture: SnapshotCapture | undefined;
-  const who = `sgq: ${subject.user}:`;
-  return {
-    hideRecords: changes,
-    onRecords: async (records, lossless) => {
-      capture ??= new SnapshotCapture(store, subject);
-      await capture.add(records, lossless);
-    },
-    onEnd: async ({ cutShort, credits, emit, reporter }) => {
-      capture ??= new SnapshotCapture(store, subject);
-      if (cutShort) {
-        capture.discard();
-        reporter.warn(`${subject.user}: not stored as a snapshot: ${cutShort}; only a complete export is kept`);
-        return;
-      }
-      const { current, previous } = await capture.commit({ taken_at: takenAt.toISOString(), complete: true, credits_used: credits });
+export class SnapshotCheckpoint implements Checkpoint {
+  private held = new Map<string, Held>();
+
+  private constructor(readonly store: SnapshotStore) {}
+
+  /** Checks the store can be written before anything is fetched. */
+  static open(store: SnapshotStore): SnapshotCheckpoint {
+    try {
+      mkdirSync(store.root, { recursive: true });
+      accessSync(store.root, constants.W_OK);
+    } catch (error) {
+      throw storeError(store.root, error);
+    }
+    return new SnapshotCheckpoint(store);
+  }
+
+  get what(): string {
+    return `the snapshots in ${this.store.root}`;
+  }
+
+  get pending(): boolean {
+    for (const held of this.held.values()) if (held.staged) return true;
+    return false;
+  }
+
+  get due(): boolean {
+    return this.pending;
+  }
+
+  async commit(): Promise<void> {
+    for (const held of this.held.values()) {
+      if (!held.staged) continue;
       try {
-        const note = leftOutText(capture.stats, 'username', `${subject.user}: snapshot`);
-        if (note) reporter.warn(note);
-        reporter.trace(`${subject.user}: snapshot of ${current.meta.records} records stored in ${current.dataPath}`);
-        if (!changes) return;
-        if (!previous) {
-          reporter.info(`${who} first snapshot (${current.meta.records.toLocaleString('en-US')} records); changes are printed from the next one`);
+        await held.staged.commit();
+      } catch (error) {
+        throw new SgqError(ExitCode.internal, `cannot store the snapshot of ${held.user} in ${this.store.root}: ${errorCode(error)}`, 'the records were written; the next run compares against the snapshot before; check free space and permissions');
+      }
+      await this.release(held);
+    }
+  }
+
+  async drop(): Promise<void> {
+    for (const held of this.held.values()) {
+      await held.staged?.drop();
+      await this.release(held);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.drop();
+  }
+
+  /** The hooks that keep one user's export as a snapshot, and with --changes print what changed instead. */
+  hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd'> {
+    let capture: SnapshotCapture | undefined;
+    return {
+      hideRecords: changes,
+      onStart: async () => {
+        this.held.set(subject.user, { user: subject.user, lock: await this.lockSubject(subject) });
+      },
+      onRecords: async (records, lossless) => {
+        capture ??= new SnapshotCapture(this.store, subject);
+        await capture.add(records, lossless);
+      },
+      onEnd: async (end) => {
+        const held = this.held.get(subject.user);
+        capture ??= new SnapshotCapture(this.store, subject);
+        if (end.cutShort || !held) {
+          capture.discard();
+          if (held) await this.release(held);
+          end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }
-        const stats: KeyStats = { missingKey: 0, duplicates: 0 };
-        const counts = await diffSorted(
-          snapshotRecords(previous.handle, previous.meta.sorted_by, stats, previous.dataPath),
-          snapshotRecords(current.handle, current.meta.sorted_by, stats, current.dataPath),
-          { changed: false },
-          (batch) => emit(changeRecords(batch), true),
-        );
-        const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
-        reporter.info(`${who} ${countsText(counts, false)} since ${previous.meta.taken_at}${incomplete}`);
-      } finally {
-        await Promise.all([current.handle.close(), previous?.handle.close()]);
-      }
-    },
-  };
+        held.staged = await capture.stage({ taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
+        const note = leftOutText(capture.stats, 'username', `${subject.user}: snapshot`);
+        if (note) end.reporter.warn(note);
+        if (changes) await printChanges(subject, held.staged, end);
+      },
+    };
+  }
+
+  private async lockSubject(subject: SnapshotSubject): Promise<{ release(): void }> {
+    try {
+      return await this.store.lockSubject(subject);
+    } catch (error) {
+      if (error instanceof SgqError) throw error;
+      throw storeError(this.store.folder(subject), error);
+    }
+  }
+
+  private async release(held: Held): Promise<void> {
+    this.held.delete(held.user);
+    await held.staged?.close().catch(() => undefined);
+    held.lock.release();
+  }
+}
+
+/** --changes: the changes of a staged snapshot against the one before, printed as records. */
+async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd): Promise<void> {
+  const who = `sgq: ${subject.user}:`;
+  const { current, previous } = staged;
+  if (!previous) {
+    reporter.info(`${who} first snapshot (${current.meta.records.toLocaleString('en-US')} records); changes are printed from the next one`);
+    return;
+  }
+  const stats: KeyStats = { missingKey: 0, duplicates: 0 };
+  const counts = await diffSorted(
+    snapshotRecords(previous.handle, previous.meta.sorted_by, stats, previous.dataPath),
+    snapshotRecords(current.handle, current.meta.sorted_by, stats, current.dataPath),
+    { changed: false },
+    (batch) => emit(changeRecords(batch), true),
+  );
+  const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
+  reporter.info(`${who} ${countsText(counts, false)} since ${previous.meta.taken_at}${incomplete}`);
+}
+
+const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+
+function storeError(where: string, error: unknown): SgqError {
+  return new SgqError(ExitCode.internal, `cannot write the snapshot store ${where}: ${errorCode(error)}`, 'check that it exists and is writable, or choose another with --snapshot-dir; nothing was fetched');
 }

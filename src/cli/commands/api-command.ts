@@ -43,6 +43,7 @@ export async function runApiCommand(ctx: CommandContext, routeArg: string, flags
       label: `api ${path}`,
       path,
       needsKey: known?.needsKey ?? false,
+      startedAt: new Date(),
       knownCost: known?.cost ?? null,
       concurrency: 1,
       tagUser: false,

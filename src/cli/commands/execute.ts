@@ -12,6 +12,8 @@ import { pagerSink } from '../output/pager.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
 import type { Lock } from '../run/file-lock.js';
 import { SinceMarks } from '../run/since-marks.js';
+import { RunScope, optionalNumber } from '../run/scope.js';
+import type { Plan } from '../run/plan.js';
 import { dryRun } from '../run/dry-run.js';
 import { TraceFile } from '../run/trace-file.js';
 import { cacheDir } from '../cache-dir.js';
@@ -49,25 +51,7 @@ export interface OutputFlags extends JqFlags {
   maxWait?: { ms: number; text: string };
 }
 
-export interface Plan {
-  label: string;
-  /** The route below /api/, named where the balance it reports is recorded. */
-  path: string;
-  needsKey: boolean;
-  knownCost: number | null;
-  /** Jobs in flight at once: the caller keeps it to the jobs there are. */
-  concurrency: number;
-  /** `--parallel`, where the command has it; else the `parallel` setting, else 1. */
-  parallel?: number;
-  /** The run may make a great many calls (a list read from stdin): see ClientOptions. */
-  manyCalls?: boolean;
-  tagUser: boolean;
-  /** The --since-last state file this run reads and advances, if any. */
-  marksFile?: (resolved: ResolvedConfig) => string;
-  /** Built as the run takes them, so a long list never sits in memory as jobs. */
-  jobs: (resolved: ResolvedConfig, marks?: SinceMarks) => AsyncIterable<Job> | Iterable<Job>;
-  resume?: RunOptions['resume'];
-}
+export type { Plan } from '../run/plan.js';
 
 /** Where requests go for this run: the configured service, or an in-process sandbox. */
 export interface Connection {
@@ -139,7 +123,7 @@ export function chooseFormat(flags: Pick<OutputFlags, 'output' | 'out' | 'header
   return format;
 }
 
-/** Sets up the client, output and signals for one run, runs its jobs and cleans up. */
+/** Runs a plan: its scope opens what it needs, the jobs run, the output finishes, the checkpoints follow it. */
 export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlags): Promise<number> {
   const { io, globals } = ctx;
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
@@ -147,136 +131,85 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   // A --jq filter that does not compile is a usage error before any request.
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await loadJqFilter(jq);
-  const lockOptions = {
-    waitMs: flags.waitLock?.ms ?? 0,
-    waitFlag: flags.waitLock && `--wait-lock ${flags.waitLock.text}`,
-    signal: io.signal,
-    onWait: (line: string) => reporter.info(line),
-  };
-  if (flags.dryRun) {
-    const config = resolveConfig(globals, io.env);
-    chooseFormat(flags, config, io.stdoutIsTTY);
-    const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config));
-    const jobs = plan.jobs(config, marks);
-    return dryRun({ config, sandbox: globals.sandbox === true, jobs, knownCost: plan.knownCost, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
-  }
-  // One run at a time per file replaced: a second would lose the first one's data.
-  let outLock: Lock | undefined;
-  let marks: SinceMarks | undefined;
-  let connection: Connection | undefined;
-  let trace: TraceFile | undefined;
+  if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
+  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
+  const scope = await RunScope.open(ctx, plan, flags, out, choice, reporter);
   try {
-    if (flags.trace !== undefined) trace = TraceFile.open(flags.trace);
-    outLock = await lockOut(out, lockOptions);
-    connection = await connect(ctx, plan.needsKey);
-    const { config } = connection;
-    if (plan.marksFile) marks = await SinceMarks.open(plan.marksFile(config), lockOptions);
-    const jobs = plan.jobs(config, marks);
-    // Users in flight at once, and so the sockets the pool may need.
-    const concurrency = Math.max(1, plan.concurrency);
-    const parallel = plan.parallel ?? optionalNumber(config.parallel) ?? 1;
-    const format = chooseFormat(flags, config, io.stdoutIsTTY);
-
-    const controller = new AbortController();
-    // Every user in flight may wait on it (a retry's backoff, the budget): many listeners, no leak.
-    setMaxListeners(0, controller.signal);
-    const onSignal = () => controller.abort(io.signal?.reason);
-    io.signal?.addEventListener('abort', onSignal, { once: true });
-    if (io.signal?.aborted) onSignal();
-
-    // Chosen before --out is touched: a proxy variable sgq cannot use ends the run here.
-    const proxy = proxyFor(io.env, new URL(connection.baseUrl));
-    const stopFetching = () => controller.abort('output closed');
-    const sink: Sink = out
-      ? FileSink.open(out, stopFetching)
-      : (pagerSink(io, flags.pager !== false, stopFetching, () => reporter.stopProgress()) ?? new StreamSink(io.stdout, stopFetching));
-    // Marks follow the data: as records leave sgq for output that streams, after the rename for a file.
-    if (sink.streams) marks?.commitWhileStreaming(() => sink.flushed);
-    const formatter = await createFormatter(format, sink, { fields: flags.fields, header: flags.header, warn: (line) => reporter.warn(line), jq, toFile: out !== undefined, width: terminalWidth(io) });
-    // A formatter that refuses a record (a --jq runtime error) stops the whole run, as a full disk does.
-    let formatFailure: SgqError | undefined;
-    const guarded: Formatter = {
-      write(records, lossless) {
-        try {
-          formatter.write(records, lossless);
-        } catch (error) {
-          if (!(error instanceof SgqError)) throw error;
-          formatFailure ??= error;
-          stopFetching();
-          throw error;
-        }
-      },
-      end() {
-        if (formatFailure === undefined) formatter.end();
-      },
-      get columns() {
-        return formatter.columns;
-      },
-      get headerWritten() {
-        return formatter.headerWritten;
-      },
-    };
-    const cache = await openCache(io.env, config, connection, flags.cache);
-    const client = newClient(ctx, connection, { proxy, connections: concurrency * parallel, manyCalls: plan.manyCalls, signal: controller.signal, reporter, trace, maxWait: flags.maxWait, cache });
-
     let summary: RunSummary;
     try {
-      summary = await runJobs(
-        jobs,
-        {
-          concurrency,
-          parallel,
-          limit: flags.limit,
-          maxCredits: flags.maxCredits,
-          knownCost: plan.knownCost,
-          raw: flags.raw === true,
-          include: flags.include === true,
-          tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
-          label: plan.label,
-          format,
-          resume: plan.resume,
-          // Users left over go beside the output, or beside the config.
-          remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, io.env),
-        },
-        { client, sink, formatter: guarded, reporter, controller },
-      );
+      summary = await runJobs(plan.jobs(scope.config, scope.held), runOptions(ctx, plan, flags, scope), {
+        client: scope.client,
+        sink: scope.output.sink,
+        formatter: scope.output.formatter,
+        reporter,
+        controller: scope.controller,
+        onJobEnd: () => scope.whenDurable(),
+      });
     } catch (error) {
       // Even a bug must not lose what was fetched: keep it as FILE.partial.
-      await sink.finish(false).catch(() => undefined);
+      await scope.finish(false).catch(() => undefined);
       throw error;
-    } finally {
-      io.signal?.removeEventListener('abort', onSignal);
-      await client.close();
     }
-    const left = summary.totals.credits_left;
-    if (left !== null && !globals.sandbox) recordSeenBalance(io.env, config.profile, { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl }, reporter);
-    const exitCode = summary.exit_code;
-    const note = await sink.finish(exitCode === ExitCode.ok && formatFailure === undefined);
-    if (sink.failure) throw sink.failure;
-    if (formatFailure !== undefined) {
-      if (note) reporter.error(note);
-      throw formatFailure;
-    }
-    if (sink.delivered) marks?.commit();
-    if (marks?.failure) throw marks.failure;
-    if (note) reporter.error(note);
-    if (trace?.failure) reporter.warn(trace.failure);
-    if (cache?.failure) reporter.warn(cache.failure);
-    const warnAt = optionalNumber(config.warnCredits);
-    if (left !== null && warnAt !== undefined && left < warnAt) {
-      reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
-    }
-    // Last, so that scripts find the JSON summary on the final line of stderr.
-    if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
-    else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
-    // A reader that went away (`| head`) is a normal end, not a failure.
-    return sink.closed ? ExitCode.ok : exitCode;
+    return await conclude(ctx, plan, flags, scope, summary);
   } finally {
-    trace?.close();
-    marks?.close();
-    outLock?.release();
-    await connection?.close();
+    await scope.close();
   }
+}
+
+/** --dry-run: the requests and the worst-case credits, nothing sent, nothing locked. */
+function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
+  const { io, globals } = ctx;
+  const config = resolveConfig(globals, io.env);
+  chooseFormat(flags, config, io.stdoutIsTTY);
+  const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config));
+  const jobs = plan.jobs(config, { marks, reporter });
+  return dryRun({ config, sandbox: globals.sandbox === true, jobs, knownCost: plan.knownCost, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
+}
+
+function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope): RunOptions {
+  return {
+    concurrency: Math.max(1, plan.concurrency),
+    parallel: plan.parallel ?? optionalNumber(scope.config.parallel) ?? 1,
+    limit: flags.limit,
+    maxCredits: flags.maxCredits,
+    knownCost: plan.knownCost,
+    raw: flags.raw === true,
+    include: flags.include === true,
+    tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
+    label: plan.label,
+    format: chooseFormat(flags, scope.connection.config, ctx.io.stdoutIsTTY),
+    resume: plan.resume,
+    // Users left over go beside the output, or beside the config.
+    remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, ctx.io.env),
+    startedAt: plan.startedAt,
+  };
+}
+
+/** After the jobs: the output finishes, the checkpoints follow it, and the run says how it went. */
+async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope, summary: RunSummary): Promise<number> {
+  const { io, globals } = ctx;
+  const { reporter, connection, output } = scope;
+  const left = summary.totals.credits_left;
+  if (left !== null && !globals.sandbox) recordSeenBalance(io.env, connection.config.profile, { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl }, reporter);
+  const note = await scope.finish(summary.exit_code === ExitCode.ok);
+  if (output.sink.failure) throw output.sink.failure;
+  if (output.formatFailure !== undefined) {
+    if (note) reporter.error(note);
+    throw output.formatFailure;
+  }
+  if (scope.checkpoints.failure) throw scope.checkpoints.failure;
+  if (note) reporter.error(note);
+  if (scope.trace?.failure) reporter.warn(scope.trace.failure);
+  if (scope.cache?.failure) reporter.warn(scope.cache.failure);
+  const warnAt = optionalNumber(connection.config.warnCredits);
+  if (left !== null && warnAt !== undefined && left < warnAt) {
+    reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
+  }
+  // Last, so that scripts find the JSON summary on the final line of stderr.
+  if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
+  else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
+  // A reader that went away (`| head`) is a normal end, not a failure.
+  return output.sink.closed ? ExitCode.ok : summary.exit_code;
 }
 
 /** Every run that saw a balance records it for `sgq credits`; a folder it cannot write only loses that note. */
@@ -291,7 +224,7 @@ export function recordSeenBalance(env: Record<string, string | undefined>, profi
 }
 
 /** The answers cache of a run with --cache or the `cache` setting (the flag wins). */
-async function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: OutputFlags['cache']): Promise<FileCache | undefined> {
+export async function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: OutputFlags['cache']): Promise<FileCache | undefined> {
   const ttlMs = flag?.ms ?? (config.cache === undefined ? undefined : durationMs(config.cache));
   const dir = cacheDir(env);
   if (ttlMs === undefined || dir === undefined) return undefined;
@@ -314,5 +247,4 @@ function retryAfterCap(env: Record<string, string | undefined>): number {
   }
 }
 
-/** Settings arrive as checked strings (see validateSetting). */
-const optionalNumber = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
+

@@ -6,7 +6,8 @@ import { parseSince } from '../../core/since.js';
 import { execute, type OutputFlags } from './execute.js';
 import { Subjects } from './subjects.js';
 import { shellQuote } from './shell.js';
-import { marksFile, markKey } from '../run/since-marks.js';
+import { marksFile, markKey, type SinceMarks } from '../run/since-marks.js';
+import type { Held } from '../run/plan.js';
 import type { ResumeSubjects } from '../run/remaining.js';
 import type { Continuation, Job } from '../run/runner.js';
 import type { SnapshotFlags } from '../churn/snapshot-jobs.js';
@@ -34,8 +35,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   if (flags.parallel !== undefined && !flags.all) throw usageError('--parallel only applies with --all', 'add --all: one page needs no parallel calls');
   if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
   // Loaded only by the runs that keep snapshots.
-  const churn = flags.snapshot || flags.changes || flags.snapshotDir ? await import('../churn/snapshot-jobs.js') : undefined;
-  churn?.checkSnapshotFlags(flags);
+  if (flags.snapshot || flags.changes || flags.snapshotDir) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;
@@ -57,27 +57,22 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       parallel: flags.parallel,
       manyCalls: subjects?.fromStdin,
       tagUser,
+      startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
-      jobs: (config, marks) => {
-        const store = churn && flags.snapshot ? churn.openSnapshotStore(flags.snapshotDir, config, io.env) : undefined;
+      snapshots: flags.snapshot ? { dir: flags.snapshotDir } : undefined,
+      jobs: (config, held) => {
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
-        if (marks) sinceOf = (user) => marks.get(keyOf(user));
+        const { marks } = held;
+        if (marks) sinceOf = (user) => marks.sinceFor(keyOf(user), startedAt).since;
         const job = (user: string | null): Job => {
           // A user's mark key, worked out once for reading its mark and for staging the new one.
           const key = marks && user !== null ? keyOf(user) : undefined;
-          const userSince = key === undefined ? sinceOf(user) : marks!.get(key);
-          const payload = (page: number | null): Record<string, Json> => {
-            if (user === null) return {};
-            const body: Record<string, Json> = { user, how };
-            if (page !== null) body.page = page;
-            if (userSince !== undefined) body.since = userSince;
-            return body;
-          };
+          const userSince = key === undefined ? sinceOf(user) : sinceFromMark(marks!, key, user!, startedAt, held);
           return {
             user,
             request: {
               path: route.path,
-              payload,
+              payload: (page) => requestBody(user, how, page, userSince),
               sendKey: route.needsKey,
               paginated: route.paginated,
               startPage: flags.page ?? 1,
@@ -85,10 +80,8 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
               maxPages: flags.maxPages,
               wholeBodyIsRecord: route.subject === 'none',
             },
-            onComplete: marks && key !== undefined ? () => marks.stage(key, startedAt) : undefined,
-            ...(churn && store && user !== null
-              ? churn.snapshotHooks(store, { profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true)
-              : {}),
+            onComplete: marks && key !== undefined ? (asOf) => marks.stage(key, asOf) : undefined,
+            ...(held.snapshots && user !== null ? held.snapshots.hooks({ profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true) : {}),
           };
         };
         return subjects ? subjects.map(job) : [job(null)];
@@ -97,6 +90,24 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
     },
     flags,
   );
+}
+
+/** The body of a route's request (spec §2): the subject, how it is named, the page, the since. */
+function requestBody(user: string | null, how: string, page: number | null, since: string | undefined): Record<string, Json> {
+  if (user === null) return {};
+  const body: Record<string, Json> = { user, how };
+  if (page !== null) body.page = page;
+  if (since !== undefined) body.since = since;
+  return body;
+}
+
+/** The since a user's --since-last mark gives; a mark from the future is not sent, and the run says so. */
+function sinceFromMark(marks: SinceMarks, key: string, user: string, startedAt: Date, held: Held): string | undefined {
+  const { since, future } = marks.sinceFor(key, startedAt);
+  if (future !== undefined) {
+    held.reporter.warn(`${user}: the --since-last mark ${future} is later than this run's start (${startedAt.toISOString()}): the clock was ahead when it was written, so no since is sent and every record is fetched`);
+  }
+  return since;
 }
 
 interface ResumeBase {

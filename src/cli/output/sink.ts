@@ -1,10 +1,10 @@
 import {
   accessSync, closeSync, constants, createWriteStream, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync,
-  readSync, readlinkSync, renameSync, rmSync, statSync, type Stats,
+  readSync, readlinkSync, renameSync, rmSync, statSync, writeSync, type Stats,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from '../run/file-lock.js';
@@ -83,20 +83,67 @@ abstract class StreamBackedSink implements Sink {
 
 /** stdout; a reader that exits (`| head`) makes `closed` true and calls `onClose`. */
 export class StreamSink extends StreamBackedSink {
+  /** stdout is a regular file (`> FILE`): written in full or failed, and flushed to disk at the end. */
+  private readonly fileFd?: number;
+
   constructor(stream: Writable, onClose: () => void) {
+    const fd = regularFileFd(stream);
     // EPIPE is the normal end of `sgq … | head`.
-    super(stream, 'stdout', onClose, 'EPIPE');
+    super(fd === undefined ? stream : fullWrites(fd), 'stdout', onClose, 'EPIPE');
+    this.fileFd = fd;
   }
 
   readonly streams = true;
 
-  /** Waits until every record has been handed to the system (stdout itself stays open). */
+  /** Waits until every record has been handed to the system (stdout itself stays open); a file is flushed to disk. */
   async finish(): Promise<string | undefined> {
     if (!this.closed && !this.stream.destroyed && this.stream.writableLength > 0) {
       await new Promise<void>((done) => this.stream.write('', () => done()));
     }
+    if (this.fileFd !== undefined && !this.closed) {
+      try {
+        fsyncSync(this.fileFd);
+      } catch (error) {
+        // EINVAL/ENOTSUP: a file system without fsync; the bytes were written, nothing to add.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EINVAL' && code !== 'ENOTSUP') this.fail(outputError('stdout', error as NodeJS.ErrnoException));
+      }
+    }
     return undefined;
   }
+
+  private fail(failure: SgqError): void {
+    this.failure ??= failure;
+    this.closed = true;
+  }
+}
+
+/** The fd behind stdout when it is a regular file: Node's stream for it drops the rest of a short write. */
+function regularFileFd(stream: Writable): number | undefined {
+  const fd = (stream as { fd?: unknown }).fd;
+  if (typeof fd !== 'number') return undefined;
+  try {
+    return fstatSync(fd).isFile() ? fd : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A stream over `fd` that writes every byte or fails: a full disk first takes part of a
+ * write (a short count Node's own stream ignores), then refuses the rest with ENOSPC.
+ */
+function fullWrites(fd: number): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      try {
+        for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  });
 }
 
 /** What `--out FILE` points at: a regular file (or none yet) to replace, or anything else to write through. */

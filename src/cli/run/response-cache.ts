@@ -37,12 +37,21 @@ export class FileCache implements ResponseCache {
   get(request: CacheRequest): CachedAnswer | undefined {
     try {
       const entry = JSON.parse(readFileSync(this.file(request), 'utf8')) as Entry;
-      if (typeof entry.text !== 'string' || !(this.now() - entry.stored_at < this.ttlMs)) return undefined;
-      return { status: entry.status, headers: entry.headers, text: entry.text };
+      if (typeof entry.text !== 'string' || !this.fresh(entry)) return undefined;
+      return { status: entry.status, headers: entry.headers, text: entry.text, askedAt: typeof entry.askedAt === 'number' ? entry.askedAt : entry.stored_at };
     } catch {
       // None, unreadable or damaged: a miss, and the answer will replace it.
       return undefined;
     }
+  }
+
+  /**
+   * Within its time to live, and not from the future: an entry stored while the clock was
+   * ahead has an age below zero, which would pass the TTL for as long as the clock is behind.
+   */
+  private fresh(entry: Entry): boolean {
+    const age = this.now() - entry.stored_at;
+    return age >= 0 && age < this.ttlMs && !((entry.askedAt ?? 0) > entry.stored_at);
   }
 
   put(request: CacheRequest, answer: CachedAnswer): void {

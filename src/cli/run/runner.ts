@@ -18,8 +18,10 @@ export interface Job {
   /** The name shown in messages and summaries; null for routes without a subject. */
   user: string | null;
   request: PageRequest;
-  /** Called once the job has fetched everything it was asked for (for --since-last marks). */
-  onComplete?: () => void;
+  /** Before its first request: may refuse the job (--snapshot locks the user's folder). */
+  onStart?: () => Promise<void>;
+  /** Called once the job has fetched everything it was asked for, complete as of `asOf` (stages its --since-last mark). */
+  onComplete?: (asOf: Date) => void;
   /** Sees each page's records as they are written, before query_user is added (--snapshot). */
   onRecords?: (records: readonly JsonObject[], lossless: boolean) => Promise<void>;
   /** The records go to `onRecords` only, not to the output (--changes prints what `onEnd` emits). */
@@ -75,6 +77,8 @@ export interface RunOptions {
   resume?: (subjects: ResumeSubjects, from: Continuation) => string;
   /** Where the users left go when there are too many for a command line. */
   remainingFile: string;
+  /** The run's start: what a complete job's records are complete as of, unless older cached answers served it. */
+  startedAt: Date;
 }
 
 export interface RunContext {
@@ -84,6 +88,8 @@ export interface RunContext {
   reporter: Reporter;
   /** Aborts everything in flight; the runner aborts it itself on a fatal error. */
   controller: AbortController;
+  /** After each job: the scope commits what was staged if the output holding it is durable. */
+  onJobEnd?: () => Promise<void>;
 }
 
 const FATAL_FOR_ALL = new Set<number>([ExitCode.config, ExitCode.expired]);
@@ -99,146 +105,224 @@ const RETRYABLE = new Set<number>([ExitCode.network]);
 
 /** Runs the jobs with bounded concurrency, writes records as pages arrive, and returns the summary (with the exit code). */
 export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options: RunOptions, ctx: RunContext): Promise<RunSummary> {
-  const { sink, formatter, reporter, controller } = ctx;
-  const budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost });
-  const summary = new SummaryCollector();
-  const remaining = new RemainingUsers(options.remainingFile);
-  const stops = new Set<StopReason>();
+  return new JobRunner(options, ctx).run(jobs);
+}
+
+/** One run of jobs: the state they share (budget, summary, users left) and the steps of each. */
+class JobRunner {
+  private readonly budget: Budget;
+  private readonly summary = new SummaryCollector();
+  private readonly remaining: RemainingUsers;
+  private readonly stops = new Set<StopReason>();
   /** Users who lost records to --limit: their --since-last mark must not move. */
-  const cut = new WeakSet<UserStats>();
-  let totalRecords = 0;
-  let failedInARow = 0;
+  private readonly cut = new WeakSet<UserStats>();
+  private totalRecords = 0;
+  private failedInARow = 0;
   /** Users among `remaining` that were asked and failed; the others were never asked. */
-  let failedAndLeft = 0;
+  private failedAndLeft = 0;
   /** --limit or --max-credits is met: no further user is started. */
-  let budgetMet = false;
+  private budgetMet = false;
+  private taken = 0;
 
-  const continuation = (page?: number, pagesDone?: number): Continuation => {
-    const limit = budget.recordsLeft;
-    const maxCredits = budget.maxCreditsLeft;
-    return {
-      page,
-      pagesDone,
-      limit: options.limit !== undefined && limit > 0 ? limit : undefined,
-      maxCredits: maxCredits !== undefined && maxCredits > 0 ? maxCredits : undefined,
-      format: options.format,
-      columns: formatter.columns,
-      headerWritten: formatter.headerWritten ?? false,
-      outputComplete: false,
-    };
-  };
+  constructor(
+    private readonly options: RunOptions,
+    private readonly ctx: RunContext,
+  ) {
+    this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost });
+    this.remaining = new RemainingUsers(options.remainingFile);
+  }
 
-  await reporter.startProgress(`${options.label}: starting`);
+  async run(jobs: AsyncIterable<Job> | Iterable<Job>): Promise<RunSummary> {
+    const { sink, formatter, reporter } = this.ctx;
+    await reporter.startProgress(`${this.options.label}: starting`);
+    const source = isAsync(jobs) ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
+    await Promise.all(Array.from({ length: this.options.concurrency }, () => this.worker(source)));
+    // The users never started, for the resume (not when the reader went away: nobody wants them).
+    if (!sink.closed) {
+      for (let item = await source.next(); !item.done; item = await source.next()) {
+        this.taken++;
+        this.remaining.add(item.value.user);
+      }
+    }
+    await source.return?.();
+    reporter.stopProgress();
+    if (!sink.closed) formatter.end();
+    return this.conclude();
+  }
 
-  const writePage = async (job: Job, stat: UserStats, page: FetchedPage) => {
+  private startable(): boolean {
+    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet;
+  }
+
+  private async worker(source: Iterator<Job> | AsyncIterator<Job>): Promise<void> {
+    while (this.startable()) {
+      const item = await source.next();
+      if (item.done) return;
+      const order = this.taken++;
+      const job = item.value;
+      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, extraCalls: 0, cachedPages: 0, errors: [], exitCode: ExitCode.ok };
+      if (!this.startable()) {
+        this.remaining.add(job.user);
+        break;
+      }
+      if (!(await this.runJob(job, stat))) continue;
+      this.watchReachability(stat);
+      this.summary.add(order, stat);
+      // What this job staged may be committed now, if the output that holds it is durable.
+      await this.ctx.onJobEnd?.();
+    }
+  }
+
+  /** Runs one job; false when it was stopped before it asked anything (it is left for the resume). */
+  private async runJob(job: Job, stat: UserStats): Promise<boolean> {
+    if (job.onStart && !(await this.startJob(job, stat))) return true;
+    const { controller, sink } = this.ctx;
+    const pages = fetchPages(this.ctx.client, job.request, this.budget, {
+      signal: controller.signal,
+      parallel: this.options.parallel,
+      onExtraCall: () => stat.extraCalls++,
+    });
+    const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt };
+    try {
+      for (;;) {
+        if (controller.signal.aborted || sink.closed) break;
+        const result = await pages.next();
+        if (result.done) return this.endOfPages(job, stat, result.value, progress);
+        await this.writePage(job, stat, result.value, progress);
+      }
+    } catch (error) {
+      if (!(error instanceof StoppedError || controller.signal.aborted)) {
+        progress.cutShort = 'it failed';
+        this.reportFailure(job, stat, error);
+        return true;
+      }
+    } finally {
+      await pages.return('done').catch(() => undefined);
+      if (job.onEnd) await this.endJob(job, stat, progress.cutShort);
+    }
+    return this.stopped(job, stat, progress.next);
+  }
+
+  /** A job's hook before its first request (--snapshot locks the user's folder); false when it refused. */
+  private async startJob(job: Job, stat: UserStats): Promise<boolean> {
+    try {
+      await job.onStart!();
+      return true;
+    } catch (error) {
+      this.reportFailure(job, stat, error);
+      return false;
+    }
+  }
+
+  /** The pages ran out: the job fetched everything (its claim is staged), or stopped at a limit. */
+  private endOfPages(job: Job, stat: UserStats, reason: StopReason, progress: JobProgress): boolean {
+    if (reason === 'limit' || reason === 'max-credits') this.budgetMet = true;
+    if (reason !== 'done') {
+      this.stops.add(reason);
+      progress.cutShort = `it stopped at --${reason === 'more' ? 'all (one page only)' : reason}`;
+    } else if (stat.exitCode === ExitCode.ok && !this.cut.has(stat)) {
+      progress.cutShort = undefined;
+      job.onComplete?.(progress.asOf);
+    } else {
+      progress.cutShort = 'the service answered with errors';
+    }
+    if (stat.pages === 0 && reason !== 'done' && reason !== 'more') {
+      this.remaining.add(job.user);
+      return false;
+    }
+    return true;
+  }
+
+  /** Stopped by an abort or a closed output before it was done. */
+  private stopped(job: Job, stat: UserStats, next: number | null): boolean {
+    if (this.ctx.sink.closed) return true;
+    if (stat.pages === 0) {
+      this.remaining.add(job.user);
+      return false;
+    }
+    if (next !== null && this.resumeFrom(job, stat, next)) this.ctx.reporter.error(`${prefix(job)}stopped before page ${next}; resume with: ${stat.resume}`);
+    return true;
+  }
+
+  private async writePage(job: Job, stat: UserStats, page: FetchedPage, progress: JobProgress): Promise<void> {
+    const { sink, formatter, reporter } = this.ctx;
     stat.pages++;
     if (isBilled(page)) stat.calls++;
     if (page.cached) stat.cachedPages++;
+    // A page from the cache holds the list as it was when it was asked: a mark claims no later.
+    if (page.askedAt !== undefined && page.askedAt < progress.asOf.getTime()) progress.asOf = new Date(page.askedAt);
     for (const message of page.errors) {
       stat.errors.push(message);
       stat.exitCode = worstExitCode([stat.exitCode, ExitCode.service]);
       reporter.error(`${prefix(job)}the service answered: ${message}`);
     }
-    if (options.include) sink.write(statusAndHeaders(page));
-    if (options.raw) {
-      sink.write(`${compact(page.text)}\n`);
-    } else {
-      // A page cut by --limit leaves records unfetched, even if it was the user's last.
-      if (page.granted < page.records.length) cut.add(stat);
-      let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
-      if (job.onRecords) await job.onRecords(records, page.lossless);
-      if (job.hideRecords) records = [];
-      if (options.tagUser && job.user !== null) records = records.map((r) => ({ query_user: job.user, ...r }));
-      formatter.write(records, page.lossless);
-    }
+    if (this.options.include) sink.write(statusAndHeaders(page));
+    if (this.options.raw) sink.write(`${compact(page.text)}\n`);
+    else await this.writeRecords(job, stat, page);
     stat.records += page.granted;
-    totalRecords += page.granted;
+    this.totalRecords += page.granted;
     if (reporter.showsProgress) {
-      reporter.progress(`${options.label}: ${stat.pages} page${stat.pages === 1 ? '' : 's'} of ${job.user ?? 'the route'}, ${totalRecords.toLocaleString('en-US')} records`);
+      reporter.progress(`${this.options.label}: ${stat.pages} page${stat.pages === 1 ? '' : 's'} of ${job.user ?? 'the route'}, ${this.totalRecords.toLocaleString('en-US')} records`);
     }
+    progress.next = job.request.follow ? page.nextPage : null;
     await sink.drain();
-  };
+  }
+
+  private async writeRecords(job: Job, stat: UserStats, page: FetchedPage): Promise<void> {
+    // A page cut by --limit leaves records unfetched, even if it was the user's last.
+    if (page.granted < page.records.length) this.cut.add(stat);
+    let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
+    if (job.onRecords) await job.onRecords(records, page.lossless);
+    if (job.hideRecords) records = [];
+    this.ctx.formatter.write(this.tagged(job, records), page.lossless);
+  }
+
+  private tagged(job: Job, records: JsonObject[]): JsonObject[] {
+    return this.options.tagUser && job.user !== null ? records.map((r) => ({ query_user: job.user, ...r })) : records;
+  }
 
   /** The per-user resume of a job stopped after some of its pages. */
-  const resumeFrom = (job: Job, stat: UserStats, page: number) => {
-    if (!options.resume) return;
-    stat.resume = options.resume({ users: [job.user] }, continuation(page, stat.pages));
+  private resumeFrom(job: Job, stat: UserStats, page: number): string | undefined {
+    if (!this.options.resume) return undefined;
+    stat.resume = this.options.resume({ users: [job.user] }, this.continuation(page, stat.pages));
     return stat.resume;
-  };
+  }
 
-  /** Runs one job; false when it was stopped before it asked anything (it is left for the resume). */
-  const runJob = async (job: Job, stat: UserStats): Promise<boolean> => {
-    const pages = fetchPages(ctx.client, job.request, budget, {
-      signal: controller.signal,
-      parallel: options.parallel,
-      onExtraCall: () => stat.extraCalls++,
-    });
-    /** The page to ask next, once a page was written. */
-    let next: number | null = null;
-    /** Why the job did not fetch everything (for --snapshot); undefined once it did. */
-    let cutShort: string | undefined = 'the run stopped before its last page';
-    try {
-      for (;;) {
-        if (controller.signal.aborted || sink.closed) break;
-        const result = await pages.next();
-        if (result.done) {
-          if (result.value === 'limit' || result.value === 'max-credits') budgetMet = true;
-          if (result.value !== 'done') {
-            stops.add(result.value);
-            cutShort = `it stopped at --${result.value === 'more' ? 'all (one page only)' : result.value}`;
-          } else if (stat.exitCode === ExitCode.ok && !cut.has(stat)) {
-            cutShort = undefined;
-            job.onComplete?.();
-          } else {
-            cutShort = 'the service answered with errors';
-          }
-          if (stat.pages === 0 && result.value !== 'done' && result.value !== 'more') {
-            remaining.add(job.user);
-            return false;
-          }
-          return true;
-        }
-        await writePage(job, stat, result.value);
-        next = job.request.follow ? result.value.nextPage : null;
-      }
-    } catch (error) {
-      if (!(error instanceof StoppedError || controller.signal.aborted)) {
-        cutShort = 'it failed';
-        reportFailure(job, stat, error);
-        return true;
-      }
-    } finally {
-      await pages.return('done').catch(() => undefined);
-      if (job.onEnd) await endJob(job, stat, cutShort);
-    }
-    // Stopped by an abort or a closed output before it was done.
-    if (sink.closed) return true;
-    if (stat.pages === 0) {
-      remaining.add(job.user);
-      return false;
-    }
-    if (next !== null && resumeFrom(job, stat, next)) reporter.error(`${prefix(job)}stopped before page ${next}; resume with: ${stat.resume}`);
-    return true;
-  };
+  private continuation(page?: number, pagesDone?: number): Continuation {
+    const limit = this.budget.recordsLeft;
+    const maxCredits = this.budget.maxCreditsLeft;
+    return {
+      page,
+      pagesDone,
+      limit: this.options.limit !== undefined && limit > 0 ? limit : undefined,
+      maxCredits: maxCredits !== undefined && maxCredits > 0 ? maxCredits : undefined,
+      format: this.options.format,
+      columns: this.ctx.formatter.columns,
+      headerWritten: this.ctx.formatter.headerWritten ?? false,
+      outputComplete: false,
+    };
+  }
 
-  /** Hands a job's end to its hook (--snapshot stores or refuses it; --changes prints what changed). */
-  const endJob = async (job: Job, stat: UserStats, cutShort: string | undefined) => {
+  /** Hands a job's end to its hook (--snapshot stages or refuses it; --changes prints what changed). */
+  private async endJob(job: Job, stat: UserStats, cutShort: string | undefined): Promise<void> {
+    const { sink, formatter, reporter } = this.ctx;
     const emit = async (records: JsonObject[], lossless: boolean) => {
       if (sink.closed) return;
-      formatter.write(options.tagUser && job.user !== null ? records.map((r) => ({ query_user: job.user, ...r })) : records, lossless);
+      formatter.write(this.tagged(job, records), lossless);
       await sink.drain();
     };
     try {
-      await job.onEnd!({ cutShort, credits: stat.calls * budget.estimatedCost(), emit, reporter });
+      await job.onEnd!({ cutShort, credits: stat.calls * this.budget.estimatedCost(), emit, reporter });
     } catch (error) {
       const sgq = toSgqError(error);
       stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
       stat.errors.push(sgq.message);
       reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
     }
-  };
+  }
 
-  const reportFailure = (job: Job, stat: UserStats, error: unknown) => {
+  private reportFailure(job: Job, stat: UserStats, error: unknown): void {
+    const { reporter, controller } = this.ctx;
     const failure = error instanceof PageFailure ? error : undefined;
     const sgq = toSgqError(failure ? failure.error : error);
     stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
@@ -250,87 +334,90 @@ export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options:
     } else {
       reporter.error(`${who}${where}${sgq.message}`, sgq.hint);
     }
-    if (where && failure?.page != null && resumeFrom(job, stat, failure.page)) {
+    if (where && failure?.page != null && this.resumeFrom(job, stat, failure.page)) {
       reporter.error(`${who}records before page ${failure.page} were written; resume with: ${stat.resume}`);
     } else if (stat.pages === 0 && RETRYABLE.has(sgq.exitCode)) {
-      remaining.add(job.user);
-      failedAndLeft++;
+      this.remaining.add(job.user);
+      this.failedAndLeft++;
     }
     if (FATAL_FOR_ALL.has(sgq.exitCode)) controller.abort('fatal');
-  };
+  }
 
   /** Counts users failing in a row on the network; enough of them stop the run. */
-  const watchReachability = (stat: UserStats) => {
-    if (stat.exitCode === ExitCode.network && stat.pages === 0) failedInARow++;
-    else if (stat.exitCode === ExitCode.ok || stat.pages > 0) failedInARow = 0;
-    if (failedInARow >= UNREACHABLE_AFTER && !controller.signal.aborted) controller.abort('unreachable');
-  };
-
-  const source = isAsync(jobs) ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
-  let taken = 0;
-  const startable = () => !controller.signal.aborted && !sink.closed && !budgetMet;
-  const worker = async () => {
-    while (startable()) {
-      const item = await source.next();
-      if (item.done) return;
-      const order = taken++;
-      const job = item.value;
-      const stat: UserStats = { user: job.user, pages: 0, records: 0, calls: 0, extraCalls: 0, cachedPages: 0, errors: [], exitCode: ExitCode.ok };
-      if (!startable()) {
-        remaining.add(job.user);
-        break;
-      }
-      if (!(await runJob(job, stat))) continue;
-      watchReachability(stat);
-      summary.add(order, stat);
-    }
-  };
-  await Promise.all(Array.from({ length: options.concurrency }, worker));
-  // The users never started, for the resume (not when the reader went away: nobody wants them).
-  if (!sink.closed) {
-    for (;;) {
-      const item = await source.next();
-      if (item.done) break;
-      taken++;
-      remaining.add(item.value.user);
-    }
+  private watchReachability(stat: UserStats): void {
+    const { controller } = this.ctx;
+    if (stat.exitCode === ExitCode.network && stat.pages === 0) this.failedInARow++;
+    else if (stat.exitCode === ExitCode.ok || stat.pages > 0) this.failedInARow = 0;
+    if (this.failedInARow >= UNREACHABLE_AFTER && !controller.signal.aborted) controller.abort('unreachable');
   }
-  await source.return?.();
 
-  reporter.stopProgress();
-  if (!sink.closed) formatter.end();
+  /** The exit code, the lines that say why the run stopped and how to resume, and the summary. */
+  private conclude(): RunSummary {
+    const { reporter, controller, sink } = this.ctx;
+    const reason = controller.signal.reason as unknown;
+    const interrupted = reason === 'SIGINT' ? ExitCode.interrupted : reason === 'SIGTERM' ? ExitCode.terminated : undefined;
+    const exitCode = interrupted ?? this.summary.worstExitCode;
+    if (interrupted) reporter.error(`interrupted by ${String(reason)}; every record written so far is complete`);
+    for (const stop of this.stops) if (stop !== 'limit' && stop !== 'max-credits') reporter.info(stopNote(stop, this.options));
+    const rest = sink.closed ? undefined : this.resumeRest(exitCode);
+    if (reason === 'unreachable') reporter.error(`the service is unreachable: stopped after ${UNREACHABLE_AFTER} users failed in a row; ${this.leftText(rest)}`);
+    else this.reportLeft(rest, interrupted !== undefined || reason === 'fatal');
+    if (this.remaining.failure) reporter.error(this.remaining.failure);
+    return this.summary.build(this.budget, exitCode, rest);
+  }
 
-  const reason = controller.signal.reason as unknown;
-  const interrupted = reason === 'SIGINT' ? ExitCode.interrupted : reason === 'SIGTERM' ? ExitCode.terminated : undefined;
-  const exitCode = interrupted ?? summary.worstExitCode;
-  if (interrupted) reporter.error(`interrupted by ${String(reason)}; every record written so far is complete`);
-  for (const stop of stops) if (stop !== 'limit' && stop !== 'max-credits') reporter.info(stopNote(stop, options));
+  /** How many users were not tried, where their list is, and how to run them. */
+  private leftText(rest: Rest | undefined): string {
+    const notTried = this.remaining.count - this.failedAndLeft;
+    const what = `${count(notTried, 'user')} ${notTried === 1 ? 'was' : 'were'} not attempted`;
+    if (!rest) return `${what}; ${this.remaining.failure ?? 'try again later'}`;
+    return `${what}${listedIn(rest)}; resume them with: ${rest.resume}`;
+  }
 
-  const rest = sink.closed ? undefined : resumeRest(exitCode);
-  const notAttempted = remaining.count - failedAndLeft;
-  if (reason === 'unreachable') {
-    reporter.error(
-      `the service is unreachable: stopped after ${UNREACHABLE_AFTER} users failed in a row; ${count(notAttempted, 'user')} ${notAttempted === 1 ? 'was' : 'were'} not attempted; ${rest ? `resume them with: ${rest.resume}` : remaining.failure ?? 'try again later'}`,
-    );
-  } else {
-    for (const stop of stops) {
+  private reportLeft(rest: Rest | undefined, stoppedEarly: boolean): void {
+    const { reporter } = this.ctx;
+    const notTried = this.remaining.count - this.failedAndLeft;
+    for (const stop of this.stops) {
       if (stop !== 'limit' && stop !== 'max-credits') continue;
-      const left = notAttempted > 0 && rest ? `; ${count(notAttempted, 'user')} not attempted; with a new budget, resume them with: ${rest.resume}` : '';
-      reporter.info(`${stopNote(stop, options)}${left}`);
+      const left = notTried > 0 && rest ? `; ${count(notTried, 'user')} not attempted${listedIn(rest)}; with a new budget, resume them with: ${rest.resume}` : '';
+      reporter.info(`${stopNote(stop, this.options)}${left}`);
     }
-    if (rest && !budgetMet && (interrupted || reason === 'fatal' || taken > 1)) {
-      reporter.error(`${count(remaining.count, 'user')} not finished; resume with: ${rest.resume}`);
+    if (this.budgetMet || !(stoppedEarly || this.taken > 1)) return;
+    if (rest) reporter.error(`${count(this.remaining.count, 'user')} not finished${listedIn(rest)}; resume with: ${rest.resume}`);
+    else if (stoppedEarly && this.remaining.count > 0 && !this.ctx.sink.closed) {
+      reporter.error(`${count(this.remaining.count, 'user')} not finished; ${this.remaining.failure ?? 'run them again'}`);
     }
   }
-  if (remaining.failure) reporter.error(remaining.failure);
 
-  return summary.build(budget, exitCode, rest);
-
-  function resumeRest(code: number): { resume: string; remaining: number } | undefined {
-    const subjects = remaining.finish();
-    if (!subjects || !options.resume) return undefined;
-    return { resume: options.resume(subjects, { ...continuation(), outputComplete: code === ExitCode.ok }), remaining: remaining.count };
+  private resumeRest(code: number): Rest | undefined {
+    const subjects = this.remaining.finish();
+    if (!subjects || !this.options.resume) return undefined;
+    return {
+      resume: this.options.resume(subjects, { ...this.continuation(), outputComplete: code === ExitCode.ok }),
+      remaining: this.remaining.count,
+      file: 'file' in subjects ? subjects.file : undefined,
+    };
   }
+}
+
+/** `; their list is in FILE` when the users left did not fit a command line. */
+const listedIn = (rest: Rest): string => (rest.file ? `; their list is in ${rest.file}` : '');
+
+interface Rest {
+  resume: string;
+  remaining: number;
+  /** Where the users left are listed, when there were too many for a command line. */
+  file?: string;
+}
+
+/** Where one job stands, as its pages are written. */
+interface JobProgress {
+  /** The page to ask next, once a page was written. */
+  next: number | null;
+  /** Why the job did not fetch everything (for --snapshot); undefined once it did. */
+  cutShort: string | undefined;
+  /** The instant its records are complete as of: the run's start, or the oldest cached answer's. */
+  asOf: Date;
 }
 
 const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;

@@ -5,11 +5,12 @@ import { parseSince } from '../../core/since.js';
 import { syncFolder } from '../output/sink.js';
 import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from './file-lock.js';
 import { runTag } from './run-tag.js';
+import type { Checkpoint } from './checkpoint.js';
 
 // --since-last: per profile, route, how and user, the start of the last complete run.
 // A run holds the state file's lock from start to end, so nobody else changes it meanwhile.
-// Marks of finished users are staged and committed in batches, once the output holding their
-// records is safe: the whole JSON file is written to a temporary file, flushed and renamed
+// Marks of finished users are staged and committed in batches by the run's scope, once the
+// output holding their records is safe (checkpoint.ts): the whole JSON file is written to a temporary file, flushed and renamed
 // over the old one, so a crash leaves the old marks or the new ones and at worst loses marks,
 // never claims records that were not written. A commit costs O(marks in the file), so a run
 // over n users commits once at its end and, while records stream out, seldom enough that
@@ -31,15 +32,19 @@ export function marksFile(state: string | undefined, env: Record<string, string 
 const STREAMING_COMMIT_MS = 1000;
 const COMMIT_SPACING = 20;
 
-export class SinceMarks {
+/** The `since` a user's run sends, from its mark; a mark later than the run's start is not sent. */
+export interface SinceFromMark {
+  since?: string;
+  /** The mark, when it lies after the run's start (written while the clock was ahead). */
+  future?: string;
+}
+
+/** The --since-last marks of a run: a checkpoint (see checkpoint.ts) that the run's scope commits. */
+export class SinceMarks implements Checkpoint {
   private readonly staged = new Map<string, string>();
-  /** Every user of a run gets the same mark, the run's start: worked out once, not per user. */
-  private stagedMark?: { at: Date; mark: string };
+  /** Users of a run mostly get the same mark: worked out once per instant, not per user. */
+  private stagedMark?: { at: number; mark: string };
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
-  /** For output that streams (stdout): commit as users finish, while this says the output is safe. */
-  private streamingSafe?: () => boolean;
-  /** A commit that failed: the run must not end with exit 0. */
-  failure?: SgqError;
 
   private constructor(
     readonly file: string,
@@ -69,27 +74,47 @@ export class SinceMarks {
     return new SinceMarks(file, readMarks(file), { file, release: () => undefined });
   }
 
-  /** The `since` to send, or undefined on the first run. */
+  /** The mark of `key` as the file holds it. */
   get(key: string): string | undefined {
     return this.marks[key];
   }
 
-  /** A user's records are all written: its mark moves to `startedAt` at the next commit. */
-  stage(key: string, startedAt: Date): void {
-    if (this.stagedMark?.at !== startedAt) this.stagedMark = { at: startedAt, mark: parseSince(startedAt.toISOString()) };
+  get what(): string {
+    return `the --since-last marks in ${this.file}`;
+  }
+
+  /**
+   * The `since` to send for `key` in a run started at `startedAt`. A mark after that instant
+   * was written by a clock that was ahead: sent, it would ask for the future and get nothing,
+   * so it is not sent (the user's records are fetched whole) and the caller says so.
+   */
+  sinceFor(key: string, startedAt: Date): SinceFromMark {
+    const mark = this.marks[key];
+    if (mark === undefined) return {};
+    const at = Date.parse(mark);
+    return Number.isNaN(at) || at <= startedAt.getTime() ? { since: mark } : { future: mark };
+  }
+
+  /** A user's records are all fetched, as of `asOf`: its mark moves there when the run's output is durable. */
+  stage(key: string, asOf: Date): void {
+    const at = asOf.getTime();
+    if (this.stagedMark?.at !== at) this.stagedMark = { at, mark: parseSince(asOf.toISOString()) };
     this.staged.set(key, this.stagedMark.mark);
-    if (this.streamingSafe && Date.now() >= this.nextCommit && this.streamingSafe()) this.commit();
   }
 
-  /** Output that streams commits as it goes, whenever `safe()` says every record so far has left sgq. */
-  commitWhileStreaming(safe: () => boolean): void {
-    this.streamingSafe = safe;
+  get pending(): boolean {
+    return this.staged.size > 0;
   }
 
-  /** Writes the staged marks durably; a failure is kept in `failure` and stops further commits. */
-  commit(): void {
+  /** While output streams, commits are spaced so that a large state file costs a small share of the run. */
+  get due(): boolean {
+    return this.pending && Date.now() >= this.nextCommit;
+  }
+
+  /** Writes the staged marks durably, or throws and keeps the file as it was. */
+  async commit(): Promise<void> {
     const began = Date.now();
-    if (this.staged.size === 0 || this.failure) return;
+    if (this.staged.size === 0) return;
     // Merged in place rather than into a copy of every mark, and taken back if the write fails.
     const before = new Map<string, string | undefined>();
     for (const [key, mark] of this.staged) {
@@ -103,21 +128,24 @@ export class SinceMarks {
         if (mark === undefined) delete this.marks[key];
         else this.marks[key] = mark;
       }
-      this.failure = new SgqError(
+      throw new SgqError(
         ExitCode.internal,
         `cannot save the --since-last marks in ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
         'the records were written, but the next run will fetch them again; check free space and permissions',
       );
-      return;
     }
     this.staged.clear();
     const now = Date.now();
     this.nextCommit = now + Math.max(STREAMING_COMMIT_MS, COMMIT_SPACING * (now - began));
   }
 
-  /** Drops marks not committed (their records were not kept) and lets other runs in. */
-  close(): void {
-    this.streamingSafe = undefined;
+  /** Forgets marks not committed: their records were not kept. */
+  async drop(): Promise<void> {
+    this.staged.clear();
+  }
+
+  /** Lets other runs in. */
+  async close(): Promise<void> {
     this.staged.clear();
     this.lock.release();
   }

@@ -3,11 +3,11 @@ import type { JsonObject } from '../classify.js';
 import { stringifyJson } from '../json.js';
 import { ExternalSort } from './external-sort.js';
 import { keyReader } from './record-key.js';
-import { SNAPSHOT_KEY, type SnapshotStore, type SnapshotSubject, type SnapshotMeta, type OpenSnapshot } from './store.js';
+import { SNAPSHOT_KEY, type SnapshotStore, type SnapshotSubject, type SnapshotMeta, type StagedSnapshot } from './store.js';
 
 /**
  * Collects one user's export page by page, sorted by username (spilling to the user's
- * snapshot folder beyond a bounded size), and stores it as a snapshot once it is complete.
+ * snapshot folder beyond a bounded size), and stages it as a snapshot once it is complete.
  */
 export class SnapshotCapture {
   private readonly sort: ExternalSort;
@@ -33,8 +33,9 @@ export class SnapshotCapture {
     return this.sort.stats;
   }
 
-  commit(meta: Pick<SnapshotMeta, 'taken_at' | 'complete' | 'credits_used'>): Promise<{ current: OpenSnapshot; previous?: OpenSnapshot }> {
-    return this.store.commit(this.subject, this.sort.sorted(), { ...meta, pages: this.pages, sorted_by: SNAPSHOT_KEY });
+  /** Writes the sorted export as a staged snapshot (the caller holds the subject's lock). */
+  stage(meta: Pick<SnapshotMeta, 'taken_at' | 'complete' | 'credits_used'>): Promise<StagedSnapshot> {
+    return this.store.stage(this.subject, this.sort.sorted(), { ...meta, pages: this.pages, sorted_by: SNAPSHOT_KEY });
   }
 
   discard(): void {

@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -85,53 +85,54 @@ export class SnapshotStore {
   }
 
   /**
-   * Stores a snapshot: the data goes to a temporary file in the same folder, is flushed to
-   * disk and renamed, then its metadata is written the same way; all under the folder's
-   * lock. Returns the new snapshot and the one before it, both open for reading.
+   * Takes the subject's lock and makes sure its folder can be written, before anything is
+   * fetched for it. The lock is held through the whole read-compare-commit: a second run on
+   * the same user waits, then compares against this run's snapshot, never the same previous one.
    */
-  async commit(subject: SnapshotSubject, sorted: AsyncIterable<Keyed[]>, meta: Omit<SnapshotMeta, 'version' | 'file' | 'records' | keyof SnapshotSubject>): Promise<{ current: OpenSnapshot; previous?: OpenSnapshot }> {
+  async lockSubject(subject: SnapshotSubject): Promise<{ release(): void }> {
     const folder = this.folder(subject);
     mkdirSync(folder, { recursive: true });
+    accessSync(folder, constants.W_OK);
+    return this.owner.lock(join(folder, '.store'));
+  }
+
+  /**
+   * Stages a snapshot (the caller holds the subject's lock): the data goes to a temporary
+   * file in the subject's folder, flushed to disk, and is open for a diff against the
+   * previous snapshot. Nobody sees it until `commit()`, which renames it into place and
+   * writes its metadata last; `drop()` removes it.
+   */
+  async stage(subject: SnapshotSubject, sorted: AsyncIterable<Keyed[]>, meta: Omit<SnapshotMeta, 'version' | 'file' | 'records' | keyof SnapshotSubject>): Promise<StagedSnapshot> {
+    const folder = this.folder(subject);
     const temp = join(folder, `${this.tempPrefix()}.ndjson.gz`);
-    let records = 0;
     try {
-      await pipeline(
-        Readable.from(
-          (async function* () {
-            for await (const batch of sorted) {
-              let text = '';
-              for (const item of batch) text += `${item.line}\n`;
-              records += batch.length;
-              yield text;
-            }
-          })(),
-          // One batch in flight: what waits for gzip is held in memory.
-          { highWaterMark: 1 },
-        ),
-        createGzip(),
-        createWriteStream(temp, { flags: 'wx', mode: 0o644 }),
-      );
+      const records = await writeSorted(sorted, temp);
       await syncFile(temp);
-      return await withLock(join(folder, '.store'), this.owner, async () => {
-        const before = readFolder(folder).filter((s) => s.meta.taken_at <= meta.taken_at);
-        const base = `${meta.taken_at.replaceAll(':', '-')}-${randomBytes(3).toString('hex')}`;
-        const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: `${base}.ndjson.gz` };
-        const dataPath = join(folder, full.file);
-        const metaPath = join(folder, `${base}.json`);
-        await rename(temp, dataPath);
-        const metaTemp = join(folder, `${this.tempPrefix()}.json`);
-        await writeFile(metaTemp, `${JSON.stringify(full, null, 2)}\n`, { flag: 'wx', mode: 0o644 });
-        await syncFile(metaTemp);
-        await rename(metaTemp, metaPath);
-        await syncFile(folder);
-        const previous = before.at(-1);
-        return {
-          current: { meta: full, dataPath, metaPath, handle: await open(dataPath, 'r') },
-          previous: previous && { ...previous, handle: await open(previous.dataPath, 'r') },
-        };
-      });
-    } finally {
+      const base = `${meta.taken_at.replaceAll(':', '-')}-${randomBytes(3).toString('hex')}`;
+      const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: `${base}.ndjson.gz` };
+      const previous = readFolder(folder).filter((s) => s.meta.taken_at <= meta.taken_at).at(-1);
+      const current: OpenSnapshot = { meta: full, dataPath: temp, metaPath: join(folder, `${base}.json`), handle: await open(temp, 'r') };
+      return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, () => this.tempPrefix());
+    } catch (error) {
       rmSync(temp, { force: true });
+      throw error;
+    }
+  }
+
+  /** Stores a snapshot at once: lock, stage, commit (for callers with no output to wait for). */
+  async commit(subject: SnapshotSubject, sorted: AsyncIterable<Keyed[]>, meta: Omit<SnapshotMeta, 'version' | 'file' | 'records' | keyof SnapshotSubject>): Promise<{ current: OpenSnapshot; previous?: OpenSnapshot }> {
+    const lock = await this.lockSubject(subject);
+    try {
+      const staged = await this.stage(subject, sorted, meta);
+      try {
+        await staged.commit();
+      } catch (error) {
+        await staged.drop();
+        throw error;
+      }
+      return { current: { ...staged.current, dataPath: join(this.folder(subject), staged.current.meta.file) }, previous: staged.previous };
+    } finally {
+      lock.release();
     }
   }
 
@@ -233,4 +234,69 @@ async function syncFile(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** A snapshot written and flushed under a temporary name, not yet visible to anyone. */
+export class StagedSnapshot {
+  private state: 'staged' | 'committed' | 'dropped' = 'staged';
+
+  constructor(
+    /** Its data is the temporary file until commit; `meta.file` and `metaPath` are the names it will take. */
+    readonly current: OpenSnapshot,
+    readonly previous: OpenSnapshot | undefined,
+    private readonly tempPrefix: () => string,
+  ) {}
+
+  /** Renames the data into place, then writes the metadata, which makes it a snapshot. */
+  async commit(): Promise<void> {
+    if (this.state !== 'staged') return;
+    const folder = dirname(this.current.metaPath);
+    await rename(this.current.dataPath, join(folder, this.current.meta.file));
+    const metaTemp = join(folder, `${this.tempPrefix()}.json`);
+    try {
+      await writeFile(metaTemp, `${JSON.stringify(this.current.meta, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
+      await syncFile(metaTemp);
+      await rename(metaTemp, this.current.metaPath);
+    } catch (error) {
+      // Without its metadata the data file is no snapshot: take it back out of sight.
+      rmSync(metaTemp, { force: true });
+      rmSync(join(folder, this.current.meta.file), { force: true });
+      throw error;
+    }
+    await syncFile(folder);
+    this.state = 'committed';
+  }
+
+  /** Forgets it: its output was not kept. */
+  async drop(): Promise<void> {
+    if (this.state !== 'staged') return;
+    this.state = 'dropped';
+    rmSync(this.current.dataPath, { force: true });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.current.handle.close(), this.previous?.handle.close()]);
+  }
+}
+
+/** Writes sorted batches as gzip NDJSON to a new file; returns how many records. */
+async function writeSorted(sorted: AsyncIterable<Keyed[]>, file: string): Promise<number> {
+  let records = 0;
+  await pipeline(
+    Readable.from(
+      (async function* () {
+        for await (const batch of sorted) {
+          let text = '';
+          for (const item of batch) text += `${item.line}\n`;
+          records += batch.length;
+          yield text;
+        }
+      })(),
+      // One batch in flight: what waits for gzip is held in memory.
+      { highWaterMark: 1 },
+    ),
+    createGzip(),
+    createWriteStream(file, { flags: 'wx', mode: 0o600 }),
+  );
+  return records;
 }

@@ -1,0 +1,78 @@
+import { SgqError } from '../../core/errors.js';
+import type { Io } from '../io.js';
+import { createFormatter, terminalWidth, type Format, type Formatter } from './formats.js';
+import type { JqOptions } from './jq.js';
+import { pagerSink } from './pager.js';
+import type { Reporter } from './reporter.js';
+import { FileSink, StreamSink, lockOut, type OutTarget, type Sink } from './sink.js';
+import type { Lock, LockOptions } from '../run/file-lock.js';
+
+// The one output pipeline of every command that writes records: where they go (stdout, a
+// pager, or --out through its lock), the format, and the guard that turns a formatter's
+// refusal (a --jq runtime error) into the end of the run, as a full disk is.
+
+export interface OutputChoice {
+  format: Format;
+  fields?: string[];
+  header?: boolean;
+  pager?: boolean;
+  jq?: JqOptions;
+}
+
+export interface Output {
+  sink: Sink;
+  formatter: Formatter;
+  /** The first record the formatter refused: the run stops and fails with it. */
+  readonly formatFailure?: SgqError;
+}
+
+/** Takes the lock of the --out file that will be replaced (none for stdout or what is written through). */
+export function lockOutput(out: OutTarget | undefined, options: Omit<LockOptions, 'what'>): Promise<Lock | undefined> {
+  return lockOut(out, options);
+}
+
+/** Opens the destination and its formatter; `stop` is called when the destination goes away or fails. */
+export async function openOutput(io: Io, out: OutTarget | undefined, choice: OutputChoice, reporter: Reporter, stop: () => void): Promise<Output> {
+  const sink: Sink = out ? FileSink.open(out, stop) : (pagerSink(io, choice.pager !== false, stop, () => reporter.stopProgress()) ?? new StreamSink(io.stdout, stop));
+  const formatter = await createFormatter(choice.format, sink, {
+    fields: choice.fields,
+    header: choice.header,
+    warn: (line) => reporter.warn(line),
+    jq: choice.jq,
+    toFile: out !== undefined,
+    width: terminalWidth(io),
+  });
+  return guard(sink, formatter, stop);
+}
+
+function guard(sink: Sink, formatter: Formatter, stop: () => void): Output {
+  let formatFailure: SgqError | undefined;
+  const guarded: Formatter = {
+    write(records, lossless) {
+      try {
+        formatter.write(records, lossless);
+      } catch (error) {
+        if (!(error instanceof SgqError)) throw error;
+        formatFailure ??= error;
+        stop();
+        throw error;
+      }
+    },
+    end() {
+      if (formatFailure === undefined) formatter.end();
+    },
+    get columns() {
+      return formatter.columns;
+    },
+    get headerWritten() {
+      return formatter.headerWritten;
+    },
+  };
+  return {
+    sink,
+    formatter: guarded,
+    get formatFailure() {
+      return formatFailure;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { SgqError } from '../../core/errors.js';
+
+// The port of everything that claims a run kept data: --since-last marks, snapshots and
+// their changes. A job stages what its completed fetch would claim; the run's scope commits
+// it only once the output holding that data is durable (a file fsynced and renamed, stdout
+// written and flushed without error), and drops it otherwise. This is the one rule: nothing
+// that claims data was kept advances before the data is safe, and a failure leaves every
+// checkpoint where it was. The scope (scope.ts) is the only caller of commit() and drop().
+
+export interface Checkpoint {
+  /** What it keeps and where, for messages: "the --since-last marks in FILE". */
+  readonly what: string;
+  /** Whether anything is staged and not yet committed. */
+  readonly pending: boolean;
+  /** Makes durable what is staged. Throws an SgqError if it cannot: what was staged is then dropped. */
+  commit(): Promise<void>;
+  /** Forgets what is staged: the output covering it was not kept. */
+  drop(): Promise<void>;
+  /** Lets go of what it holds (locks, open files), after a commit or a drop. */
+  close(): Promise<void>;
+}
+
+/** The checkpoints of one run, committed and dropped together, in the order they were opened. */
+export class Checkpoints {
+  private readonly all: Checkpoint[] = [];
+  /** The first commit that failed: the run must not end with exit 0, and nothing commits after it. */
+  failure?: SgqError;
+
+  add<T extends Checkpoint>(checkpoint: T): T {
+    this.all.push(checkpoint);
+    return checkpoint;
+  }
+
+  get pending(): boolean {
+    return this.all.some((c) => c.pending);
+  }
+
+  /** Called only when the output covering everything staged is durable. */
+  async commit(): Promise<void> {
+    if (this.failure) return this.drop();
+    for (const checkpoint of this.all) {
+      if (!checkpoint.pending) continue;
+      try {
+        await checkpoint.commit();
+      } catch (error) {
+        this.failure = error as SgqError;
+        return this.drop();
+      }
+    }
+  }
+
+  async drop(): Promise<void> {
+    for (const checkpoint of this.all) await checkpoint.drop().catch(() => undefined);
+  }
+
+  /** In the reverse order of opening, whatever happened; never throws. */
+  async close(): Promise<void> {
+    for (const checkpoint of [...this.all].reverse()) await checkpoint.close().catch(() => undefined);
+  }
+
+  /** What each checkpoint holds, for the line that says what was kept where. */
+  describe(): string[] {
+    return this.all.map((c) => c.what);
+  }
+}

@@ -1,0 +1,41 @@
+import type { ResolvedConfig } from '../../core/config.js';
+import type { Reporter } from '../output/reporter.js';
+import type { SnapshotCheckpoint } from '../churn/snapshot-jobs.js';
+import type { Job, RunOptions } from './runner.js';
+import type { SinceMarks } from './since-marks.js';
+
+/**
+ * What a run will do, as data: the command builds it, the scope (scope.ts) opens what it
+ * names and runs it. The jobs are built as the run takes them, from the checkpoints the
+ * scope opened, so that each user's `since` is fixed once, when its job is made.
+ */
+export interface Plan {
+  label: string;
+  /** The route below /api/, named where the balance it reports is recorded. */
+  path: string;
+  needsKey: boolean;
+  knownCost: number | null;
+  /** The run's start: relative --since values and --since-last marks are worked out from it. */
+  startedAt: Date;
+  /** Jobs in flight at once: the caller keeps it to the jobs there are. */
+  concurrency: number;
+  /** `--parallel`, where the command has it; else the `parallel` setting, else 1. */
+  parallel?: number;
+  /** The run may make a great many calls (a list read from stdin): see ClientOptions. */
+  manyCalls?: boolean;
+  tagUser: boolean;
+  /** The --since-last state file this run reads and advances, if any. */
+  marksFile?: (resolved: ResolvedConfig) => string;
+  /** The snapshot store this run stages snapshots in (`--snapshot`), if any. */
+  snapshots?: { dir?: string };
+  /** Built as the run takes them, so a long list never sits in memory as jobs. */
+  jobs: (resolved: ResolvedConfig, held: Held) => AsyncIterable<Job> | Iterable<Job>;
+  resume?: RunOptions['resume'];
+}
+
+/** What the scope opened for the jobs: the checkpoints they stage in, and where to say things. */
+export interface Held {
+  marks?: SinceMarks;
+  snapshots?: SnapshotCheckpoint;
+  reporter: Reporter;
+}

@@ -1,0 +1,152 @@
+import { setMaxListeners } from 'node:events';
+import type { ApiClient } from '../../core/client.js';
+import { resolveConfig, type ResolvedConfig } from '../../core/config.js';
+import { SgqError } from '../../core/errors.js';
+import { proxyFor } from '../../core/proxy.js';
+import type { CommandContext } from '../program.js';
+import { openOutput, lockOutput, type Output, type OutputChoice } from '../output/pipeline.js';
+import type { Reporter } from '../output/reporter.js';
+import type { OutTarget } from '../output/sink.js';
+import { connect, newClient, openCache, type Connection, type OutputFlags } from '../commands/execute.js';
+import { Checkpoints } from './checkpoint.js';
+import type { LockOptions } from './file-lock.js';
+import type { Held, Plan } from './plan.js';
+import type { FileCache } from './response-cache.js';
+import { SinceMarks } from './since-marks.js';
+import { TraceFile } from './trace-file.js';
+
+// A run's scope opens, in one fixed order, everything the run holds (the locks, the
+// connection, the output, the checkpoints, the client) and closes it in the reverse order,
+// whatever happens. It is the one place that applies the commit rule of checkpoint.ts:
+// checkpoints commit only once the output holding what they claim is durable, and drop
+// otherwise.
+
+export class RunScope {
+  private readonly closers: (() => Promise<void> | void)[] = [];
+  readonly checkpoints = new Checkpoints();
+  readonly controller = new AbortController();
+  held!: Held;
+  config!: ResolvedConfig;
+  connection!: Connection;
+  output!: Output;
+  client!: ApiClient;
+  trace?: TraceFile;
+  cache?: FileCache;
+
+  private constructor(readonly reporter: Reporter) {
+    // Every user in flight may wait on it (a retry's backoff, the budget): many listeners, no leak.
+    setMaxListeners(0, this.controller.signal);
+  }
+
+  /** Opens everything the plan needs, or closes what it had opened and throws. */
+  static async open(ctx: CommandContext, plan: Plan, flags: OutputFlags, out: OutTarget | undefined, choice: Omit<OutputChoice, 'format'> & { format: (config: ResolvedConfig) => OutputChoice['format'] }, reporter: Reporter): Promise<RunScope> {
+    const scope = new RunScope(reporter);
+    try {
+      await scope.openAll(ctx, plan, flags, out, choice);
+      return scope;
+    } catch (error) {
+      await scope.close();
+      throw error;
+    }
+  }
+
+  private async openAll(ctx: CommandContext, plan: Plan, flags: OutputFlags, out: OutTarget | undefined, choice: Omit<OutputChoice, 'format'> & { format: (config: ResolvedConfig) => OutputChoice['format'] }): Promise<void> {
+    const { io, globals } = ctx;
+    const lockOptions: Omit<LockOptions, 'what'> = {
+      waitMs: flags.waitLock?.ms ?? 0,
+      waitFlag: flags.waitLock && `--wait-lock ${flags.waitLock.text}`,
+      signal: io.signal,
+      onWait: (line: string) => this.reporter.info(line),
+    };
+    this.stopOnSignal(io.signal);
+    // 1. Locks: one run at a time per file replaced and per state file.
+    if (flags.trace !== undefined) this.defer((this.trace = TraceFile.open(flags.trace)), (t) => t.close());
+    const outLock = await lockOutput(out, lockOptions);
+    if (outLock) this.defer(outLock, (l) => l.release());
+    this.config = resolveConfig(globals, io.env);
+    const marks = plan.marksFile && this.checkpoints.add(await SinceMarks.open(plan.marksFile(this.config), lockOptions));
+    // 2. The connection, and the output (a proxy variable sgq cannot use ends the run before --out is touched).
+    this.connection = await connect(ctx, plan.needsKey);
+    this.defer(this.connection, (c) => c.close());
+    const proxy = proxyFor(io.env, new URL(this.connection.baseUrl));
+    const stop = () => this.controller.abort('output closed');
+    this.output = await openOutput(io, out, { ...choice, format: choice.format(this.connection.config) }, this.reporter, stop);
+    // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
+    const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, lockOptions));
+    this.defer(this.checkpoints, (c) => c.close());
+    this.held = { marks, snapshots, reporter: this.reporter };
+    // 4. The client, last: from here on requests may be sent.
+    this.cache = await openCache(io.env, this.connection.config, this.connection, flags.cache);
+    const concurrency = Math.max(1, plan.concurrency);
+    const parallel = plan.parallel ?? optionalNumber(this.connection.config.parallel) ?? 1;
+    this.client = newClient(ctx, this.connection, { proxy, connections: concurrency * parallel, manyCalls: plan.manyCalls, signal: this.controller.signal, reporter: this.reporter, trace: this.trace, maxWait: flags.maxWait, cache: this.cache });
+    this.defer(this.client, (c) => c.close());
+  }
+
+  /** SIGINT and SIGTERM stop everything in flight. */
+  private stopOnSignal(signal: AbortSignal | undefined): void {
+    if (!signal) return;
+    const onSignal = () => this.controller.abort(signal.reason);
+    signal.addEventListener('abort', onSignal, { once: true });
+    this.closers.push(() => signal.removeEventListener('abort', onSignal));
+    if (signal.aborted) onSignal();
+  }
+
+  private defer<T>(thing: T, close: (thing: T) => Promise<void> | void): void {
+    this.closers.push(() => close(thing));
+  }
+
+  /**
+   * While output streams (stdout, a FIFO), what a finished job staged is committed as soon as
+   * everything written so far has left sgq without an error; a file commits at its rename.
+   */
+  async whenDurable(): Promise<void> {
+    const { sink } = this.output;
+    if (!sink.streams || !sink.flushed || sink.failure || this.output.formatFailure) return;
+    if (this.held.marks?.due || this.held.snapshots?.due) await this.checkpoints.commit();
+  }
+
+  /**
+   * Finishes the output, then applies the rule: the checkpoints commit only if it was
+   * delivered (a file fsynced and renamed, stdout flushed without error); otherwise they are
+   * dropped and left as they were. Returns the note for stderr, if any.
+   */
+  async finish(ok: boolean): Promise<string | undefined> {
+    const { sink } = this.output;
+    const note = await sink.finish(ok && this.output.formatFailure === undefined);
+    const durable = sink.delivered && !sink.failure && this.output.formatFailure === undefined;
+    const pending = this.checkpoints.pending;
+    if (durable) await this.checkpoints.commit();
+    else if (pending) {
+      await this.checkpoints.drop();
+      this.reporter.error(`left as they were: ${this.checkpoints.describe().join('; ')} (the output holding the records was not kept)`);
+    }
+    return note;
+  }
+
+  /** Closes everything in the reverse order of opening; never throws. */
+  async close(): Promise<void> {
+    for (const close of this.closers.reverse()) {
+      try {
+        await close();
+      } catch {
+        // Closing is best effort: what it guards was committed or dropped already.
+      }
+    }
+    this.closers.length = 0;
+  }
+
+  /** The first failure of the output or of a checkpoint's commit, if any. */
+  get failure(): SgqError | undefined {
+    return this.output.sink.failure ?? this.output.formatFailure ?? this.checkpoints.failure;
+  }
+}
+
+/** The snapshot store of a --snapshot run, checked writable (loaded only by such runs). */
+async function openSnapshots(dir: string | undefined, config: ResolvedConfig, env: Record<string, string | undefined>, lockOptions: Omit<LockOptions, 'what'>) {
+  const { SnapshotCheckpoint, openSnapshotStore } = await import('../churn/snapshot-jobs.js');
+  return SnapshotCheckpoint.open(openSnapshotStore(dir, config, env, lockOptions));
+}
+
+/** Settings arrive as checked strings (see validateSetting). */
+export const optionalNumber = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
