@@ -1,120 +1,26 @@
-import { setMaxListeners } from 'node:events';
-import { ApiClient } from '../../core/client.js';
-import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
-import { DEFAULT_RETRY } from '../../core/retry.js';
-import { positiveSeconds } from '../../core/values.js';
-import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
-import { ExitCode, SgqError, configError, usageError } from '../../core/errors.js';
-import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
-import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
+import { resolveConfig, type ResolvedConfig } from '../../core/config.js';
+import { ExitCode, usageError } from '../../core/errors.js';
+import { jqOptions, loadJqFilter } from '../output/jq.js';
+import type { Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
-import { pagerSink } from '../output/pager.js';
-import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
-import type { Lock } from '../run/file-lock.js';
+import { checkOutFile } from '../output/sink.js';
 import { SinceMarks } from '../run/since-marks.js';
-import { RunScope, optionalNumber } from '../run/scope.js';
+import { RunScope } from '../run/scope.js';
 import type { Plan } from '../run/plan.js';
 import { dryRun } from '../run/dry-run.js';
-import { TraceFile } from '../run/trace-file.js';
-import { cacheDir } from '../cache-dir.js';
-import type { FileCache } from '../run/response-cache.js';
-import { durationMs } from '../../core/since.js';
-import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../program.js';
 import { defaultRemainingFile } from '../run/remaining.js';
-import { runJobs, type Job, type RunOptions } from '../run/runner.js';
+import { optionalNumber, recordSeenBalance } from '../run/connection.js';
+import { runJobs, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
+// The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
+export { connect, newClient, recordSeenBalance, type Connection } from '../run/connection.js';
 
 
-/** The output and limit flags shared by every command that fetches records. */
-export interface OutputFlags extends JqFlags {
-  output?: Format;
-  fields?: string[];
-  header?: boolean;
-  pager?: boolean;
-  raw?: boolean;
-  out?: string;
-  summary?: 'text' | 'json';
-  limit?: number;
-  maxCredits?: number;
-  /** --wait-lock, in ms, and as given. */
-  waitLock?: { ms: number; text: string };
-  /** Print the requests and the worst-case credits instead of sending anything. */
-  dryRun?: boolean;
-  /** Every exchange as an NDJSON line in this file. */
-  trace?: string;
-  /** `sgq api -i`: status line and headers before each answer's records. */
-  include?: boolean;
-  /** --cache: reuse answers kept less than this long ago. */
-  cache?: { ms: number; text: string };
-  /** --max-wait: the longest Retry-After of a 429 waited out past sgq's cap. */
-  maxWait?: { ms: number; text: string };
-}
+export type { OutputFlags } from '../run/plan.js';
+import type { OutputFlags } from '../run/plan.js';
 
 export type { Plan } from '../run/plan.js';
-
-/** Where requests go for this run: the configured service, or an in-process sandbox. */
-export interface Connection {
-  config: ResolvedConfig;
-  baseUrl: string;
-  apiKey?: string;
-  /** Where the key came from, named when the service rejects it. */
-  apiKeySource?: KeySource;
-  close: () => Promise<void>;
-}
-
-/**
- * The client of a run: the connection's address and key, --timeout and --retries over the settings.
- *
- * Behind a proxy, or for a list of users on stdin, requests go through undici, which parses
- * HTTP with a WebAssembly module. Keeping that on V8's baseline tier lowers an export's peak
- * memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run bench), and
- * spares a run the ~150 ms that Node 20 otherwise waits at exit for V8 to finish optimising
- * the module in the background (Node 22 and 24 do not wait). It must be set before undici's
- * first connection, and only by the CLI: a library must not change the V8 flags of the program
- * that loads it. Node 24's V8 ignores the flag when set at run time.
- */
-export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; manyCalls?: boolean; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
-  const { globals, io } = ctx;
-  const { config } = connection;
-  return new ApiClient({
-    baseUrl: connection.baseUrl,
-    apiKey: connection.apiKey,
-    apiKeySource: connection.apiKeySource,
-    timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
-    retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries, maxRetryAfterMs: retryAfterCap(io.env), maxWaitMs: run.maxWait?.ms },
-    onLongWait: (ms, why) => run.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${run.maxWait?.text} allows`),
-    env: io.env,
-    proxy: run.proxy,
-    connections: run.connections,
-    manyCalls: run.manyCalls,
-    beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
-    signal: run.signal,
-    trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
-    exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
-    cache: run.cache,
-  });
-}
-
-export async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
-  const { globals, io } = ctx;
-  const config = resolveConfig(globals, io.env);
-  if (globals.sandbox) {
-    const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
-    const sandbox = await startSandbox({ port: 0 });
-    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, close: sandbox.close };
-  }
-  if (!config.baseUrl) {
-    throw configError('no service address configured', `set one with \`sgq config set base-url URL${profileFlag(config.profile)}\` or SGQ_BASE_URL, or try \`sgq --sandbox …\``);
-  }
-  if (needsKey && !config.apiKey) {
-    throw configError(
-      `no API key configured (profile ${config.profile})`,
-      `set one with \`sgq config set api-key${profileFlag(config.profile)}\` (reads stdin) or SGQ_API_KEY; \`sgq metadata userid\` and \`sgq info\` need none`,
-    );
-  }
-  return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
-}
 
 /** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
 export function chooseFormat(flags: Pick<OutputFlags, 'output' | 'out' | 'header'>, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
@@ -211,40 +117,4 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   // A reader that went away (`| head`) is a normal end, not a failure.
   return output.sink.closed ? ExitCode.ok : summary.exit_code;
 }
-
-/** Every run that saw a balance records it for `sgq credits`; a folder it cannot write only loses that note. */
-export function recordSeenBalance(env: Record<string, string | undefined>, profile: string, balance: SeenBalance, reporter: Reporter): void {
-  const file = creditsFile(configPath(env));
-  if (file === undefined) return;
-  try {
-    recordBalance(file, profile, balance);
-  } catch (error) {
-    reporter.trace(`cannot record the balance in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
-
-/** The answers cache of a run with --cache or the `cache` setting (the flag wins). */
-export async function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: OutputFlags['cache']): Promise<FileCache | undefined> {
-  const ttlMs = flag?.ms ?? (config.cache === undefined ? undefined : durationMs(config.cache));
-  const dir = cacheDir(env);
-  if (ttlMs === undefined || dir === undefined) return undefined;
-  // Loaded by the runs that use it: it hashes names with node:crypto.
-  const { FileCache } = await import('../run/response-cache.js');
-  return new FileCache(dir, ttlMs, { profile: config.profile, apiKey: connection.apiKey });
-}
-
-/**
- * The longest Retry-After waited without --max-wait: 60 s, or SGQ_RETRY_AFTER_CAP seconds
- * (lower it to fail fast at a terminal; the tests lower it to meet --max-wait in seconds).
- */
-function retryAfterCap(env: Record<string, string | undefined>): number {
-  const text = env.SGQ_RETRY_AFTER_CAP;
-  if (!text) return DEFAULT_RETRY.maxRetryAfterMs;
-  try {
-    return positiveSeconds(text) * 1000;
-  } catch {
-    throw configError(`invalid SGQ_RETRY_AFTER_CAP ${JSON.stringify(text)}`, 'give seconds, such as 60, or unset it');
-  }
-}
-
 

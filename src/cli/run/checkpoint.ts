@@ -25,6 +25,7 @@ export class Checkpoints {
   private readonly all: Checkpoint[] = [];
   /** The first commit that failed: the run must not end with exit 0, and nothing commits after it. */
   failure?: SgqError;
+  private queue: Promise<void> = Promise.resolve();
 
   add<T extends Checkpoint>(checkpoint: T): T {
     this.all.push(checkpoint);
@@ -36,25 +37,40 @@ export class Checkpoints {
   }
 
   /** Called only when the output covering everything staged is durable. */
-  async commit(): Promise<void> {
-    if (this.failure) return this.drop();
+  commit(): Promise<void> {
+    return this.serially(() => this.commitAll());
+  }
+
+  drop(): Promise<void> {
+    return this.serially(() => this.dropAll());
+  }
+
+  /** Jobs end concurrently: one commit or drop at a time, each seeing what the last one left. */
+  private serially(step: () => Promise<void>): Promise<void> {
+    this.queue = this.queue.then(step, step);
+    return this.queue;
+  }
+
+  private async commitAll(): Promise<void> {
+    if (this.failure) return this.dropAll();
     for (const checkpoint of this.all) {
       if (!checkpoint.pending) continue;
       try {
         await checkpoint.commit();
       } catch (error) {
         this.failure = error as SgqError;
-        return this.drop();
+        return this.dropAll();
       }
     }
   }
 
-  async drop(): Promise<void> {
+  private async dropAll(): Promise<void> {
     for (const checkpoint of this.all) await checkpoint.drop().catch(() => undefined);
   }
 
   /** In the reverse order of opening, whatever happened; never throws. */
   async close(): Promise<void> {
+    await this.queue.catch(() => undefined);
     for (const checkpoint of [...this.all].reverse()) await checkpoint.close().catch(() => undefined);
   }
 

@@ -1,4 +1,6 @@
 import type { ResolvedConfig } from '../../core/config.js';
+import type { Format } from '../output/formats.js';
+import type { JqFlags } from '../output/jq.js';
 import type { Reporter } from '../output/reporter.js';
 import type { SnapshotCheckpoint } from '../churn/snapshot-jobs.js';
 import type { Job, RunOptions } from './runner.js';
@@ -38,4 +40,29 @@ export interface Held {
   marks?: SinceMarks;
   snapshots?: SnapshotCheckpoint;
   reporter: Reporter;
+}
+
+/** The output and limit flags shared by every command that fetches records. */
+export interface OutputFlags extends JqFlags {
+  output?: Format;
+  fields?: string[];
+  header?: boolean;
+  pager?: boolean;
+  raw?: boolean;
+  out?: string;
+  summary?: 'text' | 'json';
+  limit?: number;
+  maxCredits?: number;
+  /** --wait-lock, in ms, and as given. */
+  waitLock?: { ms: number; text: string };
+  /** Print the requests and the worst-case credits instead of sending anything. */
+  dryRun?: boolean;
+  /** Every exchange as an NDJSON line in this file. */
+  trace?: string;
+  /** `sgq api -i`: status line and headers before each answer's records. */
+  include?: boolean;
+  /** --cache: reuse answers kept less than this long ago. */
+  cache?: { ms: number; text: string };
+  /** --max-wait: the longest Retry-After of a 429 waited out past sgq's cap. */
+  maxWait?: { ms: number; text: string };
 }

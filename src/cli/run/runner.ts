@@ -245,7 +245,7 @@ class JobRunner {
   }
 
   private async writePage(job: Job, stat: UserStats, page: FetchedPage, progress: JobProgress): Promise<void> {
-    const { sink, formatter, reporter } = this.ctx;
+    const { sink, reporter } = this.ctx;
     stat.pages++;
     if (isBilled(page)) stat.calls++;
     if (page.cached) stat.cachedPages++;

@@ -7,10 +7,10 @@ import type { CommandContext } from '../program.js';
 import { openOutput, lockOutput, type Output, type OutputChoice } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
 import type { OutTarget } from '../output/sink.js';
-import { connect, newClient, openCache, type Connection, type OutputFlags } from '../commands/execute.js';
+import { connect, newClient, openCache, optionalNumber, type Connection } from './connection.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from './file-lock.js';
-import type { Held, Plan } from './plan.js';
+import type { Held, OutputFlags, Plan } from './plan.js';
 import type { FileCache } from './response-cache.js';
 import { SinceMarks } from './since-marks.js';
 import { TraceFile } from './trace-file.js';
@@ -147,6 +147,3 @@ async function openSnapshots(dir: string | undefined, config: ResolvedConfig, en
   const { SnapshotCheckpoint, openSnapshotStore } = await import('../churn/snapshot-jobs.js');
   return SnapshotCheckpoint.open(openSnapshotStore(dir, config, env, lockOptions));
 }
-
-/** Settings arrive as checked strings (see validateSetting). */
-export const optionalNumber = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));
