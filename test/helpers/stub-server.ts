@@ -19,7 +19,7 @@ export type Reply =
  * A loopback server that answers from a queue and records every request, so a test can
  * check exactly what sgq sent. `assertDone` fails if a queued answer was never asked for.
  */
-export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) => Reply)) {
+export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) => Reply | Promise<Reply>)) {
   const requests: Recorded[] = [];
   const queue = Array.isArray(replies) ? [...replies] : undefined;
   const server: Server = createServer((req, res) => {
@@ -28,7 +28,11 @@ export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) 
     req.on('end', () => {
       const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       requests.push(recorded);
-      const reply = queue ? queue.shift() : (replies as (r: Recorded, n: number) => Reply)(recorded, requests.length);
+      const chosen = queue ? queue.shift() : (replies as (r: Recorded, n: number) => Reply | Promise<Reply>)(recorded, requests.length);
+      // A reply may wait (a test holding an answer back): answered when it settles.
+      void Promise.resolve(chosen).then((reply) => answer(reply));
+    });
+    const answer = (reply: Reply | undefined) => {
       if (reply === undefined) {
         res.writeHead(599).end('{"message":"stub: no reply queued"}');
         return;
@@ -41,7 +45,7 @@ export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) 
       const text = 'text' in reply ? reply.text : JSON.stringify(reply.body);
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(text);
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const timer = setTimeout(() => server.close(), 60_000);

@@ -4,7 +4,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from '../run/file-lock.js';
@@ -83,17 +83,35 @@ abstract class StreamBackedSink implements Sink {
 
 /** stdout; a reader that exits (`| head`) makes `closed` true and calls `onClose`. */
 export class StreamSink extends StreamBackedSink {
-  /** stdout is a regular file (`> FILE`): written in full or failed, and flushed to disk at the end. */
+  /** stdout is a regular file (`> FILE`): written in full or failed, at once, and flushed to disk at the end. */
   private readonly fileFd?: number;
 
-  constructor(stream: Writable, onClose: () => void) {
-    const fd = regularFileFd(stream);
+  constructor(
+    stream: Writable,
+    private readonly onClose: () => void,
+  ) {
     // EPIPE is the normal end of `sgq … | head`.
-    super(fd === undefined ? stream : fullWrites(fd), 'stdout', onClose, 'EPIPE');
-    this.fileFd = fd;
+    super(stream, 'stdout', onClose, 'EPIPE');
+    this.fileFd = regularFileFd(stream);
   }
 
   readonly streams = true;
+
+  /**
+   * Into a regular file, every byte is written before this returns, or the sink fails now:
+   * Node's own stream for a file drops the rest of a short write (a full disk takes part of
+   * a write, then refuses the rest), and reports errors a tick later than a commit may look.
+   */
+  override write(chunk: string | Uint8Array): void {
+    if (this.fileFd === undefined) return super.write(chunk);
+    if (this.closed) return;
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    try {
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.fileFd, bytes, at, bytes.length - at);
+    } catch (error) {
+      this.fail(outputError('stdout', error as NodeJS.ErrnoException));
+    }
+  }
 
   /** Waits until every record has been handed to the system (stdout itself stays open); a file is flushed to disk. */
   async finish(): Promise<string | undefined> {
@@ -114,11 +132,13 @@ export class StreamSink extends StreamBackedSink {
 
   private fail(failure: SgqError): void {
     this.failure ??= failure;
+    if (this.closed) return;
     this.closed = true;
+    this.onClose();
   }
 }
 
-/** The fd behind stdout when it is a regular file: Node's stream for it drops the rest of a short write. */
+/** The fd behind stdout when it is a regular file. */
 function regularFileFd(stream: Writable): number | undefined {
   const fd = (stream as { fd?: unknown }).fd;
   if (typeof fd !== 'number') return undefined;
@@ -127,23 +147,6 @@ function regularFileFd(stream: Writable): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * A stream over `fd` that writes every byte or fails: a full disk first takes part of a
- * write (a short count Node's own stream ignores), then refuses the rest with ENOSPC.
- */
-function fullWrites(fd: number): Writable {
-  return new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      try {
-        for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at, chunk.length - at);
-        done();
-      } catch (error) {
-        done(error as Error);
-      }
-    },
-  });
 }
 
 /** What `--out FILE` points at: a regular file (or none yet) to replace, or anything else to write through. */

@@ -102,7 +102,10 @@ export class RunScope {
    */
   async whenDurable(): Promise<void> {
     const { sink } = this.output;
-    if (!sink.streams || !sink.flushed || sink.failure || this.output.formatFailure) return;
+    if (!sink.streams || !(this.held.marks?.due || this.held.snapshots?.due)) return;
+    // A write that failed reports it on a later tick: let it, before trusting `flushed`.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!sink.flushed || sink.failure || this.output.formatFailure) return;
     if (this.held.marks?.due || this.held.snapshots?.due) await this.checkpoints.commit();
   }
 
