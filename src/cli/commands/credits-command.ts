@@ -2,7 +2,7 @@ import { configPath, profileFlag, profileName } from '../../core/config.js';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
 import { Reporter } from '../output/reporter.js';
 import { creditsFile, readBalances, type SeenBalance } from '../run/credits-store.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { proxyFor } from '../../core/proxy.js';
 import { connect, newClient, recordSeenBalance } from './execute.js';
 

@@ -4,8 +4,8 @@ import { proxyFor, type ProxyChoice } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
 import { positiveSeconds } from '../../core/values.js';
 import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
-import { ExitCode, SgqError, configError, usageError } from '../../core/errors.js';
-import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
+import { ExitCode, SgqError, configError } from '../../core/errors.js';
+import { chooseFormat, createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
 import { pagerSink } from '../output/pager.js';
@@ -18,7 +18,7 @@ import { cacheDir } from '../cache-dir.js';
 import type { FileCache } from '../run/response-cache.js';
 import { durationMs } from '../../core/since.js';
 import { creditsFile, recordBalance, type SeenBalance } from '../run/credits-store.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { runJobs, type Job, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
@@ -132,12 +132,7 @@ export async function connect(ctx: CommandContext, needsKey: boolean): Promise<C
   return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
 }
 
-/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
-export function chooseFormat(flags: Pick<OutputFlags, 'output' | 'out' | 'header'>, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
-  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
-  if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
-  return format;
-}
+export { chooseFormat } from '../output/formats.js';
 
 /** Sets up the client, output and signals for one run, runs its jobs and cleans up. */
 export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlags): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Json } from '../../core/json.js';
 import { usageError } from '../../core/errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { commandName, type RouteSpec } from '../../core/routes.js';
 import { parseSince } from '../../core/since.js';
 import { execute, type OutputFlags } from './execute.js';

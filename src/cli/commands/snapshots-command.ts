@@ -4,7 +4,7 @@ import type { JsonObject } from '../../core/classify.js';
 import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { StreamSink } from '../output/sink.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { chooseFormat } from './execute.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 

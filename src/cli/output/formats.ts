@@ -10,6 +10,7 @@ import { renderTable } from './table.js';
 import { loadYaml, yamlFormatter } from './yaml.js';
 
 import type { Format } from '../../core/format-names.js';
+import type { ResolvedConfig } from '../../core/config.js';
 import type { FormatOptions, Formatter } from './formatter.js';
 
 export type { Format } from '../../core/format-names.js';
@@ -17,6 +18,13 @@ export type { FormatOptions, Formatter } from './formatter.js';
 
 // The registry of formats: each format's module knows only the Formatter interface
 // (formatter.ts), never this file, so the formats and their registry form no circle.
+
+/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
+export function chooseFormat(flags: { output?: Format; out?: string; header?: boolean }, config: Pick<ResolvedConfig, 'output'>, stdoutIsTTY: boolean): Format {
+  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+  if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
+  return format;
+}
 
 /** The width a table shares between its columns: a terminal's, never a pipe's or a file's. */
 export function terminalWidth(io: { stdoutIsTTY: boolean; stdout: unknown }): number | undefined {
