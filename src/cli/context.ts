@@ -43,7 +43,9 @@ export interface CommandContext {
   reporter(): Promise<Reporter>;
   /**
    * A client for `endpoint` through the core's wiring (resolveClientSettings, then
-   * clientFromSettings): --timeout and --retries over the config over the defaults.
+   * clientFromSettings): --timeout and --retries over the config over the defaults. The CLI's
+   * own hooks come with it (--verbose lines to the reporter; undici's parser kept on V8's
+   * baseline tier, which only the real process may ask for); `run` may override them.
    */
   client(endpoint: EndpointSettings, run: RunClient): Promise<ApiClient>;
   /** Records to stdout (no --out): the format chosen, its formatter and the sink under it. */
@@ -74,7 +76,12 @@ export function createContext(io: Io, globals: GlobalOptions, tree: () => Comman
       const { proxy, connections, manyCalls, maxWaitMs, ...hooks } = run;
       const given = { timeoutMs: globals.timeout === undefined ? undefined : globals.timeout * 1000, retries: globals.retries, maxWaitMs };
       const settings = resolveClientSettings(endpoint, given, context.config, io.env);
-      return clientFromSettings({ ...settings, proxy, connections, manyCalls }, hooks);
+      const shown = await context.reporter();
+      const cliHooks: ClientHooks = {
+        trace: shown.tracing ? (line) => shown.trace(line) : undefined,
+        beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
+      };
+      return clientFromSettings({ ...settings, proxy, connections, manyCalls }, { ...cliHooks, ...hooks });
     },
     async output(flags) {
       const [{ chooseFormat, createFormatter, terminalWidth }, { StreamSink }] = await Promise.all([import('./output/formats.js'), import('./output/sink.js')]);
