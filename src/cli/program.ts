@@ -33,6 +33,7 @@ export function buildProgram(io: Io, state: State): Command {
     }
     // Options, subcommands and help are built once, when the command is entered or a help
     // lists it: a run builds only its own command's options.
+    if (definition.options) listedWithOptions.add(cmd);
     defer(cmd, () => {
       for (const option of definition.options?.() ?? []) cmd.addOption(option);
       for (const sub of definition.subcommands?.() ?? []) add(cmd, sub);
@@ -88,6 +89,8 @@ See the README for the full table.`,
 // Deferred parts of the tree: a command's builder runs once, when the command is about to
 // parse or show its help, or when completions walk the whole tree.
 const fillers = new WeakMap<Command, () => void>();
+/** Commands that have options: a help that lists them shows `[options]`, so it builds them. */
+const listedWithOptions = new WeakSet<Command>();
 
 function defer(cmd: Command, build: () => void): void {
   fillers.set(cmd, build);
@@ -102,14 +105,14 @@ function fill(cmd: Command): void {
 
 /**
  * A command is filled before it parses (entered from its parent) and before its help, which
- * lists its subcommands with their arguments and options, so they are filled too (also for
- * `sgq help graph`, which shows a help without entering the command).
+ * lists its subcommands with `[options]` where they have some, so those are filled too (also
+ * for `sgq help graph`, which shows a help without entering the command).
  */
 function watch(cmd: Command): void {
   cmd.hook('preSubcommand', (_cmd, sub) => fill(sub));
   cmd.on('beforeHelp', () => {
     fill(cmd);
-    cmd.commands.forEach(fill);
+    for (const sub of cmd.commands) if (listedWithOptions.has(sub)) fill(sub);
   });
 }
 
