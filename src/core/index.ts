@@ -2,14 +2,16 @@
 // and lossless JSON as the CLI. Nothing here runs at import: the config is read, the pool made
 // and the sandbox (if asked for) started on the first call.
 import { Budget } from './budget.js';
-import { StoppedError, ApiClient, type Exchange, type ResponseCache } from './client.js';
+import { StoppedError, type ApiClient, type Exchange, type ResponseCache } from './client.js';
 import { resolveConfig, type Env } from './config.js';
 import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import { RawNumber, type Json } from './json.js';
-import { PageFailure, fetchPages, type StopReason } from './paginate.js';
-import { DEFAULT_RETRY } from './retry.js';
+import { PageFailure, fetchPages, type PageRequest, type StopReason } from './paginate.js';
+import { routeRequest } from './request-body.js';
 import { ROUTES, findRouteByPath, methodName, normalizeRoutePath, type RouteSpec } from './routes.js';
 import { parseSince } from './since.js';
+import { clientFromSettings } from './client-from-settings.js';
+import { resolveClientSettings, type ClientSettings } from './settings.js';
 
 export { SgqError, ExitCode, EXIT_MEANINGS, type ErrorKind, type ErrorDetails } from './errors.js';
 export { ROUTES, methodName, type RouteSpec } from './routes.js';
@@ -120,120 +122,11 @@ export interface SgqClient {
 }
 
 export function createClient(options: ClientOptions = {}): SgqClient {
-  let endpoint: Promise<Endpoint & { timeoutMs: number; retries: number }> | undefined;
-  const shared = new Set<ApiClient>();
-
-  const resolveEndpoint = () =>
-    (endpoint ??= (async () => {
-      const env = options.env ?? {};
-      // The config store is read only when something is left to resolve.
-      const needsStore = !options.endpoint && (!options.baseUrl || options.apiKey === undefined || options.timeout === undefined || options.retries === undefined);
-      const config = needsStore ? resolveConfig({ profile: options.profile, baseUrl: options.baseUrl }, env) : undefined;
-      const given = options.endpoint ? await options.endpoint() : undefined;
-      const baseUrl = given?.baseUrl ?? options.baseUrl ?? config?.baseUrl;
-      if (!baseUrl) throw configError('no service address configured', 'pass baseUrl to createClient, set SGQ_BASE_URL, or use createClient({ sandbox: true })');
-      return {
-        baseUrl,
-        apiKey: given?.apiKey ?? options.apiKey ?? config?.apiKey,
-        close: given?.close,
-        timeoutMs: options.timeout ?? (config?.timeout ? Number(config.timeout) * 1000 : 30_000),
-        retries: options.retries ?? (config?.retries ? Number(config.retries) : DEFAULT_RETRY.retries),
-      };
-    })());
-
-  /** A pool for one iteration; with a signal of its own, an abort ends only that iteration. */
-  const openClient = async (route: RouteSpec | undefined, call: CallOptions) => {
-    const target = await resolveEndpoint();
-    if (route?.needsKey && !target.apiKey) {
-      throw configError('no API key configured', 'pass apiKey to createClient or set SGQ_API_KEY; metadata.userid and info need none');
-    }
-    const client = new ApiClient({
-      baseUrl: target.baseUrl,
-      apiKey: target.apiKey,
-      timeoutMs: call.timeout ?? target.timeoutMs,
-      retry: { ...DEFAULT_RETRY, retries: call.retries ?? target.retries, maxWaitMs: options.maxWait },
-      env: options.env ?? {},
-      connections: call.parallel ?? 1,
-      signal: call.signal,
-      exchange: options.onExchange,
-      cache: options.cache,
-    });
-    shared.add(client);
-    return client;
-  };
-
-  const records = (route: RouteSpec, subject: string | null, call: CallOptions = {}): Records => {
-    checkCallOptions(route, call);
-    // Checked now, so a bad value throws at the call, before any request.
-    const since = call.since === undefined ? undefined : parseSince(call.since);
-    const how = call.how ?? 'username';
-    let result: IterationResult | undefined;
-
-    async function* pages(): AsyncGenerator<SgqPage> {
-      const budget = new Budget({ limit: call.limit, maxCredits: call.maxCredits, knownCost: route.cost });
-      const client = await openClient(route, call);
-      const counted = { pages: 0, records: 0, extraCalls: 0 };
-      const iterator = fetchPages(client, {
-        path: route.path,
-        payload: (page) => {
-          if (subject === null) return {};
-          const body: Record<string, Json> = { user: subject, how };
-          if (page !== null) body.page = page;
-          if (since !== undefined) body.since = since;
-          return body;
-        },
-        sendKey: route.needsKey,
-        paginated: route.paginated,
-        startPage: call.page ?? 1,
-        follow: true,
-        maxPages: call.maxPages,
-        wholeBodyIsRecord: route.subject === 'none',
-      }, budget, { signal: call.signal, parallel: call.parallel, onExtraCall: () => counted.extraCalls++ });
-      try {
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done) {
-            result = { stoppedBy: next.value === 'more' ? 'done' : next.value, ...counted, creditsUsed: budget.creditsUsed, creditsLeft: budget.creditsLeft };
-            return;
-          }
-          const { granted, asked, nextPage } = next.value;
-          const taken = next.value.records.slice(0, granted);
-          // Only a page that needed the lossless parser holds values to convert.
-          const kept = next.value.lossless ? taken.map(toSgqRecord) : (taken as SgqRecord[]);
-          counted.pages++;
-          counted.records += kept.length;
-          yield { page: asked, nextPage, records: kept, errors: next.value.errors, creditsLeft: next.value.credits };
-        }
-      } catch (error) {
-        throw libraryError(error, call.signal);
-      } finally {
-        await iterator.return('done').catch(() => undefined);
-        shared.delete(client);
-        await client.close();
-      }
-    }
-
-    return {
-      pages,
-      async *[Symbol.asyncIterator]() {
-        for await (const page of pages()) yield* page.records;
-      },
-      async toArray() {
-        const all: SgqRecord[] = [];
-        for await (const page of pages()) all.push(...page.records);
-        return all;
-      },
-      get result() {
-        return result;
-      },
-    };
-  };
-
+  const clients = new Clients(options);
   const byNamespace = (namespace: RouteSpec['namespace']) =>
     Object.fromEntries(
-      ROUTES.filter((r) => r.namespace === namespace).map((r): [string, UserMethod] => [methodName(r.verb), (user, call) => records(r, checkSubject(r, user), call)]),
+      ROUTES.filter((r) => r.namespace === namespace).map((r): [string, UserMethod] => [methodName(r.verb), (user, call) => routeRecords(clients, r, checkSubject(r, user), call)]),
     );
-
   const info = ROUTES.find((r) => r.subject === 'none')!;
   return {
     graph: byNamespace('graph') as SgqClient['graph'],
@@ -241,32 +134,135 @@ export function createClient(options: ClientOptions = {}): SgqClient {
     metadata: byNamespace('metadata') as SgqClient['metadata'],
     lists: byNamespace('lists') as SgqClient['lists'],
     async info(call = {}) {
-      const [record] = await records(info, null, call).toArray();
+      const [record] = await routeRecords(clients, info, null, call).toArray();
       return record ?? {};
     },
-    async request(route, body = {}, call = {}) {
-      const path = normalizeRoutePath(route);
-      if (!/^[\w-]+(\/[\w-]+)*$/.test(path)) throw usageError(`invalid route ${JSON.stringify(route)}`, 'give a path such as graph/get_followers');
-      const client = await openClient(findRouteByPath(path), call);
-      try {
-        const reply = await client.call(path, toJson(body) as Record<string, Json>, { sendKey: true });
-        return toSgqRecord(reply.body);
-      } catch (error) {
-        throw libraryError(error, call.signal);
-      } finally {
-        shared.delete(client);
-        await client.close();
-      }
+    request: (route, body = {}, call = {}) => rawRequest(clients, route, body, call),
+    close: () => clients.closeAll(),
+  };
+}
+
+type Target = Omit<ClientSettings, 'connections'> & { close?: () => Promise<void> };
+
+/**
+ * The endpoint and settings of a library client, resolved on the first call, and the pools
+ * open at a time: one per iteration, so an abort by its own signal ends only that iteration.
+ */
+class Clients {
+  private target: Promise<Target> | undefined;
+  private readonly open = new Set<ApiClient>();
+
+  constructor(private readonly options: ClientOptions) {}
+
+  /** A pool for one iteration or call, with the settings the call may override. */
+  async openFor(route: RouteSpec | undefined, call: CallOptions): Promise<ApiClient> {
+    const target = await (this.target ??= this.resolve());
+    if (route?.needsKey && !target.apiKey) {
+      throw configError('no API key configured', 'pass apiKey to createClient or set SGQ_API_KEY; metadata.userid and info need none');
+    }
+    const { close: _close, ...settings } = target;
+    const client = clientFromSettings(
+      { ...settings, timeoutMs: call.timeout ?? settings.timeoutMs, retries: call.retries ?? settings.retries, connections: call.parallel ?? 1 },
+      { signal: call.signal, exchange: this.options.onExchange, cache: this.options.cache },
+    );
+    this.open.add(client);
+    return client;
+  }
+
+  async release(client: ApiClient): Promise<void> {
+    this.open.delete(client);
+    await client.close();
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.open].map((c) => c.close()));
+    this.open.clear();
+    const current = this.target;
+    this.target = undefined;
+    const target = await current?.catch(() => undefined);
+    await target?.close?.();
+  }
+
+  private async resolve(): Promise<Target> {
+    const { options } = this;
+    const env = options.env ?? {};
+    // The config store is read only when something is left to resolve.
+    const needsStore = !options.endpoint && (!options.baseUrl || options.apiKey === undefined || options.timeout === undefined || options.retries === undefined);
+    const config = needsStore ? resolveConfig({ profile: options.profile, baseUrl: options.baseUrl }, env) : undefined;
+    const given = options.endpoint ? await options.endpoint() : undefined;
+    const baseUrl = given?.baseUrl ?? options.baseUrl ?? config?.baseUrl;
+    if (!baseUrl) throw configError('no service address configured', 'pass baseUrl to createClient, set SGQ_BASE_URL, or use createClient({ sandbox: true })');
+    const endpoint = { baseUrl, apiKey: given?.apiKey ?? options.apiKey ?? config?.apiKey };
+    const settings = resolveClientSettings(endpoint, { timeoutMs: options.timeout, retries: options.retries, maxWaitMs: options.maxWait }, config, env);
+    return { ...settings, close: given?.close };
+  }
+}
+
+/** The records of one subject of a route, fetched lazily: a `break` sends no further request. */
+function routeRecords(clients: Clients, route: RouteSpec, subject: string | null, call: CallOptions = {}): Records {
+  checkCallOptions(route, call);
+  // Checked now, so a bad value throws at the call, before any request.
+  const since = call.since === undefined ? undefined : parseSince(call.since);
+  const request = routeRequest(route, { user: subject, how: call.how ?? 'username', since }, { startPage: call.page ?? 1, follow: true, maxPages: call.maxPages });
+  const state: { result?: IterationResult } = {};
+  const pages = () => routePages(clients, route, request, call, state);
+  return {
+    pages,
+    async *[Symbol.asyncIterator]() {
+      for await (const page of pages()) yield* page.records;
     },
-    async close() {
-      await Promise.all([...shared].map((c) => c.close()));
-      shared.clear();
-      const current = endpoint;
-      endpoint = undefined;
-      const target = await current?.catch(() => undefined);
-      await target?.close?.();
+    async toArray() {
+      const all: SgqRecord[] = [];
+      for await (const page of pages()) all.push(...page.records);
+      return all;
+    },
+    get result() {
+      return state.result;
     },
   };
+}
+
+async function* routePages(clients: Clients, route: RouteSpec, request: PageRequest, call: CallOptions, state: { result?: IterationResult }): AsyncGenerator<SgqPage> {
+  const budget = new Budget({ limit: call.limit, maxCredits: call.maxCredits, knownCost: route.cost });
+  const client = await clients.openFor(route, call);
+  const counted = { pages: 0, records: 0, extraCalls: 0 };
+  const iterator = fetchPages(client, request, budget, { signal: call.signal, parallel: call.parallel, onExtraCall: () => counted.extraCalls++ });
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) {
+        state.result = { stoppedBy: next.value === 'more' ? 'done' : next.value, ...counted, creditsUsed: budget.creditsUsed, creditsLeft: budget.creditsLeft };
+        return;
+      }
+      const { granted, asked, nextPage } = next.value;
+      const taken = next.value.records.slice(0, granted);
+      // Only a page that needed the lossless parser holds values to convert.
+      const kept = next.value.lossless ? taken.map(toSgqRecord) : (taken as SgqRecord[]);
+      counted.pages++;
+      counted.records += kept.length;
+      yield { page: asked, nextPage, records: kept, errors: next.value.errors, creditsLeft: next.value.credits };
+    }
+  } catch (error) {
+    throw libraryError(error, call.signal);
+  } finally {
+    await iterator.return('done').catch(() => undefined);
+    await clients.release(client);
+  }
+}
+
+/** `request(route, body)`: a raw call like `sgq api`, resolving to the answer's body. */
+async function rawRequest(clients: Clients, route: string, body: Record<string, SgqValue>, call: Pick<CallOptions, 'signal' | 'timeout' | 'retries'>): Promise<SgqRecord> {
+  const path = normalizeRoutePath(route);
+  if (!/^[\w-]+(\/[\w-]+)*$/.test(path)) throw usageError(`invalid route ${JSON.stringify(route)}`, 'give a path such as graph/get_followers');
+  const client = await clients.openFor(findRouteByPath(path), call);
+  try {
+    const reply = await client.call(path, toJson(body) as Record<string, Json>, { sendKey: true });
+    return toSgqRecord(reply.body);
+  } catch (error) {
+    throw libraryError(error, call.signal);
+  } finally {
+    await clients.release(client);
+  }
 }
 
 function checkSubject(route: RouteSpec, user: string): string {

@@ -108,96 +108,134 @@ interface Ahead {
  */
 async function* fetchPagesAhead(client: ApiClient, req: PageRequest, budget: Budget, width: number, options: FetchOptions): AsyncGenerator<FetchedPage, StopReason> {
   const { signal } = options;
-  /** Pages asked and not yet yielded, in page order. */
-  let window: Ahead[] = [];
-  let nextToAsk = req.startPage;
-  let asked = 0;
-  let yielded = 0;
-  /** The highest page an answer named as next: asking up to it is not a guess. */
-  let known = req.startPage - 1;
-  /** No page past this one is asked: it ended the list or failed. */
-  let last = Infinity;
-  /** A limit met while asking ahead: the run ends once the pages before it are written. */
-  let stop: StopReason | undefined;
-  let changed: () => void = () => undefined;
-
-  const cancelAfter = (page: number) => {
-    last = Math.min(last, page);
-    for (const ahead of window) if (ahead.page > page) ahead.cancel.abort('not needed');
-  };
-  const ask = (page: number) => {
-    const ahead: Ahead = { page, cancel: new AbortController(), settled: Promise.resolve() };
-    ahead.settled = fetchPage(client, req, budget, page, ahead.cancel.signal).then(
-      (fetched) => {
-        ahead.outcome = { page: fetched };
-        if (fetched.nextPage === null) cancelAfter(page);
-        else known = Math.max(known, fetched.nextPage);
-      },
-      (error: unknown) => {
-        ahead.outcome = { error };
-        cancelAfter(page);
-      },
-    );
-    void ahead.settled.finally(() => changed());
-    window.push(ahead);
-    asked++;
-    nextToAsk = page + 1;
-  };
-  const guesses = () => window.filter((a) => a.outcome === undefined && a.page > known).length;
-  const mayAsk = () =>
-    stop === undefined &&
-    window.length < width &&
-    nextToAsk <= last &&
-    (req.maxPages === undefined || asked < req.maxPages) &&
-    // The first page alone: a one-page list costs no call more than without --parallel.
-    (asked === 0 || yielded > 0 || window.some((a) => a.outcome !== undefined)) &&
-    (nextToAsk <= known || guesses() < width - 1);
-  /** Cancels and settles every page asked and not yielded: each is a call that wrote nothing. */
-  const dropAll = async () => {
-    const dropped = window;
-    window = [];
-    for (const ahead of dropped) ahead.cancel.abort('not needed');
-    for (const ahead of dropped) {
-      await ahead.settled;
-      if (ahead.outcome && 'page' in ahead.outcome) budget.returnRecords(ahead.outcome.page.granted);
-      options.onExtraCall?.();
-    }
-  };
-
+  const ahead = new PagesAhead(client, req, budget, width, options);
   try {
     for (;;) {
-      while (mayAsk()) {
-        const grant = window.length === 0 ? await budget.acquire(signal) : budget.tryAcquire();
-        if (grant === 'wait') break;
-        if (grant !== 'go') stop = grant;
-        else ask(nextToAsk);
-      }
-      const head = window[0];
+      await ahead.askWhatMayBe(signal);
+      const head = ahead.window[0];
       if (!head) {
-        if (stop) return stop;
+        if (ahead.stop) return ahead.stop;
         throw new StoppedError(signal?.reason);
       }
       if (!head.outcome) {
-        await new Promise<void>((resolve) => (changed = resolve));
+        await ahead.nextChange();
         continue;
       }
-      window.shift();
+      ahead.window.shift();
       if ('error' in head.outcome) throw head.outcome.error;
       const result = head.outcome.page;
       yield result;
-      yielded++;
+      ahead.yielded++;
       if (result.granted < result.records.length) return 'limit';
       if (result.nextPage === null) return 'done';
       if (budget.recordsLeft <= 0) return 'limit';
-      if (req.maxPages !== undefined && yielded >= req.maxPages) return 'max-pages';
+      if (req.maxPages !== undefined && ahead.yielded >= req.maxPages) return 'max-pages';
       // A list that skips pages: what was asked on the guess that it does not is of no use.
-      if (result.nextPage !== head.page + 1) {
-        await dropAll();
-        nextToAsk = result.nextPage;
-        last = Infinity;
-      }
+      if (result.nextPage !== head.page + 1) await ahead.restartAt(result.nextPage);
     }
   } finally {
-    await dropAll();
+    await ahead.dropAll();
+  }
+}
+
+/** The pages `fetchPagesAhead` has asked and not yet yielded, and what it may ask next. */
+class PagesAhead {
+  /** Pages asked and not yet yielded, in page order. */
+  window: Ahead[] = [];
+  yielded = 0;
+  /** A limit met while asking ahead: the run ends once the pages before it are written. */
+  stop: StopReason | undefined;
+  private nextToAsk: number;
+  private asked = 0;
+  /** The highest page an answer named as next: asking up to it is not a guess. */
+  private known: number;
+  /** No page past this one is asked: it ended the list or failed. */
+  private last = Infinity;
+  private changed: () => void = () => undefined;
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly req: PageRequest,
+    private readonly budget: Budget,
+    private readonly width: number,
+    private readonly options: FetchOptions,
+  ) {
+    this.nextToAsk = req.startPage;
+    this.known = req.startPage - 1;
+  }
+
+  /** Asks every page the width, the budget and the answers so far allow. */
+  async askWhatMayBe(signal: AbortSignal | undefined): Promise<void> {
+    while (this.mayAsk()) {
+      const grant = this.window.length === 0 ? await this.budget.acquire(signal) : this.budget.tryAcquire();
+      if (grant === 'wait') break;
+      if (grant !== 'go') this.stop = grant;
+      else this.ask(this.nextToAsk);
+    }
+  }
+
+  /** Resolves when a page asked has settled. */
+  nextChange(): Promise<void> {
+    return new Promise<void>((resolve) => (this.changed = resolve));
+  }
+
+  /** Drops what was asked on a guess and goes on from `page`. */
+  async restartAt(page: number): Promise<void> {
+    await this.dropAll();
+    this.nextToAsk = page;
+    this.last = Infinity;
+  }
+
+  /** Cancels and settles every page asked and not yielded: each is a call that wrote nothing. */
+  async dropAll(): Promise<void> {
+    const dropped = this.window;
+    this.window = [];
+    for (const ahead of dropped) ahead.cancel.abort('not needed');
+    for (const ahead of dropped) {
+      await ahead.settled;
+      if (ahead.outcome && 'page' in ahead.outcome) this.budget.returnRecords(ahead.outcome.page.granted);
+      this.options.onExtraCall?.();
+    }
+  }
+
+  private cancelAfter(page: number): void {
+    this.last = Math.min(this.last, page);
+    for (const ahead of this.window) if (ahead.page > page) ahead.cancel.abort('not needed');
+  }
+
+  private ask(page: number): void {
+    const ahead: Ahead = { page, cancel: new AbortController(), settled: Promise.resolve() };
+    ahead.settled = fetchPage(this.client, this.req, this.budget, page, ahead.cancel.signal).then(
+      (fetched) => {
+        ahead.outcome = { page: fetched };
+        if (fetched.nextPage === null) this.cancelAfter(page);
+        else this.known = Math.max(this.known, fetched.nextPage);
+      },
+      (error: unknown) => {
+        ahead.outcome = { error };
+        this.cancelAfter(page);
+      },
+    );
+    void ahead.settled.finally(() => this.changed());
+    this.window.push(ahead);
+    this.asked++;
+    this.nextToAsk = page + 1;
+  }
+
+  private guesses(): number {
+    return this.window.filter((a) => a.outcome === undefined && a.page > this.known).length;
+  }
+
+  private mayAsk(): boolean {
+    const { req, window, width } = this;
+    return (
+      this.stop === undefined &&
+      window.length < width &&
+      this.nextToAsk <= this.last &&
+      (req.maxPages === undefined || this.asked < req.maxPages) &&
+      // The first page alone: a one-page list costs no call more than without --parallel.
+      (this.asked === 0 || this.yielded > 0 || window.some((a) => a.outcome !== undefined)) &&
+      (this.nextToAsk <= this.known || this.guesses() < width - 1)
+    );
   }
 }

@@ -88,21 +88,11 @@ type Answer = { status: number; body: unknown; headers?: Record<string, string> 
 const floorHour = () => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const faults = options.faults ?? {};
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
-  const clock = options.clock ?? floorHour;
-  const accounts = new Map<string, Account>([
-    [DEMO_KEY, { credits: options.credits ?? 1_000_000, expired: false }],
-    [EXPIRED_KEY, { credits: 0, expired: true }],
-    [LOW_KEY, { credits: 20, expired: true }],
-  ]);
-  const calls = new Map<string, number>();
-  const random = mulberry32(faults.seed ?? 1);
-  let dataRequests = 0;
+  const service = new SandboxService(options, prefix);
   const sockets = new Set<Socket>();
-
   const server = createServer((req, res) => {
-    void handle(req, res).catch(() => {
+    void service.handle(req, res).catch(() => {
       if (!res.headersSent) send(res, { status: 500, body: { message: 'sandbox error' } });
     });
   });
@@ -114,12 +104,54 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  if (options.unref) server.unref();
+  const port = (server.address() as AddressInfo).port;
+  let ttl: NodeJS.Timeout | undefined;
+  const close = async () => {
+    if (ttl) clearTimeout(ttl);
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  if (options.ttlMs) {
+    ttl = setTimeout(() => void close(), options.ttlMs);
+    ttl.unref();
+  }
+  return { url: `http://127.0.0.1:${port}${prefix}`, apiKey: DEMO_KEY, close, calls: service.calls, connections: () => connections };
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** What the sandbox serves: its accounts, its fault switches and the calls it counted. */
+class SandboxService {
+  readonly calls = new Map<string, number>();
+  private readonly faults: Faults;
+  private readonly clock: () => Date;
+  private readonly accounts: Map<string, Account>;
+  private readonly random: () => number;
+  private dataRequests = 0;
+
+  constructor(
+    options: SandboxOptions,
+    private readonly prefix: string,
+  ) {
+    this.faults = options.faults ?? {};
+    this.clock = options.clock ?? floorHour;
+    this.accounts = new Map<string, Account>([
+      [DEMO_KEY, { credits: options.credits ?? 1_000_000, expired: false }],
+      [EXPIRED_KEY, { credits: 0, expired: true }],
+      [LOW_KEY, { credits: 20, expired: true }],
+    ]);
+    this.random = mulberry32(this.faults.seed ?? 1);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { faults } = this;
     const text = await readAll(req);
     if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
     const url = new URL(req.url ?? '/', 'http://sandbox');
-    const apiPrefix = `${prefix}/api/`;
+    const apiPrefix = `${this.prefix}/api/`;
     if (!url.pathname.startsWith(apiPrefix)) return send(res, { status: 404, body: { message: 'Not Found' } });
     const path = url.pathname.slice(apiPrefix.length).replace(/\/+$/, '');
     const route = ROUTES.find((r) => r.path === path);
@@ -127,36 +159,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (req.method !== 'POST' && !(route.subject === 'none' && req.method === 'GET')) {
       return send(res, { status: 405, body: { message: 'Method Not Allowed' } });
     }
-    calls.set(path, (calls.get(path) ?? 0) + 1);
-
-    let payload: Record<string, unknown> = {};
-    if (text.trim()) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-        payload = parsed as Record<string, unknown>;
-      } catch {
-        return send(res, { status: 422, body: { detail: 'The request body is not a JSON object.' } });
-      }
-    }
-
+    this.calls.set(path, (this.calls.get(path) ?? 0) + 1);
+    const payload = readPayload(text);
+    if (payload === undefined) return send(res, { status: 422, body: { detail: 'The request body is not a JSON object.' } });
     if (route.subject !== 'none') {
-      const injected = injectFault(payload);
+      const injected = this.injectFault(payload);
       if (injected === 'reset') return void req.socket.destroy();
       if (injected === 'hang') return;
       if (injected) return send(res, injected);
     }
-
-    const answer = answerRoute(route, payload, req.headers['x-api-key']);
+    const answer = this.answerRoute(route, payload, req.headers['x-api-key']);
     if (faults.malformed && route.subject !== 'none' && answer.status === 200) return sendMalformed(res, faults.malformed, answer.body);
     send(res, answer);
   }
 
   /** Decides whether this data request meets an injected fault. */
-  function injectFault(payload: Record<string, unknown>): Answer | 'reset' | 'hang' | undefined {
-    dataRequests++;
+  private injectFault(payload: Record<string, unknown>): Answer | 'reset' | 'hang' | undefined {
+    const { faults, random } = this;
+    this.dataRequests++;
     const retryAfter = String(faults.retryAfter ?? 1);
-    if (faults.failFirst && dataRequests <= faults.failFirst) {
+    if (faults.failFirst && this.dataRequests <= faults.failFirst) {
       const status = faults.failStatus ?? 503;
       const headers = status === 429 || faults.retryAfter !== undefined ? { 'retry-after': retryAfter } : undefined;
       return { status, body: { message: status === 429 ? 'Too Many Requests' : 'Service Unavailable' }, headers };
@@ -173,9 +195,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return undefined;
   }
 
-  function answerRoute(route: RouteSpec, payload: Record<string, unknown>, keyHeader: string | string[] | undefined): Answer {
+  private answerRoute(route: RouteSpec, payload: Record<string, unknown>, keyHeader: string | string[] | undefined): Answer {
     const key = typeof keyHeader === 'string' ? keyHeader : undefined;
-    const account = key ? accounts.get(key) : undefined;
+    const account = key ? this.accounts.get(key) : undefined;
     if (route.needsKey) {
       if (!key) return { status: 401, body: { message: 'Missing API key: send it in the x-api-key header.' } };
       if (!account) return { status: 401, body: { message: 'Invalid API key.' } };
@@ -193,7 +215,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const how = typeof payload.how === 'string' ? payload.how : 'username';
     const page = route.paginated ? (typeof payload.page === 'number' && Number.isInteger(payload.page) && payload.page >= 1 ? payload.page : 1) : null;
     const dataError = (error: string): Answer => ({
-      status: faults.errorStatus ?? 200,
+      status: this.faults.errorStatus ?? 200,
       body: envelope(route, user, how, page, [{ error }], account?.credits, false),
     });
 
@@ -205,41 +227,34 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     if (!user || !accountExists(user, how)) return dataError(`no data for ${how} = ${user}`);
 
-    const { items, total, pageSize } = generate(route, user, page ?? 1, sinceMs, clock());
+    const { items, total, pageSize } = generate(route, user, page ?? 1, sinceMs, this.clock());
     if (account) account.credits -= cost;
     return { status: 200, body: envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total) };
   }
+}
 
-  function envelope(route: RouteSpec, user: string, how: string, page: number | null, data: unknown[], credits: number | undefined, hasNext: boolean) {
-    const body: Record<string, unknown> = { user, how };
-    if (route.paginated) {
-      body.page = page;
-      body.previous_page = page !== null && page > 1 ? page - 1 : null;
-      body.next_page = page !== null && hasNext ? page + 1 : null;
-      body.page_items = data.length;
-    }
-    body.data = data;
-    if (credits !== undefined) body.current_credits = credits;
-    return body;
+/** A request body as an object; an empty body is {}; undefined when it is not a JSON object. */
+function readPayload(text: string): Record<string, unknown> | undefined {
+  if (!text.trim()) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
+}
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  if (options.unref) server.unref();
-  const port = (server.address() as AddressInfo).port;
-  let ttl: NodeJS.Timeout | undefined;
-  const close = async () => {
-    if (ttl) clearTimeout(ttl);
-    for (const socket of sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-  if (options.ttlMs) {
-    ttl = setTimeout(() => void close(), options.ttlMs);
-    ttl.unref();
+function envelope(route: RouteSpec, user: string, how: string, page: number | null, data: unknown[], credits: number | undefined, hasNext: boolean) {
+  const body: Record<string, unknown> = { user, how };
+  if (route.paginated) {
+    body.page = page;
+    body.previous_page = page !== null && page > 1 ? page - 1 : null;
+    body.next_page = page !== null && hasNext ? page + 1 : null;
+    body.page_items = data.length;
   }
-  return { url: `http://127.0.0.1:${port}${prefix}`, apiKey: DEMO_KEY, close, calls, connections: () => connections };
+  body.data = data;
+  if (credits !== undefined) body.current_credits = credits;
+  return body;
 }
 
 /** The records of one page of a route, from the account's name alone. */

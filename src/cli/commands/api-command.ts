@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { usageError } from '../../core/errors.js';
 import { parseJson, type Json } from '../../core/json.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { findRouteByPath, normalizeRoutePath } from '../../core/routes.js';
 import { execute, type OutputFlags } from './execute.js';
 

@@ -1,7 +1,7 @@
 import { ExitCode, configError } from '../../core/errors.js';
 import { cacheDir } from '../cache-dir.js';
 import { cacheInfo, clearCache } from '../run/response-cache.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 
 /** `sgq cache info|clear`: what --cache keeps, and forgetting it. */
 export function runCacheCommand(ctx: CommandContext, verb: 'info' | 'clear'): number {

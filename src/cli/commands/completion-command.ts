@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { SHELLS, completionScript, isShell } from '../completion/index.js';
 import { ConfigStore } from '../../core/config.js';
 import { ExitCode, usageError } from '../../core/errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 
 export interface CompletionOptions {
   /** Print the profile names instead, one a line: what the scripts run when TAB is pressed. */

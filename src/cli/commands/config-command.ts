@@ -4,7 +4,7 @@ import { text } from 'node:stream/consumers';
 import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../../core/config.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { Io } from '../io.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 
 /** `sgq config set|get|unset|list|path`. Data (values, paths) on stdout; confirmations on stderr. */
 export async function runConfigCommand(ctx: CommandContext, verb: string, args: string[]): Promise<number> {

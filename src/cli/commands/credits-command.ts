@@ -1,10 +1,10 @@
 import { configPath, profileFlag, profileName } from '../../core/config.js';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
-import { Reporter } from '../output/reporter.js';
+import type { Reporter } from '../output/reporter.js';
 import { creditsFile, readBalances, type SeenBalance } from '../run/credits-store.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { proxyFor } from '../../core/proxy.js';
-import { connect, newClient, recordSeenBalance } from './execute.js';
+import { connect, recordSeenBalance } from './execute.js';
 
 /**
  * The call `--refresh` makes: /metadata/get_userid costs 0 credits (spec §8), and with the key
@@ -17,7 +17,7 @@ const REFRESH_BODY = { user: 'jack', how: 'username' };
 /** `sgq credits`: the last balance seen for the profile (no call); `--refresh` asks the service. */
 export async function runCreditsCommand(ctx: CommandContext, flags: { refresh?: boolean; json?: boolean }): Promise<number> {
   const { io, globals } = ctx;
-  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const reporter = await ctx.reporter();
   const profile = profileName(globals, io.env);
   const seen = flags.refresh ? await refresh(ctx, reporter) : lastSeen(io.env, profile);
   if (!seen) {
@@ -36,7 +36,7 @@ function lastSeen(env: Record<string, string | undefined>, profile: string): See
 async function refresh(ctx: CommandContext, reporter: Reporter): Promise<SeenBalance> {
   const { io, globals } = ctx;
   const connection = await connect(ctx, true);
-  const client = newClient(ctx, connection, { proxy: proxyFor(io.env, new URL(connection.baseUrl)), connections: 1, signal: io.signal, reporter });
+  const client = await ctx.client(connection, { proxy: proxyFor(io.env, new URL(connection.baseUrl)), connections: 1, signal: io.signal });
   try {
     const reply = await client.call(REFRESH_ROUTE, REFRESH_BODY, { sendKey: true });
     const credits = reply.body.current_credits;

@@ -4,7 +4,7 @@ import { SETTINGS, SETTING_NAMES } from '../../core/config.js';
 import { EXIT_MEANINGS, ExitCode } from '../../core/errors.js';
 import { ROUTES, commandName, methodName } from '../../core/routes.js';
 import { VERSION } from '../../core/version.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { SCHEMAS, SCHEMA_NAMES, type SchemaName } from '../schemas.js';
 
 /** Bumped when a field of the document changes meaning or goes away; additions keep it. */

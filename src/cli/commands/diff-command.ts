@@ -12,7 +12,7 @@ import type { OpenSnapshot, StoredSnapshot } from '../../core/churn/store.js';
 import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
 import { openSnapshotStore } from '../churn/open-store.js';

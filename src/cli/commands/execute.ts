@@ -1,20 +1,20 @@
 import { resolveConfig, type ResolvedConfig } from '../../core/config.js';
-import { ExitCode, usageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { jqOptions, loadJqFilter } from '../output/jq.js';
-import type { Format } from '../output/formats.js';
-import { Reporter } from '../output/reporter.js';
+import { chooseFormat } from '../output/formats.js';
+import type { Reporter } from '../output/reporter.js';
 import { checkOutFile } from '../output/sink.js';
 import { SinceMarks } from '../run/since-marks.js';
 import { RunScope } from '../run/scope.js';
 import type { Plan } from '../run/plan.js';
 import { dryRun } from '../run/dry-run.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { optionalNumber, recordSeenBalance } from '../run/connection.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 // The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
-export { connect, newClient, recordSeenBalance, type Connection } from '../run/connection.js';
+export { connect, recordSeenBalance, type Connection } from '../run/connection.js';
 
 
 export type { OutputFlags } from '../run/plan.js';
@@ -22,17 +22,12 @@ import type { OutputFlags } from '../run/plan.js';
 
 export type { Plan } from '../run/plan.js';
 
-/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
-export function chooseFormat(flags: Pick<OutputFlags, 'output' | 'out' | 'header'>, config: ResolvedConfig, stdoutIsTTY: boolean): Format {
-  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
-  if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
-  return format;
-}
+export { chooseFormat } from '../output/formats.js';
 
 /** Runs a plan: its scope opens what it needs, the jobs run, the output finishes, the checkpoints follow it. */
 export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlags): Promise<number> {
-  const { io, globals } = ctx;
-  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
+  const { io } = ctx;
+  const reporter = await ctx.reporter();
   const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
   const jq = jqOptions(flags, (text) => reporter.raw(text));

@@ -9,7 +9,7 @@ import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
 import { pagerSink } from '../output/pager.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 
 export interface FmtFlags extends JqFlags {
   output?: Format;

@@ -1,7 +1,7 @@
-import type { Json } from '../../core/json.js';
 import { usageError } from '../../core/errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { commandName, type RouteSpec } from '../../core/routes.js';
+import { routeRequest } from '../../core/request-body.js';
 import { parseSince } from '../../core/since.js';
 import { execute, type OutputFlags } from './execute.js';
 import { Subjects } from './subjects.js';
@@ -70,16 +70,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
           const userSince = key === undefined ? sinceOf(user) : sinceFromMark(marks!, key, user!, startedAt, held);
           return {
             user,
-            request: {
-              path: route.path,
-              payload: (page) => requestBody(user, how, page, userSince),
-              sendKey: route.needsKey,
-              paginated: route.paginated,
-              startPage: flags.page ?? 1,
-              follow: flags.all === true,
-              maxPages: flags.maxPages,
-              wholeBodyIsRecord: route.subject === 'none',
-            },
+            request: routeRequest(route, { user, how, since: userSince }, { startPage: flags.page ?? 1, follow: flags.all === true, maxPages: flags.maxPages }),
             onComplete: marks && key !== undefined ? (asOf) => marks.stage(key, asOf) : undefined,
             ...(held.snapshots && user !== null ? held.snapshots.hooks({ profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true) : {}),
           };
@@ -90,15 +81,6 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
     },
     flags,
   );
-}
-
-/** The body of a route's request (spec §2): the subject, how it is named, the page, the since. */
-function requestBody(user: string | null, how: string, page: number | null, since: string | undefined): Record<string, Json> {
-  if (user === null) return {};
-  const body: Record<string, Json> = { user, how };
-  if (page !== null) body.page = page;
-  if (since !== undefined) body.since = since;
-  return body;
 }
 
 /** The since a user's --since-last mark gives; a mark from the future is not sent, and the run says so. */

@@ -1,5 +1,5 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../../sandbox/server.js';
 
 export interface SandboxFlags extends Faults {

@@ -1,11 +1,7 @@
-import { resolveConfig } from '../../core/config.js';
 import { ExitCode } from '../../core/errors.js';
 import type { JsonObject } from '../../core/classify.js';
-import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
-import { Reporter } from '../output/reporter.js';
-import { StreamSink } from '../output/sink.js';
-import type { CommandContext } from '../program.js';
-import { chooseFormat } from './execute.js';
+import type { CommandContext } from '../context.js';
+import type { Format } from '../output/formats.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 
 export interface SnapshotsFlags {
@@ -17,10 +13,9 @@ export interface SnapshotsFlags {
 
 /** `sgq snapshots list|prune`. */
 export async function runSnapshotsCommand(ctx: CommandContext, verb: string, users: string[], flags: SnapshotsFlags): Promise<number> {
-  const { io, globals } = ctx;
-  const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
-  const config = resolveConfig(globals, io.env);
-  const store = openSnapshotStore(flags.snapshotDir, config, io.env);
+  const { io } = ctx;
+  const reporter = await ctx.reporter();
+  const store = openSnapshotStore(flags.snapshotDir, ctx.config, io.env);
   const only = users.length ? new Set(users) : undefined;
 
   if (verb === 'prune') {
@@ -29,9 +24,7 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
     return ExitCode.ok;
   }
 
-  const format = chooseFormat(flags, config, io.stdoutIsTTY);
-  const sink = new StreamSink(io.stdout, () => undefined);
-  const formatter = await createFormatter(format, sink, { fields: flags.fields, width: terminalWidth(io) });
+  const { formatter, sink } = await ctx.output(flags);
   const rows: JsonObject[] = store
     .list()
     .filter((s) => !only || only.has(s.meta.user))

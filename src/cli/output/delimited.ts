@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
-import type { Formatter } from './formats.js';
+import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 
 /** Text of one value in a cell: strings as they are, nested values as JSON, null as empty. */

@@ -4,39 +4,26 @@ import { stringifyJson } from '../../core/json.js';
 import { CSV, TSV, delimitedFormatter, unionKeys } from './delimited.js';
 import { projection } from './fields.js';
 import { loadParquet, parquetFormatter } from './parquet.js';
-import { jqFormatter, loadJqFilter, type JqOptions } from './jq.js';
+import { jqFormatter, loadJqFilter } from './jq.js';
 import type { Sink } from './sink.js';
 import { renderTable } from './table.js';
 import { loadYaml, yamlFormatter } from './yaml.js';
 
 import type { Format } from '../../core/format-names.js';
+import type { ResolvedConfig } from '../../core/config.js';
+import type { FormatOptions, Formatter } from './formatter.js';
 
 export type { Format } from '../../core/format-names.js';
+export type { FormatOptions, Formatter } from './formatter.js';
 
-/** One streaming interface for every format: records go in page by page, `end` closes the document. */
-export interface Formatter {
-  /** `lossless` says the records may hold RawNumbers; without it the native serializer is exact. */
-  write(records: readonly JsonObject[], lossless?: boolean): void;
-  end(): void;
-  /** csv and tsv: the columns in use once known, so that a resume can write the same ones. */
-  readonly columns?: readonly string[];
-  /** csv and tsv: whether the header line was written (a resume that appends must not repeat it). */
-  readonly headerWritten?: boolean;
-}
+// The registry of formats: each format's module knows only the Formatter interface
+// (formatter.ts), never this file, so the formats and their registry form no circle.
 
-export interface FormatOptions {
-  /** `--fields`: names or dotted paths, in this order. */
-  fields?: readonly string[];
-  /** csv and tsv: false leaves the header line out (`--no-header`). */
-  header?: boolean;
-  /** A line for stderr. */
-  warn?: (line: string) => void;
-  /** table: the terminal's width, which the columns share; none for a pipe or a file. */
-  width?: number;
-  /** Whether the output is a file (`--out`): Parquet is never written to stdout. */
-  toFile?: boolean;
-  /** `--jq`: the filter's results replace the format. */
-  jq?: JqOptions;
+/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
+export function chooseFormat(flags: { output?: Format; out?: string; header?: boolean }, config: Pick<ResolvedConfig, 'output'>, stdoutIsTTY: boolean): Format {
+  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+  if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
+  return format;
 }
 
 /** The width a table shares between its columns: a terminal's, never a pipe's or a file's. */

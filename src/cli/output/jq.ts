@@ -1,19 +1,10 @@
 import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
-import type { Formatter } from './formats.js';
+import type { Formatter, JqOptions } from './formatter.js';
 import type { Sink } from './sink.js';
 
-/** `--jq` and the flags that go with it. */
-export interface JqOptions {
-  filter: string;
-  slurp?: boolean;
-  /** `--arg NAME VALUE` and `--argjson NAME JSON`, as pairs in the order given. */
-  args?: readonly (readonly [string, string])[];
-  argjson?: readonly (readonly [string, string])[];
-  /** What the filter writes to stderr itself (`debug`, `stderr`). */
-  stderr?: (text: string) => void;
-}
+export type { JqOptions } from './formatter.js';
 
 type Jq = Awaited<ReturnType<typeof import('jq-wasm/inline').loadJq>>;
 // One jq for the process: the filter is checked before any request, then run.

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
 import { unionKeys } from './delimited.js';
-import type { Formatter } from './formats.js';
+import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 
 // hyparquet-writer (pure JS, snappy built in) is loaded with this format only.

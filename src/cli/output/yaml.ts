@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, type Json } from '../../core/json.js';
-import type { Formatter } from './formats.js';
+import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 
 // The yaml package is loaded with this format only.

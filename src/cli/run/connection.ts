@@ -1,16 +1,11 @@
-import { ApiClient } from '../../core/client.js';
-import { type ProxyChoice } from '../../core/proxy.js';
-import { DEFAULT_RETRY } from '../../core/retry.js';
-import { positiveSeconds } from '../../core/values.js';
 import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { configError } from '../../core/errors.js';
 import { durationMs } from '../../core/since.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
 import { creditsFile, recordBalance, type SeenBalance } from './credits-store.js';
 import type { FileCache } from './response-cache.js';
-import type { TraceFile } from './trace-file.js';
 
 // Where a run's requests go and the client that sends them: the configured service or an
 // in-process sandbox, the key, the settings, the cache and the trace.
@@ -23,39 +18,6 @@ export interface Connection {
   /** Where the key came from, named when the service rejects it. */
   apiKeySource?: KeySource;
   close: () => Promise<void>;
-}
-
-/**
- * The client of a run: the connection's address and key, --timeout and --retries over the settings.
- *
- * Behind a proxy, or for a list of users on stdin, requests go through undici, which parses
- * HTTP with a WebAssembly module. Keeping that on V8's baseline tier lowers an export's peak
- * memory on Node 20 from ~99 to ~68 MiB at no measurable cost in time (npm run bench), and
- * spares a run the ~150 ms that Node 20 otherwise waits at exit for V8 to finish optimising
- * the module in the background (Node 22 and 24 do not wait). It must be set before undici's
- * first connection, and only by the CLI: a library must not change the V8 flags of the program
- * that loads it. Node 24's V8 ignores the flag when set at run time.
- */
-export function newClient(ctx: CommandContext, connection: Connection, run: { proxy?: ProxyChoice; connections: number; manyCalls?: boolean; signal?: AbortSignal; reporter: Reporter; trace?: TraceFile; maxWait?: { ms: number; text: string }; cache?: FileCache }): ApiClient {
-  const { globals, io } = ctx;
-  const { config } = connection;
-  return new ApiClient({
-    baseUrl: connection.baseUrl,
-    apiKey: connection.apiKey,
-    apiKeySource: connection.apiKeySource,
-    timeoutMs: (globals.timeout ?? optionalNumber(config.timeout) ?? 30) * 1000,
-    retry: { ...DEFAULT_RETRY, retries: globals.retries ?? optionalNumber(config.retries) ?? DEFAULT_RETRY.retries, maxRetryAfterMs: retryAfterCap(io.env), maxWaitMs: run.maxWait?.ms },
-    onLongWait: (ms, why) => run.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${run.maxWait?.text} allows`),
-    env: io.env,
-    proxy: run.proxy,
-    connections: run.connections,
-    manyCalls: run.manyCalls,
-    beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
-    signal: run.signal,
-    trace: run.reporter.tracing ? (line) => run.reporter.trace(line) : undefined,
-    exchange: run.trace && ((exchange) => run.trace!.write(exchange)),
-    cache: run.cache,
-  });
 }
 
 export async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
@@ -98,22 +60,6 @@ export async function openCache(env: Record<string, string | undefined>, config:
   const { FileCache } = await import('./response-cache.js');
   return new FileCache(dir, ttlMs, { profile: config.profile, apiKey: connection.apiKey });
 }
-
-/**
- * The longest Retry-After waited without --max-wait: 60 s, or SGQ_RETRY_AFTER_CAP seconds
- * (lower it to fail fast at a terminal; the tests lower it to meet --max-wait in seconds).
- */
-function retryAfterCap(env: Record<string, string | undefined>): number {
-  const text = env.SGQ_RETRY_AFTER_CAP;
-  if (!text) return DEFAULT_RETRY.maxRetryAfterMs;
-  try {
-    return positiveSeconds(text) * 1000;
-  } catch {
-    throw configError(`invalid SGQ_RETRY_AFTER_CAP ${JSON.stringify(text)}`, 'give seconds, such as 60, or unset it');
-  }
-}
-
-
 
 /** Settings arrive as checked strings (see validateSetting). */
 export const optionalNumber = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));

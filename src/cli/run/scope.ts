@@ -3,11 +3,11 @@ import type { ApiClient } from '../../core/client.js';
 import { resolveConfig, type ResolvedConfig } from '../../core/config.js';
 import { SgqError } from '../../core/errors.js';
 import { proxyFor } from '../../core/proxy.js';
-import type { CommandContext } from '../program.js';
+import type { CommandContext } from '../context.js';
 import { openOutput, lockOutput, type Output, type OutputChoice } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
 import type { OutTarget } from '../output/sink.js';
-import { connect, newClient, openCache, optionalNumber, type Connection } from './connection.js';
+import { connect, openCache, optionalNumber, type Connection } from './connection.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from './file-lock.js';
 import type { Held, OutputFlags, Plan } from './plan.js';
@@ -79,7 +79,17 @@ export class RunScope {
     this.cache = await openCache(io.env, this.connection.config, this.connection, flags.cache);
     const concurrency = Math.max(1, plan.concurrency);
     const parallel = plan.parallel ?? optionalNumber(this.connection.config.parallel) ?? 1;
-    this.client = newClient(ctx, this.connection, { proxy, connections: concurrency * parallel, manyCalls: plan.manyCalls, signal: this.controller.signal, reporter: this.reporter, trace: this.trace, maxWait: flags.maxWait, cache: this.cache });
+    const { maxWait } = flags;
+    this.client = await ctx.client(this.connection, {
+      proxy,
+      connections: concurrency * parallel,
+      manyCalls: plan.manyCalls,
+      maxWaitMs: maxWait?.ms,
+      signal: this.controller.signal,
+      exchange: this.trace && ((exchange) => this.trace!.write(exchange)),
+      cache: this.cache,
+      onLongWait: (ms, why) => this.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${maxWait?.text} allows`),
+    });
     this.defer(this.client, (c) => c.close());
   }
 

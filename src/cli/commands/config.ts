@@ -1,0 +1,33 @@
+import { defineCommand, helpText, type CommandDefinition } from './define.js';
+
+/** `config VERB`: each verb runs config-command.ts with its own name. */
+const verb = (name: string, summary: string, help: string, args: CommandDefinition['arguments'] = []): CommandDefinition =>
+  defineCommand({
+    name,
+    summary,
+    arguments: args,
+    help,
+    async handler(words, _opts, ctx) {
+      const { runConfigCommand } = await import('./config-command.js');
+      return runConfigCommand(ctx, name, words);
+    },
+  });
+
+export const configCommand = defineCommand({
+  name: 'config',
+  summary: 'Read and change the config store (profiles of settings)',
+  subcommands: () => [
+    verb('set', 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal', helpText({
+      notes: 'Keys: api-key, base-url, output, timeout, retries, snapshot-dir, parallel, warn-credits, cache',
+      examples: ['sgq config set base-url https://api.example.com', 'printf %s "$KEY" | sgq config set api-key --profile work'],
+    }), [{ name: '<key>' }, { name: '[value]' }]),
+    verb('get', 'print a setting (the API key is masked)', helpText({ examples: ['sgq config get base-url'] }), [{ name: '<key>' }]),
+    verb('unset', 'remove a setting', helpText({ examples: ['sgq config unset output --profile work'] }), [{ name: '<key>' }]),
+    verb('list', 'print the settings of the profile (the API key is masked)', helpText({ examples: ['sgq config list --profile work'] })),
+    verb('path', 'print where the config file is', helpText({ examples: ['sgq config path'] })),
+  ],
+  help: helpText({
+    examples: ['sgq config set base-url https://api.example.com', 'sgq config set api-key          # reads stdin; prompts without echo on a terminal', 'sgq config list --profile work'],
+    footer: 'Precedence: flag > environment (SGQ_API_KEY, SGQ_BASE_URL, SGQ_PROFILE) > profile > default.',
+  }),
+});

@@ -1,0 +1,29 @@
+import { Option } from 'commander';
+import { defineCommand, helpText } from './define.js';
+import type { DiffFlags } from './diff-command.js';
+import { simpleShapeOptions, snapshotDirOption } from './options.js';
+import { nonEmpty } from './parsers.js';
+
+export const diffCommand = defineCommand<DiffFlags>({
+  name: 'diff',
+  summary: 'Followers gained and lost between the last two snapshots of a user, or between two exports',
+  arguments: [{ name: '<user-or-file...>', description: 'users (- reads them from stdin), or two files: OLD NEW (NDJSON, JSON, CSV; gzip too)' }],
+  options: () => [
+    new Option('--following', 'compare snapshots of the accounts a user follows'),
+    new Option('--how <kind>', 'the --how the snapshots were taken with (default username)').argParser(nonEmpty('--how')),
+    new Option('--at <date>', 'compare the last snapshot taken by DATE (a date means its end) with the one before'),
+    new Option('--key <field>', 'the field that identifies a record (default username)').argParser(nonEmpty('--key')),
+    new Option('--changed', 'also print records whose other fields changed, as "change":"changed"'),
+    snapshotDirOption(),
+    ...simpleShapeOptions(),
+    new Option('--out <file>', 'write to FILE, replaced only when the diff succeeds').argParser(nonEmpty('--out')),
+  ],
+  help: helpText({
+    notes: 'Prints one record per change, {"change":"gained"|"lost", ...the record}; a summary on stderr.',
+    examples: ['sgq diff jack', 'sgq diff jack --following --at 2026-11-20', 'sgq diff old.ndjson new.ndjson.gz --key username', 'sgq diff jack --changed -o csv'],
+  }),
+  async handler(args, opts, ctx) {
+    const { runDiffCommand } = await import('./diff-command.js');
+    return runDiffCommand(ctx, args, opts);
+  },
+});

@@ -1,0 +1,93 @@
+import { Option } from 'commander';
+import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from '../../core/routes.js';
+import type { RouteFlags } from './route-command.js';
+import { defineCommand, helpText, type ArgumentDefinition, type CommandDefinition } from './define.js';
+import { limitOptions, outputOptions, snapshotDirOption } from './options.js';
+import { nonEmpty, positiveInt } from './parsers.js';
+
+// The route commands, one per route of the table: a namespace lists its verbs, and a verb's
+// many options are built only when that verb is run or a help lists it, so a route command
+// builds only its own verb's options at start-up.
+
+/** The namespaces with their verbs, and the routes outside any namespace (`info`). */
+export function routeCommands(): CommandDefinition[] {
+  return [...NAMESPACES.map(namespaceCommand), ...ROUTES.filter((r) => !r.namespace).map(routeCommand)];
+}
+
+function namespaceCommand(ns: (typeof NAMESPACES)[number]): CommandDefinition {
+  const verbs = ROUTES.filter((r) => r.namespace === ns);
+  return {
+    name: ns,
+    summary: namespaceSummary[ns],
+    subcommands: () => verbs.map(routeCommand),
+    help: helpText({ examples: [...verbs.map((r) => `sgq ${commandName(r)} ${r.subject === 'list' ? '1234567890' : 'jack'}`), `sgq ${ns} ${verbs[0]!.verb} --help`] }),
+  };
+}
+
+function routeCommand(route: RouteSpec): CommandDefinition {
+  return defineCommand<RouteFlags>({
+    name: route.verb,
+    summary: route.summary,
+    arguments: routeArguments(route),
+    options: () => routeOptions(route),
+    help: routeExamples(route),
+    async handler(args, opts, ctx) {
+      const { runRouteCommand } = await import('./route-command.js');
+      return runRouteCommand(ctx, route, args, opts);
+    },
+  });
+}
+
+function routeArguments(route: RouteSpec): ArgumentDefinition[] {
+  if (route.subject === 'user') return [{ name: '<user...>', description: 'accounts to query; - reads them from stdin, one per line' }];
+  if (route.subject === 'list') return [{ name: '<list>', description: 'list id' }];
+  return [];
+}
+
+function routeOptions(route: RouteSpec): Option[] {
+  const options: Option[] = [];
+  if (route.subject !== 'none') {
+    options.push(new Option('--how <kind>', 'how to read the identifier (passed through)').default('username').argParser(nonEmpty('--how')));
+  }
+  if (route.since) {
+    options.push(
+      new Option('--since <when>', 'only records since an ISO 8601 date-time or an age such as 90m, 24h, 7d'),
+      new Option('--since-last', 'send the start of the last complete run for this user as --since'),
+      new Option('--state <file>', 'where --since-last keeps its marks (default: beside the config)'),
+    );
+  }
+  if (route.snapshot) {
+    options.push(
+      new Option('--snapshot', 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'),
+      new Option('--changes', 'with --snapshot, print only who was gained and lost since the previous snapshot'),
+      snapshotDirOption(),
+    );
+  }
+  if (route.paginated) {
+    options.push(
+      new Option('--page <n>', 'page to fetch (default 1)').argParser(positiveInt('--page')),
+      new Option('--all', 'follow next_page until it is null, writing records as pages arrive'),
+      new Option('--max-pages <n>', 'with --all, at most this many pages per user').argParser(positiveInt('--max-pages')),
+      new Option('--parallel <n>', 'with --all, pages of a user asked at once (default 1, or the parallel setting)').argParser(positiveInt('--parallel', 16)),
+    );
+  }
+  if (route.subject === 'user') {
+    options.push(new Option('--concurrency <n>', 'users in flight at once (default 4)').argParser(positiveInt('--concurrency', 64)));
+  }
+  return [...options, ...outputOptions(route.subject !== 'none'), ...limitOptions()];
+}
+
+function routeExamples(route: RouteSpec): string {
+  const name = `sgq ${commandName(route)}`;
+  const lines = ['', 'Examples:'];
+  if (route.subject === 'none') {
+    lines.push(`  $ ${name}`, `  $ ${name} -o json`);
+  } else if (route.subject === 'list') {
+    lines.push(`  $ ${name} 1234567890`);
+  } else {
+    lines.push(`  $ ${name} jack`, `  $ ${name} jack dorsey -o csv --fields query_user,username`, `  $ cat users.txt | ${name} - --concurrency 8`);
+    if (route.paginated) lines.push(`  $ ${name} jack --all --out jack.ndjson`, `  $ ${name} jack --all --limit 1000 | jq -r .username`);
+    if (route.since) lines.push(`  $ ${name} jack --since 24h`, `  $ ${name} jack --since 2024-04-07T00:00:00Z --all`);
+  }
+  return `${lines.join('\n')}\n`;
+}

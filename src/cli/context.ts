@@ -1,0 +1,96 @@
+import type { Command } from 'commander';
+import type { ApiClient } from '../core/client.js';
+import { resolveConfig, type ResolvedConfig } from '../core/config.js';
+import type { ClientHooks, ClientSettings, EndpointSettings, TypedSettings } from '../core/settings.js';
+import type { Format, Formatter } from './output/formats.js';
+import type { Reporter } from './output/reporter.js';
+import type { StreamSink } from './output/sink.js';
+import type { Io } from './io.js';
+
+// The factory every command draws on (as gh's cmdutil.Factory): the streams, the global flags,
+// and the config, reporter, client and output, each made on first use. `--help` and
+// `--version` never touch any of them, so they load nothing more; a test swaps the Io.
+
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  sandbox?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  /** --timeout, in seconds. */
+  timeout?: number;
+  retries?: number;
+}
+
+/** What a run adds to the settings of its client. */
+export type RunClient = Pick<ClientSettings, 'proxy' | 'connections' | 'manyCalls' | 'maxWaitMs'> & ClientHooks;
+
+/** Records for stdout, in the format the flags, the config and the terminal choose. */
+export interface RecordOutput {
+  format: Format;
+  formatter: Formatter;
+  sink: StreamSink;
+}
+
+export interface CommandContext {
+  readonly io: Io;
+  readonly globals: GlobalOptions;
+  /** The config by precedence (flag > environment > profile > default), resolved on first use. */
+  readonly config: ResolvedConfig;
+  /** The config's numbers (timeout, retries, parallel, warn-credits, cache), typed once. */
+  settings(): Promise<TypedSettings>;
+  /** stderr's reporter, with --quiet and --verbose, opened on first use. */
+  reporter(): Promise<Reporter>;
+  /**
+   * A client for `endpoint` through the core's wiring (resolveClientSettings, then
+   * clientFromSettings): --timeout and --retries over the config over the defaults. The CLI's
+   * own hooks come with it (--verbose lines to the reporter; undici's parser kept on V8's
+   * baseline tier, which only the real process may ask for); `run` may override them.
+   */
+  client(endpoint: EndpointSettings, run: RunClient): Promise<ApiClient>;
+  /** Records to stdout (no --out): the format chosen, its formatter and the sink under it. */
+  output(flags: { output?: Format; fields?: string[]; header?: boolean }): Promise<RecordOutput>;
+  /** The whole command tree, every deferred part built (for `describe` and `completion`). */
+  tree(): Command;
+}
+
+/** The context of one command run; `tree` builds the whole program on demand. */
+export function createContext(io: Io, globals: GlobalOptions, tree: () => Command): CommandContext {
+  let config: ResolvedConfig | undefined;
+  let reporter: Promise<Reporter> | undefined;
+  const context: CommandContext = {
+    io,
+    globals,
+    get config() {
+      return (config ??= resolveConfig(globals, io.env));
+    },
+    async settings() {
+      const { typedSettings } = await import('../core/settings.js');
+      return typedSettings(context.config);
+    },
+    reporter() {
+      return (reporter ??= import('./output/reporter.js').then(({ Reporter }) => Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose })));
+    },
+    async client(endpoint, run) {
+      const [{ resolveClientSettings }, { clientFromSettings }] = await Promise.all([import('../core/settings.js'), import('../core/client-from-settings.js')]);
+      const { proxy, connections, manyCalls, maxWaitMs, ...hooks } = run;
+      const given = { timeoutMs: globals.timeout === undefined ? undefined : globals.timeout * 1000, retries: globals.retries, maxWaitMs };
+      const settings = resolveClientSettings(endpoint, given, context.config, io.env);
+      const shown = await context.reporter();
+      const cliHooks: ClientHooks = {
+        trace: shown.tracing ? (line) => shown.trace(line) : undefined,
+        beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
+      };
+      return clientFromSettings({ ...settings, proxy, connections, manyCalls }, { ...cliHooks, ...hooks });
+    },
+    async output(flags) {
+      const [{ chooseFormat, createFormatter, terminalWidth }, { StreamSink }] = await Promise.all([import('./output/formats.js'), import('./output/sink.js')]);
+      const format = chooseFormat(flags, context.config, io.stdoutIsTTY);
+      const sink = new StreamSink(io.stdout, () => undefined);
+      const formatter = await createFormatter(format, sink, { fields: flags.fields, header: flags.header, width: terminalWidth(io) });
+      return { format, formatter, sink };
+    },
+    tree,
+  };
+  return context;
+}

@@ -1,0 +1,40 @@
+import type { JsonObject } from '../../core/classify.js';
+
+// What every format implements, apart from the registry that picks one (formats.ts).
+
+/** One streaming interface for every format: records go in page by page, `end` closes the document. */
+export interface Formatter {
+  /** `lossless` says the records may hold RawNumbers; without it the native serializer is exact. */
+  write(records: readonly JsonObject[], lossless?: boolean): void;
+  end(): void;
+  /** csv and tsv: the columns in use once known, so that a resume can write the same ones. */
+  readonly columns?: readonly string[];
+  /** csv and tsv: whether the header line was written (a resume that appends must not repeat it). */
+  readonly headerWritten?: boolean;
+}
+
+export interface FormatOptions {
+  /** `--fields`: names or dotted paths, in this order. */
+  fields?: readonly string[];
+  /** csv and tsv: false leaves the header line out (`--no-header`). */
+  header?: boolean;
+  /** A line for stderr. */
+  warn?: (line: string) => void;
+  /** table: the terminal's width, which the columns share; none for a pipe or a file. */
+  width?: number;
+  /** Whether the output is a file (`--out`): Parquet is never written to stdout. */
+  toFile?: boolean;
+  /** `--jq`: the filter's results replace the format. */
+  jq?: JqOptions;
+}
+
+/** `--jq` and the flags that go with it. */
+export interface JqOptions {
+  filter: string;
+  slurp?: boolean;
+  /** `--arg NAME VALUE` and `--argjson NAME JSON`, as pairs in the order given. */
+  args?: readonly (readonly [string, string])[];
+  argjson?: readonly (readonly [string, string])[];
+  /** What the filter writes to stderr itself (`debug`, `stderr`). */
+  stderr?: (text: string) => void;
+}
