@@ -1,6 +1,6 @@
 import type { ResolvedConfig, Env } from '../../core/config.js';
 import { SnapshotStore, defaultSnapshotRoot } from '../../core/churn/store.js';
-import { acquireLock, processAlive } from '../run/file-lock.js';
+import { acquireLock } from '../../fs/lock.js';
 
 /** A snapshot run waits this long for another one on the same user before it exits 8. */
 const STORE_WAIT_MS = 120_000;
@@ -8,5 +8,7 @@ const STORE_WAIT_MS = 120_000;
 /** The store: `--snapshot-dir`, else the snapshot-dir setting (or SGQ_SNAPSHOT_DIR), else under XDG_DATA_HOME. */
 export function openSnapshotStore(flagDir: string | undefined, config: ResolvedConfig, env: Env): SnapshotStore {
   const lock = (target: string) => acquireLock(target, { waitMs: STORE_WAIT_MS, what: 'the snapshot store' });
-  return new SnapshotStore(flagDir ?? config.snapshotDir ?? defaultSnapshotRoot(env), { pid: process.pid, isAlive: processAlive, lock });
+  // A metadata file naming a data file outside its folder is skipped, and said once on stderr.
+  const warn = (line: string) => process.stderr.write(`sgq: ${line}\n`);
+  return new SnapshotStore(flagDir ?? config.snapshotDir ?? defaultSnapshotRoot(env), { pid: process.pid, lock, warn });
 }

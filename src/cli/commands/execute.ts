@@ -10,7 +10,7 @@ import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
 import { pagerSink } from '../output/pager.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
-import type { Lock } from '../run/file-lock.js';
+import type { Lock } from '../../fs/lock.js';
 import { SinceMarks } from '../run/since-marks.js';
 import { dryRun } from '../run/dry-run.js';
 import { TraceFile } from '../run/trace-file.js';
