@@ -61,10 +61,10 @@ export function tempOwner(name: string, base?: string): TempOwner | undefined {
   return undefined;
 }
 
-/** sgq 2.1's names: `.F.PID.R.tmp` (--out), `F.PID[.R].tmp` (marks, caches), `.F.PID.tmp` (remaining), `F.lock.[stale.]PID.R` (locks), `.tmp-PID-R.*` (snapshots). */
+/** sgq 2.1's names: `.F.PID.R.tmp` (--out), `F.PID[.R].tmp` (marks, caches; 1.0 had no R), `F.lock.[stale.]PID.R` (locks), `.tmp-PID-R.*` (snapshots). */
 function legacyNames(base: string | undefined): RegExp[] {
   const store = /^\.tmp-(\d+)-[0-9a-f]+\.(?:ndjson\.gz|json|run)$/;
   if (base === undefined) return [store];
   const b = escapeRegExp(base);
-  return [new RegExp(`^\\.?${b}\\.(\\d+)(?:\\.[0-9a-f]+)?\\.tmp$`), new RegExp(`^${b}\\.(?:stale\\.)?(\\d+)\\.[0-9a-f]+$`)];
+  return [new RegExp(`^\\.${b}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`), new RegExp(`^${b}\\.(\\d+)(?:\\.[0-9a-f]+)?\\.tmp$`), new RegExp(`^${b}\\.(?:stale\\.)?(\\d+)\\.[0-9a-f]+$`)];
 }
