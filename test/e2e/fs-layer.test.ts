@@ -1,5 +1,5 @@
 import { execa, execaSync } from 'execa';
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
@@ -117,5 +117,28 @@ describe('snapshot metadata never leads out of the store (#5)', () => {
     // The real snapshot is still there, and listed alone.
     const list = await run(['snapshots', 'list', 'jack']);
     expect(lines(list.stdout)).toHaveLength(1);
+  });
+});
+
+describe('modes', () => {
+  const sb = useSandboxProcess();
+
+  it('what sgq creates holding data is 0600: a new --out file, the marks (even over a 0644 file), the snapshots', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'new.ndjson');
+    const state = join(dir, 'marks.json');
+    writeFileSync(state, '{"marks": {}}\n');
+    chmodSync(state, 0o644);
+    const store = join(dir, 'store');
+    const marked = await sgq(['graph', 'followers', 'jack', '--all', '--out', out, '--since-last', '--state', state], { env: sb.env() });
+    expect(marked.exitCode).toBe(0);
+    expect((await sgq(['graph', 'followers', 'jack', '--all', '--snapshot', '--snapshot-dir', store], { env: sb.env() })).exitCode).toBe(0);
+    const modeOf = (file: string) => statSync(file).mode & 0o777;
+    expect(modeOf(out)).toBe(0o600);
+    expect(modeOf(state)).toBe(0o600);
+    const folder = join(store, 'default', 'graph.get_followers', 'username', 'jack');
+    const files = readdirSync(folder);
+    expect(files).toHaveLength(2);
+    for (const name of files) expect(modeOf(join(folder, name))).toBe(0o600);
   });
 });
