@@ -1,6 +1,11 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const NO_RENAME = [
+  { name: 'node:fs', importNames: ['rename', 'renameSync'], message: 'replace files through src/fs/atomic.ts' },
+  { name: 'node:fs/promises', importNames: ['rename'], message: 'replace files through src/fs/atomic.ts' },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'completions/'] },
   js.configs.recommended,
@@ -17,11 +22,23 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Files are replaced in one place (src/fs/atomic.ts): nothing else renames into place.
+    files: ['src/**/*.ts'],
+    ignores: ['src/fs/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: NO_RENAME }] },
+  },
+  {
+    // The file layer stands beside the core and the CLI, and imports neither the CLI nor the sandbox.
+    files: ['src/fs/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**', '**/sandbox/**'], message: 'src/fs imports neither the CLI nor the sandbox' }] }] },
+  },
+  {
     // The core is the library: it never touches the process, argv, a terminal or the CLI's
     // packages, and it imports neither the CLI nor the sandbox (README, "Layout").
     files: ['src/core/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
+        paths: NO_RENAME,
         patterns: [
           { group: ['**/cli/**', '**/sandbox/**'], message: 'the core imports neither the CLI nor the sandbox' },
           { group: ['commander', 'ora', 'chalk', 'cli-table3', 'node:tty', 'node:readline'], message: 'terminal and argv belong to the CLI' },

@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, shape)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, shape, protocol)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
 //                  in the big batch)
@@ -42,6 +42,7 @@ const STDIN_USERS = process.env.BENCH_STDIN_USERS ? [Number(process.env.BENCH_ST
 const CHURN_RECORDS = QUICK ? 200_000 : 5_000_000; // records in each of the two snapshots `sgq diff` compares
 const PARALLEL_PAGES = QUICK ? 40 : 400; // one user's --all at PARALLEL_LATENCY_MS a page
 const PARALLEL_LATENCY_MS = 100;
+const PROTOCOL_USERS = QUICK ? 50 : 200; // --snapshot users, each locked, staged and committed with the output
 const PARALLEL_RUNS = QUICK ? 1 : Math.min(RUNS, 3); // --parallel 1 over 400 pages takes ~45 s a run
 const NODE = process.execPath;
 
@@ -228,7 +229,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['shape', () => shape(fast.env)]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -596,6 +597,28 @@ async function parallel() {
   } finally {
     await stop(sandbox.child);
   }
+}
+
+// 9. protocol (issue 18): what the one commit rule costs. A --snapshot run locks each user's
+// folder before its first request, stages the sorted export (written and fsynced), and renames
+// it into place with its metadata once the --out file is in place; the baseline is the same
+// export without --snapshot. The second run adds --changes: each user diffed against the first.
+async function protocol(env) {
+  const input = Array.from({ length: PROTOCOL_USERS }, (_, i) => `snap${i}_50\n`).join(''); // 50 followers each
+  const out = join(scratch, 'protocol.ndjson');
+  const store = join(scratch, 'snapshots');
+  const followers = (extra) => () => run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--concurrency', '8', '-o', 'ndjson', '--quiet', '--out', out, ...extra], { env, input });
+  const fresh = () => {
+    rmSync(store, { recursive: true, force: true });
+    return followers(['--snapshot', '--snapshot-dir', store])();
+  };
+  log(`protocol: ${fmt(PROTOCOL_USERS)} users × 50 followers, ${RUNS} runs each with and without --snapshot, and with --changes`);
+  await fresh();
+  const [plain, snapshot] = await sideBySide([{ run: followers([]) }, { run: fresh }], RUNS);
+  await fresh();
+  const [changes] = await sideBySide([{ run: followers(['--snapshot', '--changes', '--snapshot-dir', store]) }], RUNS);
+  row(`\`--snapshot --out\` over ${fmt(PROTOCOL_USERS)} users × 50 followers (each user locked, staged, fsynced, committed after the rename) vs the same export without it (median of ${RUNS})`, `${fmt(snapshot)} ms`, `${fmt(plain)} ms`, `${(snapshot / plain).toFixed(2)}x`, 'informational (what a durable snapshot per user costs)');
+  row(`the same with \`--changes\` (each user diffed against the previous snapshot, the changes written, then both committed) vs without --snapshot (median of ${RUNS})`, `${fmt(changes)} ms`, `${fmt(plain)} ms`, `${(changes / plain).toFixed(2)}x`, 'informational');
 }
 
 const began = Date.now();

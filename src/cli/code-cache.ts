@@ -1,6 +1,10 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Script } from 'node:vm';
+import { replaceFile } from '../fs/atomic.js';
+import { makePrivateFolder } from '../fs/modes.js';
+import { readRegularFile } from '../fs/read.js';
+import { shortHash } from '../fs/temp-names.js';
 
 // A V8 code cache for sgq's own bundles (dist/main.cjs, dist/vendor/*.cjs), so that a start
 // deserializes compiled code instead of parsing and compiling some 200 kB of JavaScript again:
@@ -58,7 +62,7 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   if (cacheDir === undefined || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const dir = join(cacheDir, 'code', `${process.version}-${process.arch}`);
   const prefix = distDir.endsWith(sep) ? distDir : distDir + sep;
-  const name = fnv1a([prefix, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
+  const name = shortHash([prefix, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   // Bumped when the run changes V8's flags; a bundle's cache is taken only under the flags it was compiled with.
   let flags = 0;
   // Loaded here, not at the top: `--version` and help into a pipe never come this far.
@@ -90,13 +94,6 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   };
 }
 
-/** A short hash for a file name (node:crypto would cost more than the cache saves). */
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(16).padStart(8, '0');
-}
-
 /** What identifies this copy of a bundle: its size, times and inode, on the cache file's first line. */
 function sourceHeader(filename: string): string | undefined {
   try {
@@ -109,7 +106,7 @@ function sourceHeader(filename: string): string | undefined {
 
 function readEntry(file: string, header: string): Buffer | undefined {
   try {
-    const data = readFileSync(file);
+    const data = readRegularFile(file);
     const end = data.indexOf(10);
     if (end === -1 || data.toString('latin1', 0, end + 1) !== header) return undefined;
     return data.subarray(end + 1);
@@ -119,18 +116,12 @@ function readEntry(file: string, header: string): Buffer | undefined {
 }
 
 function writeEntry(dir: string, file: string, header: string, script: Script): void {
-  const temp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(temp, Buffer.concat([Buffer.from(header, 'latin1'), script.createCachedData()]), { mode: 0o600 });
-    renameSync(temp, file);
+    makePrivateFolder(dir);
+    // Not flushed to disk: a cache lost in a crash is compiled again.
+    replaceFile(file, Buffer.concat([Buffer.from(header, 'latin1'), script.createCachedData()]), { durable: false });
   } catch {
     // Runs at exit: nothing here may throw, or change the exit code.
-    try {
-      rmSync(temp, { force: true });
-    } catch {
-      // A folder sgq cannot write to: there is no temporary file either.
-    }
   }
 }
 

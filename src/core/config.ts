@@ -1,10 +1,11 @@
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { homedir, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
+import { readRegularFile } from '../fs/read.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -185,7 +186,8 @@ export class ConfigStore {
     const fix = `fix or delete ${this.path}`;
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      // Never a blocking read: a FIFO or a device in its place is refused at once.
+      text = readRegularFile(this.path, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // No file (or a parent that is a file, not a folder): no settings yet.

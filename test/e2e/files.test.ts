@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { lines, tempDir } from '../helpers/run.js';
 import { until } from '../helpers/wait.js';
+import { hostTag } from '../../src/fs/temp-names.js';
 
 // The file invariants of the README's "What sgq guarantees", attacked with real processes,
 // real files, a real full disk (tmpfs), FIFOs, links, locks and kill -9.
@@ -107,12 +108,13 @@ describe('--out against what it points at', () => {
     const dir = tempDir();
     const file = join(dir, 'f.ndjson');
     const dead = deadPid();
-    // sgq 1.0's name, and this version's, for a process that is gone.
-    for (const name of [`.f.ndjson.${dead}.tmp`, `.f.ndjson.${dead}.0badf00d.tmp`, `.f.ndjson.${process.pid}.tmp`]) writeFileSync(join(dir, name), 'half a li');
+    // sgq 1.0's name, 2.1's and this version's, for a process that is gone.
+    const names = [`.f.ndjson.${dead}.tmp`, `.f.ndjson.${dead}.0badf00d.tmp`, `.f.ndjson.sgq-${dead}-0badf00d-${hostTag()}.tmp`, `.f.ndjson.${process.pid}.tmp`];
+    for (const name of names) writeFileSync(join(dir, name), 'half a li');
     const r = await sgq(['graph', 'followers', 'big_700', '--all', '--out', file], { env: sb.env() });
     expect(r.exitCode).toBe(0);
     expect(lines(readFileSync(file, 'utf8'))).toHaveLength(700);
-    // The dead run's temporary file of this version is gone; one of a live pid is left alone.
+    // The dead run's temporary files of 2.1 and this version are gone; one of a live pid is left alone.
     expect(readdirSync(dir).sort()).toEqual([`.f.ndjson.${dead}.tmp`, `.f.ndjson.${process.pid}.tmp`, 'f.ndjson'].sort());
   });
 });

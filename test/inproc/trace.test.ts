@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envelope, useStubs } from '../helpers/stub-server.js';
@@ -50,6 +50,17 @@ describe('--trace FILE', () => {
     const [reset, ok] = lines(text).map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(reset).toMatchObject({ status: null, response_headers: null, retry: 0, request_body: '{"token":"****3456"}' });
     expect(ok).toMatchObject({ status: 200, retry: 1 });
+  });
+
+  it('an existing trace file readable by others is narrowed to 0600 before anything is written to it (#11)', async () => {
+    const stub = await stubs([{ body: envelope(1, null, [{ username: 'a' }]) }]);
+    const file = join(tempDir(), 'trace.ndjson');
+    writeFileSync(file, 'an old trace\n', { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const r = await runSgq(['graph', 'followers', 'jack', '--trace', file], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
+    expect(r.code).toBe(0);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(lines(readFileSync(file, 'utf8'))).toHaveLength(1);
   });
 
   it('a trace file that cannot be opened is a usage error before any request', async () => {

@@ -5,7 +5,7 @@ import type { JqOptions } from './jq.js';
 import { pagerSink } from './pager.js';
 import type { Reporter } from './reporter.js';
 import { FileSink, StreamSink, lockOut, type OutTarget, type Sink } from './sink.js';
-import type { Lock, LockOptions } from '../run/file-lock.js';
+import type { Lock, LockOptions } from '../../fs/lock.js';
 
 // The one output pipeline of every command that writes records: where they go (stdout, a
 // pager, or --out through its lock), the format, and the guard that turns a formatter's

@@ -1,14 +1,15 @@
 import {
-  accessSync, closeSync, constants, createWriteStream, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, lstatSync, openSync,
-  readSync, readlinkSync, renameSync, rmSync, statSync, writeSync, type Stats,
+  accessSync, closeSync, constants, createWriteStream, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, readlinkSync, rmSync, statSync, writeSync, type Stats,
 } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from '../run/file-lock.js';
-import { runTag } from '../run/run-tag.js';
+import { createTemp, moveIntoPlace, sealTemp } from '../../fs/atomic.js';
+import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
+import { PRIVATE_FILE, keepOwner, modeOf } from '../../fs/modes.js';
+import { sweepLeftovers } from '../../fs/sweep.js';
 
 /**
  * Where the data goes: stdout, or a file that appears only when the run succeeds.
@@ -154,16 +155,20 @@ export type OutTarget =
   | { kind: 'replace'; file: string; path: string; stat?: Stats }
   | { kind: 'through'; file: string; path: string };
 
+/** /dev and /proc: their links (/dev/stdout, /proc/self/fd/1 → pipe:[…]) lead to no file that could be replaced. */
+const SPECIAL = /^\/(dev|proc)\//;
+
 /**
  * Follows symbolic links to what they name: a link stays a link and its target is replaced.
- * Names under /dev and /proc (/dev/stdout, /dev/fd/63 of a process substitution) are written
- * through whatever they lead to, as is anything that is not a regular file.
+ * Names under /dev and /proc (/dev/stdout, /dev/fd/63 of a process substitution), and links
+ * that lead there, are written through whatever they lead to, as is anything that is not a
+ * regular file.
  */
 export function outTarget(file: string): OutTarget {
   const given = resolve(file);
-  if (/^\/(dev|proc)\//.test(given)) return { kind: 'through', file, path: given };
   let path = given;
   for (let links = 0; links < 40; links++) {
+    if (SPECIAL.test(path)) return { kind: 'through', file, path: given };
     let stat: Stats;
     try {
       stat = lstatSync(path);
@@ -194,7 +199,7 @@ export class FileSink extends StreamBackedSink {
   private constructor(
     private readonly target: OutTarget,
     stream: Writable,
-    private readonly temp?: { path: string; fd: number; mode?: number },
+    private readonly temp?: { path: string; fd: number; mode: number },
     onClose: () => void = () => undefined,
   ) {
     super(stream, target.file, onClose);
@@ -202,15 +207,13 @@ export class FileSink extends StreamBackedSink {
 
   static open(target: OutTarget, onClose: () => void): FileSink {
     if (target.kind === 'through') return new FileSink(target, createWriteStream(target.path, { flags: 'a' }), undefined, onClose);
-    removeFilesOfDeadRuns(dirname(target.path), leftTemps(target.path));
-    const mode = target.stat ? target.stat.mode & 0o7777 : undefined;
-    let temp: { path: string; fd: number; mode?: number };
+    sweepLeftovers(dirname(target.path), basename(target.path));
+    // An existing file keeps its mode; a new one holds data: owner only.
+    const mode = target.stat ? modeOf(target.stat) : PRIVATE_FILE;
+    let temp: { path: string; fd: number; mode: number };
     try {
-      // A name of our own (pid and random), created exclusively: never one a killed run left.
-      const path = join(dirname(target.path), `.${basename(target.path)}.${runTag()}.tmp`);
-      // Created no more readable than the file it stands for.
-      const fd = openSync(path, 'wx+', mode ?? 0o666); // + : read back to cut a torn last line
-      temp = { path, fd, mode };
+      // Created exclusively, no more readable than the file it stands for; read back to cut a torn last line.
+      temp = { ...createTemp(target.path, mode), mode };
     } catch (error) {
       throw outputError(`a temporary file beside ${target.file}`, error as NodeJS.ErrnoException, 'nothing was fetched');
     }
@@ -233,9 +236,8 @@ export class FileSink extends StreamBackedSink {
       if (!this.failure) {
         try {
           // umask may have narrowed it at creation; and the bytes must be on disk before the rename.
-          if (mode !== undefined) fchmodSync(fd, mode);
-          keepOwner(fd, this.target);
-          fsyncSync(fd);
+          keepOwner(fd, this.target.kind === 'replace' ? this.target.stat : undefined);
+          sealTemp(fd, { mode });
         } catch (error) {
           this.failure = outputError(this.target.file, error as NodeJS.ErrnoException);
         }
@@ -246,8 +248,7 @@ export class FileSink extends StreamBackedSink {
     }
     if (!this.failure && ok) {
       try {
-        renameSync(path, this.target.path);
-        syncFolder(dirname(this.target.path));
+        moveIntoPlace(path, this.target.path);
         this.inPlace = true;
         return undefined;
       } catch (error) {
@@ -272,7 +273,7 @@ function keepPartial(temp: string, target: OutTarget, failed: boolean): string {
     return `${unchanged}; no complete record had been written`;
   }
   try {
-    renameSync(temp, partial);
+    moveIntoPlace(temp, partial, { durable: false });
     return `${unchanged}; the records ${failed ? 'written before the failure' : 'fetched before the failure'} are in ${partial}`;
   } catch (error) {
     rmSync(temp, { force: true });
@@ -287,9 +288,6 @@ const sizeOf = (path: string): number => {
     return 0;
   }
 };
-
-/** Temporary files of earlier runs killed (kill -9, a power cut) before they could rename or remove them. */
-const leftTemps = (path: string): RegExp => new RegExp(`^\\.${escapeRegExp(basename(path))}\\.(\\d+)\\.[0-9a-f]+\\.tmp$`);
 
 /** A write cut short leaves half a line; cut the file back to its last complete line. */
 function truncateToLastLine(fd: number): void {
@@ -309,26 +307,6 @@ function truncateToLastLine(fd: number): void {
     ftruncateSync(fd, 0);
   } catch {
     // Keep it as it is: a torn last line is better than nothing.
-  }
-}
-
-/** root replacing someone else's file must not hand it to root. */
-function keepOwner(fd: number, target: OutTarget): void {
-  const stat = target.kind === 'replace' ? target.stat : undefined;
-  if (stat && process.getuid?.() === 0 && (stat.uid !== 0 || stat.gid !== 0)) fchownSync(fd, stat.uid, stat.gid);
-}
-
-/** Makes a rename durable: the folder's entry must reach the disk too. Best effort (not every system allows it). */
-export function syncFolder(folder: string): void {
-  try {
-    const fd = openSync(folder, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // e.g. EISDIR or EPERM on some systems: the rename itself is still atomic.
   }
 }
 

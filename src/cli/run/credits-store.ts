@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeAtomically } from './since-marks.js';
+import { replaceFile } from '../../fs/atomic.js';
+import { makePrivateFolder } from '../../fs/modes.js';
+import { readRegularFile } from '../../fs/read.js';
 
 // The last balance sgq saw, per profile: every run that got a `current_credits` records it,
 // so `sgq credits` answers without a call (and without spending a credit). The file holds
@@ -22,11 +23,11 @@ export function creditsFile(configPath: string | undefined): string | undefined 
 
 export function readBalances(file: string): Record<string, SeenBalance> {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const parsed: unknown = JSON.parse(readRegularFile(file, 'utf8'));
     const profiles = (parsed as { profiles?: unknown } | null)?.profiles;
     return profiles && typeof profiles === 'object' ? (profiles as Record<string, SeenBalance>) : {};
   } catch {
-    // Missing or damaged: nothing known, and the next run writes it afresh.
+    // Missing, damaged or not a regular file: nothing known, and the next run writes it afresh.
     return {};
   }
 }
@@ -34,9 +35,9 @@ export function readBalances(file: string): Record<string, SeenBalance> {
 /** Records a profile's balance; throws when the file cannot be written (the caller decides how loud to be). */
 export function recordBalance(file: string, profile: string, balance: SeenBalance): void {
   const profiles = { ...readBalances(file), [profile]: balance };
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  makePrivateFolder(dirname(file));
   // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
   // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
   // a file lost or damaged by a crash reads as nothing known until the next run writes it.
-  writeAtomically(file, `${JSON.stringify({ profiles }, null, 2)}\n`, { durable: false });
+  replaceFile(file, `${JSON.stringify({ profiles }, null, 2)}\n`, { durable: false });
 }

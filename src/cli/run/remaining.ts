@@ -1,7 +1,10 @@
-import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { configPath, type Env } from '../../core/config.js';
+import { createTemp, moveIntoPlace, sealTemp, type TempFile } from '../../fs/atomic.js';
+import { makePrivateFolder } from '../../fs/modes.js';
+import { sweepLeftovers } from '../../fs/sweep.js';
 
 /** Up to this many users a resume names them on its command line; more go to a file read on stdin. */
 export const INLINE_UP_TO = 10;
@@ -28,7 +31,7 @@ export class RemainingUsers {
   count = 0;
   private readonly inline: (string | null)[] = [];
   private pending = '';
-  private temp?: string;
+  private temp?: TempFile;
   /** Why the list could not be saved, if it could not. */
   failure?: string;
 
@@ -52,7 +55,10 @@ export class RemainingUsers {
     this.flush();
     if (this.failure || !this.temp) return undefined;
     try {
-      renameSync(this.temp, this.file);
+      sealTemp(this.temp.fd, {});
+      closeSync(this.temp.fd);
+      this.temp.fd = -1;
+      moveIntoPlace(this.temp.path, this.file);
     } catch (error) {
       this.fail(error);
       return undefined;
@@ -64,12 +70,12 @@ export class RemainingUsers {
     if (this.failure) return;
     try {
       if (!this.temp) {
-        mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-        this.temp = join(dirname(this.file), `.${basename(this.file)}.${process.pid}.tmp`);
-        writeFileSync(this.temp, this.pending, { mode: 0o600 });
-      } else {
-        appendFileSync(this.temp, this.pending);
+        makePrivateFolder(dirname(this.file));
+        sweepLeftovers(dirname(this.file), basename(this.file));
+        this.temp = createTemp(this.file);
       }
+      const bytes = Buffer.from(this.pending);
+      for (let at = 0; at < bytes.length; ) at += writeSync(this.temp.fd, bytes, at);
     } catch (error) {
       this.fail(error);
     }
@@ -78,6 +84,9 @@ export class RemainingUsers {
 
   private fail(error: unknown): void {
     this.failure = `cannot save the users left to ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-    if (this.temp) rmSync(this.temp, { force: true });
+    if (!this.temp) return;
+    if (this.temp.fd >= 0) closeSync(this.temp.fd);
+    this.temp.fd = -1;
+    rmSync(this.temp.path, { force: true });
   }
 }

@@ -1,6 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { replaceFile } from '../../fs/atomic.js';
+import { makePrivateFolder } from '../../fs/modes.js';
+import { readRegularFile } from '../../fs/read.js';
 import type { CacheRequest, CachedAnswer, ResponseCache } from '../../core/client.js';
 
 // `--cache TTL`: successful answers kept as files under $XDG_CACHE_HOME/sgq (else
@@ -36,7 +39,7 @@ export class FileCache implements ResponseCache {
 
   get(request: CacheRequest): CachedAnswer | undefined {
     try {
-      const entry = JSON.parse(readFileSync(this.file(request), 'utf8')) as Entry;
+      const entry = JSON.parse(readRegularFile(this.file(request), 'utf8')) as Entry;
       if (typeof entry.text !== 'string' || !this.fresh(entry)) return undefined;
       return { status: entry.status, headers: entry.headers, text: entry.text, askedAt: typeof entry.askedAt === 'number' ? entry.askedAt : entry.stored_at };
     } catch {
@@ -57,18 +60,11 @@ export class FileCache implements ResponseCache {
   put(request: CacheRequest, answer: CachedAnswer): void {
     if (this.failure) return;
     const file = this.file(request);
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      const fd = openSync(temp, 'wx', 0o600);
-      try {
-        writeSync(fd, JSON.stringify({ stored_at: this.now(), ...answer } satisfies Entry));
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temp, file);
+      makePrivateFolder(this.dir);
+      // Not flushed to disk: an entry lost in a crash is a miss, not worth two fsyncs a page.
+      replaceFile(file, JSON.stringify({ stored_at: this.now(), ...answer } satisfies Entry), { durable: false });
     } catch (error) {
-      rmSync(temp, { force: true });
       this.failure = `cannot write the cache in ${this.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; answers were not cached`;
     }
   }

@@ -9,7 +9,7 @@ import type { Reporter } from '../output/reporter.js';
 import type { OutTarget } from '../output/sink.js';
 import { connect, openCache, optionalNumber, type Connection } from './connection.js';
 import { Checkpoints } from './checkpoint.js';
-import type { LockOptions } from './file-lock.js';
+import type { LockOptions } from '../../fs/lock.js';
 import type { Held, OutputFlags, Plan } from './plan.js';
 import type { FileCache } from './response-cache.js';
 import { SinceMarks } from './since-marks.js';
@@ -72,7 +72,7 @@ export class RunScope {
     const stop = () => this.controller.abort('output closed');
     this.output = await openOutput(io, out, { ...choice, format: choice.format(this.connection.config) }, this.reporter, stop);
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
-    const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, lockOptions));
+    const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
     this.defer(this.checkpoints, (c) => c.close());
     this.held = { marks, snapshots, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent.
@@ -156,7 +156,7 @@ export class RunScope {
 }
 
 /** The snapshot store of a --snapshot run, checked writable (loaded only by such runs). */
-async function openSnapshots(dir: string | undefined, config: ResolvedConfig, env: Record<string, string | undefined>, lockOptions: Omit<LockOptions, 'what'>) {
+async function openSnapshots(dir: string | undefined, config: ResolvedConfig, env: Record<string, string | undefined>, lockOptions: Omit<LockOptions, 'what'> & { warn: (line: string) => void }) {
   const { SnapshotCheckpoint, openSnapshotStore } = await import('../churn/snapshot-jobs.js');
   return SnapshotCheckpoint.open(openSnapshotStore(dir, config, env, lockOptions));
 }

@@ -1,10 +1,11 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
 import { parseSince } from '../../core/since.js';
-import { syncFolder } from '../output/sink.js';
-import { acquireLock, escapeRegExp, removeFilesOfDeadRuns, type Lock, type LockOptions } from './file-lock.js';
-import { runTag } from './run-tag.js';
+import { replaceFile } from '../../fs/atomic.js';
+import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
+import { readRegularFile } from '../../fs/read.js';
+import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from './checkpoint.js';
 
 // --since-last: per profile, route, how and user, the start of the last complete run.
@@ -61,7 +62,7 @@ export class SinceMarks implements Checkpoint {
     }
     const lock = await acquireLock(file, { ...lockOptions, what: `the --since-last state ${file}` });
     try {
-      removeFilesOfDeadRuns(dirname(file), leftTemps(file));
+      sweepLeftovers(dirname(file), basename(file));
       return new SinceMarks(file, readMarks(file), lock);
     } catch (error) {
       lock.release();
@@ -122,7 +123,7 @@ export class SinceMarks implements Checkpoint {
       this.marks[key] = mark;
     }
     try {
-      writeAtomically(this.file, `${JSON.stringify({ marks: this.marks }, null, 2)}\n`);
+      replaceFile(this.file, `${JSON.stringify({ marks: this.marks }, null, 2)}\n`);
     } catch (error) {
       for (const [key, mark] of before) {
         if (mark === undefined) delete this.marks[key];
@@ -153,7 +154,7 @@ export class SinceMarks implements Checkpoint {
 
 function readMarks(file: string): Record<string, string> {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    const parsed: unknown = JSON.parse(readRegularFile(file, 'utf8'));
     if (parsed && typeof parsed === 'object' && 'marks' in parsed && typeof parsed.marks === 'object' && parsed.marks && !Array.isArray(parsed.marks)) {
       return parsed.marks as Record<string, string>;
     }
@@ -163,25 +164,3 @@ function readMarks(file: string): Record<string, string> {
     throw configError(`cannot read the --since-last state ${file}: ${(error as Error).message}`, 'fix or delete it (the next run then sends no since)');
   }
 }
-
-/** Replaces `file` with `text` through a temporary file (0600), flushed (unless not `durable`) and renamed into place. */
-export function writeAtomically(file: string, text: string, { durable = true } = {}): void {
-  const temp = `${file}.${runTag()}.tmp`;
-  try {
-    const fd = openSync(temp, 'wx', 0o600);
-    try {
-      writeFileSync(fd, text);
-      if (durable) fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  if (durable) syncFolder(dirname(file));
-}
-
-/** Temporary state files of runs killed before their rename (also the `FILE.PID.tmp` of sgq 1.0). */
-const leftTemps = (file: string): RegExp => new RegExp(`^${escapeRegExp(basename(file))}\\.(\\d+)(?:\\.[0-9a-f]+)?\\.tmp$`);

@@ -1,4 +1,5 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
+import { PRIVATE_FILE, setMode } from '../../fs/modes.js';
 import type { Exchange } from '../../core/client.js';
 import { usageError } from '../../core/errors.js';
 
@@ -18,7 +19,16 @@ export class TraceFile {
 
   static open(file: string): TraceFile {
     try {
-      return new TraceFile(file, openSync(file, 'w', 0o600));
+      const fd = openSync(file, 'w', PRIVATE_FILE);
+      try {
+        // The mode given to open applies only to a file it creates: an existing one is narrowed
+        // here. A device or a FIFO (--trace /dev/stderr) is not sgq's to change.
+        if (fstatSync(fd).isFile()) setMode(fd, PRIVATE_FILE);
+      } catch (error) {
+        closeSync(fd);
+        throw error;
+      }
+      return new TraceFile(file, fd);
     } catch (error) {
       throw usageError(`cannot write --trace ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'give a file in a folder you can write');
     }

@@ -1,8 +1,9 @@
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
+import { PRIVATE_FILE } from '../../fs/modes.js';
+import { tempPath } from '../../fs/temp-names.js';
 import { getHeapStatistics } from 'node:v8';
 import { Cursor, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches } from './lines.js';
@@ -32,9 +33,10 @@ export class ExternalSort {
 
   constructor(
     private readonly keyOf: KeyOf,
-    /** Where runs are spilled; named `.tmp-<tag>-…` so that a crashed run's files can be told apart. */
+    /** Where runs are spilled, under sgq's temporary names (src/fs/temp-names.ts), which a prune of the store sweeps. */
     private readonly dir: string,
-    private readonly tag: string,
+    /** Unused since the names carry the pid themselves; kept for callers. */
+    _tag: string,
     private readonly runChars = RUN_CHARS,
     private readonly fanIn = FAN_IN,
   ) {}
@@ -82,11 +84,11 @@ export class ExternalSort {
   }
 
   private async spill(): Promise<void> {
-    const file = join(this.dir, `.tmp-${this.tag}-${randomBytes(4).toString('hex')}.run`);
+    const file = tempPath(join(this.dir, 'sort.run'));
     this.runs.push(file);
     await writeLines(file, batchesOf(this.takeBuffer()));
     if (this.runs.length >= this.fanIn) {
-      const merged = join(this.dir, `.tmp-${this.tag}-${randomBytes(4).toString('hex')}.run`);
+      const merged = tempPath(join(this.dir, 'sort.run'));
       const parts = this.runs.splice(0);
       this.runs.push(merged);
       await writeLines(merged, this.merge(parts.map((f) => this.readRun(f))));
@@ -136,7 +138,7 @@ async function* batchesOf(items: Keyed[]): AsyncGenerator<Keyed[]> {
 }
 
 async function writeLines(file: string, batches: AsyncIterable<Keyed[]>): Promise<void> {
-  const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+  const out = createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE });
   const failed = once(out, 'error').then(([error]) => Promise.reject(error as Error));
   failed.catch(() => undefined);
   for await (const batch of batches) {

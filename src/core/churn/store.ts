@@ -1,12 +1,15 @@
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { accessSync, closeSync, constants, createWriteStream, existsSync, readdirSync, rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, join, relative, resolve, isAbsolute } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
+import { createTemp, moveIntoPlace, replaceFile, sealTemp } from '../../fs/atomic.js';
+import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
+import { readRegularFile } from '../../fs/read.js';
+import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Env } from '../config.js';
 import type { Keyed } from './keyed.js';
 import { withLock, type LockOwner } from './lock.js';
@@ -15,6 +18,10 @@ import { withLock, type LockOwner } from './lock.js';
 // files sorted by username (so that two of them diff in one streaming pass) and a small
 // JSON file of metadata beside each. The metadata file is written last and commits the
 // snapshot: a data file without one (a crash in between) is never listed or diffed.
+// Both are replaced through src/fs/atomic.ts and readable by their owner only. A metadata
+// file is data sgq reads back: the data file it names must be a plain name in its own folder,
+// or the snapshot is skipped with a warning, so a damaged or planted `"file": "../../x"` can
+// never make a prune delete, or a diff read, anything outside the store.
 
 /** Snapshots are stored sorted by this field. */
 export const SNAPSHOT_KEY = 'username';
@@ -63,10 +70,19 @@ const byTime = (a: StoredSnapshot, b: StoredSnapshot): number =>
   a.meta.taken_at < b.meta.taken_at ? -1 : a.meta.taken_at > b.meta.taken_at ? 1 : a.meta.file < b.meta.file ? -1 : a.meta.file > b.meta.file ? 1 : 0;
 
 export class SnapshotStore {
+  /** Metadata files already warned about, so a bad one is named once per run. */
+  private readonly warned = new Set<string>();
+
   constructor(
     readonly root: string,
     readonly owner: LockOwner,
   ) {}
+
+  private readonly skip = (metaPath: string, why: string): void => {
+    if (this.warned.has(metaPath)) return;
+    this.warned.add(metaPath);
+    this.owner.warn?.(`skipped the snapshot ${metaPath}: ${why}; delete it if it is not yours`);
+  };
 
   folder(subject: SnapshotSubject): string {
     return join(this.root, segment(subject.profile), segment(subject.route.replaceAll('/', '.')), segment(subject.how), segment(subject.user));
@@ -74,13 +90,13 @@ export class SnapshotStore {
 
   /** The committed snapshots of one subject, oldest first. */
   history(subject: SnapshotSubject): StoredSnapshot[] {
-    return readFolder(this.folder(subject));
+    return readFolder(this.folder(subject), this.skip);
   }
 
   /** Every committed snapshot in the store, grouped by subject, oldest first within each. */
   list(): StoredSnapshot[] {
     const out: StoredSnapshot[] = [];
-    for (const folder of this.folders()) out.push(...readFolder(folder));
+    for (const folder of this.folders()) out.push(...readFolder(folder, this.skip));
     return out;
   }
 
@@ -91,7 +107,7 @@ export class SnapshotStore {
    */
   async lockSubject(subject: SnapshotSubject): Promise<{ release(): void }> {
     const folder = this.folder(subject);
-    mkdirSync(folder, { recursive: true });
+    makePrivateFolder(folder);
     accessSync(folder, constants.W_OK);
     return this.owner.lock(join(folder, '.store'));
   }
@@ -99,22 +115,29 @@ export class SnapshotStore {
   /**
    * Stages a snapshot (the caller holds the subject's lock): the data goes to a temporary
    * file in the subject's folder, flushed to disk, and is open for a diff against the
-   * previous snapshot. Nobody sees it until `commit()`, which renames it into place and
-   * writes its metadata last; `drop()` removes it.
+   * previous snapshot. Nobody sees it until `commit()`, which moves it into place and writes
+   * its metadata last; `drop()` removes it.
    */
   async stage(subject: SnapshotSubject, sorted: AsyncIterable<Keyed[]>, meta: Omit<SnapshotMeta, 'version' | 'file' | 'records' | keyof SnapshotSubject>): Promise<StagedSnapshot> {
     const folder = this.folder(subject);
-    const temp = join(folder, `${this.tempPrefix()}.ndjson.gz`);
+    // Named before it is written, so the data goes straight to the temporary file that will replace it.
+    const base = `${meta.taken_at.replaceAll(':', '-')}-${randomBytes(3).toString('hex')}`;
+    const dataPath = join(folder, `${base}.ndjson.gz`);
+    const temp = createTemp(dataPath, PRIVATE_FILE);
     try {
-      const records = await writeSorted(sorted, temp);
-      await syncFile(temp);
-      const base = `${meta.taken_at.replaceAll(':', '-')}-${randomBytes(3).toString('hex')}`;
-      const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: `${base}.ndjson.gz` };
-      const previous = readFolder(folder).filter((s) => s.meta.taken_at <= meta.taken_at).at(-1);
-      const current: OpenSnapshot = { meta: full, dataPath: temp, metaPath: join(folder, `${base}.json`), handle: await open(temp, 'r') };
-      return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, () => this.tempPrefix());
+      let records: number;
+      try {
+        records = await writeSorted(sorted, temp.fd);
+        sealTemp(temp.fd, {});
+      } finally {
+        closeSync(temp.fd);
+      }
+      const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: basename(dataPath) };
+      const previous = readFolder(folder, this.skip).filter((s) => s.meta.taken_at <= meta.taken_at).at(-1);
+      const current: OpenSnapshot = { meta: full, dataPath: temp.path, metaPath: join(folder, `${base}.json`), handle: await open(temp.path, 'r') };
+      return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, dataPath);
     } catch (error) {
-      rmSync(temp, { force: true });
+      rmSync(temp.path, { force: true });
       throw error;
     }
   }
@@ -130,7 +153,7 @@ export class SnapshotStore {
         await staged.drop();
         throw error;
       }
-      return { current: { ...staged.current, dataPath: join(this.folder(subject), staged.current.meta.file) }, previous: staged.previous };
+      return { current: { ...staged.current, dataPath: staged.finalPath }, previous: staged.previous };
     } finally {
       lock.release();
     }
@@ -141,7 +164,7 @@ export class SnapshotStore {
     const folder = this.folder(subject);
     if (!existsSync(folder)) return [];
     return withLock(join(folder, '.store'), this.owner, async () => {
-      const chosen = choose(readFolder(folder));
+      const chosen = choose(readFolder(folder, this.skip));
       const opened: OpenSnapshot[] = [];
       for (const s of chosen) opened.push({ ...s, handle: await open(s.dataPath, 'r') });
       return opened;
@@ -156,29 +179,23 @@ export class SnapshotStore {
   async prune(keep: number, users?: ReadonlySet<string>): Promise<number> {
     let removed = 0;
     for (const folder of this.folders()) {
-      const history = readFolder(folder);
+      const history = readFolder(folder, this.skip);
       if (users && !history.some((s) => users.has(s.meta.user))) continue;
       removed += await withLock(join(folder, '.store'), this.owner, async () => {
-        const current = readFolder(folder);
+        const current = readFolder(folder, this.skip);
         const old = current.slice(0, Math.max(0, current.length - keep));
         // The metadata first: without it the snapshot no longer exists for anyone.
         for (const s of old) rmSync(s.metaPath, { force: true });
         for (const s of old) rmSync(s.dataPath, { force: true });
         const kept = new Set(current.slice(old.length).map((s) => s.meta.file));
+        sweepLeftovers(folder);
         for (const name of readdirSync(folder)) {
-          const tempOwner = /^\.tmp-(\d+)-/.exec(name);
-          if (tempOwner && !this.owner.isAlive(Number(tempOwner[1]))) rmSync(join(folder, name), { force: true });
           if (name.endsWith('.ndjson.gz') && !name.startsWith('.') && !kept.has(name)) rmSync(join(folder, name), { force: true });
         }
         return old.length;
       });
     }
     return removed;
-  }
-
-  /** A name for temporary files that says which process wrote them. */
-  tempPrefix(): string {
-    return `.tmp-${this.owner.pid}-${randomBytes(4).toString('hex')}`;
   }
 
   private folders(): string[] {
@@ -202,7 +219,7 @@ function subfolders(dir: string): string[] {
   }
 }
 
-function readFolder(folder: string): StoredSnapshot[] {
+function readFolder(folder: string, skip: (metaPath: string, why: string) => void): StoredSnapshot[] {
   let names: string[];
   try {
     names = readdirSync(folder);
@@ -216,24 +233,24 @@ function readFolder(folder: string): StoredSnapshot[] {
     const metaPath = join(folder, name);
     let meta: SnapshotMeta;
     try {
-      meta = JSON.parse(readFileSync(metaPath, 'utf8')) as SnapshotMeta;
+      meta = JSON.parse(readRegularFile(metaPath, 'utf8')) as SnapshotMeta;
     } catch {
       continue; // removed by a prune while we looked, or not ours
     }
     if (meta.version !== 1 || typeof meta.file !== 'string') continue;
-    const dataPath = join(folder, meta.file);
-    if (existsSync(dataPath)) out.push({ meta, dataPath, metaPath });
+    const dataPath = dataFileIn(folder, meta.file);
+    if (dataPath === undefined) skip(metaPath, `it names the data file ${JSON.stringify(meta.file)}, which is not a file of its own folder`);
+    else if (existsSync(dataPath)) out.push({ meta, dataPath, metaPath });
   }
   return out.sort(byTime);
 }
 
-async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/** The data file a metadata file names, when it is a plain name of a data file in `folder`; undefined for anything that could lead out. */
+function dataFileIn(folder: string, file: string): string | undefined {
+  if (file !== basename(file) || file.startsWith('.') || !file.endsWith('.ndjson.gz') || file.includes('\\')) return undefined;
+  const path = resolve(folder, file);
+  const inside = relative(resolve(folder), path);
+  return inside === file && !isAbsolute(inside) ? path : undefined;
 }
 
 /** A snapshot written and flushed under a temporary name, not yet visible to anyone. */
@@ -244,26 +261,22 @@ export class StagedSnapshot {
     /** Its data is the temporary file until commit; `meta.file` and `metaPath` are the names it will take. */
     readonly current: OpenSnapshot,
     readonly previous: OpenSnapshot | undefined,
-    private readonly tempPrefix: () => string,
+    /** Where the data goes at the commit. */
+    readonly finalPath: string,
   ) {}
 
-  /** Renames the data into place, then writes the metadata, which makes it a snapshot. */
+  /** Moves the data into place, then writes the metadata, which makes it a snapshot. */
   async commit(): Promise<void> {
     if (this.state !== 'staged') return;
-    const folder = dirname(this.current.metaPath);
-    await rename(this.current.dataPath, join(folder, this.current.meta.file));
-    const metaTemp = join(folder, `${this.tempPrefix()}.json`);
+    // The metadata's replace flushes the folder, which makes both renames durable.
+    moveIntoPlace(this.current.dataPath, this.finalPath, { durable: false });
     try {
-      await writeFile(metaTemp, `${JSON.stringify(this.current.meta, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
-      await syncFile(metaTemp);
-      await rename(metaTemp, this.current.metaPath);
+      replaceFile(this.current.metaPath, `${JSON.stringify(this.current.meta, null, 2)}\n`);
     } catch (error) {
       // Without its metadata the data file is no snapshot: take it back out of sight.
-      rmSync(metaTemp, { force: true });
-      rmSync(join(folder, this.current.meta.file), { force: true });
+      rmSync(this.finalPath, { force: true });
       throw error;
     }
-    await syncFile(folder);
     this.state = 'committed';
   }
 
@@ -279,8 +292,8 @@ export class StagedSnapshot {
   }
 }
 
-/** Writes sorted batches as gzip NDJSON to a new file; returns how many records. */
-async function writeSorted(sorted: AsyncIterable<Keyed[]>, file: string): Promise<number> {
+/** Writes sorted batches as gzip NDJSON to `fd`; returns how many records. */
+async function writeSorted(sorted: AsyncIterable<Keyed[]>, fd: number): Promise<number> {
   let records = 0;
   await pipeline(
     Readable.from(
@@ -296,7 +309,7 @@ async function writeSorted(sorted: AsyncIterable<Keyed[]>, file: string): Promis
       { highWaterMark: 1 },
     ),
     createGzip(),
-    createWriteStream(file, { flags: 'wx', mode: 0o600 }),
+    createWriteStream('', { fd, autoClose: false }),
   );
   return records;
 }

@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
-import { acquireLock } from '../../src/cli/run/file-lock.js';
+import { acquireLock } from '../../src/fs/lock.js';
 import { tempDir } from '../helpers/run.js';
 
 const deadPid = () => Number(execaSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout);

@@ -1,0 +1,81 @@
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { PRIVATE_FILE, setMode } from './modes.js';
+import { tempPath } from './temp-names.js';
+
+// The one place where sgq replaces a file: an exclusive temporary file beside the target
+// (src/fs/temp-names.ts), written, flushed to disk, renamed over the target, and the folder
+// flushed so the rename itself survives a power cut. A reader sees the old file or the new
+// one, never half of one; a crash leaves the old file and a temporary file that the next run
+// sweeps (src/fs/sweep.ts). No other module renames a file into place.
+
+export interface ReplaceOptions {
+  /** Flush the data and the folder to disk (default). Off for notes not worth two fsyncs. */
+  durable?: boolean;
+  /** The replaced file's mode: 0600 unless said otherwise. */
+  mode?: number;
+}
+
+/** Replaces `target` with `data` atomically (see above); throws, leaving no temporary file, when it cannot. */
+export function replaceFile(target: string, data: string | Uint8Array, { durable = true, mode = PRIVATE_FILE }: ReplaceOptions = {}): void {
+  const temp = createTemp(target, mode);
+  try {
+    try {
+      writeAll(temp.fd, data);
+      sealTemp(temp.fd, { mode, durable });
+    } finally {
+      closeSync(temp.fd);
+    }
+    moveIntoPlace(temp.path, target, { durable });
+  } catch (error) {
+    rmSync(temp.path, { force: true });
+    throw error;
+  }
+}
+
+/** A temporary file of this run's own, open for writing (and reading back). */
+export interface TempFile {
+  path: string;
+  fd: number;
+}
+
+/**
+ * Creates the temporary file that will replace `target`, exclusively (never one a killed run
+ * left) and no more readable than `mode`: the streaming half of replaceFile, for output
+ * written as it arrives. Finish with sealTemp, closeSync and moveIntoPlace.
+ */
+export function createTemp(target: string, mode: number = PRIVATE_FILE): TempFile {
+  const path = tempPath(target);
+  return { path, fd: openSync(path, 'wx+', mode) };
+}
+
+/** Gives the temporary file its final mode (the umask may have narrowed it) and, when `durable`, flushes it to disk. */
+export function sealTemp(fd: number, { mode, durable = true }: { mode?: number; durable?: boolean }): void {
+  if (mode !== undefined) setMode(fd, mode);
+  if (durable) fsyncSync(fd);
+}
+
+/** Renames a closed, sealed temporary file to `target`; when `durable`, the folder is flushed too. */
+export function moveIntoPlace(temp: string, target: string, { durable = true }: { durable?: boolean } = {}): void {
+  renameSync(temp, target);
+  if (durable) syncFolder(dirname(target));
+}
+
+/** Makes a rename durable: the folder's entry must reach the disk too. Best effort (not every system allows it). */
+export function syncFolder(folder: string): void {
+  try {
+    const fd = openSync(folder, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // e.g. EISDIR or EPERM on some systems: the rename itself is still atomic.
+  }
+}
+
+function writeAll(fd: number, data: string | Uint8Array): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+}

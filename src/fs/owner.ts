@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+// Who a lock or a temporary file belongs to: a process on this host (checked by pid and start
+// time) or one on another host (a container sharing the folder), which cannot be checked.
+
+let host: string | undefined;
+
+/** This machine's host name, as lock files record it (read once). */
+export function thisHost(): string {
+  host ??= hostname();
+  return host;
+}
+
+/** The process's start time in clock ticks since boot (field 22 of /proc/PID/stat); undefined off Linux. */
+export function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process `pid` of this host still runs; with `start`, also that it is the very
+ * process that recorded it (a reused pid is not). Unknown counts as alive.
+ */
+export function processAlive(pid: number, start?: string): boolean {
+  if (pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const now = start === undefined ? undefined : processStart(pid);
+  return start === undefined || now === undefined || now === start;
+}

@@ -1,0 +1,38 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+
+// Reads of sgq's own state and config files. A plain readFileSync of a FIFO blocks until a
+// writer opens it, in a synchronous call no signal can interrupt: the run hangs before any
+// request and ignores SIGTERM. So these files are opened without blocking (O_NONBLOCK makes
+// opening a FIFO return at once), checked to be a regular file, and only then read.
+
+/** The error a read of something that is not a regular file throws; `code` is 'ENOTREG'. */
+export class NotRegularFileError extends Error {
+  readonly code = 'ENOTREG';
+  constructor(readonly kind: string) {
+    super(`it is ${kind}, not a regular file`);
+  }
+}
+
+/** Reads a regular file whole; refuses a FIFO, a device, a socket or a folder without waiting on it. */
+export function readRegularFile(path: string): Buffer;
+export function readRegularFile(path: string, encoding: BufferEncoding): string;
+export function readRegularFile(path: string, encoding?: BufferEncoding): Buffer | string {
+  // O_NONBLOCK is undefined on Windows, where opening a named pipe does not wait for a writer.
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new NotRegularFileError(kindOf(stat));
+    return encoding === undefined ? readFileSync(fd) : readFileSync(fd, encoding);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What a file that is not a regular one is, in words. */
+export function kindOf(stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a folder';
+  return 'a special file';
+}

@@ -1,0 +1,39 @@
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { processAlive } from './owner.js';
+import { hostTag, tempOwner } from './temp-names.js';
+
+// Removing the temporary files of runs that were killed (kill -9, a power cut) before they
+// could rename or remove them. Called by a lock's holder, so no live run of this host is
+// writing them: a file whose pid is gone here is a leftover. A file of another host (a
+// container sharing the folder) cannot be checked by pid: it is a leftover once it has not
+// been written for the stale period of locks, as a lock of that host would be.
+
+/** How long a file or lock of another host must sit untouched to count as abandoned. */
+export const STALE_MS = 60_000;
+
+/**
+ * Removes from `folder` the temporary files of dead runs: those standing for the file named
+ * `base`, or every temporary file of sgq's when `base` is undefined (a folder sgq owns).
+ */
+export function sweepLeftovers(folder: string, base?: string, now = Date.now()): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = tempOwner(name, base);
+    if (owner && abandoned(join(folder, name), owner, now)) rmSync(join(folder, name), { force: true });
+  }
+}
+
+function abandoned(path: string, owner: { pid: number; host?: string }, now: number): boolean {
+  if (owner.host === undefined || owner.host === hostTag()) return !processAlive(owner.pid);
+  try {
+    return Math.abs(now - statSync(path).mtimeMs) > STALE_MS;
+  } catch {
+    return false;
+  }
+}
