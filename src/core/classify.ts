@@ -57,7 +57,7 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
     body = undefined;
   }
   if (isObject(body)) {
-    if (status === 429 && typeof body.Error === 'string') {
+    if (status === 429 && isSubscriptionBody(body)) {
       const parts = [`Endpoint: ${describe(body.Endpoint)}`, `Current credits: ${describe(body['Current credits'])}`];
       throw new CallError(ExitCode.expired, `${body.Error} (${parts.join(', ')})`, 'renew the subscription or buy credits; sgq does not retry this', false, undefined, [], { body });
     }
@@ -107,6 +107,15 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
     throw new CallError(ExitCode.unavailable, `route not available: ${body.message}`, 'no credits were spent', false);
   }
   return body;
+}
+
+/**
+ * Spec §2.4: the subscription-expired 429 carries `Error`, `Endpoint` and `Current credits`.
+ * Any other 429, a JSON `Error` string included, is a rate limit: retried as 503s are.
+ */
+function isSubscriptionBody(body: JsonObject): boolean {
+  if (typeof body.Error !== 'string') return false;
+  return 'Current credits' in body || /subscription expired/i.test(body.Error);
 }
 
 /** Names the key the service rejected (masked) and where it came from, and what to do about it. */
