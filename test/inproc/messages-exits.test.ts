@@ -39,3 +39,50 @@ describe('a 429 is a rate limit unless its body is the subscription body (#13)',
     expect(r.stderr).toContain('Subscription expired and credit value exceeded');
   });
 });
+
+describe('the key is masked wherever the service echoes it (#10)', () => {
+  const KEY = 'sk-live-0123456789abcdef';
+  const env = (url: string) => ({ SGQ_BASE_URL: url, SGQ_API_KEY: KEY });
+  const noKey = (r: { stdout: string; stderr: string }) => {
+    expect(r.stdout).not.toContain(KEY);
+    expect(r.stderr).not.toContain(KEY);
+    expect(r.stderr).not.toContain(encodeURIComponent(KEY).slice(3));
+  };
+
+  it('in a 401 body, with --verbose and --summary json', async () => {
+    const stub = await stubs([{ status: 401, body: { message: `invalid key ${KEY}` } }]);
+    const r = await runSgq(['graph', 'followers', 'a', '-v', '--summary', 'json'], { env: env(stub.url) });
+    expect(r.code).toBe(3);
+    noKey(r);
+    expect(r.stderr).toContain('invalid key ****cdef');
+    const summary = JSON.parse(lines(r.stderr).at(-1)!) as object;
+    expect(JSON.stringify(summary)).toContain('****cdef');
+  });
+
+  it('in an error record, alone or beside good records, and in a 503 retried with --verbose', async () => {
+    const stub = await stubs((req) => {
+      const user = (JSON.parse(req.body) as { user: string }).user;
+      if (user === 'alone') return { body: envelope(1, null, [{ error: `no data for key ${KEY}` }], 100, user) };
+      if (user === 'mixed') return { body: envelope(1, null, [{ username: 'm' }, { error: `key ${KEY} used up` }], 100, user) };
+      return stub.requests.length === 3 ? { status: 503, text: `busy, key=${encodeURIComponent(KEY)}` } : { body: envelope(1, null, [{ username: 'r' }], 100, user) };
+    });
+    const r = await runSgq(['graph', 'followers', 'alone', 'mixed', 'retried', '-v', '--summary', 'json'], { env: env(stub.url) });
+    expect(r.code).toBe(4);
+    noKey(r);
+    expect(r.stderr).toContain('no data for key ****cdef');
+    expect(r.stderr).toContain('key ****cdef used up');
+    expect(r.stderr).toContain('busy, key=****cdef');
+  });
+
+  it('in the failures the library throws', async () => {
+    const { createClient } = await import('../../src/lib.js');
+    const stub = await stubs([{ status: 401, body: { message: `invalid key ${KEY}` } }, { body: envelope(1, null, [{ error: `no data for key ${KEY}` }]) }]);
+    const sgq = createClient({ baseUrl: stub.url, apiKey: KEY, env: {}, retries: 0 });
+    for (let i = 0; i < 2; i++) {
+      const error = await sgq.graph.followers('a').toArray().then(() => undefined, (e: unknown) => e);
+      expect(error).toBeDefined();
+      expect(JSON.stringify({ message: (error as Error).message, ...(error as { details: object }).details })).not.toContain(KEY);
+    }
+    await sgq.close();
+  });
+});

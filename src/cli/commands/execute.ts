@@ -169,6 +169,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     if (flags.trace !== undefined) trace = TraceFile.open(flags.trace);
     outLock = await lockOut(out, lockOptions);
     connection = await connect(ctx, plan.needsKey);
+    reporter.maskSecrets([connection.apiKey]);
     const { config } = connection;
     if (plan.marksFile) marks = await SinceMarks.open(plan.marksFile(config), lockOptions);
     const jobs = plan.jobs(config, marks);
