@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { lines, ndjson, runSgq } from '../helpers/run.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 
 // Issue 18, "Messages and exits": what sgq says and how it exits when the service's answer is
@@ -84,5 +88,65 @@ describe('the key is masked wherever the service echoes it (#10)', () => {
       expect(JSON.stringify({ message: (error as Error).message, ...(error as { details: object }).details })).not.toContain(KEY);
     }
     await sgq.close();
+  });
+});
+
+const servers: { close: () => void; closeAllConnections: () => void }[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+/** A loopback server that answers every request with these bytes, as they are. */
+async function bytesServer(body: (user: string) => Buffer): Promise<{ url: string; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const user = (JSON.parse(text) as { user: string }).user;
+      requests.push(user);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body(user));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+}
+
+describe('a body that is not valid UTF-8 fails its page (#12)', () => {
+  // Two names that differ only in their invalid byte: decoded leniently, both became "bad\uFFFD".
+  const page = (user: string) =>
+    Buffer.concat([Buffer.from(`{"page":1,"next_page":null,"data":[{"username":"bad`), Buffer.from(user === 'good' ? 'ok' : '\xff', 'latin1'), Buffer.from(`"},{"username":"bad`), Buffer.from('\xfe', 'latin1'), Buffer.from(`"}],"current_credits":5}`)]);
+
+  it.each([
+    ['node:http', ['graph', 'followers', 'jack'], undefined],
+    ['undici (a list on stdin)', ['graph', 'followers', '-'], 'jack\n'],
+    ['--raw', ['graph', 'followers', 'jack', '--raw'], undefined],
+  ])('through %s: exit 7, one line naming the user, nothing written', async (_name, args, stdin) => {
+    const server = await bytesServer(page);
+    const r = await runSgq([...args, '--retries', '0'], { env: { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k' }, stdin });
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expect(lines(r.stderr).filter((l) => /UTF-8/.test(l))).toEqual([expect.stringMatching(/^sgq: jack: .*the service sent a body that is not valid UTF-8/)]);
+    expect(r.stderr).not.toContain('\uFFFD');
+  });
+
+  it('moves no --since-last mark and stores no snapshot', async () => {
+    const server = await bytesServer(page);
+    const dir = tempDir();
+    const state = join(dir, 'marks.json');
+    const env = { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k', XDG_DATA_HOME: join(dir, 'data') };
+    const marked = await runSgq(['graph', 'followers', 'jack', 'good', '--all', '--since-last', '--state', state, '--retries', '0', '--concurrency', '1'], { env });
+    expect(marked.code).toBe(7);
+    const marks = existsSync(state) ? (JSON.parse(readFileSync(state, 'utf8')) as { marks: Record<string, string> }).marks : {};
+    expect(Object.keys(marks).filter((k) => k.endsWith(' jack'))).toEqual([]);
+    const snapshot = await runSgq(['graph', 'followers', 'jack', '--all', '--snapshot', '--retries', '0'], { env });
+    expect(snapshot.code).toBe(7);
+    const list = await runSgq(['snapshots', 'list', 'jack'], { env });
+    expect(list.code).toBe(0);
+    expect(list.stdout).toBe('');
   });
 });
