@@ -1,6 +1,6 @@
 import { profileFlag, type KeySource } from './config.js';
 import { ExitCode, SgqError, firstLine, type ErrorDetails } from './errors.js';
-import { RawNumber, parseJson, stringifyJson, type Json } from './json.js';
+import { JsonTooDeep, RawNumber, parseJson, stringifyJson, type Json } from './json.js';
 import { maskSecretsIn } from './secrets.js';
 
 export type JsonObject = { [key: string]: Json };
@@ -65,7 +65,8 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
   let body: Json | undefined;
   try {
     body = parseJson(text);
-  } catch {
+  } catch (error) {
+    if (error instanceof JsonTooDeep) throw new CallError(ExitCode.network, `the service sent ${error.message}`, 'nothing of it was kept; report it to the service', false);
     body = undefined;
   }
   if (isObject(body)) {

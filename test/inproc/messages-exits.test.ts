@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -148,5 +148,58 @@ describe('a body that is not valid UTF-8 fails its page (#12)', () => {
     const list = await runSgq(['snapshots', 'list', 'jack'], { env });
     expect(list.code).toBe(0);
     expect(list.stdout).toBe('');
+  });
+});
+
+describe('deep JSON is written or refused with a message naming the limit (#16)', () => {
+  const FORMATS = [['-o', 'ndjson'], ['-o', 'json'], ['-o', 'yaml'], ['-o', 'table'], ['-o', 'csv'], ['--jq', '.']];
+  /** A record whose field `n` nests `levels` objects: the record itself is one level more. */
+  const deepRecord = (levels: number) => `{"username":"deep","n":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
+  const body = (levels: number) => `{"page":1,"next_page":null,"data":[${deepRecord(levels)}],"current_credits":5}`;
+
+  it.each([1_500, 8_000, 100_000])('from the service, %i deep: exit 7 in every format, one line naming the limit', async (depth) => {
+    const stub = await stubs(() => ({ text: body(depth) }));
+    for (const format of FORMATS) {
+      const r = await runSgq(['graph', 'followers', 'jack', ...format, '--retries', '0'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+      expect(r.code, format.join(' ')).toBe(7);
+      expect(r.stdout.trim().replace(/^\[\s*\]$/, '')).toBe('');
+      expect(lines(r.stderr)).toEqual([expect.stringMatching(/^sgq: jack: .*JSON nested deeper than 256 levels, the most sgq reads/)]);
+    }
+  });
+
+  it('from the service, at the limit: written in every format', async () => {
+    // The envelope and `data` are two levels, the record one more.
+    const stub = await stubs(() => ({ text: body(253) }));
+    for (const format of FORMATS) {
+      const r = await runSgq(['graph', 'followers', 'jack', ...format], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+      expect(r.code, `${format.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain('deep');
+    }
+  });
+
+  it.each([1_500, 8_000, 100_000])('in sgq fmt, %i deep: exit 2 in every format, naming the line and the limit', async (depth) => {
+    for (const format of FORMATS) {
+      const r = await runSgq(['fmt', ...format], { stdin: `{"username":"a"}\n${deepRecord(depth)}\n` });
+      expect(r.code, format.join(' ')).toBe(2);
+      expect(lines(r.stderr)).toEqual(['sgq: stdin line 2 is JSON nested deeper than 256 levels, the most sgq reads']);
+    }
+  });
+
+  it('in sgq fmt, at the limit: written in every format', async () => {
+    for (const format of FORMATS) {
+      const r = await runSgq(['fmt', ...format], { stdin: `${deepRecord(255)}\n` });
+      expect(r.code, `${format.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toContain('deep');
+    }
+  });
+
+  it('in sgq diff, 8000 deep: exit 2 naming the limit', async () => {
+    const dir = tempDir();
+    const [older, newer] = [join(dir, 'old.ndjson'), join(dir, 'new.ndjson')];
+    writeFileSync(older, '{"username":"a"}\n');
+    writeFileSync(newer, `{"username":"a"}\n${deepRecord(8_000)}\n`);
+    const r = await runSgq(['diff', older, newer]);
+    expect(r.code).toBe(2);
+    expect(lines(r.stderr)).toEqual(['sgq: a record is JSON nested deeper than 256 levels, the most sgq reads']);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import type { FileHandle } from 'node:fs/promises';
 import { resolveConfig } from '../../core/config.js';
 import { ExitCode, SgqError, usageError, worstExitCode } from '../../core/errors.js';
+import { JsonTooDeep } from '../../core/json.js';
 import { parseSince } from '../../core/since.js';
 import type { Keyed, KeyStats } from '../../core/churn/keyed.js';
 import { diffSorted, type DiffCounts } from '../../core/churn/merge-diff.js';
@@ -81,6 +82,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
         await sink.drain();
       });
     } catch (error) {
+      if (error instanceof JsonTooDeep) throw usageError(`a record is ${error.message}`);
       throw error instanceof NotARecord || (error instanceof Error && /not in key order/.test(error.message)) ? usageError(error.message) : error;
     } finally {
       await Promise.all([older.close(), newer.close()]);

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { parseJson, parsedLosslessly, type Json } from '../../core/json.js';
+import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
 import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
@@ -73,7 +73,8 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
       let value: Json;
       try {
         value = parseJson(line);
-      } catch {
+      } catch (error) {
+        if (error instanceof JsonTooDeep) throw usageError(`${name} line ${lineNumber} is ${error.message}`);
         throw usageError(`${name} line ${lineNumber} is not JSON`, 'sgq fmt reads NDJSON records or --raw bodies, one per line');
       }
       const records = recordsOfLine(value);
