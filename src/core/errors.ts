@@ -94,6 +94,11 @@ export function worstExitCode(codes: Iterable<number>): number {
   return worst;
 }
 
+/** How a command stopped by SIGINT or SIGTERM (the signal's name is the reason) ends: exit 130 or 143. */
+export function interruptedBy(reason: unknown): SgqError {
+  return new SgqError(reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted, `interrupted by ${String(reason)}`);
+}
+
 /** Turn anything thrown into an SgqError, so every failure ends as one line with a code. */
 export function toSgqError(error: unknown): SgqError {
   if (error instanceof SgqError) return error;

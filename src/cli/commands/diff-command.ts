@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { FileHandle } from 'node:fs/promises';
 import { resolveConfig } from '../../core/config.js';
-import { ExitCode, SgqError, usageError, worstExitCode } from '../../core/errors.js';
+import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../core/errors.js';
 import { JsonTooDeep } from '../../core/json.js';
 import { parseSince } from '../../core/since.js';
 import type { Keyed, KeyStats } from '../../core/churn/keyed.js';
@@ -67,6 +67,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const at = flags.at === undefined ? undefined : atTime(flags.at, (io.now ?? (() => new Date()))());
   const users: string[] = [];
   if (!files) for await (const user of await Subjects.open(args, io, 2)) users.push(user);
+  if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   const config = resolveConfig(globals, io.env);
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
   // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
@@ -88,7 +89,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
     }
     ok = true;
   } catch (error) {
-    throw stopped(io.signal) ?? error;
+    throw io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
   } finally {
     if (formatter && !sink.closed) formatter.end();
     const note = await sink.finish(ok && exitCode === ExitCode.ok);
@@ -103,12 +104,6 @@ function checkFileArguments(args: string[], flags: DiffFlags): void {
   if (args.length !== 2) throw usageError('sgq diff compares two files: OLD NEW', 'or name users to compare their last two snapshots');
   for (const file of args) if (!existsSync(file) || !statSync(file).isFile()) throw usageError(`cannot read ${file}: no such file`);
   if (flags.following || flags.at || flags.how || flags.snapshotDir) throw usageError('--following, --at, --how and --snapshot-dir choose snapshots; they do not apply to two files');
-}
-
-/** The failure a stop by a signal ends the command with (exit 130 or 143), if there was one. */
-function stopped(signal: AbortSignal | undefined): SgqError | undefined {
-  if (!signal?.aborted) return undefined;
-  return new SgqError(signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted, `interrupted by ${String(signal.reason)}`);
 }
 
 /** Opens both sides; the first is closed (its sorted runs removed) if the second fails. */
