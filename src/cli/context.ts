@@ -77,6 +77,7 @@ export function createContext(io: Io, globals: GlobalOptions, tree: () => Comman
       const given = { timeoutMs: globals.timeout === undefined ? undefined : globals.timeout * 1000, retries: globals.retries, maxWaitMs };
       const settings = resolveClientSettings(endpoint, given, context.config, io.env);
       const shown = await context.reporter();
+      shown.maskSecrets([endpoint.apiKey]);
       const cliHooks: ClientHooks = {
         trace: shown.tracing ? (line) => shown.trace(line) : undefined,
         beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),

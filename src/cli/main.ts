@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ExitCode, failureLine, toSgqError } from '../core/errors.js';
+import { ExitCode, SgqError, failureLine, interruptedBy, toSgqError } from '../core/errors.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
@@ -18,7 +18,9 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     return state.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return commanderExitCode(error);
-    const sgq = toSgqError(error);
+    // Whatever a stop made fail on its way out (a request given up, a stream closed) ends as the stop.
+    const stopped = io.signal?.aborted && !(error instanceof SgqError);
+    const sgq = stopped ? interruptedBy(io.signal!.reason) : toSgqError(error);
     io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
     if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return sgq.exitCode;

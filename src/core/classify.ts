@@ -1,6 +1,7 @@
 import { profileFlag, type KeySource } from './config.js';
 import { ExitCode, SgqError, firstLine, type ErrorDetails } from './errors.js';
-import { RawNumber, parseJson, type Json } from './json.js';
+import { JsonTooDeep, RawNumber, parseJson, stringifyJson, type Json } from './json.js';
+import { maskSecretsIn } from './secrets.js';
 
 export type JsonObject = { [key: string]: Json };
 
@@ -30,6 +31,8 @@ export const isErrorRecord = (v: Json): v is { error: string } => isObject(v) &&
 export interface Asked {
   path?: string;
   key?: { masked: string; source?: KeySource };
+  /** Keys to mask wherever the service's words echo them (a 401 body, an error record). */
+  secrets?: readonly string[];
 }
 
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
@@ -44,20 +47,30 @@ export function classify(status: number, headers: Record<string, string | string
     return classifyAnswer(status, headers, text, asked);
   } catch (error) {
     // Every failed answer carries its status, for library users who look past the message.
-    if (error instanceof CallError) error.details.status ??= status;
-    throw error;
+    if (!(error instanceof CallError)) throw error;
+    error.details.status ??= status;
+    throw asked.secrets?.length ? masked(error, asked.secrets) : error;
   }
+}
+
+/** The failure with the key masked in every word the service wrote into it: message, records, body. */
+function masked(error: CallError, secrets: readonly string[]): CallError {
+  const mask = (text: string) => maskSecretsIn(text, secrets);
+  const { body, ...details } = error.details;
+  const cleanBody = body === undefined ? {} : { body: parseJson(mask(stringifyJson(body as Json))) };
+  return new CallError(error.exitCode, mask(error.message), error.hint && mask(error.hint), error.retryable, error.retryAfterMs, error.records.map(mask), { ...details, ...cleanBody });
 }
 
 function classifyAnswer(status: number, headers: Record<string, string | string[] | undefined>, text: string, asked: Asked): JsonObject {
   let body: Json | undefined;
   try {
     body = parseJson(text);
-  } catch {
+  } catch (error) {
+    if (error instanceof JsonTooDeep) throw new CallError(ExitCode.network, `the service sent ${error.message}`, 'nothing of it was kept; report it to the service', false);
     body = undefined;
   }
   if (isObject(body)) {
-    if (status === 429 && typeof body.Error === 'string') {
+    if (status === 429 && isSubscriptionBody(body)) {
       const parts = [`Endpoint: ${describe(body.Endpoint)}`, `Current credits: ${describe(body['Current credits'])}`];
       throw new CallError(ExitCode.expired, `${body.Error} (${parts.join(', ')})`, 'renew the subscription or buy credits; sgq does not retry this', false, undefined, [], { body });
     }
@@ -107,6 +120,15 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
     throw new CallError(ExitCode.unavailable, `route not available: ${body.message}`, 'no credits were spent', false);
   }
   return body;
+}
+
+/**
+ * Spec §2.4: the subscription-expired 429 carries `Error`, `Endpoint` and `Current credits`.
+ * Any other 429, a JSON `Error` string included, is a rate limit: retried as 503s are.
+ */
+function isSubscriptionBody(body: JsonObject): boolean {
+  if (typeof body.Error !== 'string') return false;
+  return 'Current credits' in body || /subscription expired/i.test(body.Error);
 }
 
 /** Names the key the service rejected (masked) and where it came from, and what to do about it. */

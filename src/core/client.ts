@@ -182,6 +182,11 @@ export class ApiClient {
     options.signal?.addEventListener('abort', () => void this.dispatcher.destroy().catch(() => undefined), { once: true });
   }
 
+  /** The key, masked in every failure built from the service's words. */
+  private get secrets(): readonly string[] {
+    return this.options.apiKey ? [this.options.apiKey] : [];
+  }
+
   private cas(): Promise<string[]> | undefined {
     if (!this.origin.startsWith('https:')) return undefined;
     return (this.ca ??= trustedCas(this.options.env));
@@ -235,7 +240,7 @@ export class ApiClient {
     const kept = asked && cache!.get(asked);
     if (kept) {
       trace?.(`${method} ${asked!.url} ${body ?? ''}: from the cache, nothing sent`);
-      return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target }), cached: true };
+      return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target, secrets: this.secrets }), cached: true };
     }
     const askedAt = Date.now();
     for (let attempt = 1; ; attempt++) {
@@ -332,7 +337,7 @@ export class ApiClient {
       if (exchange) bytes = Buffer.byteLength(text);
       trace?.(`HTTP ${status} in ${Date.now() - started} ms, ${text.length} bytes`);
       const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
-      const reply = { text, body: classify(status, headers, text, { path: target, key }), status, headers };
+      const reply = { text, body: classify(status, headers, text, { path: target, key, secrets: this.secrets }), status, headers };
       record();
       return reply;
     } catch (thrown) {

@@ -26,9 +26,9 @@ export const EXIT_MEANINGS: Record<keyof typeof ExitCode, string> = {
   usage: 'usage error: bad flag, bad argument, invalid --since; no request sent',
   config: 'not configured (no base URL, no API key), or the key was rejected (401/403)',
   service: 'the service answered with an error record, or refused the request with another 4xx',
-  expired: '429: subscription expired and credit value exceeded; never retried',
+  expired: '429 with the subscription-expired body: subscription expired and credit value exceeded; never retried',
   unavailable: 'the route is not available yet (the {message} placeholder)',
-  network: 'network or server failure: refused, reset, timeout, 5xx, TLS, a body that is not the expected JSON',
+  network: 'network or server failure: refused, reset, timeout, 5xx, a 429 rate limit after its retries, TLS, a body that is not the expected JSON',
   locked: 'another sgq run holds the lock of the same --out or state file (--wait-lock waits for it)',
   interrupted: 'interrupted (SIGINT)',
   terminated: 'terminated (SIGTERM)',
@@ -92,6 +92,11 @@ export function worstExitCode(codes: Iterable<number>): number {
   let worst: number = ExitCode.ok;
   for (const code of codes) if (severity.indexOf(code) > severity.indexOf(worst)) worst = code;
   return worst;
+}
+
+/** How a command stopped by SIGINT or SIGTERM (the signal's name is the reason) ends: exit 130 or 143. */
+export function interruptedBy(reason: unknown): SgqError {
+  return new SgqError(reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted, `interrupted by ${String(reason)}`);
 }
 
 /** Turn anything thrown into an SgqError, so every failure ends as one line with a code. */

@@ -12,21 +12,44 @@ export class RawNumber {
 
 export type Json = null | boolean | number | string | RawNumber | Json[] | { [key: string]: Json };
 
-/** Whether JSON.parse produced an integer it could not hold exactly (cheaper than scanning the text). */
-function hasUnsafeInteger(value: unknown): boolean {
+/**
+ * The deepest nesting sgq reads. Everything after parsing (the lossless parser, the writers,
+ * YAML's above all, which ran out of stack at some 600 levels) recurses once per level, so a
+ * document is refused here, with a message, rather than by a stack overflow later. 256 is
+ * jq 1.6's limit, and ten times more than any record of the service.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** A document nested deeper than MAX_JSON_DEPTH: valid JSON, but more than sgq reads. */
+export class JsonTooDeep extends Error {
+  constructor() {
+    super(`JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most sgq reads`);
+    this.name = 'JsonTooDeep';
+  }
+}
+
+/**
+ * Whether JSON.parse produced an integer it could not hold exactly (cheaper than scanning the
+ * text). The walk stops past MAX_JSON_DEPTH, so its own recursion stays bounded.
+ */
+function hasUnsafeInteger(value: unknown, depth = 0): boolean {
   if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
   if (value === null || typeof value !== 'object') return false;
+  if (++depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
+  let unsafe = false;
+  // On to the end even after an unsafe integer: the whole document's depth is checked.
   if (Array.isArray(value)) {
-    for (const item of value) if (hasUnsafeInteger(item)) return true;
-    return false;
+    for (const item of value) if (hasUnsafeInteger(item, depth)) unsafe = true;
+    return unsafe;
   }
-  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key])) return true;
-  return false;
+  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key], depth)) unsafe = true;
+  return unsafe;
 }
 
 // Documents that needed the slow parser; everything from any other can use JSON.stringify.
 const losslessDocuments = new WeakSet<object>();
 
+/** Parses JSON text, keeping integers past 2^53 exact; throws JsonTooDeep past MAX_JSON_DEPTH. */
 export function parseJson(text: string): Json {
   const fast = JSON.parse(text) as Json;
   if (!hasUnsafeInteger(fast)) return fast;

@@ -54,6 +54,26 @@ export interface Transport {
 }
 
 const bodyTooLarge = (limit: number) => new CallError(ExitCode.network, `the service sent a body larger than ${Math.round(limit / 1024 / 1024)} MiB`, undefined, false);
+const notUtf8 = (status: number) =>
+  new CallError(ExitCode.network, 'the service sent a body that is not valid UTF-8', 'nothing of it was kept; try again later, or report it to the service', false, undefined, [], { status });
+
+// Fatal: a byte that is not UTF-8 must not become U+FFFD, which would turn two different names
+// into one. The BOM is kept, as the bytes were.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The text of a body, or undefined when a successful answer is not valid UTF-8. The body of a
+ * failed answer only feeds a message, so its bad bytes are replaced and its status decides.
+ */
+function decodeBody(body: Buffer, statusCode: number): string | undefined {
+  if (statusCode < 200 || statusCode >= 300) return body.toString('utf8');
+  try {
+    return strictUtf8.decode(body);
+  } catch {
+    return undefined;
+  }
+}
+
 const aborted = () => Object.assign(new Error('the request was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
 
 /**
@@ -100,10 +120,13 @@ abstract class Pending implements PendingRequest {
 
   protected ended(): void {
     if (this.settled) return;
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    const { statusCode, headers } = this.head!;
+    const text = decodeBody(body, statusCode);
+    if (text === undefined) return this.fail(notUtf8(statusCode));
     this.settled = true;
-    const text = this.chunks.length === 1 ? this.chunks[0]!.toString('utf8') : Buffer.concat(this.chunks, this.size).toString('utf8');
     this.chunks = [];
-    this.settle.resolve({ statusCode: this.head!.statusCode, headers: this.head!.headers, text });
+    this.settle.resolve({ statusCode, headers, text });
   }
 
   /** Fails the request, unless it already ended. */

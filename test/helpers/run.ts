@@ -21,6 +21,8 @@ export interface RunOptions {
   stderrColumns?: number;
   signal?: AbortSignal;
   now?: () => Date;
+  /** Replaces stdin, e.g. with a stream that stays open like an idle pipe. */
+  stdinStream?: Readable;
   /** Replaces stdout, e.g. with a stream that fails like a closed pipe. */
   stdout?: NodeJS.WritableStream & PassThrough;
 }
@@ -41,7 +43,7 @@ export async function runSgq(argv: string[], options: RunOptions = {}): Promise<
   const io: Io = {
     stdout,
     stderr,
-    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+    stdin: options.stdinStream ?? Readable.from(options.stdin === undefined ? [] : [options.stdin]),
     env: { SGQ_CONFIG_DIR: tempDir(), ...options.env },
     stdoutIsTTY: options.stdoutIsTTY ?? false,
     stderrIsTTY: options.stderrIsTTY ?? false,

@@ -40,6 +40,13 @@ describe('classify', () => {
     expect(e.exitCode).toBe(ExitCode.network);
   });
 
+  it('takes a 429 with a JSON Error string that is not the subscription body for a rate limit', () => {
+    const e = failure(429, '{"Error":"Too many requests"}', { 'retry-after': '1' });
+    expect(e.exitCode).toBe(ExitCode.network);
+    expect(e.retryable).toBe(true);
+    expect(e.retryAfterMs).toBe(1000);
+  });
+
   it.each([401, 403])('maps %i to exit 3', (status) => {
     const e = failure(status, '{"message":"Invalid API key."}');
     expect(e.exitCode).toBe(ExitCode.config);

@@ -1,9 +1,9 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { text } from 'node:stream/consumers';
 import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../../core/config.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { Io } from '../io.js';
+import { textUntilStopped } from '../stdin-chunks.js';
 import type { CommandContext } from '../context.js';
 
 /** `sgq config set|get|unset|list|path`. Data (values, paths) on stdout; confirmations on stderr. */
@@ -70,7 +70,7 @@ function settingName(name: string | undefined): SettingName {
 /** The value from stdin: a hidden prompt on a terminal, else the first line of the pipe. */
 async function readValue(io: Io, name: SettingName, profile: string): Promise<string> {
   if (!io.stdinIsTTY) {
-    const input = (await text(io.stdin)).split(/\r?\n/)[0] ?? '';
+    const input = (await textUntilStopped(io.stdin, io.signal)).split(/\r?\n/)[0] ?? '';
     const way = `printf %s "$VALUE" | sgq config set ${name}${profileFlag(profile)}`;
     if (!input.trim()) throw usageError(`no value for ${name} on stdin`, SETTINGS[name].secret ? `pipe it in: ${way}` : `give it as an argument or pipe it in: ${way}`);
     return input;

@@ -2,14 +2,16 @@ import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { FileHandle } from 'node:fs/promises';
 import { resolveConfig } from '../../core/config.js';
-import { ExitCode, SgqError, usageError, worstExitCode } from '../../core/errors.js';
+import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../core/errors.js';
+import { JsonTooDeep } from '../../core/json.js';
 import { parseSince } from '../../core/since.js';
 import type { Keyed, KeyStats } from '../../core/churn/keyed.js';
 import { diffSorted, type DiffCounts } from '../../core/churn/merge-diff.js';
 import { NotARecord } from '../../core/churn/record-key.js';
 import { snapshotRecords, sortedExport } from '../../core/churn/sources.js';
-import type { OpenSnapshot, StoredSnapshot } from '../../core/churn/store.js';
-import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
+import { LineTooLong } from '../../core/churn/lines.js';
+import type { OpenSnapshot, SnapshotStore, StoredSnapshot } from '../../core/churn/store.js';
+import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
 import { Reporter } from '../output/reporter.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';
@@ -43,6 +45,15 @@ interface Side {
 /** Two arguments that name files are a file diff; anything else names users. */
 const looksLikeFile = (arg: string) => arg !== '-' && (existsSync(arg) || /[/\\]|\.(ndjson|jsonl|json|csv|gz)$/i.test(arg));
 
+/** Where the changes go, and what the run must end. */
+interface Output {
+  sink: Sink;
+  formatter: Formatter;
+  reporter: Reporter;
+  /** Ctrl-C or SIGTERM: checked between chunks and batches, so a diff of any size stops within one. */
+  signal?: AbortSignal;
+}
+
 export async function runDiffCommand(ctx: CommandContext, args: string[], flags: DiffFlags): Promise<number> {
   const { io, globals } = ctx;
   // Sorting millions of lines makes garbage fast, and V8 answers by growing its young
@@ -52,77 +63,105 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const key = flags.key ?? 'username';
   const files = args.some(looksLikeFile);
-  if (files) {
-    if (args.length !== 2) throw usageError('sgq diff compares two files: OLD NEW', 'or name users to compare their last two snapshots');
-    for (const file of args) if (!existsSync(file) || !statSync(file).isFile()) throw usageError(`cannot read ${file}: no such file`);
-    if (flags.following || flags.at || flags.how || flags.snapshotDir) throw usageError('--following, --at, --how and --snapshot-dir choose snapshots; they do not apply to two files');
-  }
+  if (files) checkFileArguments(args, flags);
   const at = flags.at === undefined ? undefined : atTime(flags.at, (io.now ?? (() => new Date()))());
   const users: string[] = [];
   if (!files) for await (const user of await Subjects.open(args, io, 2)) users.push(user);
+  if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   const config = resolveConfig(globals, io.env);
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
   // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
   const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
   const outLock = await lockOut(out, { waitMs: 0, signal: io.signal });
   const sink: Sink = out ? FileSink.open(out, () => undefined) : new StreamSink(io.stdout, () => undefined);
-  const formatter = await createFormatter(format, sink, { fields: flags.fields, warn: (line) => reporter.warn(line), toFile: out !== undefined, width: terminalWidth(io) });
-  const tag = users.length > 1;
   let exitCode: number = ExitCode.ok;
-
-  const compare = async (older: Side, newer: Side, who: string | null) => {
-    for (const side of [older, newer]) if (side.complete === false) reporter.warn(`${side.label} is not complete: "lost" there means "not seen"`);
-    let counts: DiffCounts;
-    try {
-      counts = await diffSorted(older.records, newer.records, { changed: flags.changed === true }, async (batch) => {
-        if (io.signal?.aborted) throw new SgqError(io.signal.reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted, `interrupted by ${String(io.signal.reason)}`);
-        const records = changeRecords(batch);
-        formatter.write(tag && who !== null ? records.map((r) => ({ query_user: who, ...r })) : records, true);
-        await sink.drain();
-      });
-    } catch (error) {
-      throw error instanceof NotARecord || (error instanceof Error && /not in key order/.test(error.message)) ? usageError(error.message) : error;
-    } finally {
-      await Promise.all([older.close(), newer.close()]);
-    }
-    for (const side of [older, newer]) {
-      const note = leftOutText(side.stats, key, side.label);
-      if (note) reporter.warn(note);
-    }
-    reporter.info(`sgq: ${who === null ? '' : `${who}: `}${countsText(counts, flags.changed === true)} (${older.label} to ${newer.label})`);
-  };
-
   let ok = false;
+  let formatter: Formatter | undefined;
   try {
+    formatter = await createFormatter(format, sink, { fields: flags.fields, warn: (line) => reporter.warn(line), toFile: out !== undefined, width: terminalWidth(io) });
+    const output: Output = { sink, formatter, reporter, signal: io.signal };
     if (files) {
-      await compare(await fileSide(args[0]!, key), await fileSide(args[1]!, key), null);
+      const [older, newer] = await openBoth(() => fileSide(args[0]!, key, io.signal), () => fileSide(args[1]!, key, io.signal));
+      await compare(output, older, newer, null, flags);
     } else {
-      const store = openSnapshotStore(flags.snapshotDir, config, io.env);
-      const route = flags.following ? 'graph/get_following' : 'graph/get_followers';
-      for (const user of users) {
-        const subject = { profile: config.profile, route, how: flags.how ?? 'username', user };
-        const pair = await store.openFrom(subject, (history) => lastTwo(history, at));
-        if (pair.length < 2) {
-          for (const s of pair) await s.handle.close();
-          reporter.error(
-            `${user}: ${pair.length ? 'only one snapshot' : 'no snapshots'} of its ${flags.following ? 'following' : 'followers'}${at ? ` up to ${flags.at}` : ''} in ${store.root} (profile ${config.profile})`,
-            `take one with \`sgq graph ${flags.following ? 'following' : 'followers'} ${user} --all --snapshot\``,
-          );
-          exitCode = worstExitCode([exitCode, ExitCode.usage]);
-          continue;
-        }
-        await compare(await snapshotSide(pair[0]!, key), await snapshotSide(pair[1]!, key), user);
-      }
+      const pairs = { store: openSnapshotStore(flags.snapshotDir, config, io.env), profile: config.profile, key, at, tag: users.length > 1 };
+      for (const user of users) exitCode = worstExitCode([exitCode, await diffUser(output, pairs, user, flags)]);
     }
     ok = true;
+  } catch (error) {
+    throw io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
   } finally {
-    if (!sink.closed) formatter.end();
+    if (formatter && !sink.closed) formatter.end();
     const note = await sink.finish(ok && exitCode === ExitCode.ok);
     outLock?.release();
     if (note) reporter.error(note);
   }
   if (sink.failure) throw sink.failure;
   return sink.closed ? ExitCode.ok : exitCode;
+}
+
+function checkFileArguments(args: string[], flags: DiffFlags): void {
+  if (args.length !== 2) throw usageError('sgq diff compares two files: OLD NEW', 'or name users to compare their last two snapshots');
+  for (const file of args) if (!existsSync(file) || !statSync(file).isFile()) throw usageError(`cannot read ${file}: no such file`);
+  if (flags.following || flags.at || flags.how || flags.snapshotDir) throw usageError('--following, --at, --how and --snapshot-dir choose snapshots; they do not apply to two files');
+}
+
+/** Opens both sides; the first is closed (its sorted runs removed) if the second fails. */
+async function openBoth(first: () => Promise<Side>, second: () => Promise<Side>): Promise<[Side, Side]> {
+  const a = await first();
+  try {
+    return [a, await second()];
+  } catch (error) {
+    await a.close();
+    throw error;
+  }
+}
+
+/** Writes the changes from `older` to `newer`, tagged with the user when there are several. */
+async function compare(output: Output, older: Side, newer: Side, who: string | null, flags: DiffFlags & { tag?: boolean }): Promise<void> {
+  const { sink, formatter, reporter, signal } = output;
+  for (const side of [older, newer]) if (side.complete === false) reporter.warn(`${side.label} is not complete: "lost" there means "not seen"`);
+  let counts: DiffCounts;
+  try {
+    counts = await diffSorted(older.records, newer.records, { changed: flags.changed === true, signal }, async (batch) => {
+      const records = changeRecords(batch);
+      formatter.write(flags.tag && who !== null ? records.map((r) => ({ query_user: who, ...r })) : records, true);
+      await sink.drain();
+    });
+  } catch (error) {
+    if (error instanceof JsonTooDeep) throw usageError(`a record is ${error.message}`);
+    throw error instanceof NotARecord || (error instanceof Error && /not in key order/.test(error.message)) ? usageError(error.message) : error;
+  } finally {
+    await Promise.all([older.close(), newer.close()]);
+  }
+  for (const side of [older, newer]) {
+    const note = leftOutText(side.stats, flags.key ?? 'username', side.label);
+    if (note) reporter.warn(note);
+  }
+  reporter.info(`sgq: ${who === null ? '' : `${who}: `}${countsText(counts, flags.changed === true)} (${older.label} to ${newer.label})`);
+}
+
+/** The diff of a user's last two snapshots (up to --at); exit 2 when there are fewer. */
+async function diffUser(
+  output: Output,
+  pairs: { store: SnapshotStore; profile: string; key: string; at: string | undefined; tag: boolean },
+  user: string,
+  flags: DiffFlags,
+): Promise<number> {
+  const { store, profile, key, at, tag } = pairs;
+  const route = flags.following ? 'graph/get_following' : 'graph/get_followers';
+  const pair = await store.openFrom({ profile, route, how: flags.how ?? 'username', user }, (history) => lastTwo(history, at));
+  if (pair.length < 2) {
+    for (const s of pair) await s.handle.close();
+    output.reporter.error(
+      `${user}: ${pair.length ? 'only one snapshot' : 'no snapshots'} of its ${flags.following ? 'following' : 'followers'}${at ? ` up to ${flags.at}` : ''} in ${store.root} (profile ${profile})`,
+      `take one with \`sgq graph ${flags.following ? 'following' : 'followers'} ${user} --all --snapshot\``,
+    );
+    return ExitCode.usage;
+  }
+  const [older, newer] = await openBoth(() => snapshotSide(pair[0]!, key, output.signal), async () => snapshotSide(pair[1]!, key, output.signal));
+  await compare(output, older, newer, user, { ...flags, tag });
+  return ExitCode.ok;
 }
 
 /** `--at`: an ISO date-time or an age; a date alone means the end of that day (UTC). */
@@ -142,28 +181,30 @@ function lastTwo(history: StoredSnapshot[], at: string | undefined): StoredSnaps
   return candidates.slice(-2);
 }
 
-async function snapshotSide(snapshot: OpenSnapshot, key: string): Promise<Side> {
+async function snapshotSide(snapshot: OpenSnapshot, key: string, signal: AbortSignal | undefined): Promise<Side> {
   const label = `snapshot of ${snapshot.meta.taken_at}`;
   const close = () => snapshot.handle.close();
   if (key === snapshot.meta.sorted_by) {
     const stats: KeyStats = { missingKey: 0, duplicates: 0 };
     return { records: snapshotRecords(snapshot.handle, key, stats, snapshot.dataPath), stats, label, complete: snapshot.meta.complete, close };
   }
-  const side = await sorted(snapshot.handle, key);
+  const side = await sorted(snapshot.handle, key, signal);
   return { ...side, label, complete: snapshot.meta.complete, close: async () => (side.close(), await close()) };
 }
 
-async function fileSide(file: string, key: string): Promise<Side> {
-  return { ...(await sorted(file, key)), label: file };
+async function fileSide(file: string, key: string, signal: AbortSignal | undefined): Promise<Side> {
+  return { ...(await sorted(file, key, signal)), label: file };
 }
 
 /** Another key than the snapshots' own, or a file: sorted on disk in the temporary folder (TMPDIR). */
-async function sorted(source: string | FileHandle, key: string): Promise<Pick<Side, 'records' | 'stats' | 'close'>> {
+async function sorted(source: string | FileHandle, key: string, signal: AbortSignal | undefined): Promise<Pick<Side, 'records' | 'stats' | 'close'>> {
+  const name = typeof source === 'string' ? source : 'snapshot';
   try {
-    const { records, stats, discard } = await sortedExport(source, key, tmpdir(), String(process.pid));
+    const { records, stats, discard } = await sortedExport(source, key, tmpdir(), String(process.pid), signal);
     return { records, stats, close: discard };
   } catch (error) {
-    if (error instanceof NotARecord) throw usageError(`${typeof source === 'string' ? source : 'snapshot'}: ${error.message}`, 'sgq diff reads NDJSON, JSON or CSV exports (gzip too)');
+    if (error instanceof NotARecord) throw usageError(`${name}: ${error.message}`, 'sgq diff reads NDJSON, JSON or CSV exports (gzip too)');
+    if (error instanceof LineTooLong) throw usageError(`${name}: ${error.message}`, 'sgq diff reads exports of records, one a line');
     throw error;
   }
 }

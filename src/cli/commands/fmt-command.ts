@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
-import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { parseJson, parsedLosslessly, type Json } from '../../core/json.js';
-import { createFormatter, terminalWidth, type Format } from '../output/formats.js';
+import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
+import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
+import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
 import { pagerSink } from '../output/pager.js';
@@ -33,6 +33,37 @@ function recordsOfLine(value: Json): JsonObject[] | undefined {
   return value.data.filter((item): item is JsonObject => isObject(item) && !isErrorRecord(item));
 }
 
+/** Writes the records of each line through the formatter, in batches, until the input ends or `done`. */
+async function render(lines: AsyncIterable<string>, name: string, formatter: Formatter, sink: Sink, done: () => boolean): Promise<void> {
+  let batch: JsonObject[] = [];
+  let lossless = false;
+  const flush = async () => {
+    formatter.write(batch, lossless);
+    batch = [];
+    lossless = false;
+    await sink.drain();
+  };
+  let lineNumber = 0;
+  for await (const line of lines) {
+    lineNumber++;
+    if (done()) return;
+    if (line.trim() === '') continue;
+    let value: Json;
+    try {
+      value = parseJson(line);
+    } catch (error) {
+      if (error instanceof JsonTooDeep) throw usageError(`${name} line ${lineNumber} is ${error.message}`);
+      throw usageError(`${name} line ${lineNumber} is not JSON`, 'sgq fmt reads NDJSON records or --raw bodies, one per line');
+    }
+    const records = recordsOfLine(value);
+    if (!records) throw usageError(`${name} line ${lineNumber} is not a JSON object`, 'sgq fmt reads NDJSON records or --raw bodies, one per line');
+    lossless ||= parsedLosslessly(value);
+    batch.push(...records);
+    if (batch.length >= BATCH) await flush();
+  }
+  if (!done()) await flush();
+}
+
 /** `sgq fmt [FILE|-]`: re-renders records sgq wrote before, offline, with every output option. */
 export async function runFmtCommand(ctx: CommandContext, file: string | undefined, flags: FmtFlags): Promise<number> {
   const { io, globals } = ctx;
@@ -55,39 +86,23 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   const outLock = await lockOut(out, { waitMs: 0, signal: io.signal });
   const sink: Sink = out ? FileSink.open(out, onClose) : (pagerSink(io, flags.pager !== false, onClose, () => undefined) ?? new StreamSink(io.stdout, onClose));
   let failure: unknown;
+  // Ctrl-C or SIGTERM ends the reading at once, also while stdin is idle.
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  const stop = () => {
+    lines.close();
+    input.destroy();
+  };
+  io.signal?.addEventListener('abort', stop, { once: true });
+  if (io.signal?.aborted) stop();
   try {
     const formatter = await createFormatter(format, sink, { fields: flags.fields, header: flags.header, warn: (line) => reporter.warn(line), jq, toFile: flags.out !== undefined, width: terminalWidth(io) });
-    let batch: JsonObject[] = [];
-    let lossless = false;
-    const flush = async () => {
-      formatter.write(batch, lossless);
-      batch = [];
-      lossless = false;
-      await sink.drain();
-    };
-    let lineNumber = 0;
-    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
-      lineNumber++;
-      if (closed) break;
-      if (line.trim() === '') continue;
-      let value: Json;
-      try {
-        value = parseJson(line);
-      } catch {
-        throw usageError(`${name} line ${lineNumber} is not JSON`, 'sgq fmt reads NDJSON records or --raw bodies, one per line');
-      }
-      const records = recordsOfLine(value);
-      if (!records) throw usageError(`${name} line ${lineNumber} is not a JSON object`, 'sgq fmt reads NDJSON records or --raw bodies, one per line');
-      lossless ||= parsedLosslessly(value);
-      batch.push(...records);
-      if (batch.length >= BATCH) await flush();
-    }
-    if (!closed) {
-      await flush();
-      formatter.end();
-    }
+    await render(lines, name, formatter, sink, () => closed || io.signal?.aborted === true);
+    if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
+    if (!closed) formatter.end();
   } catch (error) {
-    failure = error;
+    failure = io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
+  } finally {
+    io.signal?.removeEventListener('abort', stop);
   }
   // What was rendered before a failure is kept as FILE.partial, as a run keeps what it fetched.
   const note = await sink.finish(failure === undefined);

@@ -1,6 +1,7 @@
-import { usageError } from '../../core/errors.js';
+import { interruptedBy, usageError } from '../../core/errors.js';
 import { SeenNames } from './seen-names.js';
 import type { Io } from '../io.js';
+import { chunksUntilStopped } from '../stdin-chunks.js';
 
 /**
  * The users (or list ids) of a command: its arguments, where `-` stands for stdin, one per
@@ -17,23 +18,34 @@ export class Subjects implements AsyncIterable<string> {
     private readonly rest: AsyncIterator<string>,
     /** Some came from stdin (`-`): a list of any length, so each record is tagged with its user. */
     readonly fromStdin: boolean,
+    private readonly cut: { short: boolean } = { short: false },
   ) {}
 
+  /**
+   * A stop (SIGINT, SIGTERM) ended the reading of stdin while it was waiting for more: users
+   * after the last one read were never seen, and a resume list cannot name them.
+   */
+  get cutShort(): boolean {
+    return this.cut.short;
+  }
+
   /** Reads ahead up to `ahead` subjects; a usage error if there are none. */
-  static async open(args: readonly string[], io: Pick<Io, 'stdin' | 'stdinIsTTY'>, ahead: number): Promise<Subjects> {
+  static async open(args: readonly string[], io: Pick<Io, 'stdin' | 'stdinIsTTY' | 'signal'>, ahead: number): Promise<Subjects> {
     const fromStdin = args.includes('-');
     // io.stdin is touched only for `-`: creating process.stdin costs a start some 3 ms.
     if (fromStdin && io.stdinIsTTY) throw usageError('- reads users from stdin, but stdin is a terminal', 'pipe a file in: sgq … - < users.txt');
     if (args.some((a) => a.trim() === '')) throw usageError('an empty user name was given');
-    const all = unique(args, io);
+    const cut = { short: false };
+    const all = unique(args, io, () => (cut.short = true));
     const first: string[] = [];
     while (first.length < ahead) {
       const next = await all.next();
       if (next.done) break;
       first.push(next.value);
     }
+    if (first.length === 0 && cut.short) throw interruptedBy(io.signal?.reason);
     if (first.length === 0) throw usageError('no users given: stdin held none');
-    return new Subjects(first, all, fromStdin);
+    return new Subjects(first, all, fromStdin, cut);
   }
 
   /** The subjects in order: those read ahead, then the rest as they are read. */
@@ -68,7 +80,7 @@ export class Subjects implements AsyncIterable<string> {
  * The subjects of the arguments, `-` read a line at a time as the stream delivers them, each
  * once: one generator for all of it (see above).
  */
-async function* unique(args: readonly string[], io: Pick<Io, 'stdin'>): AsyncGenerator<string> {
+async function* unique(args: readonly string[], io: Pick<Io, 'stdin' | 'signal'>, cut: () => void): AsyncGenerator<string> {
   const seen = new SeenNames();
   for (const arg of args) {
     if (arg !== '-') {
@@ -78,7 +90,7 @@ async function* unique(args: readonly string[], io: Pick<Io, 'stdin'>): AsyncGen
     const stdin = io.stdin;
     let partial = '';
     stdin.setEncoding('utf8');
-    for await (const chunk of stdin as AsyncIterable<string>) {
+    for await (const chunk of chunksUntilStopped(stdin, io.signal, cut) as AsyncIterable<string>) {
       const lines = (partial + chunk).split('\n');
       partial = lines.pop()!;
       for (const line of lines) {

@@ -1,5 +1,6 @@
 import type { Ora } from 'ora';
 import { failureLine } from '../../core/errors.js';
+import { maskSecretsIn } from '../../core/secrets.js';
 import { colorLevel, type Io } from '../io.js';
 
 /** The styles of sgq's messages. */
@@ -19,6 +20,8 @@ export interface ReporterOptions {
 export class Reporter {
   private spinner?: Ora;
   private spinnerText = '';
+  /** Keys masked in every line this reporter prints (see maskSecrets). */
+  private secrets: string[] = [];
 
   constructor(
     private readonly io: Io,
@@ -33,6 +36,20 @@ export class Reporter {
     if (level === 0) return new Reporter(io, options);
     const { Chalk } = await import('chalk');
     return new Reporter(io, options, new Chalk({ level }));
+  }
+
+  /**
+   * Masks these keys (`****abcd`) in everything printed from now on, whoever wrote the text:
+   * the service's error records and 401 bodies, traces, the JSON summary. Called once the
+   * run knows its key.
+   */
+  maskSecrets(secrets: readonly (string | undefined)[]): void {
+    for (const secret of secrets) if (secret && !this.secrets.includes(secret)) this.secrets.push(secret);
+  }
+
+  /** The text with the run's keys masked. */
+  masked(text: string): string {
+    return this.secrets.length ? maskSecretsIn(text, this.secrets) : text;
   }
 
   /**
@@ -57,13 +74,14 @@ export class Reporter {
 
   async startProgress(text: string): Promise<void> {
     if (!this.showsProgress || this.spinner) return;
-    this.spinnerText = text;
+    this.spinnerText = this.masked(text);
     const { default: ora } = await import('ora');
     // progress() may have moved on while ora was loading.
     this.spinner = ora({ text: this.spinnerText, stream: this.io.stderr, isEnabled: true, discardStdin: false }).start();
   }
 
   progress(text: string): void {
+    text = this.masked(text);
     this.spinnerText = text;
     if (this.spinner) this.spinner.text = text;
   }
@@ -119,7 +137,7 @@ export class Reporter {
   private line(text: string): void {
     const spinning = this.spinner?.isSpinning;
     if (spinning) this.spinner!.clear();
-    this.io.stderr.write(`${text}\n`);
+    this.io.stderr.write(`${this.masked(text)}\n`);
     if (spinning) this.spinner!.render();
   }
 }

@@ -67,6 +67,8 @@ export class RunScope {
     const marks = plan.marksFile && this.checkpoints.add(await SinceMarks.open(plan.marksFile(this.config), lockOptions));
     // 2. The connection, and the output (a proxy variable sgq cannot use ends the run before --out is touched).
     this.connection = await connect(ctx, plan.needsKey);
+    // From here on the key may come back in what the service says: every line masks it.
+    this.reporter.maskSecrets([this.connection.apiKey]);
     this.defer(this.connection, (c) => c.close());
     const proxy = proxyFor(io.env, new URL(this.connection.baseUrl));
     const stop = () => this.controller.abort('output closed');

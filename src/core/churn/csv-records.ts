@@ -1,4 +1,5 @@
 import { stringifyJson, type Json } from '../json.js';
+import { LineTooLong, MAX_LINE_CHARS } from './lines.js';
 
 // CSV as sgq writes it (RFC 4180: quotes doubled, fields may hold line breaks) back into
 // one JSON line per row, so that a CSV export can be diffed like an NDJSON one. Every value
@@ -13,7 +14,12 @@ export async function* csvRecordLines(chunks: AsyncIterable<string>): AsyncGener
   // After a closing quote: a doubled quote continues the cell.
   let afterQuote = false;
   let batch: string[] = [];
+  // A row's length and number, to refuse one past MAX_LINE_CHARS before it fills memory.
+  let rowChars = 0;
+  let rows = 0;
   const endRow = () => {
+    rows++;
+    rowChars = 0;
     row.push(cell);
     cell = '';
     if (!header) header = row;
@@ -23,6 +29,7 @@ export async function* csvRecordLines(chunks: AsyncIterable<string>): AsyncGener
   for await (const text of chunks) {
     for (let i = 0; i < text.length; i++) {
       const c = text[i]!;
+      if (++rowChars > MAX_LINE_CHARS) throw new LineTooLong(rows + 1, 'row');
       if (quoted) {
         if (c === '"') {
           quoted = false;

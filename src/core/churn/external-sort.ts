@@ -39,6 +39,8 @@ export class ExternalSort {
     _tag: string,
     private readonly runChars = RUN_CHARS,
     private readonly fanIn = FAN_IN,
+    /** Stops a merge between batches (Ctrl-C, SIGTERM), with its reason. */
+    private readonly signal?: AbortSignal,
   ) {}
 
   async add(lines: readonly string[]): Promise<void> {
@@ -105,7 +107,7 @@ export class ExternalSort {
   /** A k-way merge of sorted sources; ties go to the earlier source, and repeats of a key are dropped. */
   private async *merge(sources: AsyncIterable<Keyed[]>[]): AsyncGenerator<Keyed[]> {
     const heap = new MergeHeap();
-    const cursors = sources.map((s) => new Cursor(s[Symbol.asyncIterator]()));
+    const cursors = sources.map((s) => new Cursor(s[Symbol.asyncIterator](), this.signal));
     try {
       for (let i = 0; i < cursors.length; i++) if (await cursors[i]!.next()) heap.push(i, cursors[i]!.current);
       let out: Keyed[] = [];

@@ -15,12 +15,17 @@ export class Cursor<T> {
   private index = 0;
   current!: T;
 
-  constructor(private readonly source: AsyncIterator<T[]>) {}
+  constructor(
+    private readonly source: AsyncIterator<T[]>,
+    /** Checked before each batch is fetched: a stop ends a long merge within a batch. */
+    private readonly signal?: AbortSignal,
+  ) {}
 
-  /** Moves to the next item; false at the end. */
+  /** Moves to the next item; false at the end. Throws the signal's reason once it is aborted. */
   async next(): Promise<boolean> {
     if (this.advance()) return true;
     for (;;) {
+      this.signal?.throwIfAborted();
       const step = await this.source.next();
       if (step.done) return false;
       this.batch = step.value;

@@ -32,17 +32,51 @@ export async function* textChunks(stream: Readable): AsyncGenerator<string> {
   if (rest) yield rest;
 }
 
-/** The non-empty lines of a text, in batches, without their LF or CRLF ends. */
+/**
+ * The longest line (or CSV row) read, in characters: a record of the service is a few hundred.
+ * A longer one is refused rather than held: memory stays bounded whatever the file holds.
+ */
+export const MAX_LINE_CHARS = 4 * 1024 * 1024;
+
+/** A line (or a CSV row) past MAX_LINE_CHARS; `line` counts from 1. */
+export class LineTooLong extends Error {
+  constructor(
+    readonly line: number,
+    what: 'line' | 'row' = 'line',
+  ) {
+    super(`${what} ${line.toLocaleString('en-US')} is longer than ${MAX_LINE_CHARS.toLocaleString('en-US')} characters, the most sgq reads`);
+    this.name = 'LineTooLong';
+  }
+}
+
+/**
+ * The non-empty lines of a text, in batches, without their LF or CRLF ends. Each chunk is
+ * split once; a line that spans chunks is kept as its pieces and joined once it ends, so a
+ * long line costs linear time (joining the rest to every chunk and splitting again was
+ * quadratic), and it is refused once past MAX_LINE_CHARS.
+ */
 export async function* lineBatches(stream: Readable): AsyncGenerator<string[]> {
-  let rest = '';
+  let pieces: string[] = [];
+  let pending = 0;
+  let ended = 0;
   for await (const text of textChunks(stream)) {
-    const parts = (rest + text).split('\n');
-    rest = parts.pop()!;
+    const parts = text.split('\n');
+    const last = parts.pop()!;
+    if (parts.length) {
+      if (pieces.length) parts[0] = pieces.join('') + parts[0]!;
+      if (parts[0]!.length > MAX_LINE_CHARS) throw new LineTooLong(ended + 1);
+      ended += parts.length;
+      pieces = [];
+      pending = 0;
+    }
+    pieces.push(last);
+    pending += last.length;
+    if (pending > MAX_LINE_CHARS) throw new LineTooLong(ended + 1);
     const batch = clean(parts);
     if (batch.length) yield batch;
   }
-  const last = clean([rest]);
-  if (last.length) yield last;
+  const rest = clean([pieces.join('')]);
+  if (rest.length) yield rest;
 }
 
 function clean(parts: string[]): string[] {

@@ -27,12 +27,13 @@ const BATCH = 1000;
 export async function diffSorted(
   older: AsyncIterable<Keyed[]>,
   newer: AsyncIterable<Keyed[]>,
-  options: { changed: boolean },
+  /** `signal` stops the merge between batches, with its reason. */
+  options: { changed: boolean; signal?: AbortSignal },
   emit: (changes: Change[]) => Promise<void>,
 ): Promise<DiffCounts> {
   const counts: DiffCounts = { gained: 0, lost: 0, changed: 0, unchanged: 0 };
-  const a = new Cursor(older[Symbol.asyncIterator]());
-  const b = new Cursor(newer[Symbol.asyncIterator]());
+  const a = new Cursor(older[Symbol.asyncIterator](), options.signal);
+  const b = new Cursor(newer[Symbol.asyncIterator](), options.signal);
   let out: Change[] = [];
   const push = async (change: ChangeKind, line: string) => {
     out.push({ change, line });

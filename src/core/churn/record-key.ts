@@ -1,4 +1,4 @@
-import { stringifyJson, parseJson } from '../json.js';
+import { JsonTooDeep, stringifyJson, parseJson } from '../json.js';
 
 /** The key of a record line (`username` unless --key names another field), as text. */
 export type KeyOf = (line: string) => string | undefined;
@@ -21,8 +21,8 @@ export function keyReader(key: string): KeyOf {
     let record;
     try {
       record = parseJson(line);
-    } catch {
-      throw new NotARecord(`not JSON: ${line.slice(0, 60)}`);
+    } catch (error) {
+      throw new NotARecord(error instanceof JsonTooDeep ? `a record is ${error.message}` : `not JSON: ${line.slice(0, 60)}`);
     }
     if (record === null || typeof record !== 'object' || Array.isArray(record)) throw new NotARecord(`not a JSON object: ${line.slice(0, 60)}`);
     const value = (record as Record<string, unknown>)[key];

@@ -35,11 +35,23 @@ export async function* exportLines(source: string | FileHandle): AsyncGenerator<
   }
 }
 
-/** An export's records sorted by `key` on disk (in `tempDir`), each key once. */
-export async function sortedExport(path: string | FileHandle, key: string, tempDir: string, tag: string): Promise<{ records: AsyncGenerator<Keyed[]>; stats: KeyStats; discard: () => void }> {
-  const sort = new ExternalSort(keyReader(key), tempDir, tag);
+/**
+ * An export's records sorted by `key` on disk (in `tempDir`), each key once. `signal` stops
+ * the reading between chunks and the merging between batches, with its reason.
+ */
+export async function sortedExport(
+  path: string | FileHandle,
+  key: string,
+  tempDir: string,
+  tag: string,
+  signal?: AbortSignal,
+): Promise<{ records: AsyncGenerator<Keyed[]>; stats: KeyStats; discard: () => void }> {
+  const sort = new ExternalSort(keyReader(key), tempDir, tag, undefined, undefined, signal);
   try {
-    for await (const lines of exportLines(path)) await sort.add(lines);
+    for await (const lines of exportLines(path)) {
+      signal?.throwIfAborted();
+      await sort.add(lines);
+    }
     await sort.seal();
   } catch (error) {
     sort.discard();
