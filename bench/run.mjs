@@ -10,12 +10,13 @@
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 import { createGzip } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -527,6 +528,46 @@ async function churn() {
   const asFiles = await run(NODE, [...SGQ, 'diff', ...exportsOf], { rss: true, env: { TMPDIR: tmp } });
   const filesPeak = asFiles.rssKiB / 1024;
   row('`sgq diff OLD NEW`: the same lists as two unsorted gzip NDJSON exports (sorted on disk first) vs gunzipping the snapshots', `${fmt(asFiles.ms)} ms, ${filesPeak.toFixed(1)} MiB peak`, `${fmt(readMs)} ms`, `${(asFiles.ms / readMs).toFixed(2)}x`, `< 200 MiB ${verdict(filesPeak < 200 && asFiles.stderr.includes(`${fmt(lost)} lost`))}`);
+  await diffStops(exportsOf, tmp);
+}
+
+/**
+ * Issue 18: SIGTERM ends `sgq diff` within a second in every phase. Measured from the signal
+ * to the exit, while it sorts the first export (a sorted run on disk) and while it merges (its
+ * first change on stdout); the baseline is an idle node process taking the same signal.
+ */
+async function diffStops(exportsOf, tmp) {
+  const runs = QUICK ? 1 : Math.min(RUNS, 3);
+  const stopAfter = async (args, ready) => {
+    const child = start(NODE, args, { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, TMPDIR: tmp, SGQ_CONFIG_DIR: configDir } });
+    let wrote = false;
+    child.stdout.on('data', () => (wrote = true));
+    const exited = once(child, 'exit');
+    for (const began = Date.now(); !(await ready(() => wrote)); ) {
+      if (Date.now() - began > 120_000) throw new Error(`${args.join(' ')} never reached the phase to stop in`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const sent = performance.now();
+    child.kill('SIGTERM');
+    const [code, signal] = await exited;
+    if (code !== 143 && signal !== 'SIGTERM') throw new Error(`${args.join(' ')} ended with ${code ?? signal} after SIGTERM, not 143`);
+    return performance.now() - sent;
+  };
+  const sorting = async () => readdirSync(tmp).some((f) => f.startsWith('.sort.run.'));
+  const merging = async (wrote) => wrote();
+  const idle = () => stopAfter(['-e', "process.on('SIGTERM',()=>process.exit(143));setInterval(()=>{},1000);console.log('up')"], merging);
+  log(`churn: SIGTERM to sgq diff while it sorts and while it merges, ${runs} times each`);
+  const times = { sorting: [], merging: [], idle: [] };
+  for (let i = 0; i < runs; i++) {
+    times.sorting.push(await stopAfter([...SGQ, 'diff', ...exportsOf], sorting));
+    times.merging.push(await stopAfter([...SGQ, 'diff', ...exportsOf], merging));
+    times.idle.push(await idle());
+  }
+  const base = median(times.idle);
+  for (const phase of ['sorting', 'merging']) {
+    const ms = median(times[phase]);
+    row(`\`sgq diff OLD NEW\` of ${fmt(CHURN_RECORDS)}-line exports: SIGTERM to exit while ${phase} (median of ${runs}; baseline: an idle node process)`, `${fmt(ms)} ms`, `${fmt(base)} ms`, `${(ms / base).toFixed(1)}x`, `≤ 1,000 ms ${verdict(ms <= 1000)}`);
+  }
 }
 
 // 7. shape: what --jq costs on the --all export, against plain ndjson

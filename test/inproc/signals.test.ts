@@ -51,6 +51,7 @@ describe('a stop ends a command waiting on an idle stdin', () => {
     expect(r).not.toBe('timeout');
     expect((r as RunResult).code).toBe(143);
     expect((r as RunResult).stderr).toContain('resume with: sgq graph followers jack jill');
+    expect((r as RunResult).stderr).toContain('users after the last one read were never seen, and the resume does not list them');
   });
 });
 

@@ -46,7 +46,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   /** The `since` each user was asked with, frozen for its resume. */
   let sinceOf: (user: string | null) => string | undefined = () => since;
 
-  return execute(
+  const code = await execute(
     ctx,
     {
       label: commandName(route),
@@ -81,6 +81,9 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
     },
     flags,
   );
+  // The resume lists the users read; those stdin still held when the stop came were never seen.
+  if (subjects?.cutShort) (await ctx.reporter()).warn('the run stopped while stdin was still being read: users after the last one read were never seen, and the resume does not list them; give them again');
+  return code;
 }
 
 /** The since a user's --since-last mark gives; a mark from the future is not sent, and the run says so. */
