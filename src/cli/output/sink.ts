@@ -268,9 +268,10 @@ function keepPartial(temp: string, target: OutTarget, failed: boolean): string {
   // Named as the user named FILE, unless FILE is a link: then beside its target.
   const partial = `${target.path === resolve(target.file) ? target.file : target.path}.partial`;
   const unchanged = `${target.file} ${target.kind === 'replace' && target.stat ? 'left unchanged' : 'not created'}`;
-  if (failed && sizeOf(temp) === 0) {
+  // An empty FILE.partial would keep nothing and only need removing.
+  if (sizeOf(temp) === 0) {
     rmSync(temp, { force: true });
-    return `${unchanged}; no complete record had been written`;
+    return `${unchanged}; ${failed ? 'no complete record had been written' : 'no record had been fetched'}`;
   }
   try {
     moveIntoPlace(temp, partial, { durable: false });

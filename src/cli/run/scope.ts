@@ -23,6 +23,7 @@ import { TraceFile } from './trace-file.js';
 
 export class RunScope {
   private readonly closers: (() => Promise<void> | void)[] = [];
+  private finished = false;
   readonly checkpoints = new Checkpoints();
   readonly controller = new AbortController();
   held!: Held;
@@ -64,6 +65,8 @@ export class RunScope {
     const outLock = await lockOutput(out, lockOptions);
     if (outLock) this.defer(outLock, (l) => l.release());
     this.config = resolveConfig(globals, io.env);
+    // Closed whatever else fails to open: the marks below hold the state file's lock.
+    this.defer(this.checkpoints, (c) => c.close());
     const marks = plan.marksFile && this.checkpoints.add(await SinceMarks.open(plan.marksFile(this.config), lockOptions));
     // 2. The connection, and the output (a proxy variable sgq cannot use ends the run before --out is touched).
     this.connection = await connect(ctx, plan.needsKey);
@@ -73,9 +76,10 @@ export class RunScope {
     const proxy = proxyFor(io.env, new URL(this.connection.baseUrl));
     const stop = () => this.controller.abort('output closed');
     this.output = await openOutput(io, out, { ...choice, format: choice.format(this.connection.config) }, this.reporter, stop);
+    // A scope that closes before its finish (a later step failed to open) keeps nothing half-made.
+    this.defer(this.output, async (o) => void (this.finished || (await o.sink.finish(false))));
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
     const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
-    this.defer(this.checkpoints, (c) => c.close());
     this.held = { marks, snapshots, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent.
     this.cache = await openCache(io.env, this.connection.config, this.connection, flags.cache);
@@ -127,6 +131,7 @@ export class RunScope {
    * dropped and left as they were. Returns the note for stderr, if any.
    */
   async finish(ok: boolean): Promise<string | undefined> {
+    this.finished = true;
     const { sink } = this.output;
     const note = await sink.finish(ok && this.output.formatFailure === undefined);
     const durable = sink.delivered && !sink.failure && this.output.formatFailure === undefined;
@@ -134,7 +139,7 @@ export class RunScope {
     if (durable) await this.checkpoints.commit();
     else if (pending) {
       await this.checkpoints.drop();
-      this.reporter.error(`left as they were: ${this.checkpoints.describe().join('; ')} (the output holding the records was not kept)`);
+      this.reporter.error(`left as they were: ${this.checkpoints.describe().join('; ')} (the output did not take every record they cover)`);
     }
     return note;
   }
