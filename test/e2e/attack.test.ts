@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, sgq } from '../helpers/e2e.js';
+import { tempDir } from '../helpers/run.js';
+import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
+import { until } from '../helpers/wait.js';
+
+// An outside attack on the run protocol of issue 18 (one commit rule for everything a run
+// claims): each test is a way found to make a checkpoint claim more than the output holds.
+
+const stubs = useStubs();
+const PAGE = 3;
+const KEY = (user: string) => `default graph/get_followers username ${user}`;
+
+/** A followers route: every user has 3 followers on one page; `hold` may delay an answer. */
+async function followers(hold?: (req: Recorded, user: string) => Promise<void>) {
+  return stubs(async (req) => {
+    const { user, page = 1 } = JSON.parse(req.body) as { user: string; page?: number };
+    await hold?.(req, user);
+    const all = [0, 1, 2].map((i) => ({ username: `${user}_f${i}`, last_checked: '2026-11-01T00:00:00.000000+00:00' }));
+    return { body: envelope(page, null, all.slice((page - 1) * PAGE, page * PAGE), 1000, user) };
+  });
+}
+
+function env(url: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { SGQ_BASE_URL: url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0', XDG_CACHE_HOME: tempDir('sgq-cache-'), SGQ_CONFIG_DIR: tempDir(), ...extra };
+}
+
+const marksOf = (file: string): Record<string, string> =>
+  existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { marks: Record<string, string> }).marks : {};
+
+/** Starts the binary with stdin from `input`, stdout on a regular file (as `> FILE`), stderr captured. */
+function start(args: string[], environment: Record<string, string>, input: string, stdoutFile: string) {
+  const fd = openSync(stdoutFile, 'w');
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...environment }, stdio: ['pipe', fd, 'pipe'] });
+  closeSync(fd);
+  child.stdin!.end(input);
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, done, stderr: () => stderr };
+}
+
+describe('formats that hold records until the end (a table, --jq --slurp, Parquet)', () => {
+  it('--jq --slurp failing at the end moves no --since-last mark: nothing was written', async () => {
+    const stub = await followers();
+    const state = join(tempDir(), 'marks.json');
+    const r = await sgq(['graph', 'followers', '-', '--all', '--since-last', '--state', state, '--jq', 'error("boom")', '--slurp'], { env: env(stub.url), input: 'a\nb\nc\n' });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(marksOf(state), 'marks claim records that never left sgq').toEqual({});
+    expect(r.stderr).toContain('left as they were: the --since-last marks');
+  });
+
+  for (const format of [['-o', 'table'], ['-o', 'table', '--fields', 'username'], ['--jq', '.', '--slurp']]) {
+    it(`${format.join(' ')} into stdout: killed mid-run (kill -9), no mark claims records still held in memory`, async () => {
+      const begun = Date.now();
+      let releaseLast!: () => void;
+      const last = new Promise<void>((resolve) => (releaseLast = resolve));
+      // The service is slow: the third user ends more than a second into the run (when a
+      // streaming commit is due); the fourth is held until the run is killed.
+      const stub = await followers(async (_req, user) => {
+        if (user === 'c') await new Promise((r) => setTimeout(r, Math.max(0, begun + 1300 - Date.now())));
+        if (user === 'd') await last;
+      });
+      const dir = tempDir();
+      const state = join(dir, 'marks.json');
+      const out = join(dir, 'stdout');
+      const run = start(['graph', 'followers', '-', '--all', '--since-last', '--state', state, '--concurrency', '1', ...format], env(stub.url), 'a\nb\nc\nd\n', out);
+      try {
+        await until(() => stub.requests.some((r) => (JSON.parse(r.body) as { user: string }).user === 'd'), 'the run to ask for the fourth user');
+        // Whatever the run would commit after the third user's end, it has done before asking the fourth.
+        run.child.kill('SIGKILL');
+        expect((await run.done).signal).toBe('SIGKILL');
+      } finally {
+        releaseLast();
+      }
+      const written = statSync(out).size;
+      const marked = Object.keys(marksOf(state));
+      expect({ written, marked }, 'marks moved for users none of whose records reached stdout').toEqual({ written: 0, marked: [] });
+    });
+  }
+
+  it('a table with --since-last still commits the marks at the end of a complete run', async () => {
+    const stub = await followers();
+    const state = join(tempDir(), 'marks.json');
+    const r = await sgq(['graph', 'followers', '-', '--all', '--since-last', '--state', state, '-o', 'table'], { env: env(stub.url), input: 'a\nb\n' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(Object.keys(marksOf(state)).sort()).toEqual([KEY('a'), KEY('b')]);
+  });
+});
