@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
+import { hostTag } from '../../src/fs/temp-names.js';
+import { execaSync } from 'execa';
 
 // An outside attack on the run protocol of issue 18 (one commit rule for everything a run
 // claims): each test is a way found to make a checkpoint claim more than the output holds.
@@ -89,5 +91,48 @@ describe('formats that hold records until the end (a table, --jq --slurp, Parque
     const r = await sgq(['graph', 'followers', '-', '--all', '--since-last', '--state', state, '-o', 'table'], { env: env(stub.url), input: 'a\nb\n' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(Object.keys(marksOf(state)).sort()).toEqual([KEY('a'), KEY('b')]);
+  });
+});
+
+describe('--snapshot --changes with users in flight at once', () => {
+  it('a snapshot is not committed by another user\'s end before its own changes are written', async () => {
+    const users = Array.from({ length: 24 }, (_, i) => `u${i}`);
+    let gained = false;
+    // Every user has a and b; from the second run on, also c. A little latency lets users overlap.
+    const stub = await stubs(async (req) => {
+      const { user, page = 1 } = JSON.parse(req.body) as { user: string; page?: number };
+      // A service answering in 0 to 15 ms: users overlap and end in any order.
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 16)));
+      const names = [...(gained ? ['c'] : []), ...Array.from({ length: 8 }, (_, i) => `f${i}`)];
+      return { body: envelope(page, page * PAGE < names.length ? page + 1 : null, names.slice((page - 1) * PAGE, page * PAGE).map((username) => ({ username })), 1000, user) };
+    });
+    const e = env(stub.url, { XDG_DATA_HOME: tempDir() });
+    const input = `${users.join('\n')}\n`;
+    const first = await sgq(['graph', 'followers', '-', '--all', '--snapshot', '--concurrency', '4'], { env: e, input });
+    expect(first.exitCode, first.stderr).toBe(0);
+    gained = true;
+    const second = await sgq(['graph', 'followers', '-', '--all', '--snapshot', '--changes', '--concurrency', '4'], { env: e, input });
+    expect(second.stderr).not.toContain('internal error');
+    expect(second.exitCode, second.stderr).toBe(0);
+    const reported = second.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { query_user: string }).query_user).sort();
+    expect(reported, 'every user reports its gain once').toEqual([...users].sort());
+  });
+});
+
+describe('what a killed --snapshot run leaves', () => {
+  it('the next --snapshot run of the user sweeps the staged files of dead runs from its folder', async () => {
+    const stub = await followers();
+    const data = tempDir();
+    const e = env(stub.url, { XDG_DATA_HOME: data });
+    expect((await sgq(['graph', 'followers', 'jack', '--all', '--snapshot'], { env: e })).exitCode).toBe(0);
+    const folder = join(data, 'sgq', 'snapshots', 'default', 'graph.get_followers', 'username', 'jack');
+    // A pid that is surely gone: a process that has exited.
+    const dead = execaSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout;
+    const leftover = `.2026-01-01T00-00-00.000Z-abcdef.ndjson.gz.sgq-${dead}-0badf00d-${hostTag()}.tmp`;
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, leftover), 'a whole staged export, flushed, never committed');
+    const r = await sgq(['graph', 'followers', 'jack', '--all', '--snapshot'], { env: e });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readdirSync(folder)).not.toContain(leftover);
   });
 });
