@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 import { hostTag } from '../../src/fs/temp-names.js';
-import { execaSync } from 'execa';
+import { execa, execaSync } from 'execa';
 
 // An outside attack on the run protocol of issue 18 (one commit rule for everything a run
 // claims): each test is a way found to make a checkpoint claim more than the output holds.
@@ -134,5 +134,45 @@ describe('what a killed --snapshot run leaves', () => {
     const r = await sgq(['graph', 'followers', 'jack', '--all', '--snapshot'], { env: e });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readdirSync(folder)).not.toContain(leftover);
+  });
+});
+
+const hasFaketime = execaSync('sh', ['-c', 'command -v faketime'], { reject: false }).exitCode === 0;
+
+describe.runIf(hasFaketime)('a snapshot taken while the clock was ahead', () => {
+  /** Runs the binary under faketime (a clock `offset` ahead). */
+  const ahead = (offset: string, args: string[], environment: Record<string, string>) =>
+    execa('faketime', ['-f', offset, process.execPath, BIN, ...args], { env: environment, reject: false, timeout: 30_000 });
+
+  async function setup() {
+    const lists: Record<string, string[]> = { jack: ['a', 'b'] };
+    const stub = await stubs((req) => {
+      const { user } = JSON.parse(req.body) as { user: string };
+      return { body: envelope(1, null, (lists[user] ?? []).map((username) => ({ username })), 1000, user) };
+    });
+    const e = env(stub.url, { XDG_DATA_HOME: tempDir() });
+    const snap = ['graph', 'followers', 'jack', '--all', '--snapshot', '--changes'];
+    expect((await sgq(snap, { env: e })).exitCode).toBe(0);
+    lists.jack = ['a', 'b', 'c'];
+    const future = await ahead('+2d', snap, { ...process.env, ...e } as Record<string, string>);
+    expect(future.exitCode, future.stderr).toBe(0);
+    expect(future.stdout, 'the run with the clock ahead reports the gain of c').toContain('"username":"c"');
+    return { e, snap, lists };
+  }
+
+  it.fails('the next run compares against it (the last one kept), not against the one before: c is not reported twice', async () => {
+    const { e, snap } = await setup();
+    const next = await sgq(snap, { env: e });
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(next.stdout, 'c was reported by the run before').toBe('');
+  });
+
+  it.fails('a prune keeps the snapshots taken after it, not only the one with the latest clock reading', async () => {
+    const { e, snap, lists } = await setup();
+    lists.jack = ['a', 'b', 'c', 'd'];
+    expect((await sgq(snap, { env: e })).exitCode).toBe(0);
+    expect((await sgq(['snapshots', 'prune', '--keep', '1'], { env: e })).exitCode).toBe(0);
+    const kept = (await sgq(['snapshots', 'list', '-o', 'ndjson'], { env: e })).stdout.trim().split('\n').map((l) => (JSON.parse(l) as { records: number }).records);
+    expect(kept, 'the newest snapshot (4 followers) is kept').toEqual([4]);
   });
 });
