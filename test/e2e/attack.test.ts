@@ -206,3 +206,22 @@ describe('a reader of stdout that goes away without reading', () => {
     expect(Object.keys(marksOf(state)), `the reader read none of their records; ${r.stderr}; ${readFileSync(state, 'utf8')}`).toEqual([]);
   });
 });
+
+describe.runIf(process.platform === 'linux' && process.getuid?.() === 0)('a lock on a full disk (tmpfs)', () => {
+  it('a run that cannot create its lock leaves no temporary file behind', async () => {
+    const stub = await followers();
+    const disk = tempDir();
+    execaSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', disk]);
+    try {
+      execaSync('sh', ['-c', `dd if=/dev/zero of=${disk}/fill bs=1k count=16 2>/dev/null`], { reject: false });
+      for (let run = 0; run < 2; run++) {
+        const r = await sgq(['graph', 'followers', 'jack', '--all', '--since-last', '--state', join(disk, 'marks.json')], { env: env(stub.url) });
+        expect(r.exitCode).not.toBe(0);
+        expect(r.stderr).toContain('ENOSPC');
+      }
+      expect(readdirSync(disk)).toEqual(['fill']);
+    } finally {
+      execaSync('umount', [disk], { reject: false });
+    }
+  });
+});
