@@ -1,4 +1,4 @@
-import { linkSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode, SgqError } from '../core/errors.js';
@@ -93,7 +93,13 @@ function attempt(file: string, me: Holder): { held: number } | Seen {
 /** One attempt: our lock's inode (`held`) when we got it, or the live holder's lock that is in the way. */
 function tryTake(file: string, me: Holder): { held: number } | Seen {
   const mine = tempPath(file);
-  writeFileSync(mine, JSON.stringify(me), { flag: 'wx', mode: LOCK_FILE });
+  try {
+    writeFileSync(mine, JSON.stringify(me), { flag: 'wx', mode: LOCK_FILE });
+  } catch (error) {
+    // A full disk creates the file and then refuses its bytes: take it back, as nobody else would.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(mine, { force: true });
+    throw error;
+  }
   try {
     for (;;) {
       try {

@@ -116,10 +116,20 @@ export class SnapshotCheckpoint implements Checkpoint {
           end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }
-        held.staged = await capture.stage({ taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
-        const note = leftOutText(capture.stats, 'username', `${subject.user}: snapshot`);
-        if (note) end.reporter.warn(note);
-        if (changes) await printChanges(subject, held.staged, end);
+        const staged = await capture.stage({ taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
+        try {
+          const note = leftOutText(capture.stats, 'username', `${subject.user}: snapshot`);
+          if (note) end.reporter.warn(note);
+          if (changes) await printChanges(subject, staged, end);
+        } catch (error) {
+          await staged.drop();
+          await staged.close().catch(() => undefined);
+          await this.release(held);
+          throw error;
+        }
+        // Pending (so committed by the scope) only once its changes are written: another
+        // user's end commits what is staged, and must not take a snapshot whose diff is running.
+        held.staged = staged;
       },
     };
   }

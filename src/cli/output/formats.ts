@@ -45,6 +45,7 @@ export async function createFormatter(format: Format, sink: Sink, options: Forma
   if (!fields) return inner;
   const { project, end } = projection(fields, warn);
   return {
+    holdsUntilEnd: inner.holdsUntilEnd,
     write(records, lossless) {
       inner.write(records.map(project), lossless);
     },
@@ -108,6 +109,7 @@ function formatFor(format: Format, sink: Sink, options: FormatOptions): Formatte
 function tableFormatter(sink: Sink, fields: readonly string[] | undefined, width: number | undefined): Formatter {
   const rows: JsonObject[] = [];
   return {
+    holdsUntilEnd: true,
     write(records) {
       rows.push(...records);
     },

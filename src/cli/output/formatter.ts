@@ -7,6 +7,11 @@ export interface Formatter {
   /** `lossless` says the records may hold RawNumbers; without it the native serializer is exact. */
   write(records: readonly JsonObject[], lossless?: boolean): void;
   end(): void;
+  /**
+   * The records written reach the sink only at `end()` (a table, `--jq --slurp`, Parquet's row
+   * groups and footer): until then nothing they hold is durable, whatever the sink says.
+   */
+  readonly holdsUntilEnd?: boolean;
   /** csv and tsv: the columns in use once known, so that a resume can write the same ones. */
   readonly columns?: readonly string[];
   /** csv and tsv: whether the header line was written (a resume that appends must not repeat it). */

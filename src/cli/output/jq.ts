@@ -60,6 +60,7 @@ export function jqFormatter(loaded: { flags: string[]; jq: Jq }, options: JqOpti
     new SgqError(ExitCode.internal, `--jq failed on ${where}: ${jqMessage(stderr) || 'halt_error'}`, 'the output holds the results before it');
 
   return {
+    holdsUntilEnd: options.slurp === true,
     write(records: readonly JsonObject[], lossless = true) {
       if (records.length === 0) return;
       const text = lossless ? stringifyJson : JSON.stringify;

@@ -157,6 +157,8 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
   };
 
   return {
+    // A Parquet file is readable only once its footer is written, at the end.
+    holdsUntilEnd: true,
     write(records) {
       for (const r of records) {
         rows.push(r);

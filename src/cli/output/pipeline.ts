@@ -59,7 +59,17 @@ function guard(sink: Sink, formatter: Formatter, stop: () => void): Output {
       }
     },
     end() {
-      if (formatFailure === undefined) formatter.end();
+      if (formatFailure !== undefined) return;
+      try {
+        formatter.end();
+      } catch (error) {
+        // A refusal at the end (--jq --slurp) is one too: nothing after it counts as delivered.
+        if (error instanceof SgqError) formatFailure ??= error;
+        throw error;
+      }
+    },
+    get holdsUntilEnd() {
+      return formatter.holdsUntilEnd;
     },
     get columns() {
       return formatter.columns;

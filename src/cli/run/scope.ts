@@ -117,8 +117,9 @@ export class RunScope {
    * everything written so far has left sgq without an error; a file commits at its rename.
    */
   async whenDurable(): Promise<void> {
-    const { sink } = this.output;
-    if (!sink.streams || !(this.held.marks?.due || this.held.snapshots?.due)) return;
+    const { sink, formatter } = this.output;
+    // A format that holds its records until the end (a table, --jq --slurp, Parquet) has delivered nothing yet.
+    if (!sink.streams || formatter.holdsUntilEnd || !(this.held.marks?.due || this.held.snapshots?.due)) return;
     // A write that failed reports it on a later tick: let it, before trusting `flushed`.
     await new Promise((resolve) => setImmediate(resolve));
     if (!sink.flushed || sink.failure || this.output.formatFailure) return;

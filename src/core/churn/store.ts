@@ -109,7 +109,10 @@ export class SnapshotStore {
     const folder = this.folder(subject);
     makePrivateFolder(folder);
     accessSync(folder, constants.W_OK);
-    return this.owner.lock(join(folder, '.store'));
+    const lock = await this.owner.lock(join(folder, '.store'));
+    // What a killed run staged here (a whole export, flushed) would otherwise stay until a prune.
+    sweepLeftovers(folder);
+    return lock;
   }
 
   /**
