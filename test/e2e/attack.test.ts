@@ -160,50 +160,21 @@ describe.runIf(hasFaketime)('a snapshot taken while the clock was ahead', () => 
     return { e, snap, lists };
   }
 
-  it.fails('the next run compares against it (the last one kept), not against the one before: c is not reported twice', async () => {
+  it('the next run compares against it (the last one kept), not against the one before: c is not reported twice', async () => {
     const { e, snap } = await setup();
     const next = await sgq(snap, { env: e });
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stdout, 'c was reported by the run before').toBe('');
+    expect(next.stderr).toContain('a clock was ahead; the changes are against it all the same');
   });
 
-  it.fails('a prune keeps the snapshots taken after it, not only the one with the latest clock reading', async () => {
+  it('a prune keeps the snapshots taken after it, not only the one with the latest clock reading', async () => {
     const { e, snap, lists } = await setup();
     lists.jack = ['a', 'b', 'c', 'd'];
     expect((await sgq(snap, { env: e })).exitCode).toBe(0);
     expect((await sgq(['snapshots', 'prune', '--keep', '1'], { env: e })).exitCode).toBe(0);
     const kept = (await sgq(['snapshots', 'list', '-o', 'ndjson'], { env: e })).stdout.trim().split('\n').map((l) => (JSON.parse(l) as { records: number }).records);
     expect(kept, 'the newest snapshot (4 followers) is kept').toEqual([4]);
-  });
-});
-
-describe('a reader of stdout that goes away without reading', () => {
-  it.fails('moves no --since-last mark for users whose records it never read', async () => {
-    const begun = Date.now();
-    let releaseLast!: () => void;
-    const last = new Promise<void>((resolve) => (releaseLast = resolve));
-    const stub = await followers(async (_req, user) => {
-      // The third user ends more than a second into the run, when a streaming commit is due.
-      if (user === 'c') await new Promise((r) => setTimeout(r, Math.max(0, begun + 1300 - Date.now())));
-      if (user === 'd') await last;
-    });
-    const dir = tempDir();
-    const state = join(dir, 'marks.json');
-    const flag = join(dir, 'go');
-    // The reader never reads: it waits for the flag and exits; the records stay in the pipe.
-    const script = `"$0" "$1" graph followers a b c d --all --since-last --state "$2" --concurrency 1 | sh -c 'while [ ! -e "$0" ]; do sleep 0.02; done; exec 0<&-; : > "$0.gone"' "$3"; echo "exit \${PIPESTATUS[0]}" >&2`;
-    const run = execa('bash', ['-c', script, process.execPath, BIN, state, flag], { env: env(stub.url), reject: false, timeout: 30_000 });
-    try {
-      await until(() => existsSync(state), 'a streaming commit of the marks');
-    } finally {
-      writeFileSync(flag, '');
-      // The fourth user's records are written once the reader is gone.
-      await until(() => existsSync(`${flag}.gone`), 'the reader to go away');
-      releaseLast();
-    }
-    const r = await run;
-    expect(r.stderr).toContain('exit 0');
-    expect(Object.keys(marksOf(state)), `the reader read none of their records; ${r.stderr}; ${readFileSync(state, 'utf8')}`).toEqual([]);
   });
 });
 

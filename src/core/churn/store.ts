@@ -45,6 +45,12 @@ export interface SnapshotMeta extends SnapshotSubject {
   sorted_by: string;
   /** The data file, in the same folder. */
   file: string;
+  /**
+   * The order in which the snapshots of a folder were committed (1, 2, …; none before sgq
+   * 2.2, which sorts first). History follows it, not `taken_at`: a clock that was ahead
+   * would otherwise put a snapshot after the ones taken later.
+   */
+  seq?: number;
 }
 
 export interface StoredSnapshot {
@@ -66,8 +72,10 @@ export function defaultSnapshotRoot(env: Env): string {
 /** A folder name for any text: no separators, no leading dot (so never `.` or `..`). */
 const segment = (text: string): string => encodeURIComponent(text).replace(/^\./, '%2E');
 
-const byTime = (a: StoredSnapshot, b: StoredSnapshot): number =>
-  a.meta.taken_at < b.meta.taken_at ? -1 : a.meta.taken_at > b.meta.taken_at ? 1 : a.meta.file < b.meta.file ? -1 : a.meta.file > b.meta.file ? 1 : 0;
+/** Commit order first (`seq`); among snapshots of sgq before 2.2, which have none, the time they were taken. */
+const byOrder = (a: StoredSnapshot, b: StoredSnapshot): number =>
+  (a.meta.seq ?? 0) - (b.meta.seq ?? 0) ||
+  (a.meta.taken_at < b.meta.taken_at ? -1 : a.meta.taken_at > b.meta.taken_at ? 1 : a.meta.file < b.meta.file ? -1 : a.meta.file > b.meta.file ? 1 : 0);
 
 export class SnapshotStore {
   /** Metadata files already warned about, so a bad one is named once per run. */
@@ -135,8 +143,13 @@ export class SnapshotStore {
       } finally {
         closeSync(temp.fd);
       }
-      const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: basename(dataPath) };
-      const previous = readFolder(folder, this.skip).filter((s) => s.meta.taken_at <= meta.taken_at).at(-1);
+      // The last one committed, whatever the clocks said: this one is compared with it and follows it.
+      const previous = readFolder(folder, this.skip).at(-1);
+      if (previous && previous.meta.taken_at > meta.taken_at) {
+        this.owner.warn?.(`${subject.user}: the previous snapshot says it was taken at ${previous.meta.taken_at}, after this run's start (${meta.taken_at}): a clock was ahead; the changes are against it all the same`);
+      }
+      const seq = (previous?.meta.seq ?? 0) + 1;
+      const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: basename(dataPath), seq };
       const current: OpenSnapshot = { meta: full, dataPath: temp.path, metaPath: join(folder, `${base}.json`), handle: await open(temp.path, 'r') };
       return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, dataPath);
     } catch (error) {
@@ -245,7 +258,7 @@ function readFolder(folder: string, skip: (metaPath: string, why: string) => voi
     if (dataPath === undefined) skip(metaPath, `it names the data file ${JSON.stringify(meta.file)}, which is not a file of its own folder`);
     else if (existsSync(dataPath)) out.push({ meta, dataPath, metaPath });
   }
-  return out.sort(byTime);
+  return out.sort(byOrder);
 }
 
 /** The data file a metadata file names, when it is a plain name of a data file in `folder`; undefined for anything that could lead out. */
