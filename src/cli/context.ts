@@ -4,7 +4,7 @@ import { resolveConfig, type ResolvedConfig } from '../core/config.js';
 import type { ClientHooks, ClientSettings, EndpointSettings, TypedSettings } from '../core/settings.js';
 import type { Format, Formatter } from './output/formats.js';
 import type { Reporter } from './output/reporter.js';
-import type { StreamSink } from './output/sink.js';
+import type { Sink } from './output/sink.js';
 import type { Io } from './io.js';
 
 // The factory every command draws on (as gh's cmdutil.Factory): the streams, the global flags,
@@ -29,7 +29,7 @@ export type RunClient = Pick<ClientSettings, 'proxy' | 'connections' | 'manyCall
 export interface RecordOutput {
   format: Format;
   formatter: Formatter;
-  sink: StreamSink;
+  sink: Sink;
 }
 
 export interface CommandContext {
@@ -85,10 +85,10 @@ export function createContext(io: Io, globals: GlobalOptions, tree: () => Comman
       return clientFromSettings({ ...settings, proxy, connections, manyCalls }, { ...cliHooks, ...hooks });
     },
     async output(flags) {
-      const [{ chooseFormat, createFormatter, terminalWidth }, { StreamSink }] = await Promise.all([import('./output/formats.js'), import('./output/sink.js')]);
+      // The one output pipeline, as a run writes its records (stdout here, without a pager).
+      const [{ chooseFormat }, { openOutput }] = await Promise.all([import('./output/formats.js'), import('./output/pipeline.js')]);
       const format = chooseFormat(flags, context.config, io.stdoutIsTTY);
-      const sink = new StreamSink(io.stdout, () => undefined);
-      const formatter = await createFormatter(format, sink, { fields: flags.fields, header: flags.header, width: terminalWidth(io) });
+      const { formatter, sink } = await openOutput(io, undefined, { format, fields: flags.fields, header: flags.header, pager: false }, await context.reporter(), () => undefined);
       return { format, formatter, sink };
     },
     tree,

@@ -11,9 +11,10 @@ import { NotARecord } from '../../core/churn/record-key.js';
 import { snapshotRecords, sortedExport } from '../../core/churn/sources.js';
 import { LineTooLong } from '../../core/churn/lines.js';
 import type { OpenSnapshot, SnapshotStore, StoredSnapshot } from '../../core/churn/store.js';
-import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
+import type { Format, Formatter } from '../output/formats.js';
+import { claimOutput, openOutput } from '../output/pipeline.js';
 import { Reporter } from '../output/reporter.js';
-import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
+import type { Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';
 import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
@@ -70,15 +71,15 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   const config = resolveConfig(globals, io.env);
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
-  // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
-  const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
-  const outLock = await lockOut(out, { waitMs: 0, signal: io.signal });
-  const sink: Sink = out ? FileSink.open(out, () => undefined) : new StreamSink(io.stdout, () => undefined);
+  // --out as every command writes it: checked, locked, through a temporary file, links and FIFOs respected.
+  const claimed = await claimOutput(flags.out, { waitMs: 0, signal: io.signal });
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, pager: false }, reporter, () => undefined).catch((error: unknown) => {
+    claimed.release();
+    throw error;
+  });
   let exitCode: number = ExitCode.ok;
   let ok = false;
-  let formatter: Formatter | undefined;
   try {
-    formatter = await createFormatter(format, sink, { fields: flags.fields, warn: (line) => reporter.warn(line), toFile: out !== undefined, width: terminalWidth(io) });
     const output: Output = { sink, formatter, reporter, signal: io.signal };
     if (files) {
       const [older, newer] = await openBoth(() => fileSide(args[0]!, key, io.signal), () => fileSide(args[1]!, key, io.signal));
@@ -91,9 +92,9 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   } catch (error) {
     throw io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
   } finally {
-    if (formatter && !sink.closed) formatter.end();
+    if (!sink.closed) formatter.end();
     const note = await sink.finish(ok && exitCode === ExitCode.ok);
-    outLock?.release();
+    claimed.release();
     if (note) reporter.error(note);
   }
   if (sink.failure) throw sink.failure;

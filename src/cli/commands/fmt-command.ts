@@ -4,11 +4,11 @@ import type { Readable } from 'node:stream';
 import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
-import { createFormatter, terminalWidth, type Format, type Formatter } from '../output/formats.js';
+import type { Format, Formatter } from '../output/formats.js';
+import { claimOutput, openOutput } from '../output/pipeline.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
-import { pagerSink } from '../output/pager.js';
-import { FileSink, StreamSink, checkOutFile, lockOut, type Sink } from '../output/sink.js';
+import type { Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';
 
 export interface FmtFlags extends JqFlags {
@@ -70,7 +70,8 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await loadJqFilter(jq);
-  const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
+  // --out as every command writes it: checked first, locked, through a temporary file, links and FIFOs respected.
+  const claimed = await claimOutput(flags.out, { waitMs: 0, signal: io.signal });
   const fromStdin = file === undefined || file === '-';
   const name = fromStdin ? 'stdin' : file;
   const input: Readable = fromStdin ? io.stdin : createReadStream(file);
@@ -82,9 +83,10 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   const format = flags.output ?? (io.stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
   let closed = false;
   const onClose = () => (closed = true);
-  // --out as every command writes it: locked, through a temporary file, links and FIFOs respected.
-  const outLock = await lockOut(out, { waitMs: 0, signal: io.signal });
-  const sink: Sink = out ? FileSink.open(out, onClose) : (pagerSink(io, flags.pager !== false, onClose, () => undefined) ?? new StreamSink(io.stdout, onClose));
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {
+    claimed.release();
+    throw error;
+  });
   let failure: unknown;
   // Ctrl-C or SIGTERM ends the reading at once, also while stdin is idle.
   const lines = createInterface({ input, crlfDelay: Infinity });
@@ -95,7 +97,6 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   io.signal?.addEventListener('abort', stop, { once: true });
   if (io.signal?.aborted) stop();
   try {
-    const formatter = await createFormatter(format, sink, { fields: flags.fields, header: flags.header, warn: (line) => reporter.warn(line), jq, toFile: flags.out !== undefined, width: terminalWidth(io) });
     await render(lines, name, formatter, sink, () => closed || io.signal?.aborted === true);
     if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
     if (!closed) formatter.end();
@@ -106,7 +107,7 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   }
   // What was rendered before a failure is kept as FILE.partial, as a run keeps what it fetched.
   const note = await sink.finish(failure === undefined);
-  outLock?.release();
+  claimed.release();
   if (note) reporter.error(note);
   if (sink.failure) throw sink.failure;
   if (failure === undefined) return ExitCode.ok;

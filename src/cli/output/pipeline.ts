@@ -4,7 +4,7 @@ import { createFormatter, terminalWidth, type Format, type Formatter } from './f
 import type { JqOptions } from './jq.js';
 import { pagerSink } from './pager.js';
 import type { Reporter } from './reporter.js';
-import { FileSink, StreamSink, lockOut, type OutTarget, type Sink } from './sink.js';
+import { FileSink, StreamSink, checkOutFile, lockOut, type OutTarget, type Sink } from './sink.js';
 import type { Lock, LockOptions } from '../../fs/lock.js';
 
 // The one output pipeline of every command that writes records: where they go (stdout, a
@@ -29,6 +29,18 @@ export interface Output {
 /** Takes the lock of the --out file that will be replaced (none for stdout or what is written through). */
 export function lockOutput(out: OutTarget | undefined, options: Omit<LockOptions, 'what'>): Promise<Lock | undefined> {
   return lockOut(out, options);
+}
+
+/** `--out FILE` checked (a usage error before any work) and locked; nothing for stdout. */
+export interface ClaimedOutput {
+  target?: OutTarget;
+  release(): void;
+}
+
+export async function claimOutput(out: string | undefined, options: Omit<LockOptions, 'what'>): Promise<ClaimedOutput> {
+  const target = out === undefined ? undefined : checkOutFile(out);
+  const lock = await lockOut(target, options);
+  return { target, release: () => lock?.release() };
 }
 
 /** Opens the destination and its formatter; `stop` is called when the destination goes away or fails. */
