@@ -35,10 +35,10 @@ __sgq_options() {
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'credits') REPLY='--refresh --json' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
-    'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out' ;;
+    'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
-    'fmt') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --out' ;;
+    'fmt') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --out --wait-lock' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac
@@ -132,7 +132,7 @@ __sgq_option() {
       esac ;;
     'diff')
       case $2 in
-        --how | --at | --key | --snapshot-dir | --fields) REPLY=''; return 0 ;;
+        --how | --at | --key | --snapshot-dir | --fields | --wait-lock) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
       esac ;;
@@ -148,7 +148,7 @@ __sgq_option() {
     'fmt')
       case $2 in
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
-        --fields | --jq | --arg | --argjson) REPLY=''; return 0 ;;
+        --fields | --jq | --arg | --argjson | --wait-lock) REPLY=''; return 0 ;;
         --out) REPLY=files; return 0 ;;
       esac ;;
     'describe')

@@ -53,13 +53,13 @@ function __sgq_takes_value
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'diff'
-            contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out; and return 0
+            contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out --wait-lock; and return 0
         case 'snapshots list'
             contains -- $argv[2] --snapshot-dir -o --output --fields; and return 0
         case 'snapshots prune'
             contains -- $argv[2] --keep --snapshot-dir; and return 0
         case 'fmt'
-            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out; and return 0
+            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock; and return 0
         case 'describe'
             contains -- $argv[2] --schema; and return 0
     end
@@ -490,6 +490,7 @@ complete -c sgq -n '__sgq_in "diff"' -l snapshot-dir -x -d 'where snapshots are 
 complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "diff"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "diff"' -l out -r -F -d 'write to FILE, replaced only when the diff succeeds'
+complete -c sgq -n '__sgq_in "diff"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 
 # sgq snapshots
 complete -c sgq -n '__sgq_at "snapshots"' -a list -d 'print what is stored: one record per snapshot'
@@ -514,6 +515,7 @@ complete -c sgq -n '__sgq_in "fmt"' -l slurp -d 'with --jq, run the filter once 
 complete -c sgq -n '__sgq_in "fmt"' -l arg -x -d 'with --jq, $name is the string value'
 complete -c sgq -n '__sgq_in "fmt"' -l argjson -x -d 'with --jq, $name is the JSON value'
 complete -c sgq -n '__sgq_in "fmt"' -l out -r -F -d 'write to FILE, replaced only when the whole input was rendered'
+complete -c sgq -n '__sgq_in "fmt"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_arg "fmt" 0' -F -d 'the file to read; - or nothing reads stdin'
 
 # sgq describe

@@ -211,3 +211,27 @@ describe('#18: a batch that stops', () => {
   });
 });
 
+
+describe('one output pipeline', () => {
+  it('sgq fmt and sgq diff take --out as route commands do: locked, and --wait-lock waits for the holder', async () => {
+    const dir = tempDir();
+    const records = join(dir, 'records.ndjson');
+    writeFileSync(records, '{"username":"a"}\n{"username":"b"}\n');
+    const out = join(dir, 'out.csv');
+    // The first holds --out while it reads a stdin that stays open.
+    const first = execa(process.execPath, [BIN, 'fmt', '-', '-o', 'csv', '--out', out], { env: { SGQ_CONFIG_DIR: tempDir() }, reject: false });
+    await until(() => existsSync(`${out}.lock`), 'the first to lock --out');
+    const busy = await sgq(['fmt', records, '-o', 'csv', '--out', out]);
+    expect(busy.exitCode).toBe(8);
+    expect(busy.stderr).toContain(`--out ${out}`);
+    let waitErr = '';
+    const waiting = execa(process.execPath, [BIN, 'diff', records, records, '--out', out, '--wait-lock', '30s'], { env: { SGQ_CONFIG_DIR: tempDir() }, reject: false });
+    waiting.stderr!.on('data', (c: Buffer) => (waitErr += c.toString()));
+    await until(() => waitErr.includes('waiting for --out'), 'the second to wait for the lock');
+    first.stdin!.end('{"username":"c"}\n');
+    expect((await first).exitCode).toBe(0);
+    const second = await waiting;
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(readFileSync(out, 'utf8'), 'the diff of a file with itself has no changes').toBe('');
+  });
+});

@@ -12,7 +12,7 @@ import { snapshotRecords, sortedExport } from '../../core/churn/sources.js';
 import { LineTooLong } from '../../core/churn/lines.js';
 import type { OpenSnapshot, SnapshotStore, StoredSnapshot } from '../../core/churn/store.js';
 import type { Format, Formatter } from '../output/formats.js';
-import { claimOutput, openOutput } from '../output/pipeline.js';
+import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
 import { Reporter } from '../output/reporter.js';
 import type { Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';
@@ -32,6 +32,7 @@ export interface DiffFlags {
   output?: Format;
   fields?: string[];
   out?: string;
+  waitLock?: { ms: number; text: string };
 }
 
 /** One side of a diff: its records in key order, and what to say about it. */
@@ -72,7 +73,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const config = resolveConfig(globals, io.env);
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
   // --out as every command writes it: checked, locked, through a temporary file, links and FIFOs respected.
-  const claimed = await claimOutput(flags.out, { waitMs: 0, signal: io.signal });
+  const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
   const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, pager: false }, reporter, () => undefined).catch((error: unknown) => {
     claimed.release();
     throw error;

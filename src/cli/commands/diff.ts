@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { defineCommand, helpText } from './define.js';
 import type { DiffFlags } from './diff-command.js';
-import { simpleShapeOptions, snapshotDirOption } from './options.js';
+import { simpleShapeOptions, snapshotDirOption, waitLockOption } from './options.js';
 import { nonEmpty } from './parsers.js';
 
 export const diffCommand = defineCommand<DiffFlags>({
@@ -17,6 +17,7 @@ export const diffCommand = defineCommand<DiffFlags>({
     snapshotDirOption(),
     ...simpleShapeOptions(),
     new Option('--out <file>', 'write to FILE, replaced only when the diff succeeds').argParser(nonEmpty('--out')),
+    waitLockOption(),
   ],
   help: helpText({
     notes: 'Prints one record per change, {"change":"gained"|"lost", ...the record}; a summary on stderr.',

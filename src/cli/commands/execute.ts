@@ -28,13 +28,14 @@ export { chooseFormat } from '../output/formats.js';
 export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlags): Promise<number> {
   const { io } = ctx;
   const reporter = await ctx.reporter();
-  const out = flags.out === undefined ? undefined : checkOutFile(flags.out);
+  // An --out sgq cannot write is a usage error before anything else (the scope checks it again as it locks it).
+  if (flags.out !== undefined) checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
   const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
-  const scope = await RunScope.open(ctx, plan, flags, out, choice, reporter);
+  const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   try {
     let summary: RunSummary;
     try {

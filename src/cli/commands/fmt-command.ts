@@ -5,7 +5,7 @@ import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
-import { claimOutput, openOutput } from '../output/pipeline.js';
+import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
 import type { Sink } from '../output/sink.js';
@@ -17,6 +17,7 @@ export interface FmtFlags extends JqFlags {
   header?: boolean;
   pager?: boolean;
   out?: string;
+  waitLock?: { ms: number; text: string };
 }
 
 // Records go to the formatter in batches. Larger than a page of the service: nothing waits on
@@ -71,7 +72,7 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await loadJqFilter(jq);
   // --out as every command writes it: checked first, locked, through a temporary file, links and FIFOs respected.
-  const claimed = await claimOutput(flags.out, { waitMs: 0, signal: io.signal });
+  const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
   const fromStdin = file === undefined || file === '-';
   const name = fromStdin ? 'stdin' : file;
   const input: Readable = fromStdin ? io.stdin : createReadStream(file);

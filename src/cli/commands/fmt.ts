@@ -1,14 +1,14 @@
 import { Option } from 'commander';
 import { defineCommand, helpText } from './define.js';
 import type { FmtFlags } from './fmt-command.js';
-import { shapeOptions } from './options.js';
+import { shapeOptions, waitLockOption } from './options.js';
 import { nonEmpty } from './parsers.js';
 
 export const fmtCommand = defineCommand<FmtFlags>({
   name: 'fmt',
   summary: 'Re-render what sgq wrote before (NDJSON records or --raw bodies) in another shape, offline: no config, no request',
   arguments: [{ name: '[file]', description: 'the file to read; - or nothing reads stdin' }],
-  options: () => [...shapeOptions(), new Option('--out <file>', 'write to FILE, replaced only when the whole input was rendered').argParser(nonEmpty('--out'))],
+  options: () => [...shapeOptions(), new Option('--out <file>', 'write to FILE, replaced only when the whole input was rendered').argParser(nonEmpty('--out')), waitLockOption()],
   help: helpText({
     examples: [
       "sgq fmt jack.ndjson -o csv --fields username,last_checked",

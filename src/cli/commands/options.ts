@@ -24,7 +24,7 @@ export function outputOptions(summary: boolean): Option[] {
     ...shapeOptions(),
     new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit', 'jq']),
     new Option('--out <file>', 'write to FILE, replaced only when the run succeeds').argParser(nonEmpty('--out')),
-    new Option('--wait-lock <duration>', 'wait up to this long (30s, 5m) for another run using the same --out or state file').argParser(waitDuration),
+    waitLockOption(),
     ...(summary ? [new Option('--summary <format>', 'with json, the run summary as one JSON object on stderr').choices(['text', 'json'])] : []),
   ];
 }
@@ -50,3 +50,7 @@ export function simpleShapeOptions(): Option[] {
     new Option('--fields <list>', 'comma-separated fields to print, in this order').argParser(fieldList),
   ];
 }
+
+/** `--wait-lock`: every command that replaces an --out file (or a state file) may wait for another run on it. */
+export const waitLockOption = (): Option =>
+  new Option('--wait-lock <duration>', 'wait up to this long (30s, 5m) for another run using the same --out or state file').argParser(waitDuration);

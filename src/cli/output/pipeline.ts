@@ -5,7 +5,7 @@ import type { JqOptions } from './jq.js';
 import { pagerSink } from './pager.js';
 import type { Reporter } from './reporter.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type OutTarget, type Sink } from './sink.js';
-import type { Lock, LockOptions } from '../../fs/lock.js';
+import type { LockOptions } from '../../fs/lock.js';
 
 // The one output pipeline of every command that writes records: where they go (stdout, a
 // pager, or --out through its lock), the format, and the guard that turns a formatter's
@@ -24,11 +24,6 @@ export interface Output {
   formatter: Formatter;
   /** The first record the formatter refused: the run stops and fails with it. */
   readonly formatFailure?: SgqError;
-}
-
-/** Takes the lock of the --out file that will be replaced (none for stdout or what is written through). */
-export function lockOutput(out: OutTarget | undefined, options: Omit<LockOptions, 'what'>): Promise<Lock | undefined> {
-  return lockOut(out, options);
 }
 
 /** `--out FILE` checked (a usage error before any work) and locked; nothing for stdout. */
@@ -97,4 +92,9 @@ function guard(sink: Sink, formatter: Formatter, stop: () => void): Output {
       return formatFailure;
     },
   };
+}
+
+/** The lock options of --out for a command's --wait-lock (0: busy at once), told on stderr while it waits. */
+export function outLockOptions(waitLock: { ms: number; text: string } | undefined, signal: AbortSignal | undefined, reporter: Pick<Reporter, 'info'>): Omit<LockOptions, 'what'> {
+  return { waitMs: waitLock?.ms ?? 0, waitFlag: waitLock && `--wait-lock ${waitLock.text}`, signal, onWait: (line) => reporter.info(line) };
 }

@@ -4,9 +4,8 @@ import { resolveConfig, type ResolvedConfig } from '../../core/config.js';
 import { SgqError } from '../../core/errors.js';
 import { proxyFor } from '../../core/proxy.js';
 import type { CommandContext } from '../context.js';
-import { openOutput, lockOutput, type Output, type OutputChoice } from '../output/pipeline.js';
+import { claimOutput, openOutput, outLockOptions, type Output, type OutputChoice } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
-import type { OutTarget } from '../output/sink.js';
 import { connect, openCache, optionalNumber, type Connection } from './connection.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from '../../fs/lock.js';
@@ -20,6 +19,9 @@ import { TraceFile } from './trace-file.js';
 // whatever happens. It is the one place that applies the commit rule of checkpoint.ts:
 // checkpoints commit only once the output holding what they claim is durable, and drop
 // otherwise.
+
+/** How the records are shaped; the format is chosen once the config is known. */
+type Choice = Omit<OutputChoice, 'format'> & { format: (config: ResolvedConfig) => OutputChoice['format'] };
 
 export class RunScope {
   private readonly closers: (() => Promise<void> | void)[] = [];
@@ -40,10 +42,10 @@ export class RunScope {
   }
 
   /** Opens everything the plan needs, or closes what it had opened and throws. */
-  static async open(ctx: CommandContext, plan: Plan, flags: OutputFlags, out: OutTarget | undefined, choice: Omit<OutputChoice, 'format'> & { format: (config: ResolvedConfig) => OutputChoice['format'] }, reporter: Reporter): Promise<RunScope> {
+  static async open(ctx: CommandContext, plan: Plan, flags: OutputFlags, choice: Choice, reporter: Reporter): Promise<RunScope> {
     const scope = new RunScope(reporter);
     try {
-      await scope.openAll(ctx, plan, flags, out, choice);
+      await scope.openAll(ctx, plan, flags, choice);
       return scope;
     } catch (error) {
       await scope.close();
@@ -51,19 +53,14 @@ export class RunScope {
     }
   }
 
-  private async openAll(ctx: CommandContext, plan: Plan, flags: OutputFlags, out: OutTarget | undefined, choice: Omit<OutputChoice, 'format'> & { format: (config: ResolvedConfig) => OutputChoice['format'] }): Promise<void> {
+  private async openAll(ctx: CommandContext, plan: Plan, flags: OutputFlags, choice: Choice): Promise<void> {
     const { io, globals } = ctx;
-    const lockOptions: Omit<LockOptions, 'what'> = {
-      waitMs: flags.waitLock?.ms ?? 0,
-      waitFlag: flags.waitLock && `--wait-lock ${flags.waitLock.text}`,
-      signal: io.signal,
-      onWait: (line: string) => this.reporter.info(line),
-    };
+    const lockOptions = outLockOptions(flags.waitLock, io.signal, this.reporter);
     this.stopOnSignal(io.signal);
     // 1. Locks: one run at a time per file replaced and per state file.
     if (flags.trace !== undefined) this.defer((this.trace = TraceFile.open(flags.trace)), (t) => t.close());
-    const outLock = await lockOutput(out, lockOptions);
-    if (outLock) this.defer(outLock, (l) => l.release());
+    const out = await claimOutput(flags.out, lockOptions);
+    this.defer(out, (o) => o.release());
     this.config = resolveConfig(globals, io.env);
     // Closed whatever else fails to open: the marks below hold the state file's lock.
     this.defer(this.checkpoints, (c) => c.close());
@@ -75,7 +72,7 @@ export class RunScope {
     this.defer(this.connection, (c) => c.close());
     const proxy = proxyFor(io.env, new URL(this.connection.baseUrl));
     const stop = () => this.controller.abort('output closed');
-    this.output = await openOutput(io, out, { ...choice, format: choice.format(this.connection.config) }, this.reporter, stop);
+    this.output = await openOutput(io, out.target, { ...choice, format: choice.format(this.connection.config) }, this.reporter, stop);
     // A scope that closes before its finish (a later step failed to open) keeps nothing half-made.
     this.defer(this.output, async (o) => void (this.finished || (await o.sink.finish(false))));
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
