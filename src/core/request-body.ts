@@ -17,10 +17,14 @@ export interface RouteCall {
 
 /** The body of one call: `{user, how, page, since}`, each field only where it applies. */
 export function requestBody(route: RouteSpec, call: RouteCall): Record<string, Json> {
-  if (call.user === null || route.subject === 'none') return {};
-  const body: Record<string, Json> = { user: call.user, how: call.how };
-  if (call.page !== null) body.page = call.page;
-  if (call.since !== undefined) body.since = call.since;
+  return bodyOf(route, call.user, call.how, call.page, call.since);
+}
+
+function bodyOf(route: RouteSpec, user: string | null, how: string, page: number | null, since: string | undefined): Record<string, Json> {
+  if (user === null || route.subject === 'none') return {};
+  const body: Record<string, Json> = { user, how };
+  if (page !== null) body.page = page;
+  if (since !== undefined) body.since = since;
   return body;
 }
 
@@ -34,9 +38,11 @@ export interface PageRange {
 
 /** The request template of one subject of a route, as fetchPages takes it. */
 export function routeRequest(route: RouteSpec, subject: Omit<RouteCall, 'page'>, range: PageRange): PageRequest {
+  // Built per page of every user: no copy of the subject, which a batch of 100,000 users felt.
+  const { user, how, since } = subject;
   return {
     path: route.path,
-    payload: (page) => requestBody(route, { ...subject, page }),
+    payload: (page) => bodyOf(route, user, how, page, since),
     sendKey: route.needsKey,
     paginated: route.paginated,
     startPage: range.startPage,

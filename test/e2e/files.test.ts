@@ -4,9 +4,10 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { lines, tempDir } from '../helpers/run.js';
+import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
 import { until } from '../helpers/wait.js';
 import { hostTag } from '../../src/fs/temp-names.js';
 
@@ -14,7 +15,6 @@ import { hostTag } from '../../src/fs/temp-names.js';
 // real files, a real full disk (tmpfs), FIFOs, links, locks and kill -9.
 
 const FAR_CLOCK = ['--clock', '2100-01-01T00:00:00Z']; // every follower is newer than any mark
-const onLinuxAsRoot = process.platform === 'linux' && process.getuid?.() === 0;
 
 /** A pid that belonged to a process that has exited. */
 function deadPid(): number {
@@ -121,17 +121,10 @@ describe('--out against what it points at', () => {
 
 describe.runIf(onLinuxAsRoot)('a full disk (tmpfs)', () => {
   const sb = useSandboxProcess(FAR_CLOCK);
-  let disk: string;
-  beforeAll(() => {
-    disk = tempDir();
-    execaSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
-  });
-  afterAll(() => {
-    execaSync('umount', [disk], { reject: false });
-  });
+  const tmpfs = useTmpfs('64k');
 
   it('exits 1 with one line, keeps the old FILE and what was written in FILE.partial, and moves no mark', async () => {
-    const file = join(disk, 'f.ndjson');
+    const file = join(tmpfs.path, 'f.ndjson');
     writeFileSync(file, 'old\n');
     const state = join(tempDir(), 'marks.json');
     const r = await sgq(['graph', 'followers', 'big_5000', '--all', '--out', file, '--since-last', '--state', state], { env: sb.env() });
@@ -142,19 +135,19 @@ describe.runIf(onLinuxAsRoot)('a full disk (tmpfs)', () => {
     const kept = readFileSync(`${file}.partial`, 'utf8');
     expect(kept.endsWith('\n')).toBe(true);
     for (const line of lines(kept)) expect(JSON.parse(line)).toHaveProperty('username');
-    expect(readdirSync(disk).sort()).toEqual(['f.ndjson', 'f.ndjson.partial']);
+    expect(readdirSync(tmpfs.path).sort()).toEqual(['f.ndjson', 'f.ndjson.partial']);
     expect(existsSync(state)).toBe(false);
   });
 
   it('says honestly that the records are lost when even FILE.partial cannot be kept', async () => {
-    rmSync(join(disk, 'f.ndjson.partial'), { force: true });
-    const file = join(disk, 'g.ndjson');
+    rmSync(join(tmpfs.path, 'f.ndjson.partial'), { force: true });
+    const file = join(tmpfs.path, 'g.ndjson');
     mkdirSync(`${file}.partial`); // a name that cannot be replaced by a file
     const r = await sgq(['graph', 'followers', 'big_5000', '--all', '--out', file], { env: sb.env() });
     expect(r.exitCode).toBe(1);
     expect(errLines(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(/ENOSPC; .*g\.ndjson not created; the records fetched could not be kept in .*g\.ndjson\.partial \(\w+\) and are lost/);
-    expect(readdirSync(disk).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(tmpfs.path).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 });
 

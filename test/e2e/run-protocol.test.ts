@@ -2,18 +2,18 @@ import { execa, execaSync } from 'execa';
 import { spawn } from 'node:child_process';
 import { openSync, closeSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, sgq } from '../helpers/e2e.js';
 import { lines, tempDir } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
+import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
 
 // Issue 18: the run protocol. Each test attacks the one rule (nothing that claims data was
 // kept advances before that data is durable; a failure leaves every checkpoint where it
 // was) from a side an outside attack found open in 2.1.0, with the real binary.
 
 const stubs = useStubs();
-const onLinuxAsRoot = process.platform === 'linux' && process.getuid?.() === 0;
 const hasFaketime = execaSync('sh', ['-c', 'command -v faketime'], { reject: false }).exitCode === 0;
 const PAGE = 3;
 
@@ -78,23 +78,16 @@ describe('--since-last marks', () => {
 });
 
 describe.runIf(onLinuxAsRoot)('#6: stdout into a file on a full disk (tmpfs)', () => {
-  let disk: string;
-  beforeAll(() => {
-    disk = tempDir();
-    execaSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', disk]);
-  });
-  afterAll(() => {
-    execaSync('umount', [disk], { reject: false });
-  });
+  const tmpfs = useTmpfs('64k');
 
   it('fails with one line and moves no mark, however little room is left', async () => {
     // Large pages: the write that meets the full disk is the run's last, taken in part.
     const names = Array.from({ length: 900 }, (_, i) => `follower_${i}`);
     const stub = await followers({ jack: names }, undefined, 1000);
     for (const room of [4, 30]) {
-      execaSync('sh', ['-c', `rm -f ${disk}/*; dd if=/dev/zero of=${disk}/fill bs=1k count=${64 - room} 2>/dev/null`]);
+      execaSync('sh', ['-c', `rm -f ${tmpfs.path}/*; dd if=/dev/zero of=${tmpfs.path}/fill bs=1k count=${64 - room} 2>/dev/null`]);
       const state = join(tempDir(), 'marks.json');
-      const out = join(disk, 'out.ndjson');
+      const out = join(tmpfs.path, 'out.ndjson');
       const r = await runWithStdoutFile(['graph', 'followers', 'jack', '--all', '--since-last', '--state', state], env(stub.url, { SGQ_CONFIG_DIR: tempDir() }), out);
       expect(r.exitCode, `${room} KiB left: ${r.stderr}`).toBe(1);
       expect(r.stderr).toContain('cannot write to stdout: ENOSPC');
@@ -104,6 +97,7 @@ describe.runIf(onLinuxAsRoot)('#6: stdout into a file on a full disk (tmpfs)', (
 });
 
 describe('snapshots', () => {
+  const fullDisk = onLinuxAsRoot ? useTmpfs('4k') : { path: '' };
   it('#3: a snapshot store that cannot be written is found before anything is paid for, in one line', async () => {
     const stub = await followers({ jack: ['a'] });
     const file = join(tempDir(), 'a-file');
@@ -124,17 +118,11 @@ describe('snapshots', () => {
     const e = env(stub.url, { XDG_DATA_HOME: dir });
     expect((await sgq(['graph', 'followers', 'jack', '--all', '--snapshot'], { env: e })).exitCode).toBe(0);
     lists.jack = ['a', 'b', 'c'];
-    const disk = tempDir();
-    execaSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', disk]);
-    try {
-      execaSync('sh', ['-c', `dd if=/dev/zero of=${disk}/fill bs=1k count=4 2>/dev/null`], { reject: false });
-      // The changes go to stdout, a file on the full disk.
-      const failed = await runWithStdoutFile(['graph', 'followers', 'jack', '--all', '--snapshot', '--changes'], { ...e, SGQ_CONFIG_DIR: tempDir() }, join(disk, 'changes.ndjson'));
-      expect(failed.exitCode, failed.stderr).toBe(1);
-      expect(failed.stderr).toContain('left as they were: the snapshots in');
-    } finally {
-      execaSync('umount', [disk], { reject: false });
-    }
+    execaSync('sh', ['-c', `dd if=/dev/zero of=${fullDisk.path}/fill bs=1k count=4 2>/dev/null`], { reject: false });
+    // The changes go to stdout, a file on the full disk.
+    const failed = await runWithStdoutFile(['graph', 'followers', 'jack', '--all', '--snapshot', '--changes'], { ...e, SGQ_CONFIG_DIR: tempDir() }, join(fullDisk.path, 'changes.ndjson'));
+    expect(failed.exitCode, failed.stderr).toBe(1);
+    expect(failed.stderr).toContain('left as they were: the snapshots in');
     const list = await sgq(['snapshots', 'list', '-o', 'ndjson'], { env: e });
     expect(lines(list.stdout)).toHaveLength(1);
     const next = await sgq(['graph', 'followers', 'jack', '--all', '--snapshot', '--changes'], { env: e });
