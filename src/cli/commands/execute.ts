@@ -10,7 +10,7 @@ import type { Plan } from '../run/plan.js';
 import { dryRun } from '../run/dry-run.js';
 import type { CommandContext } from '../context.js';
 import { defaultRemainingFile } from '../run/remaining.js';
-import { optionalNumber, recordSeenBalance } from '../run/connection.js';
+import { recordSeenBalance } from '../run/connection.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 // The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
@@ -71,7 +71,7 @@ function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter:
 function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope): RunOptions {
   return {
     concurrency: Math.max(1, plan.concurrency),
-    parallel: plan.parallel ?? optionalNumber(scope.config.parallel) ?? 1,
+    parallel: scope.parallel,
     limit: flags.limit,
     maxCredits: flags.maxCredits,
     knownCost: plan.knownCost,
@@ -103,7 +103,7 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   if (note) reporter.error(note);
   if (scope.trace?.failure) reporter.warn(scope.trace.failure);
   if (scope.cache?.failure) reporter.warn(scope.cache.failure);
-  const warnAt = optionalNumber(connection.config.warnCredits);
+  const warnAt = scope.settings.warnCredits;
   if (left !== null && warnAt !== undefined && left < warnAt) {
     reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
   }

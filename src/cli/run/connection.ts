@@ -1,6 +1,5 @@
 import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { configError } from '../../core/errors.js';
-import { durationMs } from '../../core/since.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
@@ -51,15 +50,11 @@ export function recordSeenBalance(env: Record<string, string | undefined>, profi
   }
 }
 
-/** The answers cache of a run with --cache or the `cache` setting (the flag wins). */
-export async function openCache(env: Record<string, string | undefined>, config: ResolvedConfig, connection: Connection, flag: { ms: number } | undefined): Promise<FileCache | undefined> {
-  const ttlMs = flag?.ms ?? (config.cache === undefined ? undefined : durationMs(config.cache));
+/** The answers cache of a run with --cache or the `cache` setting (the flag wins), kept under the cache folder. */
+export async function openCache(env: Record<string, string | undefined>, ttlMs: number | undefined, connection: Connection): Promise<FileCache | undefined> {
   const dir = cacheDir(env);
   if (ttlMs === undefined || dir === undefined) return undefined;
   // Loaded by the runs that use it: it hashes names with node:crypto.
   const { FileCache } = await import('./response-cache.js');
-  return new FileCache(dir, ttlMs, { profile: config.profile, apiKey: connection.apiKey });
+  return new FileCache(dir, ttlMs, { profile: connection.config.profile, apiKey: connection.apiKey });
 }
-
-/** Settings arrive as checked strings (see validateSetting). */
-export const optionalNumber = (value: string | undefined): number | undefined => (value === undefined ? undefined : Number(value));

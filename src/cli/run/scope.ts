@@ -6,7 +6,8 @@ import { proxyFor } from '../../core/proxy.js';
 import type { CommandContext } from '../context.js';
 import { claimOutput, openOutput, outLockOptions, type Output, type OutputChoice } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
-import { connect, openCache, optionalNumber, type Connection } from './connection.js';
+import { connect, openCache, type Connection } from './connection.js';
+import { typedSettings, type TypedSettings } from '../../core/settings.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from '../../fs/lock.js';
 import type { Held, OutputFlags, Plan } from './plan.js';
@@ -31,6 +32,10 @@ export class RunScope {
   held!: Held;
   config!: ResolvedConfig;
   connection!: Connection;
+  /** The profile's numbers (parallel, warn-credits, cache), typed once. */
+  settings!: TypedSettings;
+  /** Pages of one user's --all in flight at once: --parallel, else the setting, else 1. */
+  parallel = 1;
   output!: Output;
   client!: ApiClient;
   trace?: TraceFile;
@@ -79,9 +84,10 @@ export class RunScope {
     const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
     this.held = { marks, snapshots, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent.
-    this.cache = await openCache(io.env, this.connection.config, this.connection, flags.cache);
+    this.settings = typedSettings(this.connection.config);
+    this.cache = await openCache(io.env, flags.cache?.ms ?? this.settings.cacheMs, this.connection);
     const concurrency = Math.max(1, plan.concurrency);
-    const parallel = plan.parallel ?? optionalNumber(this.connection.config.parallel) ?? 1;
+    const parallel = (this.parallel = plan.parallel ?? this.settings.parallel ?? 1);
     const { maxWait } = flags;
     this.client = await ctx.client(this.connection, {
       proxy,
