@@ -85,7 +85,7 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   process.once('exit', () => {
     const saving = toSave.filter((entry) => entry.flags === flags);
     for (const entry of saving) writeEntry(dir, entry.file, entry.header, entry.script);
-    if (saving.length > 0) removeOld(dir, Date.now() - MAX_AGE_MS);
+    if (saving.length > 0) removeFilesOlderThan(dir, Date.now() - MAX_AGE_MS);
   });
   return {
     flagsChanged: () => {
@@ -125,23 +125,6 @@ function writeEntry(dir: string, file: string, header: string, script: Script): 
   }
 }
 
-/** Removes the files of the folder last written before `before` (a valid one is only written again). */
-function removeOld(dir: string, before: number): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    try {
-      const file = join(dir, name);
-      if (statSync(file).mtimeMs < before) rmSync(file, { force: true });
-    } catch {
-      // Runs at exit: a file another run removed meanwhile changes nothing.
-    }
-  }
-}
 
 /** The `require` a module gets from Node itself, bound to `module` (as v8-compile-cache builds it). */
 function requireFor(module: CompilingModule, ModuleClass: ModuleStatics): NodeJS.Require {

@@ -37,3 +37,21 @@ function abandoned(path: string, owner: { pid: number; host?: string }, now: num
     return false;
   }
 }
+
+/** Removes the files of `folder` last written before `before` (ms since the epoch): a cache's entries nobody wrote again. */
+export function removeFilesOlderThan(folder: string, before: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      const file = join(folder, name);
+      if (statSync(file).mtimeMs < before) rmSync(file, { force: true });
+    } catch {
+      // Removed meanwhile by another run: nothing to do.
+    }
+  }
+}
