@@ -1,9 +1,10 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { Script } from 'node:vm';
 import { replaceFile } from '../fs/atomic.js';
 import { makePrivateFolder } from '../fs/modes.js';
 import { readRegularFile } from '../fs/read.js';
+import { removeFilesOlderThan } from '../fs/sweep.js';
 import { shortHash } from '../fs/temp-names.js';
 
 // A V8 code cache for sgq's own bundles (dist/main.cjs, dist/vendor/*.cjs), so that a start
