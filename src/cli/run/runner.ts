@@ -12,6 +12,7 @@ import type { Sink } from '../output/sink.js';
 import { Budget } from '../../core/budget.js';
 import { RemainingUsers, type ResumeSubjects } from './remaining.js';
 import { SummaryCollector, type RunSummary, type UserStats } from './summary.js';
+import { concludeRun, UNREACHABLE_AFTER } from './ending.js';
 
 /** One unit of work: a user (or list, or nothing for /info) and how to ask for its pages. */
 export interface Job {
@@ -40,22 +41,8 @@ export interface JobEnd {
   reporter: Reporter;
 }
 
-/** Where a resume picks up: the page (for one user's `--all`), what is left of the budget, and of the output. */
-export interface Continuation {
-  /** `--page N --all` for one user stopped part-way; undefined to start as the run did. */
-  page?: number;
-  /** Pages the user had before `page`, for what is left of --max-pages. */
-  pagesDone?: number;
-  /** What is left of --limit and --max-credits; undefined when not set or used up. */
-  limit?: number;
-  maxCredits?: number;
-  format: Format;
-  /** csv: the columns written so far, and whether the header is among them. */
-  columns?: readonly string[];
-  headerWritten: boolean;
-  /** The run's output ends complete (exit 0): `--out` FILE itself, not FILE.partial, holds what came before. */
-  outputComplete: boolean;
-}
+export type { Continuation } from './ending.js';
+import type { Continuation } from './ending.js';
 
 export interface RunOptions {
   /** Jobs in flight at once: at least 1. */
@@ -94,11 +81,6 @@ export interface RunContext {
 
 const FATAL_FOR_ALL = new Set<number>([ExitCode.config, ExitCode.expired]);
 
-/**
- * After this many users in a row fail with network or server errors (and none in between
- * succeeds), the service is taken to be down and no further user is started.
- */
-export const UNREACHABLE_AFTER = 3;
 
 /** Codes that leave a user worth asking again as it was: not reached, or stopped before its first page. */
 const RETRYABLE = new Set<number>([ExitCode.network]);
@@ -353,61 +335,12 @@ class JobRunner {
 
   /** The exit code, the lines that say why the run stopped and how to resume, and the summary. */
   private conclude(): RunSummary {
-    const { reporter, controller, sink } = this.ctx;
-    const reason = controller.signal.reason as unknown;
-    const interrupted = reason === 'SIGINT' ? ExitCode.interrupted : reason === 'SIGTERM' ? ExitCode.terminated : undefined;
-    const exitCode = interrupted ?? this.summary.worstExitCode;
-    if (interrupted) reporter.error(`interrupted by ${String(reason)}; every record written so far is complete`);
-    for (const stop of this.stops) if (stop !== 'limit' && stop !== 'max-credits') reporter.info(stopNote(stop, this.options));
-    const rest = sink.closed ? undefined : this.resumeRest(exitCode);
-    if (reason === 'unreachable') reporter.error(`the service is unreachable: stopped after ${UNREACHABLE_AFTER} users failed in a row; ${this.leftText(rest)}`);
-    else this.reportLeft(rest, interrupted !== undefined || reason === 'fatal');
-    if (this.remaining.failure) reporter.error(this.remaining.failure);
-    return this.summary.build(this.budget, exitCode, rest);
+    return concludeRun(
+      { remaining: this.remaining, failedAndLeft: this.failedAndLeft, stops: this.stops, budgetMet: this.budgetMet, taken: this.taken, summary: this.summary, budget: this.budget },
+      this.options,
+      { reporter: this.ctx.reporter, signal: this.ctx.controller.signal, readerGone: this.ctx.sink.closed, continuation: () => this.continuation() },
+    );
   }
-
-  /** How many users were not tried, where their list is, and how to run them. */
-  private leftText(rest: Rest | undefined): string {
-    const notTried = this.remaining.count - this.failedAndLeft;
-    const what = `${count(notTried, 'user')} ${notTried === 1 ? 'was' : 'were'} not attempted`;
-    if (!rest) return `${what}; ${this.remaining.failure ?? 'try again later'}`;
-    return `${what}${listedIn(rest)}; resume them with: ${rest.resume}`;
-  }
-
-  private reportLeft(rest: Rest | undefined, stoppedEarly: boolean): void {
-    const { reporter } = this.ctx;
-    const notTried = this.remaining.count - this.failedAndLeft;
-    for (const stop of this.stops) {
-      if (stop !== 'limit' && stop !== 'max-credits') continue;
-      const left = notTried > 0 && rest ? `; ${count(notTried, 'user')} not attempted${listedIn(rest)}; with a new budget, resume them with: ${rest.resume}` : '';
-      reporter.info(`${stopNote(stop, this.options)}${left}`);
-    }
-    if (this.budgetMet || !(stoppedEarly || this.taken > 1)) return;
-    if (rest) reporter.error(`${count(this.remaining.count, 'user')} not finished${listedIn(rest)}; resume with: ${rest.resume}`);
-    else if (stoppedEarly && this.remaining.count > 0 && !this.ctx.sink.closed) {
-      reporter.error(`${count(this.remaining.count, 'user')} not finished; ${this.remaining.failure ?? 'run them again'}`);
-    }
-  }
-
-  private resumeRest(code: number): Rest | undefined {
-    const subjects = this.remaining.finish();
-    if (!subjects || !this.options.resume) return undefined;
-    return {
-      resume: this.options.resume(subjects, { ...this.continuation(), outputComplete: code === ExitCode.ok }),
-      remaining: this.remaining.count,
-      file: 'file' in subjects ? subjects.file : undefined,
-    };
-  }
-}
-
-/** `; their list is in FILE` when the users left did not fit a command line. */
-const listedIn = (rest: Rest): string => (rest.file ? `; their list is in ${rest.file}` : '');
-
-interface Rest {
-  resume: string;
-  remaining: number;
-  /** Where the users left are listed, when there were too many for a command line. */
-  file?: string;
 }
 
 /** Where one job stands, as its pages are written. */
@@ -420,27 +353,10 @@ interface JobProgress {
   asOf: Date;
 }
 
-const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
-
 const isAsync = (jobs: AsyncIterable<Job> | Iterable<Job>): jobs is AsyncIterable<Job> => Symbol.asyncIterator in jobs;
 
 /** `user: ` before a message about one job; nothing for routes without a subject. */
 const prefix = (job: Job): string => (job.user === null ? '' : `${job.user}: `);
-
-function stopNote(stop: StopReason, options: RunOptions): string {
-  switch (stop) {
-    case 'limit':
-      return `sgq: stopped at --limit ${options.limit}`;
-    case 'max-credits':
-      return `sgq: stopped before the next call could pass --max-credits ${options.maxCredits}`;
-    case 'max-pages':
-      return 'sgq: stopped at --max-pages; there are more pages';
-    case 'more':
-      return 'sgq: there are more pages; add --all to fetch them all, or --page N for one';
-    case 'done':
-      return '';
-  }
-}
 
 /** The head of an answer as `gh api -i` shows it: the status line, the headers, a blank line. */
 function statusAndHeaders(page: FetchedPage): string {

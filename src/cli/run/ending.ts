@@ -1,0 +1,138 @@
+import { ExitCode } from '../../core/errors.js';
+import type { Budget } from '../../core/budget.js';
+import type { StopReason } from '../../core/paginate.js';
+import type { Reporter } from '../output/reporter.js';
+import type { Format } from '../output/formats.js';
+import type { RemainingUsers, ResumeSubjects } from './remaining.js';
+import type { RunSummary, SummaryCollector } from './summary.js';
+
+// How a run of jobs ends: its exit code, the lines that say why it stopped, how many users
+// were not attempted and where their list is, the command that resumes them, and the summary.
+
+/**
+ * After this many users in a row fail with network or server errors (and none in between
+ * succeeds), the service is taken to be down and no further user is started.
+ */
+export const UNREACHABLE_AFTER = 3;
+
+/** What the runner saw, for the ending. */
+/** Where a resume picks up: the page (for one user's `--all`), what is left of the budget, and of the output. */
+export interface Continuation {
+  /** `--page N --all` for one user stopped part-way; undefined to start as the run did. */
+  page?: number;
+  /** Pages the user had before `page`, for what is left of --max-pages. */
+  pagesDone?: number;
+  /** What is left of --limit and --max-credits; undefined when not set or used up. */
+  limit?: number;
+  maxCredits?: number;
+  format: Format;
+  /** csv: the columns written so far, and whether the header is among them. */
+  columns?: readonly string[];
+  headerWritten: boolean;
+  /** The run's output ends complete (exit 0): `--out` FILE itself, not FILE.partial, holds what came before. */
+  outputComplete: boolean;
+}
+
+/** What the ending needs of the run's options. */
+export interface EndOptions {
+  limit?: number;
+  maxCredits?: number;
+  /** The command that runs the rest of this run for some users; none where a route cannot be resumed. */
+  resume?: (subjects: ResumeSubjects, from: Continuation) => string;
+}
+
+export interface RunState {
+  /** Users not finished: never asked, stopped before their first page, or failed on the network. */
+  remaining: RemainingUsers;
+  /** Those of `remaining` that were asked and failed; the others were never asked. */
+  failedAndLeft: number;
+  stops: ReadonlySet<StopReason>;
+  /** --limit or --max-credits was met. */
+  budgetMet: boolean;
+  /** Users taken from the input. */
+  taken: number;
+  summary: SummaryCollector;
+  budget: Budget;
+}
+
+export interface RunEndContext {
+  reporter: Reporter;
+  /** Aborted with why the run stopped early: SIGINT, SIGTERM, 'fatal', 'unreachable'. */
+  signal: AbortSignal;
+  /** The reader of stdout went away (`| head`): nobody wants a resume. */
+  readerGone: boolean;
+  continuation: () => Continuation;
+}
+
+interface Rest {
+  resume: string;
+  remaining: number;
+  /** Where the users left are listed, when there were too many for a command line. */
+  file?: string;
+}
+
+export function concludeRun(state: RunState, options: EndOptions, ctx: RunEndContext): RunSummary {
+  const { reporter, signal } = ctx;
+  const reason = signal.reason as unknown;
+  const interrupted = reason === 'SIGINT' ? ExitCode.interrupted : reason === 'SIGTERM' ? ExitCode.terminated : undefined;
+  const exitCode = interrupted ?? state.summary.worstExitCode;
+  if (interrupted) reporter.error(`interrupted by ${String(reason)}; every record written so far is complete`);
+  for (const stop of state.stops) if (stop !== 'limit' && stop !== 'max-credits') reporter.info(stopNote(stop, options));
+  const rest = ctx.readerGone ? undefined : resumeRest(state, options, ctx, exitCode);
+  if (reason === 'unreachable') reporter.error(`the service is unreachable: stopped after ${UNREACHABLE_AFTER} users failed in a row; ${leftText(state, rest)}`);
+  else reportLeft(state, options, ctx, rest, interrupted !== undefined || reason === 'fatal');
+  if (state.remaining.failure) reporter.error(state.remaining.failure);
+  return state.summary.build(state.budget, exitCode, rest);
+}
+
+/** How many users were not attempted, where their list is, and how to run them. */
+function leftText(state: RunState, rest: Rest | undefined): string {
+  const notTried = state.remaining.count - state.failedAndLeft;
+  const what = `${count(notTried, 'user')} ${notTried === 1 ? 'was' : 'were'} not attempted`;
+  if (!rest) return `${what}; ${state.remaining.failure ?? 'try again later'}`;
+  return `${what}${listedIn(rest)}; resume them with: ${rest.resume}`;
+}
+
+function reportLeft(state: RunState, options: EndOptions, ctx: RunEndContext, rest: Rest | undefined, stoppedEarly: boolean): void {
+  const { reporter } = ctx;
+  const { remaining } = state;
+  const notTried = remaining.count - state.failedAndLeft;
+  for (const stop of state.stops) {
+    if (stop !== 'limit' && stop !== 'max-credits') continue;
+    const left = notTried > 0 && rest ? `; ${count(notTried, 'user')} not attempted${listedIn(rest)}; with a new budget, resume them with: ${rest.resume}` : '';
+    reporter.info(`${stopNote(stop, options)}${left}`);
+  }
+  if (state.budgetMet || !(stoppedEarly || state.taken > 1)) return;
+  if (rest) reporter.error(`${count(remaining.count, 'user')} not finished${listedIn(rest)}; resume with: ${rest.resume}`);
+  else if (stoppedEarly && remaining.count > 0 && !ctx.readerGone) reporter.error(`${count(remaining.count, 'user')} not finished; ${remaining.failure ?? 'run them again'}`);
+}
+
+function resumeRest(state: RunState, options: EndOptions, ctx: RunEndContext, code: number): Rest | undefined {
+  const subjects = state.remaining.finish();
+  if (!subjects || !options.resume) return undefined;
+  return {
+    resume: options.resume(subjects, { ...ctx.continuation(), outputComplete: code === ExitCode.ok }),
+    remaining: state.remaining.count,
+    file: 'file' in subjects ? subjects.file : undefined,
+  };
+}
+
+/** `; their list is in FILE` when the users left did not fit a command line. */
+const listedIn = (rest: Rest): string => (rest.file ? `; their list is in ${rest.file}` : '');
+
+const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+
+export function stopNote(stop: StopReason, options: Pick<EndOptions, 'limit' | 'maxCredits'>): string {
+  switch (stop) {
+    case 'limit':
+      return `sgq: stopped at --limit ${options.limit}`;
+    case 'max-credits':
+      return `sgq: stopped before the next call could pass --max-credits ${options.maxCredits}`;
+    case 'max-pages':
+      return 'sgq: stopped at --max-pages; there are more pages';
+    case 'more':
+      return 'sgq: there are more pages; add --all to fetch them all, or --page N for one';
+    case 'done':
+      return '';
+  }
+}
