@@ -180,34 +180,54 @@ function removeStale(file: string, seen: Seen): void {
   unlinkSync(aside);
 }
 
+/**
+ * The locks this process holds, each with the inode it created. One heartbeat and one exit
+ * hook serve them all: a --snapshot run holds a lock per user until its output is kept, and
+ * a timer and an exit listener per lock would not scale to a batch of users.
+ */
+const held = new Map<string, number>();
+let heartbeat: NodeJS.Timeout | undefined;
+
 function heldLock(file: string, ino: number): Lock {
-  let held = true;
-  // The heartbeat: what tells a run on another host that this one is alive.
-  const heartbeat = setInterval(() => {
-    try {
-      if (statSync(file).ino !== ino) return;
+  held.set(file, ino);
+  if (!heartbeat) {
+    // The heartbeat: what tells a run on another host that this one is alive.
+    heartbeat = setInterval(() => {
       const now = new Date();
-      utimesSync(file, now, now);
-    } catch {
-      // Removed by hand: nothing to refresh.
-    }
-  }, HEARTBEAT_MS);
-  heartbeat.unref();
-  const release = () => {
-    if (!held) return;
-    held = false;
-    clearInterval(heartbeat);
-    process.removeListener('exit', release);
-    try {
-      // Only our own lock: never one a later run has taken over.
-      if (statSync(file).ino === ino) unlinkSync(file);
-    } catch {
-      // already gone
-    }
-  };
-  // A second Ctrl-C ends the process with process.exit: the lock goes with it.
-  process.once('exit', release);
-  return { file, release };
+      for (const [lock, own] of held) touch(lock, own, now);
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    // A second Ctrl-C ends the process with process.exit: the locks go with it.
+    process.once('exit', releaseAll);
+  }
+  return { file, release: () => release(file, ino) };
+}
+
+function touch(file: string, ino: number, now: Date): void {
+  try {
+    if (statSync(file).ino === ino) utimesSync(file, now, now);
+  } catch {
+    // Removed by hand: nothing to refresh.
+  }
+}
+
+function release(file: string, ino: number): void {
+  if (held.get(file) !== ino) return;
+  held.delete(file);
+  try {
+    // Only our own lock: never one a later run has taken over.
+    if (statSync(file).ino === ino) unlinkSync(file);
+  } catch {
+    // already gone
+  }
+  if (held.size > 0 || !heartbeat) return;
+  clearInterval(heartbeat);
+  heartbeat = undefined;
+  process.removeListener('exit', releaseAll);
+}
+
+function releaseAll(): void {
+  for (const [file, ino] of [...held]) release(file, ino);
 }
 
 function busyError(file: string, seen: Seen, options: LockOptions): SgqError {

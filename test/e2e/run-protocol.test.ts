@@ -223,3 +223,12 @@ describe('one output pipeline', () => {
     expect(readFileSync(out, 'utf8'), 'the diff of a file with itself has no changes').toBe('');
   });
 });
+
+describe('many locks at once', () => {
+  it('a --snapshot run over many users holds a lock per user with one heartbeat and one exit hook: no listener warning', async () => {
+    const users = Array.from({ length: 30 }, (_, i) => `u${i}_3`);
+    const r = await sgq(['--sandbox', 'graph', 'followers', '-', '--all', '--snapshot', '--out', join(tempDir(), 'f.ndjson')], { env: { XDG_DATA_HOME: tempDir() }, input: users.join('\n') });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+});
