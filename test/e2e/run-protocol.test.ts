@@ -231,4 +231,15 @@ describe('many locks at once', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('MaxListenersExceededWarning');
   });
+
+  it('holds no open file per staged user until the output is kept: 300 users under a limit of 128 open files', async () => {
+    const users = Array.from({ length: 300 }, (_, i) => `u${i}_3`).join('\n');
+    const env = { ...process.env, SGQ_CONFIG_DIR: tempDir(), XDG_DATA_HOME: tempDir() } as Record<string, string>;
+    const run = (extra: string[]) =>
+      execa('sh', ['-c', 'ulimit -n 128 && exec "$0" "$@"', process.execPath, BIN, '--sandbox', 'graph', 'followers', '-', '--all', '--snapshot', ...extra, '--out', join(tempDir(), 'f.ndjson')], { env, input: users, reject: false });
+    for (const extra of [[], ['--changes']]) {
+      const r = await run(extra);
+      expect(r.exitCode, r.stderr.slice(-500)).toBe(0);
+    }
+  });
 });

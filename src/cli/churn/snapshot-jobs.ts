@@ -127,6 +127,9 @@ export class SnapshotCheckpoint implements Checkpoint {
           await this.release(held);
           throw error;
         }
+        // Its files were needed for the diff only: a run of many users must not hold two open
+        // files per user until the output is kept (the commit works by name).
+        await staged.close();
         // Pending (so committed by the scope) only once its changes are written: another
         // user's end commits what is staged, and must not take a snapshot whose diff is running.
         held.staged = staged;

@@ -272,6 +272,7 @@ function dataFileIn(folder: string, file: string): string | undefined {
 /** A snapshot written and flushed under a temporary name, not yet visible to anyone. */
 export class StagedSnapshot {
   private state: 'staged' | 'committed' | 'dropped' = 'staged';
+  private closed = false;
 
   constructor(
     /** Its data is the temporary file until commit; `meta.file` and `metaPath` are the names it will take. */
@@ -303,7 +304,10 @@ export class StagedSnapshot {
     rmSync(this.current.dataPath, { force: true });
   }
 
+  /** Closes its two open files (needed only for the diff); the commit works by name. Safe to call twice. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await Promise.all([this.current.handle.close(), this.previous?.handle.close()]);
   }
 }
