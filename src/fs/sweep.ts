@@ -17,13 +17,7 @@ export const STALE_MS = 60_000;
  * `base`, or every temporary file of sgq's when `base` is undefined (a folder sgq owns).
  */
 export function sweepLeftovers(folder: string, base?: string, now = Date.now()): void {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of listing(folder)) {
     const owner = tempOwner(name, base);
     if (owner && abandoned(join(folder, name), owner, now)) rmSync(join(folder, name), { force: true });
   }
@@ -40,18 +34,21 @@ function abandoned(path: string, owner: { pid: number; host?: string }, now: num
 
 /** Removes the files of `folder` last written before `before` (ms since the epoch): a cache's entries nobody wrote again. */
 export function removeFilesOlderThan(folder: string, before: number): void {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of listing(folder)) {
     try {
       const file = join(folder, name);
       if (statSync(file).mtimeMs < before) rmSync(file, { force: true });
     } catch {
       // Removed meanwhile by another run: nothing to do.
     }
+  }
+}
+
+/** The names in `folder`; none when it is gone or cannot be read (nothing to sweep there). */
+function listing(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
   }
 }
