@@ -77,8 +77,11 @@ export interface GivenSettings {
  */
 export function resolveClientSettings(endpoint: EndpointSettings, given: GivenSettings, config: ResolvedConfig | undefined, env: Env): Omit<ClientSettings, 'connections'> {
   const typed = typedSettings(config);
+  const { baseUrl, apiKey, apiKeySource } = endpoint;
   return {
-    ...endpoint,
+    baseUrl,
+    apiKey,
+    apiKeySource,
     timeoutMs: given.timeoutMs ?? typed.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retries: given.retries ?? typed.retries ?? DEFAULT_RETRY.retries,
     maxRetryAfterMs: retryAfterCapMs(env),

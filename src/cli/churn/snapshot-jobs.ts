@@ -44,7 +44,9 @@ interface Held {
  * scope commits, once the output holding its records or its changes is durable.
  */
 export class SnapshotCheckpoint implements Checkpoint {
-  private held = new Map<string, Held>();
+  private readonly held = new Map<string, Held>();
+  /** The held users whose snapshot is staged: what a commit or a drop goes through. */
+  private readonly staged = new Set<Held>();
 
   private constructor(readonly store: SnapshotStore) {}
 
@@ -64,8 +66,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   get pending(): boolean {
-    for (const held of this.held.values()) if (held.staged) return true;
-    return false;
+    return this.staged.size > 0;
   }
 
   get due(): boolean {
@@ -73,10 +74,9 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   async commit(): Promise<void> {
-    for (const held of this.held.values()) {
-      if (!held.staged) continue;
+    for (const held of this.staged) {
       try {
-        await held.staged.commit();
+        await held.staged!.commit();
       } catch (error) {
         throw new SgqError(ExitCode.internal, `cannot store the snapshot of ${held.user} in ${this.store.root}: ${errorCode(error)}`, 'the records were written; the next run compares against the snapshot before; check free space and permissions');
       }
@@ -133,6 +133,7 @@ export class SnapshotCheckpoint implements Checkpoint {
         // Pending (so committed by the scope) only once its changes are written: another
         // user's end commits what is staged, and must not take a snapshot whose diff is running.
         held.staged = staged;
+        this.staged.add(held);
       },
     };
   }
@@ -148,6 +149,7 @@ export class SnapshotCheckpoint implements Checkpoint {
 
   private async release(held: Held): Promise<void> {
     this.held.delete(held.user);
+    this.staged.delete(held);
     await held.staged?.close().catch(() => undefined);
     held.lock.release();
   }

@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { FileHandle } from 'node:fs/promises';
-import { resolveConfig } from '../../core/config.js';
 import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../core/errors.js';
 import { JsonTooDeep } from '../../core/json.js';
 import { parseSince } from '../../core/since.js';
@@ -70,7 +69,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const users: string[] = [];
   if (!files) for await (const user of await Subjects.open(args, io, 2)) users.push(user);
   if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
-  const config = resolveConfig(globals, io.env);
+  const { config } = ctx;
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
   // --out as every command writes it: checked, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));

@@ -1,4 +1,4 @@
-import { resolveConfig, type ResolvedConfig } from '../../core/config.js';
+import type { ResolvedConfig } from '../../core/config.js';
 import { ExitCode } from '../../core/errors.js';
 import { jqOptions, loadJqFilter } from '../output/jq.js';
 import { chooseFormat } from '../output/formats.js';
@@ -60,8 +60,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
 
 /** --dry-run: the requests and the worst-case credits, nothing sent, nothing locked. */
 function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
-  const { io, globals } = ctx;
-  const config = resolveConfig(globals, io.env);
+  const { io, globals, config } = ctx;
   chooseFormat(flags, config, io.stdoutIsTTY);
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config));
   const jobs = plan.jobs(config, { marks, reporter });
@@ -79,7 +78,7 @@ function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: 
     include: flags.include === true,
     tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
     label: plan.label,
-    format: chooseFormat(flags, scope.connection.config, ctx.io.stdoutIsTTY),
+    format: scope.format,
     resume: plan.resume,
     // Users left over go beside the output, or beside the config.
     remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, ctx.io.env),

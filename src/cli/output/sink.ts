@@ -43,16 +43,19 @@ abstract class StreamBackedSink implements Sink {
 
   constructor(
     protected readonly stream: Writable,
-    where: string,
-    onClose: () => void,
+    protected readonly where: string,
+    private readonly onClose: () => void,
     endCode?: string,
   ) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (this.closed) return;
-      this.closed = true;
-      if (endCode === undefined || error.code !== endCode) this.failure = outputError(where, error);
-      onClose();
-    });
+    stream.on('error', (error: NodeJS.ErrnoException) => this.fail(endCode === undefined || error.code !== endCode ? outputError(where, error) : undefined));
+  }
+
+  /** The destination failed (or ended, without a failure): stop fetching, once. */
+  protected fail(failure: SgqError | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.failure ??= failure;
+    this.onClose();
   }
 
   write(chunk: string | Uint8Array): void {
@@ -87,10 +90,7 @@ export class StreamSink extends StreamBackedSink {
   /** stdout is a regular file (`> FILE`): written in full or failed, at once, and flushed to disk at the end. */
   private readonly fileFd?: number;
 
-  constructor(
-    stream: Writable,
-    private readonly onClose: () => void,
-  ) {
+  constructor(stream: Writable, onClose: () => void) {
     // EPIPE is the normal end of `sgq … | head`.
     super(stream, 'stdout', onClose, 'EPIPE');
     this.fileFd = regularFileFd(stream);
@@ -129,13 +129,6 @@ export class StreamSink extends StreamBackedSink {
       }
     }
     return undefined;
-  }
-
-  private fail(failure: SgqError): void {
-    this.failure ??= failure;
-    if (this.closed) return;
-    this.closed = true;
-    this.onClose();
   }
 }
 

@@ -12,6 +12,8 @@ export interface Checkpoint {
   readonly what: string;
   /** Whether anything is staged and not yet committed. */
   readonly pending: boolean;
+  /** Worth committing now, while output streams (the marks space their commits; a snapshot is due once staged). */
+  readonly due: boolean;
   /** Makes durable what is staged. Throws an SgqError if it cannot: what was staged is then dropped. */
   commit(): Promise<void>;
   /** Forgets what is staged: the output covering it was not kept. */
@@ -34,6 +36,10 @@ export class Checkpoints {
 
   get pending(): boolean {
     return this.all.some((c) => c.pending);
+  }
+
+  get due(): boolean {
+    return this.all.some((c) => c.due);
   }
 
   /** Called only when the output covering everything staged is durable. */

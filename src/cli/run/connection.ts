@@ -1,4 +1,4 @@
-import { configPath, profileFlag, resolveConfig, type KeySource, type ResolvedConfig } from '../../core/config.js';
+import { configPath, profileFlag, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { configError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
@@ -6,8 +6,9 @@ import { cacheDir } from '../cache-dir.js';
 import { creditsFile, recordBalance, type SeenBalance } from './credits-store.js';
 import type { FileCache } from './response-cache.js';
 
-// Where a run's requests go and the client that sends them: the configured service or an
-// in-process sandbox, the key, the settings, the cache and the trace.
+// Where a run's requests go (the configured service or an in-process sandbox, with its key),
+// the answers cache it may reuse, and the note of the balance it saw. The client itself is
+// built by the context (ctx.client), on the core's wiring.
 
 /** Where requests go for this run: the configured service, or an in-process sandbox. */
 export interface Connection {
@@ -20,8 +21,7 @@ export interface Connection {
 }
 
 export async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
-  const { globals, io } = ctx;
-  const config = resolveConfig(globals, io.env);
+  const { globals, config } = ctx;
   if (globals.sandbox) {
     const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
     const sandbox = await startSandbox({ port: 0 });

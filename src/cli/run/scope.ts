@@ -1,13 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import type { ApiClient } from '../../core/client.js';
-import { resolveConfig, type ResolvedConfig } from '../../core/config.js';
-import { SgqError } from '../../core/errors.js';
+import type { ResolvedConfig } from '../../core/config.js';
 import { proxyFor } from '../../core/proxy.js';
 import type { CommandContext } from '../context.js';
+import type { Format } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions, type Output, type OutputChoice } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
 import { connect, openCache, type Connection } from './connection.js';
-import { typedSettings, type TypedSettings } from '../../core/settings.js';
+import type { TypedSettings } from '../../core/settings.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from '../../fs/lock.js';
 import type { Held, OutputFlags, Plan } from './plan.js';
@@ -37,6 +37,8 @@ export class RunScope {
   /** Pages of one user's --all in flight at once: --parallel, else the setting, else 1. */
   parallel = 1;
   output!: Output;
+  /** The format the records are written in, chosen once the config is known. */
+  format!: Format;
   client!: ApiClient;
   trace?: TraceFile;
   cache?: FileCache;
@@ -59,14 +61,14 @@ export class RunScope {
   }
 
   private async openAll(ctx: CommandContext, plan: Plan, flags: OutputFlags, choice: Choice): Promise<void> {
-    const { io, globals } = ctx;
+    const { io } = ctx;
     const lockOptions = outLockOptions(flags.waitLock, io.signal, this.reporter);
     this.stopOnSignal(io.signal);
     // 1. Locks: one run at a time per file replaced and per state file.
     if (flags.trace !== undefined) this.defer((this.trace = TraceFile.open(flags.trace)), (t) => t.close());
     const out = await claimOutput(flags.out, lockOptions);
     this.defer(out, (o) => o.release());
-    this.config = resolveConfig(globals, io.env);
+    this.config = ctx.config;
     // Closed whatever else fails to open: the marks below hold the state file's lock.
     this.defer(this.checkpoints, (c) => c.close());
     const marks = plan.marksFile && this.checkpoints.add(await SinceMarks.open(plan.marksFile(this.config), lockOptions));
@@ -77,14 +79,15 @@ export class RunScope {
     this.defer(this.connection, (c) => c.close());
     const proxy = proxyFor(io.env, new URL(this.connection.baseUrl));
     const stop = () => this.controller.abort('output closed');
-    this.output = await openOutput(io, out.target, { ...choice, format: choice.format(this.connection.config) }, this.reporter, stop);
+    this.format = choice.format(this.config);
+    this.output = await openOutput(io, out.target, { ...choice, format: this.format }, this.reporter, stop);
     // A scope that closes before its finish (a later step failed to open) keeps nothing half-made.
     this.defer(this.output, async (o) => void (this.finished || (await o.sink.finish(false))));
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
     const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
     this.held = { marks, snapshots, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent.
-    this.settings = typedSettings(this.connection.config);
+    this.settings = await ctx.settings();
     this.cache = await openCache(io.env, flags.cache?.ms ?? this.settings.cacheMs, this.connection);
     const concurrency = Math.max(1, plan.concurrency);
     const parallel = (this.parallel = plan.parallel ?? this.settings.parallel ?? 1);
@@ -122,11 +125,11 @@ export class RunScope {
   async whenDurable(): Promise<void> {
     const { sink, formatter } = this.output;
     // A format that holds its records until the end (a table, --jq --slurp, Parquet) has delivered nothing yet.
-    if (!sink.streams || formatter.holdsUntilEnd || !(this.held.marks?.due || this.held.snapshots?.due)) return;
+    if (!sink.streams || formatter.holdsUntilEnd || !this.checkpoints.due) return;
     // A write that failed reports it on a later tick: let it, before trusting `flushed`.
     await new Promise((resolve) => setImmediate(resolve));
     if (!sink.flushed || sink.failure || this.output.formatFailure) return;
-    if (this.held.marks?.due || this.held.snapshots?.due) await this.checkpoints.commit();
+    if (this.checkpoints.due) await this.checkpoints.commit();
   }
 
   /**
@@ -158,11 +161,6 @@ export class RunScope {
       }
     }
     this.closers.length = 0;
-  }
-
-  /** The first failure of the output or of a checkpoint's commit, if any. */
-  get failure(): SgqError | undefined {
-    return this.output.sink.failure ?? this.output.formatFailure ?? this.checkpoints.failure;
   }
 }
 
