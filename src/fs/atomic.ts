@@ -75,7 +75,8 @@ export function syncFolder(folder: string): void {
   }
 }
 
-function writeAll(fd: number, data: string | Uint8Array): void {
+/** Writes every byte of `data` at the fd's position, or throws: a short write (a full disk taking part of it) is carried on until it fails. */
+export function writeAll(fd: number, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }

@@ -1,12 +1,12 @@
 import {
-  accessSync, closeSync, constants, createWriteStream, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, readlinkSync, rmSync, statSync, writeSync, type Stats,
+  accessSync, closeSync, constants, createWriteStream, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, readlinkSync, rmSync, statSync, type Stats,
 } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { createTemp, moveIntoPlace, sealTemp } from '../../fs/atomic.js';
+import { createTemp, moveIntoPlace, sealTemp, writeAll } from '../../fs/atomic.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { PRIVATE_FILE, keepOwner, modeOf } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -106,9 +106,8 @@ export class StreamSink extends StreamBackedSink {
   override write(chunk: string | Uint8Array): void {
     if (this.fileFd === undefined) return super.write(chunk);
     if (this.closed) return;
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     try {
-      for (let at = 0; at < bytes.length; ) at += writeSync(this.fileFd, bytes, at, bytes.length - at);
+      writeAll(this.fileFd, chunk);
     } catch (error) {
       this.fail(outputError('stdout', error as NodeJS.ErrnoException));
     }
