@@ -54,16 +54,16 @@ export function priceOf(path: string, given: { setting?: string; observed?: numb
   return { credits: route.cost, source: route.costAssumed ? 'assumed' : 'public' };
 }
 
-/** Where a price comes from, in words for messages. */
+/** Where a price comes from, in words for messages: `price: …`. */
 export function priceOrigin(price: Price): string {
   switch (price.source) {
     case 'setting':
       return 'the prices setting';
     case 'observed':
-      return 'the price sgq observed on this profile';
+      return 'observed on this profile';
     case 'public':
-      return `the service's public credit table (read ${PUBLIC_PRICES_READ})`;
+      return `the service's public credit table, read ${PUBLIC_PRICES_READ}`;
     case 'assumed':
-      return "sgq's assumption (the public credit table gives no price)";
+      return "sgq's assumption, the public credit table gives none";
   }
 }

@@ -20,6 +20,8 @@ export interface RouteSpec {
   cost: number | null;
   /** The public credit table gives no price for the route: `cost` is sgq's assumption (README "Prices"). */
   costAssumed: boolean;
+  /** The most records a page holds where that is known (graph routes: 500, spec §4.1); null where it is not published. */
+  pageSize: number | null;
   /** Accepts the `since` body field (spec §4.1). */
   since: boolean;
   /** A follower-style list that `--snapshot` can keep and `sgq diff` compare. */
@@ -31,8 +33,9 @@ export interface RouteSpec {
   summary: string;
 }
 
-const route = (r: Omit<RouteSpec, 'since' | 'placeholder' | 'snapshot' | 'costAssumed'> & Partial<RouteSpec>): RouteSpec => ({
+const route = (r: Omit<RouteSpec, 'since' | 'placeholder' | 'snapshot' | 'costAssumed' | 'pageSize'> & Partial<RouteSpec>): RouteSpec => ({
   since: false,
+  pageSize: null,
   costAssumed: false,
   snapshot: false,
   placeholder: false,
@@ -40,8 +43,8 @@ const route = (r: Omit<RouteSpec, 'since' | 'placeholder' | 'snapshot' | 'costAs
 });
 
 export const ROUTES: readonly RouteSpec[] = [
-  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: 3, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
-  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: 3, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
+  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
+  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
   route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', paginated: true, needsKey: true, cost: 1, costAssumed: true, subject: 'user', summary: 'Score history of an account' }),
   route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', paginated: true, needsKey: true, cost: 2, subject: 'user', summary: 'Metadata history of an account' }),
   route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', paginated: true, needsKey: true, cost: 1, subject: 'user', summary: 'Posts of an account' }),

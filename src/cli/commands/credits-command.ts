@@ -44,7 +44,7 @@ async function refresh(ctx: CommandContext, reporter: Reporter): Promise<SeenBal
       throw new SgqError(ExitCode.service, `the service's answer to ${REFRESH_ROUTE} carried no balance`, 'the balance is recorded by every run of a paid route; `sgq credits` then shows it');
     }
     const seen = { credits, seen_at: new Date().toISOString(), route: REFRESH_ROUTE, base_url: connection.baseUrl };
-    if (!globals.sandbox) recordSeenBalance(io.env, connection.config.profile, seen, reporter);
+    if (!globals.sandbox) recordSeenBalance(io.env, connection.config.profile, { balance: seen }, reporter);
     return seen;
   } finally {
     await client.close();

@@ -52,7 +52,6 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       label: commandName(route),
       path: route.path,
       needsKey: route.needsKey,
-      knownCost: route.cost,
       concurrency: Math.min(wanted, subjects?.first.length ?? 1),
       parallel: flags.parallel,
       manyCalls: subjects?.fromStdin,

@@ -9,7 +9,7 @@ import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
 import type { Sink } from '../output/sink.js';
-import { Budget } from '../../core/budget.js';
+import { Budget, type BudgetLimits } from '../../core/budget.js';
 import { RemainingUsers, type ResumeSubjects } from './remaining.js';
 import { SummaryCollector, type RunSummary, type UserStats } from './summary.js';
 import { concludeRun, UNREACHABLE_AFTER } from './ending.js';
@@ -51,7 +51,10 @@ export interface RunOptions {
   parallel?: number;
   limit?: number;
   maxCredits?: number;
+  /** Credits per call where a price is known (run-price.ts). */
   knownCost: number | null;
+  /** Told of prices the balances show (see Budget). */
+  onPrice?: BudgetLimits['onPrice'];
   /** `--raw`: each body as received, one per line, instead of formatted records. */
   raw: boolean;
   /** `sgq api -i`: each answer's status line and headers before its records. */
@@ -110,7 +113,7 @@ class JobRunner {
     private readonly options: RunOptions,
     private readonly ctx: RunContext,
   ) {
-    this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost });
+    this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost, onPrice: options.onPrice });
     this.remaining = new RemainingUsers(options.remainingFile);
   }
 
