@@ -9,6 +9,12 @@ export interface BudgetLimits {
   maxCredits?: number;
   /** Credits per call where a price is known (prices.ts); otherwise learned from balances. */
   knownCost: number | null;
+  /**
+   * The price was stated by the user or observed on this account before: calls may run side
+   * by side under --max-credits at once. A price from the public table is not trusted until
+   * this run's balances had the chance to confirm it (three calls one at a time).
+   */
+  trusted?: boolean;
   /** Told of a price observed from the balances, or a balance that went up (price-meter.ts). */
   onPrice?: (event: PriceEvent) => void;
 }
@@ -62,6 +68,13 @@ export class Budget {
     return this.limits.knownCost !== null || this.meter.observed !== null;
   }
 
+  /** The price is sure enough for calls side by side under --max-credits (see `trusted`). */
+  private get priceSettled(): boolean {
+    if (this.meter.observed !== null || (this.limits.trusted === true && this.limits.knownCost !== null)) return true;
+    // Two balances give the mean drop of an unknown price; a table price needs two measured calls after the first.
+    return this.calls >= (this.limits.knownCost === null ? 2 : 3);
+  }
+
   /**
    * Credits spent by this run so far: what the balances measured for the calls they could
    * measure (one at a time), the price for the others.
@@ -91,9 +104,8 @@ export class Budget {
     if (maxCredits !== undefined) {
       const cost = this.estimatedCost();
       if (this.creditsUsed + cost > maxCredits) return this.inFlight === 0 ? 'max-credits' : 'wait';
-      // An unlearned price may be above the estimate: one call at a time until it is known.
-      const priceKnown = this.priceKnown || this.calls > 1;
-      if (this.inFlight > 0 && (!priceKnown || this.creditsUsed + (this.inFlight + 1) * cost > maxCredits)) return 'wait';
+      // An unconfirmed price may be below what the service charges: one call at a time until it is confirmed.
+      if (this.inFlight > 0 && (!this.priceSettled || this.creditsUsed + (this.inFlight + 1) * cost > maxCredits)) return 'wait';
     }
     if (limit !== undefined && this.inFlight > 0) {
       // Only calls whose whole pages fit run side by side; the last, partial one runs alone,

@@ -77,6 +77,7 @@ function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: 
     limit: flags.limit,
     maxCredits: flags.maxCredits,
     knownCost: price.price?.credits ?? null,
+    priceTrusted: price.price?.source === 'setting' || price.price?.source === 'observed',
     onPrice: (event) => price.onPrice(event, reporter),
     raw: flags.raw === true,
     include: flags.include === true,
