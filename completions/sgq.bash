@@ -167,10 +167,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' ;;
     'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;

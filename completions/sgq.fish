@@ -444,13 +444,13 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
 
 # sgq credits
 complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
