@@ -132,6 +132,16 @@ describe('prices observed from the balances', () => {
     expect(elsewhere.stderr).toContain('× 3 credits; price: the service');
   });
 
+  it('the summary of one user is what the balances measured, not the calls times the price', async () => {
+    // 2 credits a call where the table says 3; two calls: the second measured (2), the first at the price (3).
+    const { answer } = charging(2, 2);
+    const stub = await stubs(answer);
+    const r = await runSgq(['graph', 'followers', 'jack', '--all', '--summary', 'json'], { env: envFor(stub.url) });
+    const summary = summaryOf(r.stderr);
+    expect(summary.totals).toMatchObject({ credits_used: 5, credits_left: 996 });
+    expect(summary.users[0]!.credits_used).toBe(5);
+  });
+
   it('the prices setting still wins over an observed price, and the run says so', async () => {
     const { answer } = charging(2);
     const stub = await stubs(answer);
