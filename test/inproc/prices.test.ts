@@ -114,6 +114,9 @@ describe('prices observed from the balances', () => {
     const stored = JSON.parse(readFileSync(join(dir, 'credits.json'), 'utf8')) as { profiles: Record<string, unknown>; prices: Record<string, Record<string, { credits: number; base_url: string }>> };
     expect(stored.prices.default!['graph/get_followers']).toMatchObject({ credits: 4, base_url: stub.url });
     expect(stored.profiles.default).toMatchObject({ credits: 984 });
+    const shown = await runSgq(['credits', '--json'], { env });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ credits: 984, prices: { 'graph/get_followers': 4 } });
+    expect((await runSgq(['credits', '-v'], { env })).stderr).toContain('observed price: graph/get_followers 4 credits a call');
 
     // Said once: the next run knows the price and says nothing of it.
     const second = await runSgq(['graph', 'followers', 'bob', '--all', '--max-pages', '3'], { env });

@@ -1,7 +1,7 @@
 import { configPath, profileFlag, profileName } from '../../core/config.js';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
 import type { Reporter } from '../output/reporter.js';
-import { creditsFile, readBalances, type SeenBalance } from '../run/credits-store.js';
+import { creditsFile, readBalances, readObservedPrices, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../context.js';
 import { proxyFor } from '../../core/proxy.js';
 import { connect, recordSeenBalance } from './execute.js';
@@ -25,9 +25,19 @@ export async function runCreditsCommand(ctx: CommandContext, flags: { refresh?: 
   if (!seen) {
     throw configError(`no balance seen yet for profile ${profile}`, `any run of a paid route records it, or ask with \`sgq credits --refresh${profileFlag(profile)}\` (free)`);
   }
-  io.stdout.write(flags.json ? `${JSON.stringify({ profile, ...seen })}\n` : `${seen.credits}\n`);
-  if (!flags.json) reporter.info(`profile ${profile}: ${seen.credits.toLocaleString('en-US')} credits, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
+  const prices = observedPrices(io.env, profile, seen.base_url);
+  io.stdout.write(flags.json ? `${JSON.stringify({ profile, ...seen, ...(prices.size ? { prices: Object.fromEntries(prices) } : {}) })}\n` : `${seen.credits}\n`);
+  if (!flags.json) {
+    reporter.info(`profile ${profile}: ${seen.credits.toLocaleString('en-US')} credits, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
+    for (const [route, credits] of prices) reporter.info(`observed price: ${route} ${credits.toLocaleString('en-US')} credit${credits === 1 ? '' : 's'} a call`);
+  }
   return ExitCode.ok;
+}
+
+/** The prices runs observed on the profile, for the service the balance came from. */
+function observedPrices(env: Record<string, string | undefined>, profile: string, baseUrl: string): Map<string, number> {
+  const file = creditsFile(configPath(env));
+  return file === undefined ? new Map() : readObservedPrices(file, profile, baseUrl);
 }
 
 function lastSeen(env: Record<string, string | undefined>, profile: string): SeenBalance | undefined {
