@@ -85,8 +85,3 @@ export function recordSeen(file: string, profile: string, seen: SeenByRun): void
   const shape = Object.keys(store.prices).length ? store : { profiles: store.profiles };
   replaceFile(file, `${JSON.stringify(shape, null, 2)}\n`, { durable: false });
 }
-
-/** Records a profile's balance (see recordSeen). */
-export function recordBalance(file: string, profile: string, balance: SeenBalance): void {
-  recordSeen(file, profile, { balance });
-}
