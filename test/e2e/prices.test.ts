@@ -23,7 +23,7 @@ describe('prices end to end, against `sgq sandbox` (it charges the public prices
     expect(await balance(env)).toBe(start - 3);
     const resume = /with a new budget, resume with: sgq (.+)$/m.exec(first.stderr)?.[1];
     expect(resume).toBe('graph followers big_1200 --page 2 --all');
-    expect(first.stderr).toContain('sgq: stopped before the next call could pass --max-credits 5');
+    expect(first.stderr).toContain('sgq: stopped before the next call could pass --max-credits 5 (3 credits spent, the next call costs 3 credits)');
 
     const rest = await sgq([...resume!.split(' '), '--summary', 'json'], { env });
     expect(rest.exitCode).toBe(0);

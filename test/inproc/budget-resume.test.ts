@@ -38,7 +38,7 @@ describe('one budget for the whole run, whatever the concurrency', () => {
     expect(credits.code).toBe(0);
     expect(stub.requests).toHaveLength(2);
     // The users never asked are named in a command that asks them, with a new budget.
-    expect(credits.stderr).toContain('stopped before the next call could pass --max-credits 6; 3 users not attempted; with a new budget, resume them with: sgq metadata latest-tweets b c d');
+    expect(credits.stderr).toContain('stopped before the next call could pass --max-credits 6 (6 credits spent, the next call costs 6 credits); 3 users not attempted; with a new budget, resume them with: sgq metadata latest-tweets b c d');
   });
 
   it('--limit over many users with --all cuts at most one call and sends none once met', async () => {

@@ -37,7 +37,7 @@ describe('the public prices against the sandbox (it charges the route table)', (
     expect(sb.sandbox.calls.get('graph/get_followers')).toBe(before + 1);
     expect(lines(r.stdout)).toHaveLength(500);
     expect(r.stderr).toContain('sgq: big_1500: stopped before page 2; with a new budget, resume with: sgq graph followers big_1500 --page 2 --all --summary json\n');
-    expect(r.stderr).toContain('sgq: stopped before the next call could pass --max-credits 5\n');
+    expect(r.stderr).toContain('sgq: stopped before the next call could pass --max-credits 5 (3 credits spent, the next call costs 3 credits)\n');
     expect(summaryOf(r.stderr).totals.credits_used).toBe(3);
   });
 
@@ -46,7 +46,7 @@ describe('the public prices against the sandbox (it charges the route table)', (
     const r = await runSgq(['metadata', 'history', 'jack', '--max-credits', '1'], { env: sb.env() });
     expect(r.code).toBe(0);
     expect(sb.sandbox.calls.get('metadata/get_metadata_history') ?? 0).toBe(before);
-    expect(r.stderr).toContain('stopped before the next call could pass --max-credits 1; 1 user not attempted; with a new budget, resume them with: sgq metadata history jack');
+    expect(r.stderr).toContain('stopped before the next call could pass --max-credits 1 (0 credits spent, the next call costs 2 credits); 1 user not attempted; with a new budget, resume them with: sgq metadata history jack');
   });
 
   it('the summary counts what the balance fell by: 3 pages of followers are 9 credits', async () => {
@@ -128,7 +128,7 @@ describe('prices observed from the balances', () => {
     const budget = await runSgq(['graph', 'followers', 'carol', '--all', '--max-credits', '3'], { env });
     expect(budget.code).toBe(0);
     expect(stub.requests.length).toBe(requestsBefore);
-    expect(budget.stderr).toContain('stopped before the next call could pass --max-credits 3; 1 user not attempted');
+    expect(budget.stderr).toContain('stopped before the next call could pass --max-credits 3 (0 credits spent, the next call costs 4 credits); 1 user not attempted');
     // Another service behind the same profile does not use it.
     const other = await stubs(() => ({ body: envelope(1, null, [{ username: 'x' }]) }));
     const elsewhere = await runSgq(['graph', 'followers', 'jack', '--all', '--max-pages', '2', '--dry-run'], { env: { ...env, SGQ_BASE_URL: other.url } });
