@@ -81,9 +81,9 @@ describe('the library: toArray asks for a cap', () => {
   it('checks the cap as the call options are checked, before any request', async () => {
     const records = client().graph.followers('cap_1200');
     const before = calls();
-    await expect(records.toArray({ limit: 0 })).rejects.toMatchObject({ kind: 'usage', message: 'limit must be a whole number from 1 up' });
-    await expect(records.toArray({ maxPages: 1.5 })).rejects.toMatchObject({ kind: 'usage', message: 'maxPages must be a whole number from 1 up' });
-    await expect(records.toArray({ maxCredits: -1 })).rejects.toMatchObject({ kind: 'usage', message: 'maxCredits must be a whole number from 0 up' });
+    await expect(records.toArray({ limit: 0 })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('limit') });
+    await expect(records.toArray({ maxPages: 1.5 })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('maxPages') });
+    await expect(records.toArray({ maxCredits: -1 })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('maxCredits') });
     expect(calls()).toBe(before);
   });
 });
