@@ -141,7 +141,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** Stages a complete export; one whose records show no identity is refused (exit 2 or 3) and not kept. */
   private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0]): Promise<StagedSnapshot> {
     try {
-      capture.checkIdentity(`${held.user}: not stored as a snapshot`);
+      capture.checkIdentity('not stored as a snapshot');
       return await capture.stage(meta);
     } catch (error) {
       capture.discard();
