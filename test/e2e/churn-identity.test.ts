@@ -215,6 +215,28 @@ describe('--snapshot --changes against a stub service', () => {
     expect((await sgq(['snapshots', 'list', '--snapshot-dir', join(data, 'sgq', 'snapshots')])).stdout).toBe('');
   }, 60_000);
 
+  it('in a run of several users, one without identity fails alone: the others are stored, and its folder is let go', async () => {
+    const stub = await stubs((req) => {
+      const { user } = JSON.parse(req.body) as { user: string };
+      const data = user === 'jill' ? [{ bio: 'x' }] : [{ username: 'a', userid: 1 }];
+      return { body: envelope(1, null, data, 1000, user) };
+    });
+    const data = tempDir('sgq-data-');
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', XDG_DATA_HOME: data };
+    const r = await sgq(['graph', 'following', 'jack', 'jill', 'joe', '--all', '--snapshot', '-o', 'json'], { env });
+    expect(r.exitCode).toBe(3);
+    // The records were written as usual, a valid document.
+    expect((JSON.parse(r.stdout) as unknown[]).length).toBe(3);
+    expect(r.stderr).toMatch(/^sgq: jill: not stored as a snapshot: no record has an id or username field/m);
+    const list = await sgq(['snapshots', 'list', '-o', 'json'], { env });
+    expect((JSON.parse(list.stdout) as { user: string; records: number }[]).map((x) => [x.user, x.records]).sort()).toEqual([['jack', 1], ['joe', 1]]);
+    const folder = join(data, 'sgq', 'snapshots', 'default', 'graph.get_following', 'username', 'jill');
+    // No data file, no temporary file, no lock left in its folder; a second run takes it at once.
+    expect(readdirSync(folder)).toEqual([]);
+    const again = await sgq(['graph', 'following', 'jill', '--all', '--snapshot', '--key', 'bio', '-q'], { env });
+    expect(again.exitCode, again.stderr).toBe(0);
+  }, 60_000);
+
   it('--key chooses the field a snapshot is stored by; a later run by id still compares right', async () => {
     const lists = { followers: night1, following: [] };
     const s = await setup(lists, { followers: 'followers', following: 'plain' });
@@ -260,6 +282,10 @@ describe('snapshots of sgq 2.2 keep working', () => {
     const next = await s.run(['graph', 'followers', 'jack', '--all', '--snapshot', '--changes']);
     expect(next.stderr).toMatch(/jack: 2 gained, 2 lost, 1 renamed, 1 unchanged since/);
     expect(ndjsonOf(next.stdout).find((c) => c.change === 'renamed')).toMatchObject({ renamed_from: 'amelia', follower_username: 'amy' });
+    // Re-sorting a snapshot by another field spilled nothing that stayed: no temporary file, no lock.
+    const folder = join(s.store, 'default', 'graph.get_followers', 'username', 'jack');
+    expect(readdirSync(folder).filter((n) => n.startsWith('.'))).toEqual([]);
+    expect(metas(folder).map((m) => m.identity)).toEqual([undefined, 'id', 'id']);
   }, 60_000);
 
   it('an empty snapshot of 2.2 (it could not read prefixed records) is not compared against: no flood of "gained"', async () => {
