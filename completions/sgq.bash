@@ -22,8 +22,8 @@ __sgq_subcommands() {
 # The options of command $1 in REPLY.
 __sgq_options() {
   case $1 in
-    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata tweets') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
@@ -51,14 +51,14 @@ __sgq_option() {
   case $1 in
     'graph followers')
       case $2 in
-        --how | --since | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
-        --how | --since | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;

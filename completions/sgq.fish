@@ -29,9 +29,9 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
             contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata history'
@@ -158,6 +158,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l since-last -d 'send the start
 complete -c sgq -n '__sgq_in "graph followers"' -l state -r -F -d 'where --since-last keeps its marks (default: beside the config)'
 complete -c sgq -n '__sgq_in "graph followers"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
 complete -c sgq -n '__sgq_in "graph followers"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
+complete -c sgq -n '__sgq_in "graph followers"' -l key -x -d 'with --snapshot, the field that identifies an account (default: its id, else its username)'
 complete -c sgq -n '__sgq_in "graph followers"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph followers"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph followers"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
@@ -190,6 +191,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l since-last -d 'send the start
 complete -c sgq -n '__sgq_in "graph following"' -l state -r -F -d 'where --since-last keeps its marks (default: beside the config)'
 complete -c sgq -n '__sgq_in "graph following"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
 complete -c sgq -n '__sgq_in "graph following"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
+complete -c sgq -n '__sgq_in "graph following"' -l key -x -d 'with --snapshot, the field that identifies an account (default: its id, else its username)'
 complete -c sgq -n '__sgq_in "graph following"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph following"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph following"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
@@ -484,7 +486,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of it
 complete -c sgq -n '__sgq_in "diff"' -l following -d 'compare snapshots of the accounts a user follows'
 complete -c sgq -n '__sgq_in "diff"' -l how -x -d 'the --how the snapshots were taken with (default username)'
 complete -c sgq -n '__sgq_in "diff"' -l at -x -d 'compare the last snapshot taken by DATE (a date means its end) with the one before'
-complete -c sgq -n '__sgq_in "diff"' -l key -x -d 'the field that identifies a record (default username)'
+complete -c sgq -n '__sgq_in "diff"' -l key -x -d 'the field that identifies an account (default: its id, else its username)'
 complete -c sgq -n '__sgq_in "diff"' -l changed -d 'also print records whose other fields changed, as "change":"changed"'
 complete -c sgq -n '__sgq_in "diff"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
