@@ -81,7 +81,8 @@ function block(value: Json[] | { [key: string]: Json }, indent: string): string 
     return out;
   }
   for (const key of Object.keys(value)) {
-    const item = value[key]!;
+    const item = value[key];
+    if (item === undefined) continue; // left out, as JSON.stringify leaves it out
     const name = yamlString(key);
     out += name.length > LONG_KEY ? `${indent}? ${name}\n${indent}:` : `${indent}${name}:`;
     out += isBlock(item) ? `\n${block(item, `${indent}  `)}` : ` ${scalar(item)}\n`;
