@@ -32,7 +32,6 @@ const VENDOR = {
     module.exports = { Pool: require('undici/lib/dispatcher/pool'), ProxyAgent: require('undici/lib/dispatcher/proxy-agent') };`,
   conf: esmDefault('conf'),
   ora: esmDefault('ora'),
-  yaml: "module.exports = require('yaml');",
   // jq 1.8 as WebAssembly; the inline entry carries the wasm in the bundle, so dist/ needs no asset.
   'jq-wasm/inline': "module.exports = require('jq-wasm/inline');",
   'hyparquet-writer': "module.exports = require('hyparquet-writer');",
