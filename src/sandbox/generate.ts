@@ -1,14 +1,13 @@
 // The records of one page of a route, from the account's name alone (see records.ts for shapes).
 import type { RouteSpec } from '../core/routes.js';
 import { GRAPH_PAGE_SIZE, HISTORY_PAGE_SIZE, handle, hash, isoMicros, relationCount, spacingSeconds, userId } from './data.js';
-import { relationRecord, score, type Shape } from './records.js';
+import { relationRecord, scoreRecord, type Shape } from './records.js';
 
 export interface Generated {
+  /** Objects, or (in the service's shape) records already written as JsonText. */
   items: unknown[];
   total: number;
   pageSize: number;
-  /** Some value is a RawToken: the body must be written through bodyText. */
-  raw: boolean;
 }
 
 /** The records of one page of a route, from the account's name alone. */
@@ -16,10 +15,10 @@ export function generate(route: RouteSpec, user: string, page: number, sinceMs: 
   const seed = hash(user.toLowerCase());
   const anchor = now.getTime();
   const service = shape === 'service';
-  const slice = (total: number, pageSize: number, make: (i: number) => unknown, raw = false): Generated => {
+  const slice = (total: number, pageSize: number, make: (i: number) => unknown): Generated => {
     const items: unknown[] = [];
     for (let i = (page - 1) * pageSize; i < Math.min(total, page * pageSize); i++) items.push(make(i));
-    return { items, total, pageSize, raw };
+    return { items, total, pageSize };
   };
   switch (route.path) {
     case 'graph/get_followers':
@@ -31,19 +30,11 @@ export function generate(route: RouteSpec, user: string, page: number, sinceMs: 
       const people = hash(`${relation}:${seed}`);
       // Sub-millisecond digits only, so a record's own timestamp sent back as `since` selects it.
       const micros = (i: number) => (people + i * 7919) % 1000;
-      if (service) return slice(total, GRAPH_PAGE_SIZE, (i) => relationRecord(relation, people, i, handle(people, i), anchor - i * spacing, micros(i)), true);
+      if (service) return slice(total, GRAPH_PAGE_SIZE, (i) => relationRecord(relation, people, i, handle(people, i), anchor - i * spacing, micros(i)));
       return slice(total, GRAPH_PAGE_SIZE, (i) => ({ username: handle(people, i), last_checked: isoMicros(anchor - i * spacing, micros(i)) }));
     }
     case 'alpha/get_score_history':
-      return slice(
-        365,
-        HISTORY_PAGE_SIZE,
-        (i) => ({
-          date: new Date(anchor - i * 86_400_000).toISOString().slice(0, 10),
-          score: score(seed, i, service),
-        }),
-        service,
-      );
+      return slice(365, HISTORY_PAGE_SIZE, (i) => scoreRecord(new Date(anchor - i * 86_400_000).toISOString().slice(0, 10), seed, i, service));
     case 'metadata/get_metadata_history': {
       const name = `${user} ${handle(seed, 0).split('_')[0]}`;
       const followers = relationCount(user, 'followers');
@@ -60,9 +51,9 @@ export function generate(route: RouteSpec, user: string, page: number, sinceMs: 
     case 'metadata/get_latest_tweets':
       return slice(10, 10, (i) => tweet(user, seed, i, anchor));
     case 'metadata/get_userid':
-      return { items: [{ username: user, user_id: userId(user) }], total: 1, pageSize: 0, raw: false };
+      return { items: [{ username: user, user_id: userId(user) }], total: 1, pageSize: 0 };
     default:
-      return { items: [], total: 0, pageSize: 0, raw: false };
+      return { items: [], total: 0, pageSize: 0 };
   }
 }
 

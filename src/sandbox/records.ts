@@ -12,24 +12,23 @@ import { isoMicros } from './data.js';
 export type { Shape } from './shapes.js';
 
 /**
- * A number token the sandbox writes as it is (a bare integer past 2^53, a long decimal):
- * JSON.stringify cannot, so it writes a marker that `bodyText` turns into the token.
+ * A record already written as JSON text: the service's records hold tokens JSON.stringify
+ * cannot write (integers past 2^53, long decimals), and writing them from text tables is
+ * what keeps a 500-record page of them cheap.
  */
-export class RawToken {
+export class JsonText {
   constructor(readonly text: string) {}
-  toJSON(): string {
-    return `${MARK}${this.text}${MARK}`;
-  }
 }
 
-// A private-use character: JSON.stringify leaves it as it is, and no generated text holds it.
-const MARK = '\uE000';
-const MARKED = /"\uE000([^"\uE000]*)\uE000"/g;
+// Stands for the records in the envelope's text until they are put in place.
+const DATA_MARK = '\uE000data\uE000';
 
-/** The JSON text of an answer, with its raw tokens written bare. */
-export function bodyText(body: unknown, raw: boolean): string {
-  const text = JSON.stringify(body);
-  return raw ? text.replace(MARKED, '$1') : text;
+/** The JSON text of an answer whose `data` may hold JsonText records. */
+export function bodyText(body: unknown): string {
+  const data = (body as { data?: unknown }).data;
+  if (!Array.isArray(data) || !(data[0] instanceof JsonText)) return JSON.stringify(body);
+  const text = JSON.stringify({ ...(body as object), data: DATA_MARK });
+  return text.replace(`"${DATA_MARK}"`, () => `[${(data as JsonText[]).map((r) => r.text).join(',')}]`);
 }
 
 // Display names in many scripts, with what makes a table or a YAML writer stumble: wide
@@ -84,6 +83,18 @@ const BIOS: (string | null)[] = [
 const LOCATIONS: (string | null)[] = [null, 'Tokyo, Japan', 'القاهرة', 'Москва', 'São Paulo 🇧🇷', 'NO', 'Earth', null, 'मुंबई', 'Berlin\tDE'];
 const WEBSITES: (string | null)[] = [null, 'https://example.com', null, 'https://例え.jp/パス', 'http://example.org/?a=1&b=2', null];
 
+/** The pools as JSON text, encoded once. */
+const json = (pool: readonly (string | null)[]): string[] => pool.map((v) => JSON.stringify(v));
+const NAMES_JSON = json(NAMES);
+const BIOS_JSON = json(BIOS);
+const LOCATIONS_JSON = json(LOCATIONS);
+const WEBSITES_JSON = json(WEBSITES);
+
+/** Creation dates from 2007 to 2023 and last posts from 2024 to 2026, written once (a date a record costs). */
+const dates = (from: number, years: number) => Array.from({ length: 256 }, (_, k) => `"${isoMicros(Date.UTC(from + (k % years), (k * 7) % 12, 1 + ((k * 13) % 28), (k * 5) % 24, (k * 11) % 60), 0)}"`);
+const CREATED = dates(2007, 17);
+const LAST_TWEET = dates(2024, 3);
+
 const FIELDS = [
   'username',
   'userid',
@@ -108,40 +119,30 @@ const PREFIXED = relationFields('followers');
 /** A 32-bit mix of a list's seed and an index, so neighbours differ in every field. */
 const mix = (seed: number, i: number): number => Math.imul(seed ^ Math.imul(i + 1, 2654435761), 2246822519) >>> 0;
 
+/** The keys of a relation's records as JSON text: `"follower_username":` … */
+const KEYS = { followers: PREFIXED.map((f) => `"${f}":`), following: FIELDS.map((f) => `"${f}":`) };
+
 /** One member of a follower or following list, as the service shapes it. */
-export function relationRecord(relation: 'followers' | 'following', people: number, i: number, username: string, checkedMs: number, micros: number) {
+export function relationRecord(relation: 'followers' | 'following', people: number, i: number, username: string, checkedMs: number, micros: number): JsonText {
   const n = mix(people, i);
-  const names = relation === 'followers' ? PREFIXED : FIELDS;
+  const k = KEYS[relation];
   // One account in eight is an old one with a small id; the rest are past 2^53, as today's are.
-  const id = n % 8 === 0 ? new RawToken(String(10_000 + i)) : new RawToken(`1${String(n).padStart(10, '0')}${String(i % 1e8).padStart(8, '0')}`);
-  const created = Date.UTC(2007 + (n % 17), (n >>> 5) % 12, 1 + ((n >>> 9) % 28), (n >>> 3) % 24);
-  const values = [
-    username,
-    id,
-    NAMES[n % NAMES.length]!,
-    BIOS[(n >>> 4) % BIOS.length]!,
-    LOCATIONS[(n >>> 8) % LOCATIONS.length]!,
-    WEBSITES[(n >>> 12) % WEBSITES.length]!,
-    (n >>> 6) % 250_000,
-    (n >>> 10) % 5_000,
-    (n >>> 14) % 90_000,
-    n % 5 === 0 ? null : isoMicros(checkedMs - ((n >>> 7) % 1_000) * 3_600_000, 0),
-    isoMicros(created, 0),
-    isoMicros(checkedMs, micros),
-  ];
-  const record: Record<string, unknown> = {};
-  for (let k = 0; k < names.length; k++) record[names[k]!] = values[k];
-  return record;
+  const id = n % 8 === 0 ? String(10_000 + i) : `1${String(n).padStart(10, '0')}${String(i % 1e8).padStart(8, '0')}`;
+  return new JsonText(
+    `{${k[0]}"${username}",${k[1]}${id},${k[2]}${NAMES_JSON[n % NAMES.length]},${k[3]}${BIOS_JSON[(n >>> 4) % BIOS.length]},` +
+      `${k[4]}${LOCATIONS_JSON[(n >>> 8) % LOCATIONS.length]},${k[5]}${WEBSITES_JSON[(n >>> 12) % WEBSITES.length]},` +
+      `${k[6]}${(n >>> 6) % 250_000},${k[7]}${(n >>> 10) % 5_000},${k[8]}${(n >>> 14) % 90_000},${k[9]}${n % 5 === 0 ? 'null' : LAST_TWEET[(n >>> 7) & 255]},` +
+      `${k[10]}${CREATED[(n >>> 16) & 255]},${k[11]}"${isoMicros(checkedMs, micros)}"}`,
+  );
 }
 
 /**
  * A score of the score history. In the service's shape mostly a plain number, some a float Python writes with
  * `.0`, some a decimal longer than a double holds (`0.12345678901234567890123`).
  */
-export function score(seed: number, i: number, service: boolean): number | RawToken {
+export function scoreRecord(date: string, seed: number, i: number, service: boolean): { date: string; score: number } | JsonText {
   const base = Math.round(((seed % 1000) / 10 + Math.sin(i / 9) * 5) * 100) / 100;
-  if (!service) return base;
-  if (i % 10 === 3) return new RawToken(`${Math.floor(base)}.0`);
-  if (i % 10 === 7) return new RawToken(`${Math.floor(base)}.12345678901234567890123`);
-  return base;
+  if (!service) return { date, score: base };
+  const score = i % 10 === 3 ? `${Math.floor(base)}.0` : i % 10 === 7 ? `${Math.floor(base)}.12345678901234567890123` : String(base);
+  return new JsonText(`{"date":"${date}","score":${score}}`);
 }

@@ -79,7 +79,7 @@ interface Account {
   expired: boolean;
 }
 
-type Answer = { status: number; body: unknown; headers?: Record<string, string>; raw?: boolean };
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
 
 const floorHour = () => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
 
@@ -167,7 +167,7 @@ class SandboxService {
       if (injected) return send(res, injected);
     }
     const answer = this.answerRoute(route, payload, req.headers['x-api-key']);
-    if (faults.malformed && !isPagingKind(faults.malformed) && route.subject !== 'none' && answer.status === 200) return sendMalformed(res, faults.malformed, answer);
+    if (faults.malformed && !isPagingKind(faults.malformed) && route.subject !== 'none' && answer.status === 200) return sendMalformed(res, faults.malformed, answer.body);
     send(res, answer);
   }
 
@@ -231,11 +231,11 @@ class SandboxService {
   /** A page of records, charged at the route's price, its paging bent if a fault says so. */
   private answerData(route: RouteSpec, user: string, how: string, page: number | null, sinceMs: number | undefined, account: Account | undefined): Answer {
     const paging = isPagingKind(this.faults.malformed) && page !== null ? this.faults.malformed : undefined;
-    const { items, total, pageSize, raw } = generate(route, user, servedPage(paging, page ?? 1), sinceMs, this.clock(), this.shape);
+    const { items, total, pageSize } = generate(route, user, servedPage(paging, page ?? 1), sinceMs, this.clock(), this.shape);
     if (account) account.credits -= price(route);
     const body = envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total);
     if (paging) bendPaging(paging, body, page!);
-    return { status: 200, body, raw };
+    return { status: 200, body };
   }
 }
 
@@ -267,20 +267,19 @@ function envelope(route: RouteSpec, user: string, how: string, page: number | nu
 }
 
 function send(res: ServerResponse, answer: Answer): void {
-  const text = bodyText(answer.body, answer.raw === true);
+  const text = bodyText(answer.body);
   res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...answer.headers });
   res.end(text);
 }
 
-function sendMalformed(res: ServerResponse, kind: Exclude<MalformedKind, PagingKind>, answer: Answer): void {
-  const { body } = answer;
-  const json = bodyText(body, answer.raw === true);
+function sendMalformed(res: ServerResponse, kind: Exclude<MalformedKind, PagingKind>, body: unknown): void {
+  const json = bodyText(body);
   const bodies: Record<Exclude<MalformedKind, PagingKind>, () => string> = {
     html: () => '<html><body><h1>502 Bad Gateway</h1></body></html>',
     truncated: () => json.slice(0, Math.floor(json.length / 2)),
     text: () => 'upstream connect error or disconnect/reset before headers',
-    'data-object': () => bodyText({ ...(body as object), data: { unexpected: true } }, false),
-    'bad-page': () => bodyText({ ...(body as object), next_page: 'two' }, answer.raw === true),
+    'data-object': () => JSON.stringify({ ...(body as object), data: { unexpected: true } }),
+    'bad-page': () => bodyText({ ...(body as object), next_page: 'two' }),
     huge: () => `{"data":[${'{"username":"x"},'.repeat(5_000_000)}{"username":"x"}]}`,
   };
   const text = bodies[kind]();
