@@ -107,7 +107,7 @@ describe('the library', () => {
     expect(new Set(names).size).toBe(1200);
     const limited = sgq.graph.followers('lib_1200', { limit: 700 });
     let taken = 0;
-    for await (const f of limited) taken += f.username === undefined ? 0 : 1;
+    for await (const f of limited) taken += f[sb.name()] === undefined ? 0 : 1;
     expect(taken).toBe(700);
     expect(limited.result).toMatchObject({ stoppedBy: 'limit', records: 700, pages: 2 });
   });
