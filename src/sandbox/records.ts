@@ -90,10 +90,10 @@ const BIOS_JSON = json(BIOS);
 const LOCATIONS_JSON = json(LOCATIONS);
 const WEBSITES_JSON = json(WEBSITES);
 
-/** Creation dates from 2007 to 2023 and last posts from 2024 to 2026, written once (a date a record costs). */
+/** Creation dates from 2007 to 2023 and last posts from 2023 to 2025 (before any clock a test sets), written once (a date a record costs). */
 const dates = (from: number, years: number) => Array.from({ length: 256 }, (_, k) => `"${isoMicros(Date.UTC(from + (k % years), (k * 7) % 12, 1 + ((k * 13) % 28), (k * 5) % 24, (k * 11) % 60), 0)}"`);
 const CREATED = dates(2007, 17);
-const LAST_TWEET = dates(2024, 3);
+const LAST_TWEET = dates(2023, 3);
 
 const FIELDS = [
   'username',
@@ -127,6 +127,7 @@ export function relationRecord(relation: 'followers' | 'following', people: numb
   const n = mix(people, i);
   const k = KEYS[relation];
   // One account in eight is an old one with a small id; the rest are past 2^53, as today's are.
+  // Handles are ASCII syllables and digits (data.ts), so they go into the text unescaped.
   const id = n % 8 === 0 ? String(10_000 + i) : `1${String(n).padStart(10, '0')}${String(i % 1e8).padStart(8, '0')}`;
   return new JsonText(
     `{${k[0]}"${username}",${k[1]}${id},${k[2]}${NAMES_JSON[n % NAMES.length]},${k[3]}${BIOS_JSON[(n >>> 4) % BIOS.length]},` +
