@@ -51,7 +51,7 @@ function __sgq_takes_value
         case 'api'
             contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'sandbox'
-            contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
+            contains -- $argv[2] --port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'diff'
             contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out --wait-lock; and return 0
         case 'snapshots list'
@@ -468,6 +468,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l ttl -x -d 'stop by itself after this 
 complete -c sgq -n '__sgq_in "sandbox"' -l prefix -x -d 'serve under a path prefix, as a gateway would (/social)'
 complete -c sgq -n '__sgq_in "sandbox"' -l clock -x -d 'timestamp of the newest follower (default: the start of this hour)'
 complete -c sgq -n '__sgq_in "sandbox"' -l credits -x -d 'starting balance of the demo key'
+complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service spec' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
 complete -c sgq -n '__sgq_in "sandbox"' -l latency-ms -x -d 'fault: added before every answer'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-first -x -d 'fault: the first N data requests fail'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-status -x -d 'fault: status of those failures (default 503; 429 sends Retry-After)'
@@ -477,7 +478,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l hang-rate -x -d 'fault: fraction of d
 complete -c sgq -n '__sgq_in "sandbox"' -l rate-limit-rate -x -d 'fault: fraction of data requests answering 429 with Retry-After'
 complete -c sgq -n '__sgq_in "sandbox"' -l retry-after -x -d 'fault: Retry-After sent with 429 (default 1), and with 503 when given'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-page -x -d 'fault: every request for page N answers 500'
-complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html truncated text data-object bad-page huge' -d 'fault: every data answer is malformed'
+complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html truncated text data-object bad-page huge page-back page-repeat page-empty page-ignored page-items' -d 'fault: every data answer is malformed'
 complete -c sgq -n '__sgq_in "sandbox"' -l error-status -x -d 'HTTP status of answers carrying error records (default 200)'
 complete -c sgq -n '__sgq_in "sandbox"' -l seed -x -d 'seed of the fault rates (default 1)'
 complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID'
