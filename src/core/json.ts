@@ -1,12 +1,21 @@
-// Records must leave sgq exactly as the service sent them. JSON.parse rounds integers past
-// 2^53 (a 19-digit account id would change), so a body holding such a number is parsed again
-// by a small parser that keeps its text. Everything else takes the fast native path.
+// Records must leave sgq exactly as the service sent them. JSON.parse changes some number
+// tokens (`1.0` becomes 1, `-0` 0, `1E400` Infinity; integers past 2^53 and long decimals are
+// rounded), so each such token is kept as a RawNumber holding its text. Finding them costs one
+// pass over the text that skips strings natively (number-tokens.ts, about a third of what
+// JSON.parse costs); a page without them is what JSON.parse made of it.
+
+import { scanNumbers } from './number-tokens.js';
 
 /** A number kept as the text the service sent, because a JS number would change it. */
 export class RawNumber {
   constructor(readonly text: string) {}
   toString(): string {
     return this.text;
+  }
+  /** What JSON.stringify writes: the text, marked, for `stringifyJson` to unmark. */
+  toJSON(): string {
+    rawMet++;
+    return `\u0000${this.text}`;
   }
 }
 
@@ -28,50 +37,67 @@ export class JsonTooDeep extends Error {
   }
 }
 
-/**
- * Whether JSON.parse produced an integer it could not hold exactly (cheaper than scanning the
- * text). The walk stops past MAX_JSON_DEPTH, so its own recursion stays bounded.
- */
-function hasUnsafeInteger(value: unknown, depth = 0): boolean {
-  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
-  if (value === null || typeof value !== 'object') return false;
-  if (++depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
-  let unsafe = false;
-  // On to the end even after an unsafe integer: the whole document's depth is checked.
+/** Turns each marked string (a number token wrapped in quotes, see `marked`) back into a RawNumber. */
+function unmark(value: Json): Json {
+  if (typeof value === 'string') return value.charCodeAt(0) === 0 ? new RawNumber(value.slice(1)) : value;
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    for (const item of value) if (hasUnsafeInteger(item, depth)) unsafe = true;
-    return unsafe;
+    for (let i = 0; i < value.length; i++) value[i] = unmark(value[i]!);
+    return value;
   }
-  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key], depth)) unsafe = true;
-  return unsafe;
+  const object = value as Record<string, Json>;
+  for (const key in object) object[key] = unmark(object[key]!);
+  return value;
 }
 
-// Documents that needed the slow parser; everything from any other can use JSON.stringify.
+// Documents that hold RawNumbers; everything from any other can use JSON.stringify.
 const losslessDocuments = new WeakSet<object>();
 
-/** Parses JSON text, keeping integers past 2^53 exact; throws JsonTooDeep past MAX_JSON_DEPTH. */
+// A number token to keep is wrapped as a string that starts with U+0000, which no string of
+// the text can do unless the text holds the escape `\u0000` (then the careful parser runs).
+const MARK = '"\\u0000';
+
+/** Parses JSON text, keeping every number token JSON.parse would change; throws JsonTooDeep past MAX_JSON_DEPTH. */
 export function parseJson(text: string): Json {
   const fast = JSON.parse(text) as Json;
-  if (!hasUnsafeInteger(fast)) return fast;
-  const value = new LosslessParser(text).parseDocument();
+  const { inexact, depth } = scanNumbers(text);
+  if (depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
+  if (inexact.length === 0) return fast;
+  const value = text.includes('\\u0000') ? new LosslessParser(text).parseDocument() : unmark(JSON.parse(marked(text, inexact)) as Json);
   if (value !== null && typeof value === 'object') losslessDocuments.add(value);
   return value;
 }
 
-/** Whether `parseJson` had to keep numbers as text in this document. */
-export const parsedLosslessly = (document: Json): boolean => document !== null && typeof document === 'object' && losslessDocuments.has(document);
-
-/** JSON text of a value, writing RawNumbers as they were received. */
-export function stringifyJson(value: Json): string {
-  return containsRaw(value) ? stringifyLossless(value) : JSON.stringify(value);
+/** The text with each token of `inexact` (offset pairs) wrapped as a string that starts with U+0000. */
+function marked(text: string, inexact: readonly number[]): string {
+  let out = '';
+  let at = 0;
+  for (let k = 0; k < inexact.length; k += 2) {
+    out += `${text.slice(at, inexact[k])}${MARK}${text.slice(inexact[k], inexact[k + 1])}"`;
+    at = inexact[k + 1]!;
+  }
+  return out + text.slice(at);
 }
 
-function containsRaw(value: Json): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (value instanceof RawNumber) return true;
-  if (Array.isArray(value)) return value.some(containsRaw);
-  for (const key in value) if (containsRaw(value[key]!)) return true;
-  return false;
+/** Whether `parseJson` kept numbers as text in this document. */
+export const parsedLosslessly = (document: Json): boolean => document !== null && typeof document === 'object' && losslessDocuments.has(document);
+
+// How many RawNumbers the running JSON.stringify met (RawNumber.toJSON counts them).
+let rawMet = 0;
+const MARKED = /"\\u0000([-+.\deE]*)"/g;
+
+/**
+ * JSON text of a value, writing RawNumbers as they were received. JSON.stringify writes each as
+ * a string marked with U+0000, and the marks are taken off after; a string of the value's own
+ * that starts the same way makes more marks than RawNumbers, and then the careful writer runs.
+ */
+export function stringifyJson(value: Json): string {
+  rawMet = 0;
+  const text = JSON.stringify(value);
+  if (rawMet === 0) return text;
+  // Each mark taken off is 8 characters: `"`, `\u0000` and `"`.
+  const out = text.replace(MARKED, '$1');
+  return text.length - out.length === 8 * rawMet ? out : stringifyLossless(value);
 }
 
 function stringifyLossless(value: Json): string {
