@@ -22,6 +22,15 @@ export class RawNumber {
 export type Json = null | boolean | number | string | RawNumber | Json[] | { [key: string]: Json };
 
 /**
+ * The JS number of a JSON number, also one kept as text (a balance sent as `997.0`); undefined
+ * for anything else. For the numbers sgq itself reads (pages, balances), never for output.
+ */
+export function numberValue(value: Json | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  return value instanceof RawNumber ? Number(value.text) : undefined;
+}
+
+/**
  * The deepest nesting sgq reads. Everything after parsing (the lossless parser, the writers,
  * YAML's above all, which ran out of stack at some 600 levels) recurses once per level, so a
  * document is refused here, with a message, rather than by a stack overflow later. 256 is

@@ -15,7 +15,9 @@ const unusual = [
 ];
 // A second page with nothing unusual: it must not change the first page's output, nor be changed.
 const ordinary = ['{"username":"c","score":1.5,"big":7,"one":3,"nz":1,"e":4,"f":0.5,"id":6,"nested":{"x":[2]},"last_checked":"2024-01-02T00:00:00.5Z"}'];
-const page = (records: string[], next: number | null) => `{"user":"jack","page":${next === null ? 2 : 1},"next_page":${next},"data":[${records.join(',')}],"current_credits":100}`;
+// The envelope's numbers as a Python service may write them (`2.0`, `997.0`): sgq reads their value.
+const page = (records: string[], next: number | null) =>
+  `{"user":"jack","page":${next === null ? 2 : 1},"next_page":${next === null ? null : `${next}.0`},"data":[${records.join(',')}],"current_credits":997.0}`;
 const all = [...unusual, ...ordinary];
 
 let stub: Awaited<ReturnType<typeof stubServer>>;
@@ -68,6 +70,16 @@ describe('numbers exactly as sent', () => {
   it('a request body sends -F numbers as typed', async () => {
     await run(['api', 'graph/get_followers', '-F', 'user=jack', '-F', 'page=1.0', '-F', 'n=12345678901234567890123', '-o', 'ndjson', '-q']);
     expect(stub.requests.at(-1)!.body).toContain('"page":1.0,"n":12345678901234567890123');
+    await run(['api', 'graph/get_followers', '-X', 'GET', '-F', 'n=1.0', '-F', 'e=1E400', '-o', 'ndjson', '-q']);
+    expect(stub.requests.at(-1)!.url).toBe('/api/graph/get_followers?n=1.0&e=1E400');
+  });
+
+  it('reads the envelope\'s 2.0 and 997.0 as the numbers they are: the next page, the balance', async () => {
+    const r = await sgq([...followers, '--summary', 'json'], { env });
+    expect(r.exitCode).toBe(0);
+    const summary = JSON.parse(r.stderr.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(JSON.stringify(summary)).toContain('997');
+    expect(r.stdout.split('\n')).toHaveLength(3);
   });
 
   it('the real jq reads what sgq wrote, every line valid JSON', async () => {
