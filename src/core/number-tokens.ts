@@ -8,8 +8,6 @@ export const printsBack = (token: string): boolean => String(Number(token)) === 
 
 const QUOTE = 34;
 const BACKSLASH = 92;
-const OPENERS = new Set([91, 123]); // [ {
-const CLOSERS = new Set([93, 125]); // ] }
 
 /** The index just past the string that opens at `start`: the first quote not escaped. */
 function endOfString(text: string, start: number): number {
@@ -21,20 +19,6 @@ function endOfString(text: string, start: number): number {
     if (slashes % 2 === 0) return end + 1;
     end = text.indexOf('"', end + 1);
   }
-}
-
-/** The index just past the number token at `start`, and whether it is a plain integer (digits only). */
-function endOfNumber(text: string, start: number): [end: number, plain: boolean] {
-  let plain = text.charCodeAt(start) !== 45;
-  let j = start + 1;
-  for (; j < text.length; j++) {
-    const d = text.charCodeAt(j);
-    if (d >= 48 && d <= 57) continue;
-    // '-', '+', '.', 'e', 'E'
-    if (d !== 45 && d !== 43 && d !== 46 && d !== 101 && d !== 69) break;
-    plain = false;
-  }
-  return [j, plain];
 }
 
 /** What one pass over a JSON text found. */
@@ -51,20 +35,34 @@ export interface NumberScan {
  */
 export function scanNumbers(text: string): NumberScan {
   const inexact: number[] = [];
+  const n = text.length;
   let depth = 0;
   let deepest = 0;
   let i = 0;
-  while (i < text.length) {
+  while (i < n) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       i = endOfString(text, i);
     } else if (c === 45 || (c >= 48 && c <= 57)) {
-      const [end, plain] = endOfNumber(text, i);
-      if ((!plain || end - i > 15) && !printsBack(text.slice(i, end))) inexact.push(i, end);
-      i = end;
+      // A plain integer of 15 digits or fewer prints back as written: only others are looked at.
+      let plain = c !== 45;
+      let j = i + 1;
+      for (; j < n; j++) {
+        const d = text.charCodeAt(j);
+        if (d >= 48 && d <= 57) continue;
+        // '-', '+', '.', 'e', 'E'
+        if (d !== 45 && d !== 43 && d !== 46 && d !== 101 && d !== 69) break;
+        plain = false;
+      }
+      if ((!plain || j - i > 15) && !printsBack(text.slice(i, j))) inexact.push(i, j);
+      i = j;
     } else {
-      if (OPENERS.has(c) && ++depth > deepest) deepest = depth;
-      else if (CLOSERS.has(c)) depth--;
+      // [ and {, ] and }
+      if (c === 91 || c === 123) {
+        if (++depth > deepest) deepest = depth;
+      } else if (c === 93 || c === 125) {
+        depth--;
+      }
       i++;
     }
   }
