@@ -1,7 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decimalOf } from '../../src/cli/output/parquet-numbers.js';
 import { sgq } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 import { stubServer } from '../helpers/stub-server.js';
@@ -133,6 +135,38 @@ describe('numbers exactly as sent', () => {
     const { types } = await readParquet(file);
     expect([types.score, types.big, types.f, types.id]).toEqual(['DOUBLE', 'BIGINT', 'DOUBLE', 'BIGINT']);
     expect(readFileSync(file).length).toBeGreaterThan(0);
+  });
+});
+
+describe('property: Parquet keeps the value of every RFC 8259 number token', () => {
+  const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+  const token = (maxDigits: number, maxExponent: number) =>
+    fc
+      .tuple(
+        fc.constantFrom('', '-'),
+        fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, maxDigits)).map(([a, b]) => a + b)),
+        fc.option(digits(1, maxDigits).map((d) => `.${d}`), { nil: '' }),
+        fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), fc.integer({ min: 0, max: maxExponent })).map((p) => p.join('')), { nil: '' }),
+      )
+      .map((parts) => parts.join(''));
+
+  it('a DECIMAL column holds each value; a string column each token as sent (read by DuckDB)', async () => {
+    const fits = fc.sample(token(10, 5), { numRuns: 300, seed: 19 });
+    const any = fc.sample(token(30, 500), { numRuns: 300, seed: 19 });
+    // The first row makes the columns a DECIMAL and a string whatever was drawn.
+    const rows = [['0.12345678901234567890123', '1E400'], ...fits.map((t, i) => [t, any[i]!])];
+    const dir = tempDir();
+    const input = join(dir, 'in.ndjson');
+    writeFileSync(input, rows.map(([n, m]) => `{"n":${n},"m":${m}}\n`).join(''));
+    const file = join(dir, 'out.parquet');
+    await run(['fmt', input, '-o', 'parquet', '--out', file]);
+    const read = await readParquet(file);
+    expect(read.types.n).toMatch(/^DECIMAL\(\d+,\d+\)$/);
+    expect(read.types.m).toBe('VARCHAR');
+    read.rows.forEach((row, i) => {
+      expect(decimalOf(row.n!), rows[i]![0]).toEqual(decimalOf(rows[i]![0]!));
+      expect(row.m).toBe(rows[i]![1]);
+    });
   });
 });
 
