@@ -12,11 +12,6 @@ export class RawNumber {
   toString(): string {
     return this.text;
   }
-  /** What JSON.stringify writes: the text, marked, for `stringifyJson` to unmark. */
-  toJSON(): string {
-    rawMet++;
-    return `\u0000${this.text}`;
-  }
 }
 
 export type Json = null | boolean | number | string | RawNumber | Json[] | { [key: string]: Json };
@@ -91,35 +86,39 @@ function marked(text: string, inexact: readonly number[]): string {
 /** Whether `parseJson` kept numbers as text in this document. */
 export const parsedLosslessly = (document: Json): boolean => document !== null && typeof document === 'object' && losslessDocuments.has(document);
 
-// How many RawNumbers the running JSON.stringify met (RawNumber.toJSON counts them).
-let rawMet = 0;
-const MARKED = /"\\u0000([-+.\deE]*)"/g;
-
-/**
- * JSON text of a value, writing RawNumbers as they were received. JSON.stringify writes each as
- * a string marked with U+0000, and the marks are taken off after; a string of the value's own
- * that starts the same way makes more marks than RawNumbers, and then the careful writer runs.
- */
+/** JSON text of a value, writing RawNumbers as they were received. */
 export function stringifyJson(value: Json): string {
-  rawMet = 0;
-  const text = JSON.stringify(value);
-  if (rawMet === 0) return text;
-  // Each mark taken off is 8 characters: `"`, `\u0000` and `"`.
-  const out = text.replace(MARKED, '$1');
-  return text.length - out.length === 8 * rawMet ? out : stringifyLossless(value);
+  return containsRaw(value) ? stringifyLossless(value) : JSON.stringify(value);
 }
 
+function containsRaw(value: Json): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (value instanceof RawNumber) return true;
+  if (Array.isArray(value)) return value.some(containsRaw);
+  for (const key in value) if (containsRaw(value[key]!)) return true;
+  return false;
+}
+
+/**
+ * What JSON.stringify writes, with each RawNumber's text. By hand, as the one path that is
+ * about as fast as JSON.stringify (a replacer or toJSON takes it off its fast path).
+ */
 function stringifyLossless(value: Json): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (value instanceof RawNumber) return value.text;
-  if (Array.isArray(value)) return `[${value.map(stringifyLossless).join(',')}]`;
-  let out = '';
-  for (const key of Object.keys(value)) {
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${stringifyLossless(value[i]!)}`;
+    return `${out}]`;
+  }
+  out = '{';
+  for (const key in value) {
     const item = value[key];
     if (item === undefined) continue;
-    out += `${out ? ',' : ''}${JSON.stringify(key)}:${stringifyLossless(item)}`;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${typeof item === 'string' ? JSON.stringify(item) : stringifyLossless(item)}`;
   }
-  return `{${out}}`;
+  return `${out}}`;
 }
 
 class LosslessParser {
