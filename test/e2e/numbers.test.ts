@@ -111,7 +111,7 @@ describe('numbers exactly as sent', () => {
     const { types, rows } = await readParquet(file);
     expect(types).toEqual({
       username: 'VARCHAR',
-      score: 'DECIMAL(24,23)',
+      score: 'DECIMAL(38,23)',
       big: 'VARCHAR',
       one: 'BIGINT',
       nz: 'BIGINT',

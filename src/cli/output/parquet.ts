@@ -61,8 +61,8 @@ const fitsDouble = (value: Json): boolean => typeof value === 'number' || (value
 
 /**
  * The narrowest type that holds every non-null value of a column exactly. Numbers a double
- * would change make the column a DECIMAL when one of up to 38 digits holds them all and one
- * has a fraction; otherwise (1E400, integers past 64 bits) their text, as sent, in a string.
+ * would change make the column a DECIMAL(38, s) when one holds them all and one has a
+ * fraction; otherwise (1E400, integers past 64 bits) their text, as sent, in a string.
  */
 function inferType(name: string, values: readonly Json[]): Column {
   const present = values.filter((v) => v !== null);
@@ -79,7 +79,8 @@ function inferType(name: string, values: readonly Json[]): Column {
   if (shapes.some((shape) => shape === undefined)) return as('STRING');
   const whole = Math.max(...shapes.map((shape) => shape!.whole));
   const scale = Math.max(...shapes.map((shape) => shape!.scale));
-  return scale > 0 && whole + scale <= MAX_PRECISION ? { name, type: 'DECIMAL', whole, scale } : as('STRING');
+  // Every digit the scale leaves goes before the point, so later rows with larger values fit.
+  return scale > 0 && whole + scale <= MAX_PRECISION ? { name, type: 'DECIMAL', whole: MAX_PRECISION - scale, scale } : as('STRING');
 }
 
 /** A value as its column stores it; undefined when it does not fit (the column was typed from earlier rows). */
