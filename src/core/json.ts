@@ -171,7 +171,8 @@ class LosslessParser {
       const key = this.string();
       this.space();
       if (this.text[this.pos++] !== ':') this.fail('expected ":"');
-      result[key] = this.value();
+      // Defined, not assigned: an assigned `__proto__` would set the prototype, as JSON.parse does not.
+      Object.defineProperty(result, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.space();
       const c = this.text[this.pos++];
       if (c === '}') return result;

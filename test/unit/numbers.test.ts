@@ -167,3 +167,14 @@ describe('numbers in Parquet', () => {
     expect(unscaled('1.5E-3', 5)).toBe(150n);
   });
 });
+
+describe('numbers exactly as sent: odd documents', () => {
+  it('a __proto__ key stays a key, on either path', () => {
+    for (const text of ['{"__proto__":{"n":1.0},"m":2.50}', '{"__proto__":{"n":1.0},"s":"\\u0000"}']) {
+      const value = parseJson(text) as Record<string, Json>;
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+      expect(Object.keys(value)[0]).toBe('__proto__');
+      expect(stringifyJson(value)).toBe(text);
+    }
+  });
+});
