@@ -66,7 +66,7 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
     if (isErrorRecord(item)) errors.push(item.error);
     else records.push(item);
   }
-  const pageItems = typeof body.page_items === 'number' ? body.page_items : null;
+  const pageItems = numberValue(body.page_items) ?? null;
   return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined, pageItems };
 }
 
