@@ -9,6 +9,7 @@
 //                        import()ed (each command's runner, the sandbox) is compiled lazily
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
+//   dist/jq-worker.cjs   the worker thread --jq runs jq in
 //   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -113,6 +114,13 @@ const builds = [
       stubs,
       requireFromDist('vendor-from-dist', new RegExp(`^(${Object.keys(VENDOR).join('|')})$`), (pkg) => `./vendor/${pkg}.cjs`),
     ],
+  }),
+  // --jq's worker thread (src/cli/output/jq-worker.ts), started by main.cjs from beside it.
+  build({
+    ...common,
+    entryPoints: ['src/cli/output/jq-worker.ts'],
+    outfile: 'dist/jq-worker.cjs',
+    plugins: [requireFromDist('jq-from-dist', /^jq-wasm\/inline$/, (pkg) => `./vendor/${pkg}.cjs`)],
   }),
   ...Object.entries(VENDOR).map(([pkg, contents]) =>
     build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs] }),

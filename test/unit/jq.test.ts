@@ -4,6 +4,7 @@ import type { JqOptions } from '../../src/cli/output/jq.js';
 import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';
 import { SgqError } from '../../src/core/errors.js';
+import { until } from '../helpers/wait.js';
 
 async function jq(options: JqOptions, pages: unknown[][]): Promise<string> {
   const sink = captureSink();
@@ -51,14 +52,46 @@ describe('--jq', () => {
   });
 
   it('a runtime error names the record by its position in the whole stream, after writing every result before it', async () => {
+    // jq runs on batches beside the main thread: the error surfaces at a later write or at the end.
     const sink = captureSink();
     const f = await createFormatter('ndjson', sink, { jq: { filter: '.n + 1' } });
     f.write([{ n: 1 }, { n: 2 }] as never);
-    expect(() => f.write([{ n: 3 }, { n: 'x' }, { n: 5 }] as never)).toThrow(/^--jq failed on record 4: string \("x"\) and number \(1\) cannot be added$/);
+    expect(() => {
+      f.write([{ n: 3 }, { n: 'x' }, { n: 5 }] as never);
+      f.end();
+    }).toThrow(/^--jq failed on record 4: string \("x"\) and number \(1\) cannot be added$/);
     expect(sink.text).toBe('2\n3\n4\n');
     const custom = captureSink();
     const g = await createFormatter('ndjson', custom, { jq: { filter: 'if .n == 2 then error("no good") else .n end' } });
-    expect(() => g.write([{ n: 1 }, { n: 2 }] as never)).toThrow(/^--jq failed on record 2: no good$/);
+    expect(() => {
+      g.write([{ n: 1 }, { n: 2 }] as never);
+      g.end();
+    }).toThrow(/^--jq failed on record 2: no good$/);
     expect(custom.text).toBe('1\n');
+  });
+
+  it('a failure deep in a batch of many pages is found exactly: the results before it, and its position', async () => {
+    const sink = captureSink();
+    const f = await createFormatter('ndjson', sink, { jq: { filter: 'if .i == 1234 or .i == 1500 then error("bad \\(.i)") else .i end' } });
+    const pages = Array.from({ length: 6 }, (_, p) => Array.from({ length: 500 }, (_, i) => ({ i: p * 500 + i })));
+    expect(() => {
+      for (const page of pages) f.write(page as never);
+      f.end();
+    }).toThrow(/^--jq failed on record 1,235: bad 1234$/);
+    expect(sink.text).toBe(Array.from({ length: 1234 }, (_, i) => `${i}\n`).join(''));
+  });
+
+  it('holds its records until their results reach the sink: no checkpoint commits over results still with jq', async () => {
+    const sink = captureSink();
+    const f = await createFormatter('ndjson', sink, { jq: { filter: '.i' } });
+    expect(f.holdsUntilEnd).toBe(false);
+    f.write([{ i: 1 }] as never); // the first page goes to jq at once
+    f.write([{ i: 2 }] as never); // later ones wait for a full batch, or a moment
+    expect(f.holdsUntilEnd).toBe(true);
+    expect(sink.text).toBe('1\n');
+    await until(() => !f.holdsUntilEnd, 'the second result to reach the sink');
+    expect(sink.text).toBe('1\n2\n');
+    f.end();
+    expect(sink.text).toBe('1\n2\n');
   });
 });

@@ -12,6 +12,11 @@ export interface Formatter {
    * groups and footer): until then nothing they hold is durable, whatever the sink says.
    */
   readonly holdsUntilEnd?: boolean;
+  /**
+   * Hands the sink everything written so far, waiting for it if it must (--jq's worker thread
+   * works beside the main thread): called before a checkpoint commits.
+   */
+  settle?(): void;
   /** csv and tsv: the columns in use once known, so that a resume can write the same ones. */
   readonly columns?: readonly string[];
   /** csv and tsv: whether the header line was written (a resume that appends must not repeat it). */

@@ -2,98 +2,126 @@ import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
+import { jqFlags } from './jq-engine.js';
+import { openLane, type Answer, type JqLane } from './jq-lane.js';
 import type { Sink } from './sink.js';
 
 export type { JqOptions } from './formatter.js';
 
-type Jq = Awaited<ReturnType<typeof import('jq-wasm/inline').loadJq>>;
-// One jq for the process: the filter is checked before any request, then run.
-let handle: Promise<Jq> | undefined;
+// Records go to jq in batches of about this much NDJSON: a jq call recompiles the filter with
+// jq's builtins (about 1.5 ms), which, once a page, cost more than jq's own work.
+const BATCH_CHARS = 1 << 20;
+// Batches queued for the worker at most; the main thread waits for jq beyond that (bounded memory).
+const IN_FLIGHT = 2;
+// A batch that is not full goes to jq after this long, so that a slow service's pages still show.
+const LINGER_MS = 20;
 
-/** jq's own message without its `jq: error (at …): ` prefix, on one line. */
-const jqMessage = (stderr: string): string =>
-  (stderr.split('\n').find((line) => line.startsWith('jq: error')) ?? stderr.split('\n')[0] ?? '')
-    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
-    .replace(/:$/, '');
+// The lane opened by the check, for the formatter of the same options to take over.
+const opened = new WeakMap<JqOptions, Promise<JqLane>>();
 
 /**
- * Loads jq (jq 1.8 compiled to WebAssembly, embedded in the bundle; only `--jq` pays for it)
+ * Starts jq (jq 1.8 compiled to WebAssembly, in a worker thread; only `--jq` pays for it)
  * and checks that the filter compiles, before any request is sent.
  */
-export async function loadJqFilter(options: JqOptions): Promise<{ flags: string[]; jq: Jq }> {
-  handle ??= import('jq-wasm/inline').then(({ loadJq }) => loadJq());
-  const jq = await handle;
-  const flags = ['-c'];
-  for (const [name, value] of options.args ?? []) flags.push('--arg', name, value);
-  for (const [name, value] of options.argjson ?? []) flags.push('--argjson', name, value);
-  // Compiled inside a branch that never runs, so that checking a filter cannot loop forever
-  // (`repeat(.)`); jq's message comes from the filter as written, which does not run either.
-  const check = jq.raw('null', `if false then (\n${options.filter}\n) else empty end`, ['-n', ...flags]);
-  if (check.exitCode === 3 || check.exitCode === 2) {
-    const plain = jq.raw('null', options.filter, ['-n', ...flags]);
-    const message = jqMessage(plain.exitCode === 2 || plain.exitCode === 3 ? plain.stderr : check.stderr);
+export async function loadJqFilter(options: JqOptions): Promise<JqLane> {
+  let lane = opened.get(options);
+  if (!lane) {
+    lane = openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
+    opened.set(options, lane);
+  }
+  const ready = await lane;
+  const message = await ready.check();
+  if (message !== undefined) {
+    opened.delete(options);
+    ready.close();
     throw usageError(`--jq does not compile: ${message}`, "see jq's manual, https://jqlang.org/manual/ (sgq runs jq 1.8)");
   }
-  return { flags, jq };
-}
-
-/** jq's compact output, strings made raw (as `jq -r` and `gh --jq` print them), one per line. */
-function rawLines(stdout: string): string {
-  if (stdout === '') return '';
-  let out = '';
-  for (const line of stdout.split('\n')) out += `${line.startsWith('"') ? (JSON.parse(line) as string) : line}\n`;
-  return out;
+  return ready;
 }
 
 /**
- * Runs the filter over each record (a page goes in as one NDJSON input, since a call per record
- * costs more than jq's work), or once over the array of all records with `slurp`. A runtime
- * error fails the run naming the record's position; the output holds every result before it.
+ * Runs the filter over each record, or once over the array of all records with `slurp`. jq
+ * works on batches of pages beside the main thread, so results reach the sink a little after
+ * their records: until they have, the formatter says it holds records (no checkpoint commits
+ * over them). A runtime error fails the run naming the record's position, at the next write or
+ * at the end; the output holds every result before it.
  */
-export function jqFormatter(loaded: { flags: string[]; jq: Jq }, options: JqOptions, sink: Sink): Formatter {
-  const { jq, flags } = loaded;
-  const run = (input: string, extra: string[] = []) => jq.raw(input, options.filter, [...flags, ...extra]);
-  const failed = (stderr: string, exitCode: number) => exitCode === 5 || /^jq: error/m.test(stderr);
-  let position = 0;
-  const slurped: string[] = [];
-  const fail = (where: string, stderr: string) =>
-    new SgqError(ExitCode.internal, `--jq failed on ${where}: ${jqMessage(stderr) || 'halt_error'}`, 'the output holds the results before it');
+export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Formatter {
+  opened.delete(options);
+  let batch: string[] = [];
+  let chars = 0;
+  let first = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const sizes: number[] = []; // records in each batch submitted, in order
+  let position = 0; // records whose results reached the sink
+  let failure: SgqError | undefined;
+  const fail = (where: string, message: string) =>
+    new SgqError(ExitCode.internal, `--jq failed on ${where}: ${message || 'halt_error'}`, 'the output holds the results before it');
+
+  const deliver = (answers: Answer[]) => {
+    for (const answer of answers) {
+      const size = sizes.shift() ?? 0;
+      if (failure) continue;
+      if (answer.broken !== undefined) failure = new SgqError(ExitCode.internal, `--jq stopped: jq itself failed (${answer.broken})`, 'run the same filter with the jq command on sgq -o ndjson');
+      if (answer.out) sink.write(answer.out);
+      if (answer.stderr) options.stderr?.(answer.stderr);
+      if (answer.failedAt !== undefined && !failure) {
+        failure = options.slurp ? fail(`the array of all ${size.toLocaleString('en-US')} records`, answer.message ?? '') : fail(`record ${(position + answer.failedAt + 1).toLocaleString('en-US')}`, answer.message ?? '');
+      }
+      position += size;
+    }
+  };
+  lane.onAnswer = () => deliver(lane.poll());
+  const submit = (slurp = false) => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (batch.length === 0 && !slurp) return;
+    sizes.push(batch.length);
+    lane.submit(batch, slurp);
+    [batch, chars, first] = [[], 0, false];
+  };
+  const check = () => {
+    if (failure) {
+      lane.close();
+      throw failure;
+    }
+  };
 
   return {
-    holdsUntilEnd: options.slurp === true,
+    // Pending results count as held: a checkpoint commits only what reached the sink.
+    get holdsUntilEnd() {
+      if (options.slurp) return true;
+      deliver(lane.poll());
+      return failure !== undefined || batch.length > 0 || lane.inFlight > 0;
+    },
+    settle() {
+      if (options.slurp || failure) return;
+      submit();
+      deliver(lane.waitBelow(0));
+    },
     write(records: readonly JsonObject[], lossless = true) {
+      check();
       if (records.length === 0) return;
       const text = lossless ? stringifyJson : JSON.stringify;
-      if (options.slurp) {
-        for (const r of records) slurped.push(text(r));
-        return;
-      }
-      const result = run(records.map((r) => text(r)).join('\n'));
-      if (!failed(result.stderr, result.exitCode)) {
-        if (result.stderr) options.stderr?.(result.stderr);
-        sink.write(rawLines(result.stdout));
-        position += records.length;
-        return;
-      }
-      // Rare: run the page again one record at a time, to write what came before and name the record.
-      let out = '';
       for (const r of records) {
-        position++;
-        const one = run(text(r));
-        if (failed(one.stderr, one.exitCode)) {
-          sink.write(out);
-          throw fail(`record ${position.toLocaleString('en-US')}`, one.stderr);
-        }
-        out += rawLines(one.stdout);
+        const line = text(r);
+        batch.push(line);
+        chars += line.length;
       }
-      sink.write(out);
+      if (options.slurp) return;
+      // The first page goes at once: a filter that fails on every record fails on the first page.
+      if (first || chars >= BATCH_CHARS) submit();
+      else timer ??= setTimeout(() => submit(), LINGER_MS).unref();
+      deliver(lane.poll());
+      if (lane.inFlight > IN_FLIGHT) deliver(lane.waitBelow(IN_FLIGHT));
+      check();
     },
     end() {
-      if (!options.slurp) return;
-      const result = run(`[${slurped.join(',')}]`);
-      if (failed(result.stderr, result.exitCode)) throw fail(`the array of all ${slurped.length.toLocaleString('en-US')} records`, result.stderr);
-      if (result.stderr) options.stderr?.(result.stderr);
-      sink.write(rawLines(result.stdout));
+      check();
+      submit(options.slurp === true);
+      deliver(lane.waitBelow(0));
+      lane.close();
+      check();
     },
   };
 }

@@ -80,6 +80,9 @@ function guard(sink: Sink, formatter: Formatter, stop: () => void): Output {
     get holdsUntilEnd() {
       return formatter.holdsUntilEnd;
     },
+    settle() {
+      formatter.settle?.();
+    },
     get columns() {
       return formatter.columns;
     },

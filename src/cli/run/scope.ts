@@ -124,8 +124,10 @@ export class RunScope {
    */
   async whenDurable(): Promise<void> {
     const { sink, formatter } = this.output;
+    if (!sink.streams || !this.checkpoints.due) return;
+    formatter.settle?.();
     // A format that holds its records until the end (a table, --jq --slurp, Parquet) has delivered nothing yet.
-    if (!sink.streams || formatter.holdsUntilEnd || !this.checkpoints.due) return;
+    if (formatter.holdsUntilEnd) return;
     // A write that failed reports it on a later tick: let it, before trusting `flushed`.
     await new Promise((resolve) => setImmediate(resolve));
     if (!sink.flushed || sink.failure || this.output.formatFailure) return;

@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { compileError, runBatch, type BatchResult, type Jq, type JqProgram } from './jq-engine.js';
+import type { WorkerRequest } from './jq-worker.js';
+
+// Where jq runs for `--jq`: a worker thread (dist/jq-worker.cjs) beside the bundle, so that jq
+// works on the second core as it would at the end of a pipe; or, run from sources (tests), the
+// main thread. Batches go in and answers come out in order either way.
+
+/** A batch's answer, or what broke jq itself. */
+export type Answer = BatchResult & { broken?: string };
+
+export interface JqLane {
+  /** jq's message if the filter does not compile; the filter never runs. */
+  check(): Promise<string | undefined>;
+  submit(records: string[], slurp: boolean): void;
+  /** Answers that have arrived, in order, without waiting. */
+  poll(): Answer[];
+  /** Waits until at most `n` batches are still running; returns the answers not yet taken. */
+  waitBelow(n: number): Answer[];
+  /** Batches submitted and not yet answered. */
+  readonly inFlight: number;
+  /** Called when an answer arrives while the main thread is idle. */
+  onAnswer?: () => void;
+  close(): void;
+}
+
+/** The worker's file beside the bundle, if sgq runs from dist/. */
+function workerFile(): string | undefined {
+  if (typeof __dirname !== 'string') return undefined;
+  const file = join(__dirname, 'jq-worker.cjs');
+  return existsSync(file) ? file : undefined;
+}
+
+export async function openLane(program: JqProgram): Promise<JqLane> {
+  const file = workerFile();
+  if (file) return workerLane(file, program);
+  const { loadJq } = await import('jq-wasm/inline');
+  return mainThreadLane(await loadJq(), program);
+}
+
+function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
+  let arrived: Answer[] = [];
+  const take = () => arrived.splice(0);
+  const lane: JqLane = {
+    check: () => Promise.resolve(compileError(jq, program)),
+    submit(records, slurp) {
+      arrived.push(runBatch(jq, program, records, slurp));
+      lane.onAnswer?.();
+    },
+    poll: take,
+    waitBelow: take,
+    inFlight: 0,
+    close() {
+      arrived = [];
+    },
+  };
+  return lane;
+}
+
+/**
+ * The worker answers on a port of its own and then moves a shared counter: blocking on the
+ * counter (Atomics.wait) and taking the answers with receiveMessageOnPort makes waiting for
+ * jq synchronous, as a formatter's write and end are.
+ */
+function workerLane(file: string, program: JqProgram): JqLane {
+  const { port1, port2 } = new MessageChannel();
+  const done = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2] });
+  // Neither keeps sgq alive: every wait for an answer blocks, so none is left behind at exit.
+  worker.unref();
+  let sent = 0;
+  let received = 0;
+  const arrived: Answer[] = [];
+  const receive = (answer: Answer) => {
+    arrived.push(answer);
+    received++;
+  };
+  const take = () => {
+    for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) receive(m.message as Answer);
+    return arrived.splice(0);
+  };
+  const post = (request: WorkerRequest) => {
+    port1.postMessage(request);
+    sent++;
+  };
+  const waitFor = (count: number) => {
+    for (let seen = Atomics.load(done, 0); seen < count; seen = Atomics.load(done, 0)) Atomics.wait(done, 0, seen);
+  };
+  const lane: JqLane = {
+    check() {
+      post({ kind: 'check' });
+      waitFor(sent);
+      const [answer] = take() as unknown as [{ error?: string; broken?: string }];
+      if (answer.broken !== undefined) throw new Error(answer.broken);
+      return Promise.resolve(answer.error);
+    },
+    submit: (records, slurp) => post({ kind: 'batch', records, slurp }),
+    poll: take,
+    waitBelow(n) {
+      waitFor(sent - n);
+      return take();
+    },
+    get inFlight() {
+      return sent - received;
+    },
+    close() {
+      port1.close();
+      void worker.terminate();
+    },
+  };
+  port1.on('message', (message: Answer) => {
+    receive(message);
+    lane.onAnswer?.();
+  });
+  port1.unref();
+  return lane;
+}

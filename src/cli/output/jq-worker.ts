@@ -1,0 +1,38 @@
+import { workerData, type MessagePort } from 'node:worker_threads';
+import { compileError, runBatch, type JqProgram } from './jq-engine.js';
+
+// The worker thread of `--jq` (dist/jq-worker.cjs): jq runs here on the second core while the
+// main thread fetches and parses, as `sgq … | jq` would run it. Requests come in order on the
+// port; each answer is posted before the shared counter moves, so the main thread can block on
+// the counter (Atomics.wait) and then find the answer with receiveMessageOnPort.
+
+export type WorkerRequest =
+  | { kind: 'check' }
+  | { kind: 'batch'; records: string[]; slurp: boolean };
+
+interface Data {
+  port: MessagePort;
+  done: Int32Array;
+  program: JqProgram;
+}
+
+const { port, done, program } = workerData as Data;
+const loaded = import('jq-wasm/inline').then(({ loadJq }) => loadJq());
+
+const answer = (message: unknown) => {
+  port.postMessage(message);
+  Atomics.add(done, 0, 1);
+  Atomics.notify(done, 0);
+};
+
+let queue = Promise.resolve();
+port.on('message', (request: WorkerRequest) => {
+  queue = queue.then(async () => {
+    try {
+      const jq = await loaded;
+      answer(request.kind === 'check' ? { error: compileError(jq, program) } : runBatch(jq, program, request.records, request.slurp));
+    } catch (error) {
+      answer({ broken: (error as Error).message });
+    }
+  });
+});

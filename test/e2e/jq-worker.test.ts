@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, sgq } from '../helpers/e2e.js';
+import { tempDir } from '../helpers/run.js';
+import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
+import { until } from '../helpers/wait.js';
+
+// --jq in the built binary runs jq in a worker thread (dist/jq-worker.cjs), on batches of
+// pages: its results reach stdout after their records were fetched. The run protocol must
+// still commit no mark over a record whose results have not reached the output.
+
+const stubs = useStubs();
+const KEY = (user: string) => `default graph/get_followers username ${user}`;
+
+/** Every user has 3 followers on one page; `hold` may delay an answer. */
+async function followers(hold?: (req: Recorded, user: string) => Promise<void>) {
+  return stubs(async (req) => {
+    const { user } = JSON.parse(req.body) as { user: string };
+    await hold?.(req, user);
+    const all = [0, 1, 2].map((i) => ({ username: `${user}_f${i}`, last_checked: '2026-11-01T00:00:00.000000+00:00' }));
+    return { body: envelope(1, null, all, 1000, user) };
+  });
+}
+
+const env = (url: string) => ({ SGQ_BASE_URL: url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0', XDG_CACHE_HOME: tempDir('sgq-cache-'), SGQ_CONFIG_DIR: tempDir() });
+const marksOf = (file: string): Record<string, string> =>
+  existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { marks: Record<string, string> }).marks : {};
+
+describe('--jq through its worker thread and the run protocol', () => {
+  it('killed mid-run (kill -9): every mark that moved covers a user whose results are in stdout', async () => {
+    let releaseLast!: () => void;
+    const last = new Promise<void>((resolve) => (releaseLast = resolve));
+    const begun = Date.now();
+    // Users end over more than a second (a streaming commit falls due); the last is held until the kill.
+    const stub = await followers(async (_req, user) => {
+      if (user === 'e') await last;
+      else if (user !== 'a') await new Promise((r) => setTimeout(r, Math.max(0, begun + 400 * (user.charCodeAt(0) - 96) - Date.now())));
+    });
+    const dir = tempDir();
+    const state = join(dir, 'marks.json');
+    const out = join(dir, 'stdout');
+    const fd = openSync(out, 'w');
+    const child = spawn(process.execPath, [BIN, 'graph', 'followers', '-', '--all', '--since-last', '--state', state, '--concurrency', '1', '--jq', '.username'], { env: { ...process.env, ...env(stub.url) }, stdio: ['pipe', fd, 'ignore'] });
+    closeSync(fd);
+    child.stdin!.end('a\nb\nc\nd\ne\n');
+    const done = new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+    try {
+      await until(() => stub.requests.some((r) => (JSON.parse(r.body) as { user: string }).user === 'e'), 'the run to ask for the last user');
+      child.kill('SIGKILL');
+      expect(await done).toBe('SIGKILL');
+    } finally {
+      releaseLast();
+    }
+    const written = readFileSync(out, 'utf8');
+    const marked = Object.keys(marksOf(state));
+    const covered = ['a', 'b', 'c', 'd'].filter((u) => written.includes(`${u}_f2\n`)).map(KEY);
+    expect(marked.filter((key) => !covered.includes(key)), 'marks moved over results still with jq').toEqual([]);
+    // Results that reached stdout are committed while the run goes on: pending ones never block it for good.
+    expect(marked.length, 'no mark was committed during the run').toBeGreaterThan(0);
+  });
+
+  it('a complete run commits every mark at its end, and prints every result once, in order', async () => {
+    const stub = await followers();
+    const state = join(tempDir(), 'marks.json');
+    const r = await sgq(['graph', 'followers', '-', '--all', '--since-last', '--state', state, '--concurrency', '1', '--jq', '.username'], { env: env(stub.url), input: 'a\nb\nc\n' });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(['a', 'b', 'c'].flatMap((u) => [0, 1, 2].map((i) => `${u}_f${i}`)).join('\n'));
+    expect(Object.keys(marksOf(state)).sort()).toEqual([KEY('a'), KEY('b'), KEY('c')]);
+  });
+
+  it('a failure on the very last record surfaces at the end: exit 1, the results before it, no mark moved', async () => {
+    const stub = await followers();
+    const state = join(tempDir(), 'marks.json');
+    const r = await sgq(['graph', 'followers', '-', '--all', '--since-last', '--state', state, '--concurrency', '1', '--jq', 'if .username == "c_f2" then error("last") else .username end'], { env: env(stub.url), input: 'a\nb\nc\n' });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout.split('\n')).toEqual(['a_f0', 'a_f1', 'a_f2', 'b_f0', 'b_f1', 'b_f2', 'c_f0', 'c_f1']);
+    expect(r.stderr).toContain('sgq: --jq failed on record 9: last; the output holds the results before it');
+    expect(marksOf(state)[KEY('c')]).toBeUndefined();
+  });
+});
