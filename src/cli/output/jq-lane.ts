@@ -67,9 +67,8 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
 function workerLane(file: string, program: JqProgram): JqLane {
   const { port1, port2 } = new MessageChannel();
   const done = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2] });
-  // Neither keeps sgq alive: every wait for an answer blocks, so none is left behind at exit.
-  worker.unref();
+  // Started with the first request: a filter that jq never has to run (jq-paths.ts) costs no thread.
+  let worker: Worker | undefined;
   let sent = 0;
   let received = 0;
   const arrived: Answer[] = [];
@@ -82,6 +81,11 @@ function workerLane(file: string, program: JqProgram): JqLane {
     return arrived.splice(0);
   };
   const post = (request: WorkerRequest) => {
+    if (!worker) {
+      worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2] });
+      // It never keeps sgq alive: every wait for an answer blocks, so none is left behind at exit.
+      worker.unref();
+    }
     port1.postMessage(request);
     sent++;
   };
@@ -107,7 +111,7 @@ function workerLane(file: string, program: JqProgram): JqLane {
     },
     close() {
       port1.close();
-      void worker.terminate();
+      void worker?.terminate();
     },
   };
   port1.on('message', (message: Answer) => {

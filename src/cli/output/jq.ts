@@ -3,6 +3,7 @@ import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags } from './jq-engine.js';
+import { fieldPath, pathLines } from './jq-paths.js';
 import { openLane, type Answer, type JqLane } from './jq-lane.js';
 import type { Sink } from './sink.js';
 
@@ -30,7 +31,8 @@ export async function loadJqFilter(options: JqOptions): Promise<JqLane> {
     opened.set(options, lane);
   }
   const ready = await lane;
-  const message = await ready.check();
+  // A path of names always compiles: jq need not start unless a value needs it (jq-paths.ts).
+  const message = fieldPath(options.filter) ? undefined : await ready.check();
   if (message !== undefined) {
     opened.delete(options);
     ready.close();
@@ -52,6 +54,8 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
   let chars = 0;
   let first = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // A filter naming a field is answered here while every value is a string, boolean or null.
+  let path = options.slurp ? undefined : fieldPath(options.filter);
   const sizes: number[] = []; // records in each batch submitted, in order
   let position = 0; // records whose results reached the sink
   let failure: SgqError | undefined;
@@ -102,6 +106,15 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
     write(records: readonly JsonObject[], lossless = true) {
       check();
       if (records.length === 0) return;
+      if (path) {
+        const lines = pathLines(records, path);
+        if (lines !== undefined) {
+          sink.write(lines);
+          position += records.length;
+          return;
+        }
+        path = undefined; // this page and every later one go to jq, in order
+      }
       const text = lossless ? stringifyJson : JSON.stringify;
       for (const r of records) {
         const line = text(r);
