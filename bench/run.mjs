@@ -577,11 +577,14 @@ async function diffVsDuckdb() {
   await writeExport(files[1], total, 0);
   const tmp = join(scratch, 'diff-tmp');
   mkdirSync(tmp, { recursive: true });
-  const sgq = (opts) => run(NODE, [...SGQ, 'diff', ...files], { env: { TMPDIR: tmp }, ...opts });
-  const duck = (opts) => run(NODE, [join(root, 'bench/baseline-duckdb.mjs'), ...files], opts);
-  log('diff: checking that sgq diff and DuckDB print the same changes');
-  const [a, b] = [await sgq({ capture: 'sorted' }), await duck({ capture: 'sorted' })];
-  if (a.sha !== b.sha || a.lines === 0) throw new Error(`sgq diff printed ${a.lines} changes, DuckDB ${b.lines}: not the same`);
+  const outs = [join(scratch, 'diff-sgq.ndjson'), join(scratch, 'diff-duckdb.ndjson')];
+  const sgq = (opts) => run(NODE, [...SGQ, 'diff', ...files, '--out', outs[0]], { env: { TMPDIR: tmp }, ...opts });
+  const duck = (opts) => run(NODE, [join(root, 'bench/baseline-duckdb.mjs'), ...files, outs[1]], opts);
+  log('diff: checking that sgq diff and DuckDB write the same changes');
+  await sgq();
+  await duck();
+  const [a, b] = outs.map((file) => readFileSync(file, 'utf8').split('\n').filter(Boolean).sort());
+  if (a.length === 0 || a.join('\n') !== b.join('\n')) throw new Error(`sgq diff wrote ${a.length} changes, DuckDB ${b.length}: not the same`);
   const runs = QUICK ? 1 : Math.min(RUNS, 3);
   log(`diff: ${runs} runs each of sgq diff and DuckDB, with peak RSS`);
   const peaks = { sgq: [], duck: [] };
@@ -591,7 +594,7 @@ async function diffVsDuckdb() {
   ], runs);
   const [ps, pd] = [median(peaks.sgq), median(peaks.duck)];
   row(
-    `\`sgq diff OLD NEW\` of two ${fmt(DIFF_RECORDS)}-record NDJSON exports (${fmt(a.lines)} changes) vs DuckDB's anti-join both ways (median of ${runs}); peak RSS ${ps.toFixed(1)} vs ${pd.toFixed(1)} MiB`,
+    `\`sgq diff OLD NEW --out F\` of two ${fmt(DIFF_RECORDS)}-record NDJSON exports (${fmt(a.length)} changes) vs DuckDB's anti-join both ways into F (median of ${runs}); peak RSS ${ps.toFixed(1)} vs ${pd.toFixed(1)} MiB`,
     `${fmt(tSgq)} ms`,
     `${fmt(tDuck)} ms`,
     `${(tSgq / tDuck).toFixed(2)}x, RSS ${(ps / pd).toFixed(2)}x`,
@@ -641,7 +644,7 @@ async function diffStops(exportsOf, tmp) {
 // 7. shape: --jq against the machine's jq at the end of a pipe, and Parquet against NDJSON
 async function shape(env) {
   const sgq = (extra, opts) => run(NODE, [...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', ...extra], { env, ...opts });
-  const piped = (filter) => (opts) => run('sh', ['-c', `"$0" "$@" | jq -r '${filter}'`, NODE, ...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', '-o', 'ndjson'], { env, ...opts });
+  const piped = (filter) => (opts) => run('sh', ['-c', `"$0" "$@" | jq -cr '${filter}'`, NODE, ...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', '-o', 'ndjson'], { env, ...opts });
   // A field (answered without jq when it holds strings) and a filter jq itself must run.
   const filters = ['.username', 'select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}'];
   if (!hasCmd('jq')) {
@@ -659,7 +662,7 @@ async function shape(env) {
     ], RUNS);
     const peak = median(peaks);
     row(
-      `\`--all --jq '${filter.replaceAll('|', '\\|')}'\`, ${fmt(FOLLOWERS)} followers, vs \`-o ndjson \\| jq -r\` (${jqVersion()}; median of ${RUNS}); peak RSS ${peak.toFixed(1)} MiB`,
+      `\`--all --jq '${filter.replaceAll('|', '\\|')}'\`, ${fmt(FOLLOWERS)} followers, vs \`-o ndjson \\| jq -cr\` (${jqVersion()}; median of ${RUNS}); peak RSS ${peak.toFixed(1)} MiB`,
       `${fmt(jq)} ms`,
       `${fmt(pipe)} ms`,
       `${(jq / pipe).toFixed(2)}x`,

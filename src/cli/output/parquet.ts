@@ -32,20 +32,29 @@ const INT64_MAX = 2n ** 63n - 1n;
 // An ISO 8601 date-time with a zone and at most microseconds: what a TIMESTAMP holds exactly.
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?(Z|[+-]\d{2}:\d{2})$/;
 
-/** Microseconds since 1970 (UTC) of an ISO date-time, or undefined when it is not one. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+
+/**
+ * Microseconds since 1970 (UTC) of an ISO date-time, or undefined when it is not one. Called
+ * for every value of a TIMESTAMP column: the date is checked against a table, not through a
+ * Date object, and the sum is made in doubles, exact below 2^53 µs (the year 2255), falling
+ * back to BigInt beyond.
+ */
 export function isoMicros(text: string): bigint | undefined {
   const m = ISO.exec(text);
   if (!m) return undefined;
-  const [, y, mo, d, h, mi, s, fraction = '', zone] = m;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  const check = new Date(ms);
-  if (check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
-  let offsetMinutes = 0;
-  if (zone !== 'Z') {
-    const sign = zone!.startsWith('-') ? -1 : 1;
-    offsetMinutes = sign * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
-  }
-  return (BigInt(ms) - BigInt(offsetMinutes) * 60_000n) * 1000n + BigInt(fraction.padEnd(6, '0'));
+  const [y, mo, d, h, mi, s] = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6])];
+  // Date.UTC reads the years 0 to 99 as 1900 to 1999: so are they checked.
+  const year = y <= 99 ? 1900 + y : y;
+  const days = mo === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[mo - 1];
+  if (days === undefined || d < 1 || d > days || h > 23 || mi > 59 || s > 59) return undefined;
+  const zone = m[8]!;
+  const offsetMinutes = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const ms = Date.UTC(y, mo - 1, d, h, mi, s) - offsetMinutes * 60_000;
+  const fraction = (m[7] ?? '').padEnd(6, '0');
+  const micros = ms * 1000 + Number(fraction);
+  return Number.isSafeInteger(micros) ? BigInt(micros) : BigInt(ms) * 1000n + BigInt(fraction);
 }
 
 /** The integer a value holds, when it is one that fits in 64 bits (`1.0` and `2E+3` are integers). */
