@@ -21,6 +21,7 @@ export const SETTINGS = {
   timeout: { env: 'SGQ_TIMEOUT', secret: false, describe: 'seconds per request' },
   retries: { env: 'SGQ_RETRIES', secret: false, describe: 'retries of a transient failure' },
   'snapshot-dir': { env: 'SGQ_SNAPSHOT_DIR', secret: false, describe: 'where --snapshot keeps snapshots' },
+  dataset: { env: 'SGQ_DATASET', secret: false, describe: 'the folder every route run appends its records to as Parquet (see docs/dataset.md)' },
   parallel: { env: 'SGQ_PARALLEL', secret: false, describe: 'pages of one user asked at once with --all' },
   'warn-credits': { env: 'SGQ_WARN_CREDITS', secret: false, describe: 'warn on stderr when a run leaves fewer credits than this' },
   cache: { env: 'SGQ_CACHE', secret: false, describe: 'keep successful answers this long (30m, 1h, 7d) and reuse them' },
@@ -55,6 +56,9 @@ export function validateSetting(name: SettingName, value: string): string {
       return withFlagRule(name, value, () => nonNegativeInt('retries', 20)(v));
     case 'snapshot-dir':
       if (!v) throw usageError('invalid snapshot-dir: it is empty');
+      return v;
+    case 'dataset':
+      if (!v) throw usageError('invalid dataset: it is empty');
       return v;
     case 'parallel':
       return withFlagRule(name, value, () => positiveInt('parallel', 16)(v));
@@ -262,6 +266,7 @@ export interface ResolvedConfig {
   timeout?: string;
   retries?: string;
   snapshotDir?: string;
+  dataset?: string;
   parallel?: string;
   warnCredits?: string;
   cache?: string;
@@ -314,6 +319,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     timeout: pick('timeout'),
     retries: pick('retries'),
     snapshotDir: pick('snapshot-dir'),
+    dataset: pick('dataset'),
     parallel: pick('parallel'),
     warnCredits: pick('warn-credits'),
     cache: pick('cache'),
