@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff snapshots fmt describe completion
+            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -22,6 +22,8 @@ function __sgq_subcommands
             printf '%s\n' info clear
         case 'snapshots'
             printf '%s\n' list prune
+        case 'dataset'
+            printf '%s\n' info compact
     end
 end
 
@@ -29,25 +31,25 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'api'
             contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'sandbox'
@@ -58,6 +60,10 @@ function __sgq_takes_value
             contains -- $argv[2] --snapshot-dir -o --output --fields; and return 0
         case 'snapshots prune'
             contains -- $argv[2] --keep --snapshot-dir; and return 0
+        case 'dataset info'
+            contains -- $argv[2] -o --output --fields; and return 0
+        case 'dataset compact'
+            contains -- $argv[2] --before --wait-lock; and return 0
         case 'fmt'
             contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock; and return 0
         case 'describe'
@@ -143,6 +149,7 @@ complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by 
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
 complete -c sgq -n '__sgq_at ""' -a snapshots -d 'List and prune the snapshots kept by --snapshot'
+complete -c sgq -n '__sgq_at ""' -a dataset -d 'Inspect and compact the Parquet dataset written by --dataset'
 complete -c sgq -n '__sgq_at ""' -a fmt -d 'Re-render what sgq wrote before (NDJSON records or --raw bodies) in another shape, offline: no config, no request'
 complete -c sgq -n '__sgq_at ""' -a describe -d 'Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes'
 complete -c sgq -n '__sgq_at ""' -a completion -d 'Print a shell completion script generated from the command tree'
@@ -177,6 +184,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l raw -d 'print each response b
 complete -c sgq -n '__sgq_in "graph followers"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "graph followers"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "graph followers"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -210,6 +218,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l raw -d 'print each response b
 complete -c sgq -n '__sgq_in "graph following"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "graph following"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "graph following"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -239,6 +248,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l raw -d 'print each respon
 complete -c sgq -n '__sgq_in "alpha score-history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -271,6 +281,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l raw -d 'print each response 
 complete -c sgq -n '__sgq_in "metadata history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata history"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -297,6 +308,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l raw -d 'print each response b
 complete -c sgq -n '__sgq_in "metadata tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -319,6 +331,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l raw -d 'print each res
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -341,6 +354,7 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l raw -d 'print each response b
 complete -c sgq -n '__sgq_in "metadata userid"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata userid"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata userid"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -366,6 +380,7 @@ complete -c sgq -n '__sgq_in "lists members"' -l raw -d 'print each response bod
 complete -c sgq -n '__sgq_in "lists members"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "lists members"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "lists members"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -387,6 +402,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l raw -d 'print each respon
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -406,6 +422,7 @@ complete -c sgq -n '__sgq_in "info"' -l argjson -x -d 'with --jq, $name is the J
 complete -c sgq -n '__sgq_in "info"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "info"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "info"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "info"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -446,13 +463,13 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' -d 'key'
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' -d 'key'
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' -d 'key'
 
 # sgq credits
 complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
@@ -507,6 +524,18 @@ complete -c sgq -n '__sgq_in "snapshots list"' -l fields -x -d 'comma-separated 
 # sgq snapshots prune
 complete -c sgq -n '__sgq_in "snapshots prune"' -l keep -x -d 'snapshots to keep per user and relation'
 complete -c sgq -n '__sgq_in "snapshots prune"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
+
+# sgq dataset
+complete -c sgq -n '__sgq_at "dataset"' -a info -d 'list the partitions: kind, route, date, files, rows and bytes'
+complete -c sgq -n '__sgq_at "dataset"' -a compact -d 'merge each partition\'s files into one; readers see the old files or the new one'
+
+# sgq dataset info
+complete -c sgq -n '__sgq_in "dataset info"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "dataset info"' -l fields -x -d 'comma-separated fields to print, in this order'
+
+# sgq dataset compact
+complete -c sgq -n '__sgq_in "dataset compact"' -l before -x -d 'only the days before DATE (YYYY-MM-DD, UTC)'
+complete -c sgq -n '__sgq_in "dataset compact"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 
 # sgq fmt
 complete -c sgq -n '__sgq_in "fmt"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
