@@ -144,7 +144,7 @@ function rejectedKey(key: Asked['key']): [string, string] {
 
 function describe(value: Json | undefined): string {
   if (value === undefined) return 'unknown';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return typeof value === 'string' ? value : stringifyJson(value);
 }
 
 /** `: <message>` from a JSON error body, or the start of a text body. */

@@ -146,7 +146,7 @@ async function trustedCas(env: Record<string, string | undefined>): Promise<stri
 export function requestTarget(prefix: string, path: string, payload: Record<string, Json>, method: string): { target: string; body?: string } {
   const target = `${prefix}/api/${path.replace(/^\/+/, '')}`;
   if (method !== 'GET' && method !== 'HEAD') return { target, body: stringifyJson(payload) };
-  const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+  const query = new URLSearchParams(Object.entries(payload).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : stringifyJson(v)]));
   return { target: [...query].length ? `${target}?${query}` : target };
 }
 
