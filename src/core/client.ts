@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Pool, buildConnector } from 'undici';
-import { ExitCode } from './errors.js';
+import { ExitCode, type ErrorDetails } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
@@ -251,10 +251,10 @@ export class ApiClient {
         const delay = retryDelay(retry, attempt, error.retryAfterMs) ?? longWait;
         if (delay === undefined) {
           if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
-            const [longer, hint] = retry.maxWaitMs ? [`longer than --max-wait allows`, 'try again later, or raise --max-wait'] : ['longer than sgq waits', rateLimited ? 'try again later, or let sgq wait for it with --max-wait DURATION' : 'try again later'];
-            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false);
+            const [longer, hint, details] = longWaitWords(Boolean(retry.maxWaitMs), rateLimited);
+            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false, undefined, [], { ...error.details, ...details });
           }
-          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false) : error;
+          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false, undefined, error.records, error.details) : error;
         }
         this.hooks.emit('retry', this.masked({ route: path, retry: attempt, retries: retry.retries, delayMs: delay, reason: error.message, status: error.details.status ?? null }));
         const waited = delay > retry.maxRetryAfterMs ? this.options.onLongWait?.(delay, `${path}: ${error.message}`) : undefined;
@@ -364,6 +364,13 @@ export class ApiClient {
   async close(): Promise<void> {
     await this.dispatcher.close().catch(() => undefined);
   }
+}
+
+/** What a refused long Retry-After says, in the library's words (the CLI names --max-wait). */
+function longWaitWords(given: boolean, rateLimited: boolean): [string, string, ErrorDetails] {
+  if (given) return ['longer than maxWait allows', 'try again later, or raise maxWait', { option: 'maxWait', fix: 'raise-option' }];
+  if (rateLimited) return ['longer than sgq waits', 'try again later, or set maxWait to wait for it', { option: 'maxWait', fix: 'set-option' }];
+  return ['longer than sgq waits', 'try again later', {}];
 }
 
 /** `current_credits` of an answer, where it has one. */

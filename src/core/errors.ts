@@ -59,14 +59,15 @@ export interface ErrorDetails {
 
 /**
  * What the user can do about a failure, beyond the library's own words in `hint`:
- * - `raise-option`: give `option` a larger value;
+ * - `raise-option` / `set-option`: give `option` a larger value, or one at all;
  * - `see-answer`: look at the answer itself (the CLI: --verbose or --raw);
+ * - `check-address`: check the service's base URL, and look at the answer;
  * - `set-key` / `check-key`: configure the API key, or check the one sent;
  * - `create-profile` / `fix-setting`: the config store's profile or setting;
  * - `name-key-field`: name the field that identifies an account (`option: 'key'`);
  * - `report-bug`: a failure of sgq itself.
  */
-export type Fix = 'raise-option' | 'see-answer' | 'set-key' | 'check-key' | 'create-profile' | 'fix-setting' | 'name-key-field' | 'report-bug';
+export type Fix = 'raise-option' | 'set-option' | 'see-answer' | 'check-address' | 'set-key' | 'check-key' | 'create-profile' | 'fix-setting' | 'name-key-field' | 'report-bug';
 
 /** A failure the user can act on: one line of `message`, an optional `hint` saying what to do. */
 export class SgqError extends Error {

@@ -157,7 +157,9 @@ async function* routePages(clients: Clients, route: RouteSpec, request: PageRequ
       yield { page: asked, nextPage, records: kept, errors: next.value.errors, creditsLeft: next.value.credits };
     }
   } catch (error) {
-    throw libraryError(error, call.signal);
+    const thrown = libraryError(error, call.signal);
+    if (thrown instanceof SgqError) thrown.details.route ??= route.path;
+    throw thrown;
   } finally {
     await iterator.return('done').catch(() => undefined);
     await clients.release(client);
@@ -205,7 +207,7 @@ function checkCallOptions(route: RouteSpec, call: CallOptions): void {
   const whole = (name: keyof CallOptions, min: number) => {
     const value = call[name];
     if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)) {
-      throw usageError(`${name} must be a whole number from ${min} up`);
+      throw usageError(`${name} must be a whole number from ${min} up`, undefined, { option: name, route: route.path });
     }
   };
   whole('page', 1);
@@ -214,9 +216,9 @@ function checkCallOptions(route: RouteSpec, call: CallOptions): void {
   whole('parallel', 1);
   whole('maxCredits', 0);
   whole('retries', 0);
-  if (call.timeout !== undefined && !(call.timeout > 0)) throw usageError('timeout must be a number of milliseconds greater than 0');
-  if (call.since !== undefined && !route.since) throw usageError(`since is not accepted by ${route.path}`);
-  if (call.page !== undefined && !route.paginated) throw usageError(`${route.path} has no pages`);
+  if (call.timeout !== undefined && !(call.timeout > 0)) throw usageError('timeout must be a number of milliseconds greater than 0', undefined, { option: 'timeout', route: route.path });
+  if (call.since !== undefined && !route.since) throw usageError(`since is not accepted by ${route.path}`, undefined, { option: 'since', route: route.path });
+  if (call.page !== undefined && !route.paginated) throw usageError(`${route.path} has no pages`, undefined, { option: 'page', route: route.path });
 }
 
 /** A stop by the caller's signal rethrows its reason, as fetch does; everything else is an SgqError. */
