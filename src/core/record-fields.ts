@@ -65,7 +65,7 @@ export const RECORD_FIELDS = {
   },
   userid: {
     username: { kind: 'string', description: 'the account: its handle' },
-    user_id: { kind: 'integer', description: 'user id: the account\'s numeric id' },
+    user_id: { kind: 'string', description: 'user id: the account\'s numeric id, as a string of digits' },
   },
   /** `/info` and the lists routes (placeholders for now): nothing is known of their fields. */
   open: {},
