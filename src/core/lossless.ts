@@ -67,6 +67,6 @@ export function parseJson(text: string): SgqValue {
  * parsed by `parseJson` (or fetched by a client) is written back as the service sent it.
  * Undefined fields are left out, as JSON.stringify does.
  */
-export function stringifyJson(value: SgqValue): string {
-  return stringifyCore(toJson(value));
+export function stringifyJson(value: SgqValue | SgqRecord | readonly SgqRecord[]): string {
+  return stringifyCore(toJson(value as SgqValue));
 }
