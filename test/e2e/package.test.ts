@@ -126,6 +126,14 @@ beforeAll(async () => {
   for (const file of USER_FILES) writeFileSync(join(project, file), USER_FILE);
 }, 180_000);
 
+/** The ```ts blocks of the README's "Use from Node", each a module of its own. */
+function readmeExamples(): string[] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Use from Node');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => `${m[1]}\nexport {};\n`);
+}
+
 describe('npm pack', () => {
   it('ships only what users need, with a manifest that names no build scripts', async () => {
     for (const path of shipped) expect(path).toMatch(/^(bin\/sgq\.cjs|dist\/.+\.(cjs|mjs|d\.[cm]ts|txt)|completions\/(sgq\.bash|_sgq|sgq\.fish)|README\.md|LICENSE|package\.json)$/);
@@ -177,6 +185,21 @@ describe('the packed tarball in a fresh TypeScript project', () => {
     const expected = name === 'bundler' ? ['dist/types/lib.d.mts', 'dist/types/sandbox/index.d.mts'] : ['dist/types/lib.d.cts', 'dist/types/lib.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/types/sandbox/index.d.mts'];
     for (const file of expected) expect(sgqTypes).toContain(file);
     expect(sgqTypes.every((f) => /\.d\.[cm]ts$/.test(f))).toBe(true);
+  }, 120_000);
+
+  it('compiles every example of the README\'s "Use from Node" under tsc --strict', async () => {
+    const examples = readmeExamples();
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    const files = examples.map((text, i) => {
+      writeFileSync(join(project, `readme-${i}.mts`), text);
+      return `readme-${i}.mts`;
+    });
+    const file = join(project, 'tsconfig.readme.json');
+    const compilerOptions = { strict: true, target: 'ES2022', lib: ['ES2022'], types: ['node'], typeRoots: [join(root, 'node_modules/@types')], module: 'nodenext', moduleResolution: 'nodenext', noEmit: true };
+    writeFileSync(file, JSON.stringify({ compilerOptions, files }, null, 2));
+    const run = await runTsc(['-p', file]);
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
   }, 120_000);
 
   it('runs the same files compiled to .mjs, .cjs and .js with node against sgq/sandbox', async () => {
