@@ -44,6 +44,8 @@ export interface ClientOptions {
   cache?: ResponseCache;
   /** Supplies the endpoint instead of the config (the public entry's `sandbox: true` uses it). */
   endpoint?: () => Promise<Endpoint>;
+  /** Told (once per iteration) that a hook threw; the public entry emits a process warning. */
+  hookFailed?: (message: string) => void;
 }
 
 export interface CallOptions {

@@ -42,6 +42,8 @@ export interface ClientOptions {
   cache?: ResponseCache;
   /** See each request, answer and retry (the library's `hooks`, `--verbose`, `--trace FILE`), the key masked. */
   hooks?: readonly SgqHooks[];
+  /** Told (once) that a hook threw; the call goes on. */
+  hookFailed?: (message: string) => void;
 }
 
 export type { Exchange } from './hooks.js';
@@ -161,7 +163,7 @@ export class ApiClient {
     this.base = options.baseUrl.replace(/\/+$/, '');
     ({ origin: this.origin, prefix: this.prefix } = splitBaseUrl(this.base));
     this.proxy = options.proxy;
-    this.hooks = new HookRunner(options.hooks ?? []);
+    this.hooks = new HookRunner(options.hooks ?? [], options.hookFailed);
     if (this.proxy) {
       const how = this.origin.startsWith('https:') ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
       options.trace?.(`through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source}) by ${how}`);

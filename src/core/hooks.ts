@@ -3,7 +3,8 @@
 // all stand on these; the key is masked in everything they are given.
 //
 // A hook only watches: one that throws does not break the call. Its error is reported once per
-// client as a process warning (code SGQ_HOOK_FAILED) and the call goes on.
+// client to `report` (the public entry makes it a process warning, code SGQ_HOOK_FAILED) and
+// the call goes on.
 
 /** A request about to be sent. */
 export interface RequestEvent {
@@ -64,7 +65,10 @@ type Events = { request: RequestEvent; response: ResponseEvent; retry: RetryEven
 export class HookRunner {
   private warned = false;
 
-  constructor(private readonly hooks: readonly SgqHooks[]) {}
+  constructor(
+    private readonly hooks: readonly SgqHooks[],
+    private readonly failed?: (message: string) => void,
+  ) {}
 
   get empty(): boolean {
     return this.hooks.length === 0;
@@ -86,7 +90,7 @@ export class HookRunner {
     if (this.warned) return;
     this.warned = true;
     const why = error instanceof Error ? error.message : String(error);
-    process.emitWarning(`a ${name} hook threw (${why}); sgq goes on and reports no further hook errors of this client`, { code: 'SGQ_HOOK_FAILED' });
+    this.failed?.(`a ${name} hook threw (${why}); sgq goes on and reports no further hook errors of this client`);
   }
 }
 

@@ -9,7 +9,7 @@ import { toJson, toSgqRecord, type SgqRecord, type SgqValue } from './lossless.j
 import { resolveConfig } from './config.js';
 import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import type { Json } from './json.js';
-import { PageFailure, fetchPages, type PageRequest, type StopReason } from './paginate.js';
+import { PageFailure, fetchPages, type PageRequest } from './paginate.js';
 import { routeRequest } from './request-body.js';
 import { ROUTES, findRouteByPath, methodName, normalizeRoutePath, type RouteSpec } from './routes.js';
 import { parseSince } from './since.js';
@@ -72,7 +72,7 @@ class Clients {
     const { close: _close, ...settings } = target;
     const client = clientFromSettings(
       { ...settings, timeoutMs: call.timeout ?? settings.timeoutMs, retries: call.retries ?? settings.retries, connections: call.parallel ?? 1 },
-      { signal: call.signal, hooks: this.hooks, cache: this.options.cache },
+      { signal: call.signal, hooks: this.hooks, hookFailed: this.options.hookFailed, cache: this.options.cache },
     );
     this.open.add(client);
     return client;
