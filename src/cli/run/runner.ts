@@ -4,7 +4,8 @@ import { CallError } from '../../core/classify.js';
 import { StoppedError, type ApiClient } from '../../core/client.js';
 import { isBilled } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
-import { ExitCode, toSgqError, worstExitCode } from '../../core/errors.js';
+import { ExitCode, worstExitCode } from '../../core/errors.js';
+import { cliError } from '../errors-to-flags.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -307,7 +308,7 @@ class JobRunner {
     try {
       await job.onEnd!({ cutShort, credits: stat.calls * this.budget.estimatedCost(), emit, reporter });
     } catch (error) {
-      const sgq = toSgqError(error);
+      const sgq = cliError(error);
       stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
       stat.errors.push(sgq.message);
       reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
@@ -317,7 +318,7 @@ class JobRunner {
   private reportFailure(job: Job, stat: UserStats, error: unknown): void {
     const { reporter, controller } = this.ctx;
     const failure = error instanceof PageFailure ? error : undefined;
-    const sgq = toSgqError(failure ? failure.error : error);
+    const sgq = cliError(failure ? failure.error : error);
     stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
     stat.errors.push(sgq.message);
     const who = prefix(job);
