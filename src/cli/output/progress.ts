@@ -84,13 +84,13 @@ function timeLeft(fraction: number, elapsedMs: number): string | undefined {
  */
 export function progressParts(label: string, bounds: RunBounds, counts: RunCounts): string[] {
   const fraction = fractionDone(bounds, counts);
-  const who = counts.user === null ? label : `${label} ${counts.user}`;
   const credits = `${plural(counts.credits, 'credit')} spent${counts.creditsLeft === null ? '' : `, ${number(counts.creditsLeft)} left`}`;
   const parts = [
-    `${who}: ${plural(counts.records, 'record')}`,
+    plural(counts.records, 'record'),
     credits,
     fraction === undefined ? undefined : bar(fraction),
     timeLeft(fraction ?? 0, counts.elapsedMs),
+    counts.user === null ? label : `${label} ${counts.user}`,
     plural(counts.pages, 'page'),
     rate(counts),
     clock(counts.elapsedMs),
