@@ -36,8 +36,8 @@ describe('the progress line', () => {
       const line = fitLine(parts, width);
       expect(displayWidth(line)).toBeLessThanOrEqual(width);
     }
-    expect(fitLine(parts, 43)).toBe('2,000 records · 12 credits spent, 988 left');
-    expect(fitLine(parts, 42)).toBe('2,000 records');
+    expect(fitLine(parts, 42)).toBe('2,000 records · 12 credits spent, 988 left');
+    expect(fitLine(parts, 41)).toBe('2,000 records');
     expect(fitLine(parts, 5)).toBe('2,00…');
     expect(fitLine(parts, 200)).toContain('graph followers 山田太郎');
   });
