@@ -27,8 +27,8 @@ async function inTerminal(width: number, args: string[]) {
 }
 
 /** The screen's progress line once it shows `pattern`. */
-const lineShowing = (screen: () => Promise<string>, pattern: RegExp) =>
-  waitFor(async () => (await screen()).split('\n').find((line) => pattern.test(line)), `a progress line matching ${pattern}`, 30_000);
+const lineShowing = (screen: () => Promise<string>, pattern: RegExp): Promise<string> =>
+  waitFor(async () => (await screen()).split('\n').find((line) => pattern.test(line)) ?? '', `a progress line matching ${pattern}`, 30_000);
 
 describe('progress of a long export with a bound, in a real terminal', () => {
   const args = (out: string) => ['graph', 'followers', 'big_20000', '--all', '--limit', '8000', '--out', out];
@@ -39,6 +39,7 @@ describe('progress of a long export with a bound, in a real terminal', () => {
     const line = await lineShowing(run.screen, /records\/s/);
     expect(line).toMatch(/^\S [\d,]+ records · \d+ credits spent, [\d,]+ left · \[[█░]{12}\] \d+% · \d+:\d\d left · graph followers big_20000 · \d+ pages · [\d,]+ records\/s · \d+:\d\d$/);
     const [, records, credits, left, pages] = /^\S ([\d,]+) records · (\d+) credits spent, ([\d,]+) left .* (\d+) pages/.exec(line)!.map((n) => Number(n.replaceAll(',', '')));
+    expect(pages).toBeGreaterThan(0);
     // Followers cost 3 credits a call, a page 500 records; the sandbox's balance starts at 1,000,000.
     expect(records).toBe(pages! * 500);
     // A call settled and not yet written is spent already.

@@ -116,6 +116,8 @@ class JobRunner {
   /** What the progress line shows (progress.ts). */
   private readonly shown = { pages: 0, usersDone: 0, user: null as string | null, since: Date.now() };
   private readonly bounds: RunBounds;
+  /** The last page written had to wait for the reader: fetch no further ahead than the next page. */
+  private outputSlow = false;
 
   constructor(
     private readonly options: RunOptions,
@@ -187,6 +189,7 @@ class JobRunner {
       parallel: this.options.parallel,
       onExtraCall: () => stat.extraCalls++,
       onNote: (line) => this.ctx.reporter.trace(`${prefix(job)}${line}`),
+      holdBack: () => this.outputSlow,
     });
     const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt };
     try {
@@ -274,6 +277,7 @@ class JobRunner {
     this.shown.pages++;
     this.shown.user = job.user;
     progress.next = job.request.follow ? page.nextPage : null;
+    this.outputSlow = sink.streams && !sink.flushed;
     await sink.drain();
   }
 
