@@ -105,6 +105,9 @@ export class StreamSink extends StreamBackedSink {
    * takes what it is given.)
    */
   override async drain(): Promise<void> {
+    // A reader that went away during the write (EPIPE) destroyed the stream at once; its
+    // 'error' comes a tick later: let it close the sink before the run asks another page.
+    if (!this.closed && this.stream.destroyed) await new Promise((next) => setImmediate(next));
     if (this.closed || this.stream.destroyed || this.stream.writableLength === 0) return;
     await Promise.race([new Promise<void>((done) => this.stream.write('', () => done())), drained(this.stream)]);
   }
