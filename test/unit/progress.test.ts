@@ -14,6 +14,10 @@ describe('fractionDone', () => {
     expect(fractionDone({ users: 4 }, counts({ usersDone: 3 }))).toBe(0.75);
     expect(fractionDone({ limit: 1000 }, counts())).toBe(1);
   });
+  it('draws no bar for one user without another bound (it would sit at 0% until the end)', () => {
+    expect(fractionDone({ users: 1 }, counts())).toBeUndefined();
+  });
+
   it('counts --max-pages only against the users given', () => {
     expect(fractionDone({ maxPages: 8 }, counts())).toBeUndefined();
     expect(fractionDone({ maxPages: 8, users: 1 }, counts())).toBe(0.5);

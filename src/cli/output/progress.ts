@@ -42,7 +42,7 @@ export function fractionDone(bounds: RunBounds, counts: RunCounts): number | und
   if (bounds.maxCredits !== undefined && bounds.maxCredits > 0) parts.push(counts.credits / bounds.maxCredits);
   const { users, maxPages } = bounds;
   // Users done, and pages against the most the users may have: each is a floor of how far along it is.
-  if (users !== undefined && users > 0) parts.push(counts.usersDone / users);
+  if (users !== undefined && users > 1) parts.push(counts.usersDone / users);
   if (users !== undefined && users > 0 && maxPages !== undefined && maxPages > 0) parts.push(counts.pages / (users * maxPages));
   return parts.length === 0 ? undefined : Math.min(1, Math.max(...parts));
 }
