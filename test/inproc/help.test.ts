@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
 import { runSgq } from '../helpers/run.js';
+import { HELP_TOPICS } from '../../src/cli/help/topics.js';
 import { PassThrough } from 'node:stream';
 
 function commandPaths(): string[][] {
@@ -8,7 +9,8 @@ function commandPaths(): string[][] {
   const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
   fillAll(program);
   const path = (cmd: (typeof program.commands)[number]): string[] => (cmd.parent ? [...path(cmd.parent), cmd.name()] : []);
-  return allCommands(program).map(path).filter((p) => p.length > 0 && p[p.length - 1] !== 'help');
+  const topics = new Set(HELP_TOPICS.map((t) => t.name));
+  return allCommands(program).map(path).filter((p) => p.length > 0 && p[p.length - 1] !== 'help' && !topics.has(p[0]!));
 }
 
 describe('--help', () => {

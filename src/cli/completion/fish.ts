@@ -100,7 +100,9 @@ export function fishScript(tree: CompletionTree): string {
     if (!c.subcommands.length) {
       c.arguments.forEach((a, i) => {
         if (a.values.kind === 'any') return;
-        lines.push([`${fn}_arg ${dq(commandKey(c))} ${i}${a.variadic ? ' more' : ''}`, `${valueFlags(a.values, prog)} -d ${quote(a.description || a.name)}`]);
+        // Values described one by one need no description of the argument (fish shows it for the others).
+        const fallback = a.values.kind === 'words' && a.values.descriptions ? '' : ` -d ${quote(a.description || a.name)}`;
+        lines.push([`${fn}_arg ${dq(commandKey(c))} ${i}${a.variadic ? ' more' : ''}`, `${valueFlags(a.values, prog)}${fallback}`]);
       });
     }
     if (!lines.length) continue;
