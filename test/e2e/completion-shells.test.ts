@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../src/core/config.js';
 import { FORMATS } from '../../src/core/format-names.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { HELP_TOPICS } from '../../src/cli/help/topics.js';
+import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/values.js';
 import { BIN } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -30,7 +32,9 @@ const installed = (shell: Shell) => spawnSync(shell, ['-c', 'exit 0'], { stdio: 
 
 const sink = { write: () => true } as never;
 const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
-const TOP = program.commands.map((c) => c.name()).sort();
+// Help topics (`sgq help formats`) are hidden commands, never offered.
+const TOPICS = new Set(HELP_TOPICS.map((t) => t.name));
+const TOP = program.commands.map((c) => c.name()).filter((n) => !TOPICS.has(n)).sort();
 const sorted = (words: readonly string[]) => [...words].sort();
 
 let work: string;
@@ -156,12 +160,15 @@ async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Pr
 
 // ---- fish ----
 
-async function completeFish(line: string): Promise<string[]> {
+/** What fish offers for `line`: [candidate, description] pairs. */
+async function fishCandidates(line: string): Promise<[string, string | undefined][]> {
   const r = await runShell('fish', ['--no-config', '-c', 'source $argv[1]; and complete -C $argv[2]', join(COMPLETIONS, 'sgq.fish'), line]);
   expect(r.stderr, `fish stderr for ${JSON.stringify(line)}`).toBe('');
   expect(r.exitCode).toBe(0);
-  return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]!);
+  return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t') as [string, string | undefined]);
 }
+
+const completeFish = async (line: string): Promise<string[]> => (await fishCandidates(line)).map(([word]) => word);
 
 const COMPLETE: Record<Shell, (line: string) => Promise<string[]>> = { bash: completeBash, zsh: completeZsh, fish: completeFish };
 
@@ -209,6 +216,13 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
       expect(lists).not.toContain('--since');
     });
 
+    it('offers --version for sgq alone, not for a subcommand', async () => {
+      expect(sorted(await complete('sgq --ver'))).toEqual(['--verbose', '--version']);
+      expect(await complete('sgq graph followers --ver')).toEqual(['--verbose']);
+      expect(await complete('sgq config list --ver')).toEqual(['--verbose']);
+      expect(sorted(await complete('sgq config list -o '))).toEqual(['json', 'text']);
+    });
+
     it('completes the profile names from the config store when TAB is pressed', async () => {
       expect(sorted(await complete('sgq --profile '))).toEqual(['personal', 'work']);
       expect(await complete('sgq graph followers jack --profile w')).toEqual(['work']);
@@ -226,8 +240,11 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
 
     it('completes file names for --out, and only where a file is expected', async () => {
       expect(await complete('sgq graph followers jack --out repo')).toEqual(['report.ndjson']);
-      // A shell's fallback would offer the file here; the script must not.
-      expect(await complete('sgq graph followers jack --output repo')).toEqual([]);
+      // A shell's fallback would offer the file here; the script must not. (fish, finding no
+      // value that starts with "repo", may offer formats whose descriptions hold r…e…p…o.)
+      const output = await complete('sgq graph followers jack --output repo');
+      expect(output).not.toContain('report.ndjson');
+      for (const word of output) expect(FORMATS).toContain(word);
       expect(await complete('sgq graph followers repo')).toEqual([]);
     });
   });
@@ -240,6 +257,22 @@ describe.skipIf(!installed('bash') && !process.env.CI)('bash specifics', { timeo
 
   it('treats every word after -- as an argument', async () => {
     expect(await completeBash('sgq graph followers -- --al')).toEqual([]);
+  });
+});
+
+describe.skipIf(!installed('fish') && !process.env.CI)('fish specifics', { timeout: TEST_DEADLINE }, () => {
+  it('describes each value on its own: formats, settings, shells', async () => {
+    const formats = new Map(await fishCandidates('sgq graph followers -o '));
+    expect(Object.fromEntries(formats)).toEqual(FORMAT_DESCRIPTIONS);
+    const settings = new Map(await fishCandidates('sgq config set '));
+    expect([...settings.keys()].sort()).toEqual(sorted(SETTING_NAMES));
+    expect(settings.get('base-url')).toBe('service address, may carry a path prefix');
+    expect(new Set(settings.values()).size).toBe(SETTING_NAMES.length);
+    for (const description of settings.values()) expect(description).not.toMatch(/^\(?key\)?$/);
+    const shells = new Map(await fishCandidates('sgq completion '));
+    expect(new Set(shells.values()).size).toBe(3);
+    // A flag still says what the flag does.
+    expect(new Map(await fishCandidates('sgq graph followers --outp')).get('--output')).toMatch(/^table, json/);
   });
 });
 
