@@ -7,14 +7,11 @@ import { join } from 'node:path';
 // help is built as before, to the terminal's width. A test checks every file against what
 // Commander prints.
 
-/**
- * The file holding the help `argv` asks for (`[...command, '--help' | '-h']`, or `['help',
- * ...command]`), if it is one. A help topic (`sgq help formats`) has no file and runs the program.
- */
+/** The file holding the help `argv` asks for (`[...command, '--help' | '-h']`), if it is one. */
 export function helpFileName(argv: readonly string[]): string | undefined {
   const last = argv.at(-1);
-  const command = argv[0] === 'help' ? argv.slice(1) : last === '--help' || last === '-h' ? argv.slice(0, -1) : undefined;
-  if (command === undefined) return undefined;
+  if (last !== '--help' && last !== '-h') return undefined;
+  const command = argv.slice(0, -1);
   // Command names only: anything else (an option, a value, `../x`) goes the usual way.
   if (!command.every((word) => /^[a-z][a-z-]*$/.test(word))) return undefined;
   return `${['sgq', ...command].join('+')}.txt`;

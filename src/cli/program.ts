@@ -5,7 +5,6 @@ import { VERSION } from '../core/version.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { commandDefinitions } from './commands/index.js';
 import { helpText, type CommandDefinition } from './commands/define.js';
-import { ExitCode, SgqError } from '../core/errors.js';
 import { helpLayout, setHelpAfter } from './help/layout.js';
 import { HELP_TOPICS, type HelpTopic } from './help/topics.js';
 
@@ -31,11 +30,7 @@ export function buildProgram(io: Io, state: State): Command {
     if (handler) {
       cmd.action(async (...args: unknown[]) => {
         const c = args[args.length - 1] as Command;
-        try {
-          state.exitCode = await handler(c.args, c.opts(), createContext(io, c.optsWithGlobals() as GlobalOptions, tree));
-        } catch (error) {
-          throw withHelpHint(error, c);
-        }
+        state.exitCode = await handler(c.args, c.opts(), createContext(io, c.optsWithGlobals() as GlobalOptions, tree));
       });
     }
     // Options, subcommands and help are built once, when the command is entered or a help
@@ -66,12 +61,6 @@ function addTopic(program: Command, topic: HelpTopic): void {
 
 /** `sgq graph followers` for the help of that command (`sgq` for the root). */
 const commandLine = (cmd: Command): string => (cmd.parent ? `${commandLine(cmd.parent)} ${cmd.name()}` : cmd.name());
-
-/** A usage error that says nothing of what to do points at the help of the command that was run. */
-function withHelpHint(error: unknown, cmd: Command): unknown {
-  if (!(error instanceof SgqError) || error.exitCode !== ExitCode.usage || error.hint) return error;
-  return new SgqError(error.exitCode, error.message, `see \`${commandLine(cmd)} --help\``, error.details);
-}
 
 /**
  * The command the words name, as far as they name one: `graph followers jack --bogus` is
@@ -153,7 +142,6 @@ function topicList(): string {
   const width = Math.max(...terms.map((t) => t.length));
   return ['Help topics:', ...HELP_TOPICS.map((t, i) => `  ${terms[i]!.padEnd(width)}  ${t.summary}`)].join('\n');
 }
-
 
 // Deferred parts of the tree: a command's builder runs once, when the command is about to
 // parse or show its help, or when completions walk the whole tree.
