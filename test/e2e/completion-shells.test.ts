@@ -127,6 +127,12 @@ compadd() {
   builtin compadd -O __sgq_hits "$@"
   local __sgq_hit
   for __sgq_hit in $__sgq_hits; do print -r -- "__SGQ_MATCH__:$__sgq_hit"; done
+  # What the list shows for them (_describe passes "value  -- description" as -d ARRAY).
+  local -i __sgq_at=\${@[(i)-d]}
+  if (( __sgq_at < $# )); then
+    local __sgq_shown
+    for __sgq_shown in \${(P)@[__sgq_at+1]}; do print -r -- "__SGQ_SHOWN__:$__sgq_shown"; done
+  fi
   builtin compadd "$@"
 }
 __sgq_test_complete() { comppostfuncs=(__sgq_test_done); _main_complete "$@" }
@@ -148,6 +154,10 @@ zpty -d sgqtest
 `;
 
 async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Promise<string[]> {
+  return (await zshOutput(line, mode)).matches;
+}
+
+async function zshOutput(line: string, mode: 'fpath' | 'source' = 'fpath'): Promise<{ matches: string[]; shown: string[] }> {
   const init = join(work, 'init.zsh');
   writeFileSync(init, ZSH_INIT);
   const dump = { SGQ_TEST_DUMP: join(work, `zcompdump-${mode}`) };
@@ -155,7 +165,8 @@ async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Pr
   expect(r.exitCode, `zsh driver for ${JSON.stringify(line)}: ${r.stderr}`).toBe(0);
   // A broken spec makes _arguments or a function of the script complain on the terminal.
   expect(r.stdout).not.toMatch(/_arguments:|_describe:|command not found|\b_sgq\w*:\d+:/);
-  return [...new Set([...r.stdout.matchAll(/__SGQ_MATCH__:([^\r\n]*)/g)].map((m) => m[1]!))];
+  const all = (tag: string) => [...new Set([...r.stdout.matchAll(new RegExp(`__SGQ_${tag}__:([^\\r\\n]*)`, 'g'))].map((m) => m[1]!))];
+  return { matches: all('MATCH'), shown: all('SHOWN') };
 }
 
 // ---- fish ----
@@ -277,6 +288,17 @@ describe.skipIf(!installed('fish') && !process.env.CI)('fish specifics', { timeo
 });
 
 describe.skipIf(!installed('zsh') && !process.env.CI)('zsh specifics', { timeout: TEST_DEADLINE }, () => {
+  it('shows what each value is, as fish does', async () => {
+    const { matches, shown } = await zshOutput('sgq config set ');
+    expect(sorted(matches)).toEqual(sorted(SETTING_NAMES));
+    expect(shown).toContainEqual(expect.stringMatching(/^base-url +-- service address, may carry a path prefix$/));
+    const formats = await zshOutput('sgq graph followers -o ');
+    // zsh cuts a description at the terminal's width (80 columns here).
+    expect(formats.shown).toContainEqual(expect.stringMatching(new RegExp(`^json +-- ${FORMAT_DESCRIPTIONS.json}$`)));
+    expect(formats.shown).toContainEqual(expect.stringMatching(/^ndjson +-- one JSON record a line, /));
+    expect(formats.shown).toHaveLength(FORMATS.length);
+  });
+
   it('works sourced after compinit, as well as autoloaded from $fpath', async () => {
     expect(await completeZsh('sgq gr', 'source')).toEqual(['graph']);
     expect(sorted(await completeZsh('sgq graph followers -o ', 'source'))).toEqual(sorted(FORMATS));

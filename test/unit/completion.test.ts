@@ -58,9 +58,11 @@ describe('sgq completion', () => {
     expect(longs).toContain('--profile');
     const flag = (long: string) => (shell === 'fish' ? `-l ${long.slice(2)} ` : long);
     for (const long of longs) expect(text, `flag ${long}`).toContain(flag(long));
-    // fish gives each value its own description (word\t'what it is'), the others list the words.
+    // fish and zsh give each value its own description (word\t'what it is', word\:"what it is"); bash lists the words.
     const hasList = (words: readonly string[]) => {
-      if (shell !== 'fish') return expect(text).toContain(words.join(' '));
+      if (shell === 'bash') return expect(text).toContain(words.join(' '));
+      // ((a\:"…" b\:"…")), the words in order.
+      if (shell === 'zsh') return expect(text).toMatch(new RegExp(`\\(\\(${words.map((w) => `${w}\\\\:"[^"]*"`).join(' ')}\\)\\)`));
       for (const w of words) expect(text).toContain(`${w}\\\\t\\'`);
     };
     hasList(FORMATS);
