@@ -29,9 +29,9 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
             contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata history'
@@ -160,6 +160,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l since-last -d 'send the start
 complete -c sgq -n '__sgq_in "graph followers"' -l state -r -F -d 'where --since-last keeps its marks (default: beside the config)'
 complete -c sgq -n '__sgq_in "graph followers"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
 complete -c sgq -n '__sgq_in "graph followers"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
+complete -c sgq -n '__sgq_in "graph followers"' -l key -x -d 'with --snapshot, the field that identifies an account (default: its id, else its username)'
 complete -c sgq -n '__sgq_in "graph followers"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph followers"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph followers"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
@@ -192,6 +193,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l since-last -d 'send the start
 complete -c sgq -n '__sgq_in "graph following"' -l state -r -F -d 'where --since-last keeps its marks (default: beside the config)'
 complete -c sgq -n '__sgq_in "graph following"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
 complete -c sgq -n '__sgq_in "graph following"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
+complete -c sgq -n '__sgq_in "graph following"' -l key -x -d 'with --snapshot, the field that identifies an account (default: its id, else its username)'
 complete -c sgq -n '__sgq_in "graph following"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph following"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph following"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
@@ -446,13 +448,13 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\''
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\''
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\''
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
 
 # sgq config list
 complete -c sgq -n '__sgq_in "config list"' -s o -l output -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'text: the profile\'s settings as name=value lines; json: every setting with its source'
@@ -489,7 +491,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of it
 complete -c sgq -n '__sgq_in "diff"' -l following -d 'compare snapshots of the accounts a user follows'
 complete -c sgq -n '__sgq_in "diff"' -l how -x -d 'the --how the snapshots were taken with (default username)'
 complete -c sgq -n '__sgq_in "diff"' -l at -x -d 'compare the last snapshot taken by DATE (a date means its end) with the one before'
-complete -c sgq -n '__sgq_in "diff"' -l key -x -d 'the field that identifies a record (default username)'
+complete -c sgq -n '__sgq_in "diff"' -l key -x -d 'the field that identifies an account (default: its id, else its username)'
 complete -c sgq -n '__sgq_in "diff"' -l changed -d 'also print records whose other fields changed, as "change":"changed"'
 complete -c sgq -n '__sgq_in "diff"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { splitDeclarations } from './declarations.mjs';
 
 // The large dependencies that only some commands need, each bundled on its own into
 // dist/vendor/NAME.cjs and required on first use. Each entry is the whole of what sgq gets from
@@ -31,7 +32,6 @@ const VENDOR = {
     module.exports = { Pool: require('undici/lib/dispatcher/pool'), ProxyAgent: require('undici/lib/dispatcher/proxy-agent') };`,
   conf: esmDefault('conf'),
   ora: esmDefault('ora'),
-  yaml: "module.exports = require('yaml');",
   // jq 1.8 as WebAssembly; the inline entry carries the wasm in the bundle, so dist/ needs no asset.
   'jq-wasm/inline': "module.exports = require('jq-wasm/inline');",
   'hyparquet-writer': "module.exports = require('hyparquet-writer');",
@@ -157,6 +157,9 @@ for (const path of [[], ...commandPaths(JSON.parse(await capture(['describe', '-
 
 const types = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
 if (types.status !== 0) throw new Error('the type declarations did not build');
+// `.d.mts` beside `.d.cts`: each condition of package.json's exports gets declarations of its own
+// module kind (scripts/declarations.mjs).
+splitDeclarations('dist/types');
 
 // Bundled code still owes its authors their notices: collect every bundled package's license.
 const packageDirs = new Set();

@@ -55,10 +55,10 @@ export function processIo(signal?: AbortSignal, hooks: { onV8FlagsChange?: () =>
 }
 
 /**
- * Colour for stderr, decided in one place: NO_COLOR wins, FORCE_COLOR forces, otherwise
- * only a terminal gets it. Returns a chalk level (0 = none).
+ * Colour for stderr (or stdout's table), decided in one place: NO_COLOR wins, FORCE_COLOR
+ * forces, otherwise only a terminal gets it. Returns a chalk level (0 = none).
  */
-export function colorLevel(io: Io): 0 | 1 | 2 | 3 {
+export function colorLevel(io: Io, stream: 'stderr' | 'stdout' = 'stderr'): 0 | 1 | 2 | 3 {
   const { NO_COLOR, FORCE_COLOR } = io.env;
   if (NO_COLOR !== undefined && NO_COLOR !== '') return 0;
   if (FORCE_COLOR !== undefined) {
@@ -66,5 +66,6 @@ export function colorLevel(io: Io): 0 | 1 | 2 | 3 {
     const level = Number(FORCE_COLOR);
     return level >= 1 && level <= 3 ? (level as 1 | 2 | 3) : 1;
   }
-  return io.stderrIsTTY && io.env.TERM !== 'dumb' ? 1 : 0;
+  const isTTY = stream === 'stderr' ? io.stderrIsTTY : io.stdoutIsTTY;
+  return isTTY && io.env.TERM !== 'dumb' ? 1 : 0;
 }

@@ -2,11 +2,21 @@
 // One Budget is shared by every user in flight, so the limits hold for the run, not per user:
 // a call is sent only when what it could bring still fits after the calls already in flight.
 
+import { PriceMeter, type PriceEvent } from './price-meter.js';
+
 export interface BudgetLimits {
   limit?: number;
   maxCredits?: number;
-  /** Credits per call where the route table knows it; otherwise learned from balances. */
+  /** Credits per call where a price is known (prices.ts); otherwise learned from balances. */
   knownCost: number | null;
+  /**
+   * The price was stated by the user or observed on this account before: calls may run side
+   * by side under --max-credits at once. A price from the public table is not trusted until
+   * this run's balances had the chance to confirm it (three calls one at a time).
+   */
+  trusted?: boolean;
+  /** Told of a price observed from the balances, or a balance that went up (price-meter.ts). */
+  onPrice?: (event: PriceEvent) => void;
 }
 
 /** What `acquire` decided: send the call, or stop because a limit is met. */
@@ -18,11 +28,16 @@ export class Budget {
   private calls = 0;
   private highest: number | null = null;
   private lowest: number | null = null;
+  /** The balance the last answer reported (credits bought during a run raise it again). */
+  private latest: number | null = null;
   /** Records a full page holds, learned from the first page that had a next one. */
   private pageSize: number | null = null;
   private readonly waiting = new Set<() => void>();
+  private readonly meter: PriceMeter;
 
-  constructor(private readonly limits: BudgetLimits) {}
+  constructor(private readonly limits: BudgetLimits) {
+    this.meter = new PriceMeter(limits.onPrice);
+  }
 
   get recordsLeft(): number {
     return this.limits.limit === undefined ? Infinity : this.limits.limit - this.recordsTaken;
@@ -34,26 +49,49 @@ export class Budget {
   }
 
   /**
-   * The cost of one call: the table's price, else the mean drop in balance over the calls
+   * The cost of one call: the price observed in this run, else the known price (or a higher
+   * drop just measured, until it is confirmed), else the mean drop in balance over the calls
    * seen so far, else 1 (the least a paid call can cost) until a second balance is seen.
    */
   estimatedCost(): number {
-    if (this.limits.knownCost !== null) return this.limits.knownCost;
+    const { observed, pending } = this.meter;
+    if (observed !== null) return observed;
+    if (this.limits.knownCost !== null) return Math.max(this.limits.knownCost, pending ?? 0);
     if (this.highest !== null && this.lowest !== null && this.calls > 1) {
       return Math.max(1, Math.ceil((this.highest - this.lowest) / (this.calls - 1)));
     }
     return 1;
   }
 
-  /** Credits spent by this run so far, as far as the balances tell. */
+  /** A price is known: from the table, the setting, or observed in this run. */
+  private get priceKnown(): boolean {
+    return this.limits.knownCost !== null || this.meter.observed !== null;
+  }
+
+  /** The price is sure enough for calls side by side under --max-credits (see `trusted`). */
+  private get priceSettled(): boolean {
+    if (this.meter.observed !== null || (this.limits.trusted === true && this.limits.knownCost !== null)) return true;
+    // Two balances give the mean drop of an unknown price; a table price needs two measured calls after the first.
+    return this.calls >= (this.limits.knownCost === null ? 2 : 3);
+  }
+
+  /**
+   * Credits spent by this run so far: what the balances measured for the calls they could
+   * measure (one at a time), the price for the others.
+   */
   get creditsUsed(): number {
-    if (this.limits.knownCost !== null || this.highest === null || this.lowest === null) return this.calls * this.estimatedCost();
-    // The drop between balances covers every call but the first, whose price is estimated.
+    const { measuredCredits, measuredCalls } = this.meter;
+    if (this.priceKnown || measuredCalls > 0 || this.highest === null || this.lowest === null) {
+      return measuredCredits + (this.calls - measuredCalls) * this.estimatedCost();
+    }
+    // Calls side by side at an unknown price: the drop between balances covers every call
+    // but the first, whose price is estimated.
     return this.calls === 0 ? 0 : this.highest - this.lowest + this.estimatedCost();
   }
 
+  /** The balance the last answer reported, if any did. */
   get creditsLeft(): number | null {
-    return this.lowest;
+    return this.latest;
   }
 
   /**
@@ -61,14 +99,13 @@ export class Budget {
    * calls in flight have settled waits; one that cannot fit even then stops the caller.
    */
   private decide(): Grant | 'wait' {
-    const { limit, maxCredits, knownCost } = this.limits;
+    const { limit, maxCredits } = this.limits;
     if (this.recordsLeft <= 0) return 'limit';
     if (maxCredits !== undefined) {
       const cost = this.estimatedCost();
       if (this.creditsUsed + cost > maxCredits) return this.inFlight === 0 ? 'max-credits' : 'wait';
-      // An unlearned price may be above the estimate: one call at a time until it is known.
-      const priceKnown = knownCost !== null || this.calls > 1;
-      if (this.inFlight > 0 && (!priceKnown || this.creditsUsed + (this.inFlight + 1) * cost > maxCredits)) return 'wait';
+      // An unconfirmed price may be below what the service charges: one call at a time until it is confirmed.
+      if (this.inFlight > 0 && (!this.priceSettled || this.creditsUsed + (this.inFlight + 1) * cost > maxCredits)) return 'wait';
     }
     if (limit !== undefined && this.inFlight > 0) {
       // Only calls whose whole pages fit run side by side; the last, partial one runs alone,
@@ -81,8 +118,13 @@ export class Budget {
   /** As `acquire`, without waiting: 'wait' when calls in flight must settle first. */
   tryAcquire(): Grant | 'wait' {
     const grant = this.decide();
-    if (grant === 'go') this.inFlight++;
+    if (grant === 'go') this.start();
     return grant;
+  }
+
+  private start(): void {
+    this.inFlight++;
+    this.meter.started(this.inFlight);
   }
 
   /**
@@ -93,7 +135,7 @@ export class Budget {
   async acquire(signal?: AbortSignal): Promise<Grant> {
     for (;;) {
       const grant = this.decide();
-      if (grant === 'go') this.inFlight++;
+      if (grant === 'go') this.start();
       if (grant !== 'wait') return grant;
       if (signal?.aborted) throw new Error('stopped while waiting for the budget');
       await new Promise<void>((resolve) => {
@@ -114,10 +156,14 @@ export class Budget {
    * decided) and returns how many of them may be written.
    */
   settleCall(charged: boolean, balance: number | null, page?: { records: number; full: boolean }): number {
+    const alone = this.meter.alone(this.inFlight);
+    this.meter.settled(this.inFlight, { charged, balance, records: page ? page.records : null });
     this.inFlight--;
     if (balance !== null) {
       this.highest = this.highest === null ? balance : Math.max(this.highest, balance);
       this.lowest = this.lowest === null ? balance : Math.min(this.lowest, balance);
+      // Answers side by side may come out of order: the lowest of them is the latest balance.
+      this.latest = alone || this.latest === null ? balance : Math.min(this.latest, balance);
     }
     if (charged) this.calls++;
     let granted = 0;

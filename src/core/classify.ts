@@ -79,7 +79,8 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
     if (data.some(isErrorRecord)) {
       const records = data.filter(isErrorRecord).map((r) => r.error);
       if (status < 200 || status >= 300 || records.length === data.length) {
-        throw new CallError(ExitCode.service, `the service answered: ${records.join('; ')}`, undefined, false, undefined, records);
+        // The body goes with it: it may carry the balance (`current_credits`), which `sgq credits --refresh` reads.
+        throw new CallError(ExitCode.service, `the service answered: ${records.join('; ')}`, undefined, false, undefined, records, { body });
       }
     }
   }

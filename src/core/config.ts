@@ -5,6 +5,7 @@ import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
+import { parsePrices } from './prices.js';
 import { readRegularFile } from '../fs/read.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
@@ -23,6 +24,7 @@ export const SETTINGS = {
   parallel: { env: 'SGQ_PARALLEL', secret: false, describe: 'pages of one user asked at once with --all' },
   'warn-credits': { env: 'SGQ_WARN_CREDITS', secret: false, describe: 'warn on stderr when a run leaves fewer credits than this' },
   cache: { env: 'SGQ_CACHE', secret: false, describe: 'keep successful answers this long (30m, 1h, 7d) and reuse them' },
+  prices: { env: 'SGQ_PRICES', secret: false, describe: 'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table' },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -61,6 +63,9 @@ export function validateSetting(name: SettingName, value: string): string {
       return v;
     case 'warn-credits':
       return withFlagRule(name, value, () => nonNegativeInt('warn-credits')(v));
+    case 'prices':
+      parsePrices(v);
+      return v;
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -260,6 +265,8 @@ export interface ResolvedConfig {
   parallel?: string;
   warnCredits?: string;
   cache?: string;
+  /** `route=credits` pairs, checked by parsePrices. */
+  prices?: string;
   store?: ConfigStore;
 }
 
@@ -310,6 +317,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     parallel: pick('parallel'),
     warnCredits: pick('warn-credits'),
     cache: pick('cache'),
+    prices: pick('prices'),
     store,
   };
 }

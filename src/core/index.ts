@@ -100,11 +100,23 @@ export interface IterationResult {
 export interface Records extends AsyncIterable<SgqRecord> {
   /** The pages themselves, with page numbers and the balance. */
   pages(): AsyncIterable<SgqPage>;
-  /** Every record, collected. */
-  toArray(): Promise<SgqRecord[]>;
+  /**
+   * The records, collected into memory, up to a cap: on a paid API, fetching everything is
+   * asked for by name (`{ all: true }`), as stripe-node's `autoPagingToArray` asks for a limit.
+   * A cap here is added to the call's own options; the lower one wins.
+   */
+  toArray(cap: ToArrayCap): Promise<SgqRecord[]>;
   /** Set when an iteration has ended. */
   readonly result: IterationResult | undefined;
 }
+
+/** How far `toArray` goes: at least one of `limit`, `maxPages`, `maxCredits`, or `{ all: true }`. */
+export type ToArrayCap = { all?: boolean; limit?: number; maxPages?: number; maxCredits?: number } & (
+  | { all: true }
+  | { limit: number }
+  | { maxPages: number }
+  | { maxCredits: number }
+);
 
 type UserMethod = (user: string, options?: CallOptions) => Records;
 
@@ -134,7 +146,7 @@ export function createClient(options: ClientOptions = {}): SgqClient {
     metadata: byNamespace('metadata') as SgqClient['metadata'],
     lists: byNamespace('lists') as SgqClient['lists'],
     async info(call = {}) {
-      const [record] = await routeRecords(clients, info, null, call).toArray();
+      const [record] = await routeRecords(clients, info, null, call).toArray({ all: true });
       return record ?? {};
     },
     request: (route, body = {}, call = {}) => rawRequest(clients, route, body, call),
@@ -203,17 +215,22 @@ function routeRecords(clients: Clients, route: RouteSpec, subject: string | null
   checkCallOptions(route, call);
   // Checked now, so a bad value throws at the call, before any request.
   const since = call.since === undefined ? undefined : parseSince(call.since);
-  const request = routeRequest(route, { user: subject, how: call.how ?? 'username', since }, { startPage: call.page ?? 1, follow: true, maxPages: call.maxPages });
   const state: { result?: IterationResult } = {};
-  const pages = () => routePages(clients, route, request, call, state);
+  const pagesUnder = (options: CallOptions) => {
+    const request = routeRequest(route, { user: subject, how: options.how ?? 'username', since }, { startPage: options.page ?? 1, follow: true, maxPages: options.maxPages });
+    return routePages(clients, route, request, options, state);
+  };
+  const pages = () => pagesUnder(call);
   return {
     pages,
     async *[Symbol.asyncIterator]() {
       for await (const page of pages()) yield* page.records;
     },
-    async toArray() {
+    async toArray(cap: ToArrayCap) {
+      const capped = withCap(call, cap);
+      checkCallOptions(route, capped);
       const all: SgqRecord[] = [];
-      for await (const page of pages()) all.push(...page.records);
+      for await (const page of pagesUnder(capped)) all.push(...page.records);
       return all;
     },
     get result() {
@@ -263,6 +280,23 @@ async function rawRequest(clients: Clients, route: string, body: Record<string, 
   } finally {
     await clients.release(client);
   }
+}
+
+/** The call's options under toArray's cap: of two limits of one kind, the lower. */
+function withCap(call: CallOptions, cap: ToArrayCap | undefined): CallOptions {
+  const given = cap !== null && typeof cap === 'object' ? cap : undefined;
+  const caps = (['limit', 'maxPages', 'maxCredits'] as const).filter((name) => given?.[name] !== undefined);
+  if (!given || (given.all !== true && caps.length === 0)) {
+    throw new TypeError('toArray() needs a cap: pass { limit }, { maxPages } or { maxCredits }, or { all: true } to collect every record');
+  }
+  const capped = { ...call };
+  for (const name of caps) {
+    const own = call[name];
+    const value = given[name]!;
+    // A bad value is left for checkCallOptions to name.
+    capped[name] = own === undefined || typeof value !== 'number' ? value : Math.min(own, value);
+  }
+  return capped;
 }
 
 function checkSubject(route: RouteSpec, user: string): string {

@@ -12,8 +12,16 @@ export interface RouteSpec {
   path: string;
   paginated: boolean;
   needsKey: boolean;
-  /** Credits per successful call where the spec states it; null where it does not. */
+  /**
+   * Credits per call that returns data: the service's public credit table (read 2026-11-24),
+   * or sgq's assumption where the table has no figure (`costAssumed`). Null only for routes
+   * sgq does not know (`sgq api`). The `prices` setting and observed prices override it (prices.ts).
+   */
   cost: number | null;
+  /** The public credit table gives no price for the route: `cost` is sgq's assumption (README "Prices"). */
+  costAssumed: boolean;
+  /** The most records a page holds where that is known (graph routes: 500, spec §4.1); null where it is not published. */
+  pageSize: number | null;
   /** Accepts the `since` body field (spec §4.1). */
   since: boolean;
   /** A follower-style list that `--snapshot` can keep and `sgq diff` compare. */
@@ -25,23 +33,25 @@ export interface RouteSpec {
   summary: string;
 }
 
-const route = (r: Omit<RouteSpec, 'since' | 'placeholder' | 'snapshot'> & Partial<RouteSpec>): RouteSpec => ({
+const route = (r: Omit<RouteSpec, 'since' | 'placeholder' | 'snapshot' | 'costAssumed' | 'pageSize'> & Partial<RouteSpec>): RouteSpec => ({
   since: false,
+  pageSize: null,
+  costAssumed: false,
   snapshot: false,
   placeholder: false,
   ...r,
 });
 
 export const ROUTES: readonly RouteSpec[] = [
-  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: null, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
-  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: null, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
-  route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Score history of an account' }),
-  route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Metadata history of an account' }),
-  route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', paginated: true, needsKey: true, cost: null, subject: 'user', summary: 'Posts of an account' }),
+  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
+  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
+  route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', paginated: true, needsKey: true, cost: 1, costAssumed: true, subject: 'user', summary: 'Score history of an account' }),
+  route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', paginated: true, needsKey: true, cost: 2, subject: 'user', summary: 'Metadata history of an account' }),
+  route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', paginated: true, needsKey: true, cost: 1, subject: 'user', summary: 'Posts of an account' }),
   route({ namespace: 'metadata', verb: 'latest-tweets', path: 'metadata/get_latest_tweets', paginated: false, needsKey: true, cost: 6, subject: 'user', summary: 'Latest posts of an account (6 credits a call)' }),
   route({ namespace: 'metadata', verb: 'userid', path: 'metadata/get_userid', paginated: false, needsKey: false, cost: 0, subject: 'user', summary: 'User id of an account (free, no key needed)' }),
-  route({ namespace: 'lists', verb: 'members', path: 'lists/get_list_members', paginated: false, needsKey: true, cost: null, subject: 'list', placeholder: true, summary: 'Members of a list (not available yet)' }),
-  route({ namespace: 'lists', verb: 'latest-tweets', path: 'lists/get_latest_list_tweets', paginated: false, needsKey: true, cost: null, subject: 'list', placeholder: true, summary: 'Latest posts of a list (not available yet)' }),
+  route({ namespace: 'lists', verb: 'members', path: 'lists/get_list_members', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Members of a list (not available yet)' }),
+  route({ namespace: 'lists', verb: 'latest-tweets', path: 'lists/get_latest_list_tweets', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Latest posts of a list (not available yet)' }),
   route({ namespace: '', verb: 'info', path: 'info', paginated: false, needsKey: false, cost: 0, subject: 'none', summary: 'Service information (free, no key needed)' }),
 ];
 

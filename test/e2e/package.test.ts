@@ -6,11 +6,76 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
+const attw = join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js');
 // This machine's npm config may name settings npm no longer knows; that warning is not sgq's.
 const npmWarnings = (stderr: string) => stderr.split('\n').filter((l) => /npm warn/i.test(l) && !/Unknown (user|env) config/.test(l));
 
+// One tarball for the whole file: two packs at once would strip and restore one package.json
+// under each other (scripts/pack-manifest.mjs).
 let tarball: string;
 let shipped: string[];
+let project: string;
+let install: { stderr: string };
+
+// The library as the README shows it: a client, records and pages iterated, toArray with a cap,
+// the sandbox on a port and in-process. The same text serves the three module kinds.
+const USER_FILE = `
+import { createClient, SgqError, type SgqPage, type SgqRecord, type ToArrayCap } from 'sgq';
+import { startSandbox, type Sandbox } from 'sgq/sandbox';
+
+async function main(): Promise<string> {
+  const box: Sandbox = await startSandbox({ port: 0 });
+  const sgq = createClient({ baseUrl: box.url, apiKey: box.apiKey, timeout: 5000 });
+  try {
+    const names: string[] = [];
+    for await (const f of sgq.graph.followers('typed_1200', { limit: 600 })) names.push(String(f.username));
+    const pages: [number | null, number][] = [];
+    for await (const page of sgq.graph.following('typed_700').pages()) pages.push([(page satisfies SgqPage).page, page.records.length]);
+    const cap: ToArrayCap = { maxPages: 1 };
+    const capped: SgqRecord[] = await sgq.graph.followers('typed_1200').toArray(cap);
+    const every = await sgq.metadata.userid('jack').toArray({ all: true });
+    // @ts-expect-error toArray takes a cap: the compiler rejects a call without one (and were
+    // sgq's types not found, or any, this directive would be unused: an error too)
+    const uncapped: unknown = await sgq.graph.followers('typed_1200').toArray().catch((e: unknown) => e);
+    let kind = '';
+    try {
+      await sgq.graph.followers('nobody').toArray({ limit: 10 });
+    } catch (e) {
+      if (e instanceof SgqError) kind = \`\${e.kind} \${e.exitCode}\`;
+    }
+    // Not closed: an in-process sandbox must not keep the script alive.
+    const inProcess = await createClient({ sandbox: true }).graph.following('typed_7').toArray({ limit: 100 });
+    return JSON.stringify({ names: names.length, pages, capped: capped.length, every: every.length, uncapped: uncapped instanceof TypeError, kind, inProcess: inProcess.length });
+  } finally {
+    await sgq.close();
+    await box.close();
+  }
+}
+
+main().then((out) => console.log(out), (error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
+const EXPECTED = { names: 600, pages: [[1, 500], [2, 200]], capped: 500, every: 1, uncapped: true, kind: 'service 4', inProcess: 7 };
+const USER_FILES = ['use-esm.mts', 'use-cjs.cts', 'use.ts'];
+
+// Each resolution as a user's tsconfig sets it; @types/node comes from this checkout.
+const RESOLUTIONS = {
+  node16: { module: 'node16', moduleResolution: 'node16' },
+  nodenext: { module: 'nodenext', moduleResolution: 'nodenext' },
+  bundler: { module: 'preserve', moduleResolution: 'bundler' },
+} as const;
+
+function writeTsconfig(name: string, options: Record<string, unknown>): string {
+  const file = join(project, `tsconfig.${name}.json`);
+  const compilerOptions = { strict: true, target: 'ES2022', lib: ['ES2022'], types: ['node'], typeRoots: [join(root, 'node_modules/@types')], ...options };
+  writeFileSync(file, JSON.stringify({ compilerOptions, files: USER_FILES }, null, 2));
+  return file;
+}
+
+const runTsc = (args: string[]) => execa(process.execPath, [tsc, ...args], { cwd: project, reject: false, timeout: 90_000 });
 
 beforeAll(async () => {
   const packDir = tempDir('sgq-pack-');
@@ -20,12 +85,19 @@ beforeAll(async () => {
   const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
   tarball = join(packDir, info.filename);
   shipped = info.files.map((f) => f.path).sort();
-}, 120_000);
+
+  // A user's fresh TypeScript project with the tarball installed offline.
+  project = tempDir('sgq-types-project-');
+  // No "type": .ts files are CommonJS under node16, as in a project npm init made.
+  writeFileSync(join(project, 'package.json'), '{"name":"uses-sgq","version":"1.0.0","private":true}\n');
+  install = await execa('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project, timeout: 90_000 });
+  for (const file of USER_FILES) writeFileSync(join(project, file), USER_FILE);
+}, 180_000);
 
 describe('npm pack', () => {
   it('ships only what users need, with a manifest that names no build scripts', async () => {
-    for (const path of shipped) expect(path).toMatch(/^(bin\/sgq\.cjs|dist\/.+\.(cjs|mjs|d\.ts|txt)|completions\/(sgq\.bash|_sgq|sgq\.fish)|README\.md|LICENSE|package\.json)$/);
-    for (const needed of ['bin/sgq.cjs', 'dist/cli.cjs', 'dist/main.cjs', 'dist/vendor/undici.cjs', 'dist/lib/index.cjs', 'dist/lib/index.mjs', 'dist/types/lib.d.ts', 'dist/THIRD-PARTY-LICENSES.txt', 'dist/help/sgq.txt', 'dist/help/sgq+graph+followers.txt', 'completions/sgq.bash', 'README.md', 'LICENSE']) {
+    for (const path of shipped) expect(path).toMatch(/^(bin\/sgq\.cjs|dist\/.+\.(cjs|mjs|d\.[cm]ts|txt)|completions\/(sgq\.bash|_sgq|sgq\.fish)|README\.md|LICENSE|package\.json)$/);
+    for (const needed of ['bin/sgq.cjs', 'dist/cli.cjs', 'dist/main.cjs', 'dist/vendor/undici.cjs', 'dist/lib/index.cjs', 'dist/lib/index.mjs', 'dist/types/lib.d.mts', 'dist/types/lib.d.cts', 'dist/types/sandbox/index.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/THIRD-PARTY-LICENSES.txt', 'dist/help/sgq.txt', 'dist/help/sgq+graph+followers.txt', 'completions/sgq.bash', 'README.md', 'LICENSE']) {
       expect(shipped).toContain(needed);
     }
     const manifest = (await execa('tar', ['-xzOf', tarball, 'package/package.json'])).stdout;
@@ -49,62 +121,49 @@ describe('npm pack', () => {
     expect(run.stdout.split('\n')).toHaveLength(2);
   }, 120_000);
 
-  it('is a library for ES modules, CommonJS and strict TypeScript', async () => {
-    const project = tempDir('sgq-project-');
-    writeFileSync(join(project, 'package.json'), '{"name":"uses-sgq","version":"1.0.0","private":true}\n');
-    const install = await execa('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project });
+});
+
+// The packed tarball as a user's fresh project meets it: installed offline, one typed user
+// file in each module kind (.mts, .cts, .ts) checked by `tsc --strict` under node16, nodenext
+// and bundler resolution, then compiled and run by node against sgq/sandbox. attw checks the
+// same tarball under node10, node16 (from CommonJS and from ESM) and bundler.
+describe('the packed tarball in a fresh TypeScript project', () => {
+  it('installs offline with nothing beside it: every dependency is bundled', () => {
     expect(npmWarnings(install.stderr)).toEqual([]);
+    expect(readdirSync(join(project, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['sgq']);
+    expect(readdirSync(join(project, 'node_modules/sgq'))).not.toContain('node_modules');
+  });
 
-    writeFileSync(join(project, 'esm.mjs'), `
-import { createClient, SgqError } from 'sgq';
-import { startSandbox, DEMO_KEY } from 'sgq/sandbox';
-const box = await startSandbox();
-const sgq = createClient({ baseUrl: box.url, apiKey: DEMO_KEY });
-let n = 0;
-for await (const f of sgq.graph.followers('esm_1200', { limit: 1000 })) n++;
-try { await sgq.graph.followers('nobody').toArray(); } catch (e) { console.log(e instanceof SgqError, e.kind, e.exitCode); }
-console.log(n);
-await sgq.close();
-await box.close();
-`);
-    // No close(): an in-process sandbox must not keep a script alive.
-    writeFileSync(join(project, 'cjs.cjs'), `
-const { createClient } = require('sgq');
-(async () => {
-  const sgq = createClient({ sandbox: true });
-  const pages = [];
-  for await (const p of sgq.graph.following('cjs_700').pages()) pages.push([p.page, p.records.length]);
-  console.log(JSON.stringify(pages));
-})();
-`);
-    writeFileSync(join(project, 'typed.ts'), `
-import { createClient, SgqError, type SgqRecord, type SgqPage } from 'sgq';
-import { startSandbox } from 'sgq/sandbox';
-export async function main(): Promise<number> {
-  const box = await startSandbox({ port: 0 });
-  const sgq = createClient({ baseUrl: box.url, apiKey: box.apiKey, timeout: 5000 });
-  const first: SgqRecord[] = await sgq.metadata.userid('jack').toArray();
-  for await (const page of sgq.graph.followers('jack', { since: '7d', maxPages: 1 }).pages()) {
-    const p: SgqPage = page;
-    if (p.creditsLeft === null) return 1;
-  }
-  try { await sgq.info(); } catch (e) { if (e instanceof SgqError) return e.exitCode; }
-  await box.close();
-  return first.length;
-}
-`);
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
-      files: ['typed.ts'],
-    }));
-
-    const env = { SGQ_CONFIG_DIR: tempDir() };
-    const esm = await execa(process.execPath, ['esm.mjs'], { cwd: project, env });
-    expect(esm.stdout.split('\n')).toEqual(['true service 4', '1000']);
-    const cjs = await execa(process.execPath, ['cjs.cjs'], { cwd: project, env, timeout: 30_000 });
-    expect(JSON.parse(cjs.stdout)).toEqual([[1, 500], [2, 200]]);
-    const tsc = await execa(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, reject: false });
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.exitCode).toBe(0);
+  it.each(Object.keys(RESOLUTIONS) as (keyof typeof RESOLUTIONS)[])('typechecks .mts, .cts and .ts under tsc --strict with %s resolution', async (name) => {
+    const config = writeTsconfig(name, { ...RESOLUTIONS[name], noEmit: true });
+    const run = await runTsc(['-p', config, '--listFiles']);
+    const listed = run.stdout.split('\n');
+    expect(listed.filter((l) => /error TS/.test(l)).join('\n') + run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+    // The declarations each kind of file was given: require gets the CommonJS ones.
+    const sgqTypes = listed.filter((l) => l.includes('node_modules/sgq/')).map((l) => l.slice(l.indexOf('node_modules/sgq/') + 'node_modules/sgq/'.length));
+    const expected = name === 'bundler' ? ['dist/types/lib.d.mts', 'dist/types/sandbox/index.d.mts'] : ['dist/types/lib.d.cts', 'dist/types/lib.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/types/sandbox/index.d.mts'];
+    for (const file of expected) expect(sgqTypes).toContain(file);
+    expect(sgqTypes.every((f) => /\.d\.[cm]ts$/.test(f))).toBe(true);
   }, 120_000);
+
+  it('runs the same files compiled to .mjs, .cjs and .js with node against sgq/sandbox', async () => {
+    const config = writeTsconfig('emit', { ...RESOLUTIONS.node16, outDir: 'out' });
+    const emit = await runTsc(['-p', config]);
+    expect(emit.stdout + emit.stderr).toBe('');
+    expect(readdirSync(join(project, 'out')).sort()).toEqual(['use-cjs.cjs', 'use-esm.mjs', 'use.js']);
+    const env = { SGQ_CONFIG_DIR: tempDir() };
+    for (const file of ['use-esm.mjs', 'use-cjs.cjs', 'use.js']) {
+      const run = await execa(process.execPath, [join('out', file)], { cwd: project, env, timeout: 60_000 });
+      expect(JSON.parse(run.stdout), file).toEqual(EXPECTED);
+    }
+  }, 120_000);
+
+  it('is clean under attw: no resolution problem for sgq and sgq/sandbox', async () => {
+    const run = await execa(process.execPath, [attw, '--format', 'json', '--no-definitely-typed', tarball], { reject: false, timeout: 60_000 });
+    const { analysis } = JSON.parse(run.stdout) as { analysis: { problems: unknown[]; entrypoints: Record<string, unknown> } };
+    expect(analysis.problems).toEqual([]);
+    expect(Object.keys(analysis.entrypoints).sort()).toEqual(['.', './package.json', './sandbox']);
+    expect(run.exitCode).toBe(0);
+  }, 60_000);
 });

@@ -3,7 +3,9 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
+import { pageJson } from '../helpers/hostile-text.js';
 import { tempDir } from '../helpers/run.js';
+import { useStubs } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 
 // A real terminal: tmux on a server of its own, each run in a window of a given size.
@@ -17,16 +19,22 @@ afterAll(() => {
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 let sessions = 0;
 
-/** Starts sgq in a terminal of `width` x `height`; the pane stays open after it ends, with its exit code. */
-async function inTerminal(width: number, height: number, args: string[], env: Record<string, string> = {}) {
+/**
+ * Starts sgq in a terminal of `width` x `height`; the pane stays open after it ends, with its
+ * exit code. With `log`, sgq runs under script(1), which keeps every byte it wrote in that file.
+ */
+async function inTerminal(width: number, height: number, args: string[], env: Record<string, string> = {}, log?: string) {
   const name = `s${++sessions}`;
   const vars = Object.entries({ ...sb.env(), SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '1', ...env }).map(([k, v]) => `${k}=${quote(v)}`);
-  const command = `env ${vars.join(' ')} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}; echo "__EXIT $?"; exec cat`;
+  const run = `env ${vars.join(' ')} ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`;
+  const command = `${log ? `script -q -e -c ${quote(run)} ${quote(log)}` : run}; echo "__EXIT $?"; exec cat`;
   const started = await tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', String(height), command);
   expect(started.exitCode, started.stderr).toBe(0);
   const screen = async () => (await tmux('capture-pane', '-p', '-t', name)).stdout;
   return {
     screen,
+    /** The screen with its colours, as SGR escapes. */
+    colors: async () => (await tmux('capture-pane', '-p', '-e', '-t', name)).stdout,
     keys: (...keys: string[]) => tmux('send-keys', '-t', name, ...keys),
     /** The screen once sgq has ended, and its exit code. */
     async ended(): Promise<{ lines: string[]; code: number }> {
@@ -113,4 +121,102 @@ describe('help in a real terminal', () => {
     expect(longest).toBeLessThanOrEqual(width);
     if (width > 80) expect(longest).toBeGreaterThan(80);
   });
+});
+
+// The terminal's own measure of text: a script in a tmux window prints each string and asks
+// the terminal where its cursor is (DSR, ESC [6n). Independent of sgq's string-width.
+const PROBE = String.raw`
+const fs = require('node:fs');
+const [inFile, outFile] = process.argv.slice(1);
+const strings = JSON.parse(fs.readFileSync(inFile, 'utf8'));
+process.stdin.setRawMode(true);
+let buffer = '';
+const widths = [];
+const ask = () => {
+  if (widths.length === strings.length) { fs.writeFileSync(outFile + '.tmp', JSON.stringify(widths)); fs.renameSync(outFile + '.tmp', outFile); process.exit(0); }
+  process.stdout.write('\r\x1b[2K' + strings[widths.length] + '\x1b[6n');
+};
+process.stdin.on('data', (c) => {
+  buffer += c.toString('latin1');
+  const m = /\x1b\[(\d+);(\d+)R/.exec(buffer);
+  if (!m) return;
+  buffer = buffer.slice(m.index + m[0].length);
+  widths.push(Number(m[2]) - 1);
+  ask();
+});
+ask();`;
+
+async function widthsInTmux(strings: string[]): Promise<number[]> {
+  const dir = tempDir();
+  const [input, output] = [join(dir, 'in.json'), join(dir, 'out.json')];
+  writeFileSync(input, JSON.stringify(strings));
+  const started = await tmux('new-session', '-d', '-s', `probe${++sessions}`, '-x', '1000', '-y', '5', `${quote(process.execPath)} -e ${quote(PROBE)} ${quote(input)} ${quote(output)}`);
+  expect(started.exitCode, started.stderr).toBe(0);
+  await until(() => existsSync(output), 'the terminal to measure the text', 30_000);
+  return JSON.parse(readFileSync(output, 'utf8')) as number[];
+}
+
+// Names and bios in many scripts, measured alike by Unicode (string-width) and by tmux 3.3.
+// (Terminals differ on skin-tone modifiers, VS16 and Indic spacing marks: see the README.)
+const NAMES = ['山田太郎', '김민준', 'Zoë Ångström', 'e\u0301cole', 'Привет мир', 'שלום', 'مرحبا بالعالم', 'สวัสดี', 'ｶﾞｷﾞ half', 'ＦＵＬＬ width', 'plain_ascii'];
+const BIOS = ['👨‍👩‍👧‍👦 family of four', '🇯🇵🇫🇷🇧🇷 three flags', 'a\u200bzero-width space', 'tab\there and\nnewline', 'bell\u0007 esc\u001b[31m red', '¯\\_(ツ)_/¯ shrug', '東京都渋谷区 神南一丁目 一九番一号 の 長い 住所', 'null', 'line\u2028sep \u202eoverride'];
+const multilingual = NAMES.map((name, i) => ({
+  follower_username: name,
+  follower_userid: `${10n ** 19n + BigInt(i)}`,
+  follower_list_name: i % 3 === 0 ? null : 'null',
+  follower_bio: BIOS[i % BIOS.length]!,
+  follower_location: NAMES[(i + 4) % NAMES.length]!,
+  follower_num_followers: i * 1234,
+}));
+const multilingualPage = pageJson(JSON.stringify(multilingual).replace(/"follower_userid":"(\d+)"/g, '"follower_userid":$1'), multilingual.length);
+
+/** Where each cell of a line starts (cells hold no double space and none is empty). */
+const cellStarts = (line: string): number[] => [...line.matchAll(/(?:^|(?<= {2}))[^ ]/g)].map((m) => m.index);
+
+describe('-o table of multilingual records in a real terminal', () => {
+  const stubs = useStubs();
+  const fields = ['--fields', 'follower_username,follower_bio,follower_location,follower_num_followers'];
+
+  it.each([40, 60, 80, 140])('at %i columns: one line a record, every column at the same screen column by the terminal\'s measure', async (width) => {
+    const stub = await stubs(() => ({ text: multilingualPage }));
+    const log = join(tempDir(), 'typescript');
+    const run = await inTerminal(width, 40, ['graph', 'followers', 'jack', '--no-pager', '--quiet', ...fields], { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' }, log);
+    const ended = await run.ended();
+    expect(ended.code).toBe(0);
+    expect(ended.lines).toHaveLength(multilingual.length + 1); // no line wrapped on the screen
+    // The lines exactly as sgq wrote them (the screen's copy loses parts of ZWJ sequences).
+    const typescript = readFileSync(log, 'utf8');
+    const lines = typescript.slice(typescript.indexOf('\n') + 1).split('\r\n').slice(0, multilingual.length + 1);
+    const starts = lines.map(cellStarts);
+    for (const s of starts) expect(s).toHaveLength(4);
+    const measured = await widthsInTmux([...lines, ...lines.flatMap((line, i) => starts[i]!.map((at) => line.slice(0, at)))]);
+    for (const w of measured.slice(0, lines.length)) expect(w).toBeLessThanOrEqual(width);
+    const screenStarts = lines.map((_, i) => measured.slice(lines.length + i * 4, lines.length + i * 4 + 4));
+    screenStarts.forEach((s, i) => expect(s, JSON.stringify(lines[i])).toEqual(screenStarts[0]));
+    const text = lines.join('\n');
+    expect(text).toContain('tab\\there and\\nnewline'.slice(0, width >= 140 ? undefined : 5));
+    if (width >= 140) {
+      for (const bio of ['👨‍👩‍👧‍👦 family of four', '🇯🇵🇫🇷🇧🇷 three flags', '¯\\_(ツ)_/¯ shrug', 'bell\\u{7} esc\\u{1b}[31m red', 'line\\u{2028}sep \\u{202e}override']) expect(text).toContain(bio);
+      expect(text).not.toContain('…');
+    } else expect(text).toContain('…');
+  }, 60_000);
+
+  it('every field at 60 columns fits; with colour, null is faint and the string "null" is not', async () => {
+    const stub = await stubs(() => ({ text: multilingualPage }));
+    const run = await inTerminal(60, 40, ['graph', 'followers', 'jack', '--no-pager', '--quiet', '--fields', 'follower_list_name,follower_username'], { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', NO_COLOR: '' });
+    const { lines, code } = await run.ended();
+    expect(code).toBe(0);
+    expect(lines).toHaveLength(multilingual.length + 1);
+    const colored = (await run.colors()).split('\n');
+    multilingual.forEach((record, i) => {
+      const line = colored[i + 1]!;
+      if (record.follower_list_name === null) expect(line).toMatch(/^\u001b\[2mnull\u001b\[(22|0)?m/);
+      else expect(line).toMatch(/^null {2}/);
+    });
+
+    const all = await inTerminal(60, 40, ['graph', 'followers', 'jack', '--no-pager', '--quiet'], { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' });
+    const every = await all.ended();
+    expect(every.lines).toHaveLength(multilingual.length + 1);
+    expect(Math.max(...(await widthsInTmux(every.lines)))).toBeLessThanOrEqual(60);
+  }, 60_000);
 });

@@ -129,11 +129,11 @@ describe('run summary', () => {
     };
     expect(summary.exit_code).toBe(4);
     const big = summary.users.find((u) => u.user === 'big_700')!;
-    expect(big).toMatchObject({ pages: 2, records: 700, credits_used: 2, errors: [], exit_code: 0 });
+    expect(big).toMatchObject({ pages: 2, records: 700, credits_used: 6, errors: [], exit_code: 0 });
     const nobody = summary.users.find((u) => u.user === 'nobody')!;
     expect(nobody.exit_code).toBe(4);
     expect(nobody.errors[0]).toContain('no data for username = nobody');
-    expect(summary.totals).toMatchObject({ users: 2, failed: 1, pages: 2, records: 700, credits_used: 2 });
+    expect(summary.totals).toMatchObject({ users: 2, failed: 1, pages: 2, records: 700, credits_used: 6 });
     expect(summary.totals.credits_left).toBeGreaterThan(0);
   });
 

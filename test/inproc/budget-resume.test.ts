@@ -38,7 +38,7 @@ describe('one budget for the whole run, whatever the concurrency', () => {
     expect(credits.code).toBe(0);
     expect(stub.requests).toHaveLength(2);
     // The users never asked are named in a command that asks them, with a new budget.
-    expect(credits.stderr).toContain('stopped before the next call could pass --max-credits 6; 3 users not attempted; with a new budget, resume them with: sgq metadata latest-tweets b c d');
+    expect(credits.stderr).toContain('stopped before the next call could pass --max-credits 6 (6 credits spent, the next call costs 6 credits); 3 users not attempted; with a new budget, resume them with: sgq metadata latest-tweets b c d');
   });
 
   it('--limit over many users with --all cuts at most one call and sends none once met', async () => {
@@ -50,7 +50,7 @@ describe('one budget for the whole run, whatever the concurrency', () => {
     expect(stub.requests).toHaveLength(3);
   });
 
-  it('--max-credits over many users with a price learned from balances never passes it by more than one call', async () => {
+  it('--max-credits over many users, at a price above the table (5, not 3), is never passed: one call at a time until the balances confirm the price', async () => {
     let balance = 1000;
     const stub = await stubs((req) => {
       balance -= 5;
@@ -59,8 +59,9 @@ describe('one budget for the whole run, whatever the concurrency', () => {
     const out = join(tempDir(), 'f.ndjson');
     const r = await runSgq(['graph', 'followers', ...users(20), '--max-credits', '20', '--concurrency', '8', '--summary', 'json', '--out', out], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(0);
-    // 1 credit is assumed until two balances are seen: the second call may be the one that passes.
-    expect((1000 - balance) / 5).toBeLessThanOrEqual(5);
+    // The first call is priced at 3 (the table); the second measures 5, the third confirms it: 4 calls, 20 credits.
+    expect(1000 - balance).toBe(20);
+    expect(r.stderr).toContain('graph/get_followers cost 5 credits a call (the balance went from 990 to 985, one call at a time), not 3');
     const summary = JSON.parse(lines(r.stderr).at(-1)!) as { totals: { credits_used: number }; remaining: number };
     expect(summary.totals.credits_used).toBe(1000 - balance);
     expect(summary.remaining).toBe(20 - stub.requests.length);
@@ -150,7 +151,8 @@ describe('resume commands', () => {
     const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
     const r = await runSgq(['graph', 'followers', '--all', '--limit', '100', '--max-credits', '50', '--retries', '0', '--', '-dash'], { env });
     expect(r.code).toBe(7);
-    expect(r.stderr).toContain('resume with: sgq graph followers --page 3 --all --limit 96 --max-credits 48 --retries 0 -- -dash\n');
+    // Page 2 measured 1 credit (99 → 98); page 1, with no balance before it, counts at the table's 3.
+    expect(r.stderr).toContain('resume with: sgq graph followers --page 3 --all --limit 96 --max-credits 46 --retries 0 -- -dash\n');
     const raw = await runSgq(['graph', 'followers', 'x', '--all', '--raw', '--retries', '0'], { env });
     expect(raw.stderr).toContain('resume with: sgq graph followers x --page 3 --all --raw --retries 0\n');
   });

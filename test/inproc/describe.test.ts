@@ -39,7 +39,7 @@ describe('sgq describe --json', () => {
     const d = await describeJson();
     expect(d.schema_version).toBe(1);
     expect(d.routes.map((r) => r.path)).toEqual(ROUTES.map((r) => `/${r.path}`));
-    expect(d.routes.find((r) => r.command === 'graph followers')).toMatchObject({ library_method: 'graph.followers', paginated: true, needs_key: true, cost: null });
+    expect(d.routes.find((r) => r.command === 'graph followers')).toMatchObject({ library_method: 'graph.followers', paginated: true, needs_key: true, cost: 3 });
     expect(d.routes.find((r) => r.command === 'metadata latest-tweets')).toMatchObject({ library_method: 'metadata.latestTweets', cost: 6 });
     expect(d.settings.map((s) => s.name)).toEqual(SETTING_NAMES);
     expect(d.exit_codes.map((e) => e.code).sort((a, b) => a - b)).toEqual(Object.values(ExitCode).sort((a, b) => a - b));

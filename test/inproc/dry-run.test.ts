@@ -23,8 +23,8 @@ describe('--dry-run sends nothing', () => {
         [1, 2].map((page) => `sgq: would send POST ${stub.url}/social/api/graph/get_followers {"user":"${user}","how":"username","page":${page}} (x-api-key ****3456)`),
       ),
     );
-    // The price of the graph routes is not published: named as unknown, not guessed.
-    expect(out[4]).toContain('2 users, at most 4 calls; worst case unknown: the service does not state the price of graph/get_followers');
+    // The graph routes cost 3 credits a call in the service's public credit table.
+    expect(out[4]).toContain("2 users, at most 4 calls; worst case 12 credits (4 calls × 3 credits; price: the service's public credit table, read 2026-11-24)");
     expect(r.stderr).not.toContain(key);
   });
 
@@ -34,7 +34,7 @@ describe('--dry-run sends nothing', () => {
     expect(r.code).toBe(0);
     expect(stub.requests).toHaveLength(0);
     expect(r.stderr).toContain('(x-api-key: none configured)');
-    expect(r.stderr).toContain('worst case 12 credits (2 calls × 6 credits)');
+    expect(r.stderr).toContain('worst case 12 credits (2 calls × 6 credits; price:');
     const capped = await runSgq(['metadata', 'latest-tweets', 'jack', 'bob', '--dry-run', '--max-credits', '6'], { env: { SGQ_BASE_URL: stub.url } });
     expect(capped.stderr).toContain('worst case 6 credits, the --max-credits cap (12 credits without it)');
     expect(stub.requests).toHaveLength(0);
@@ -47,7 +47,7 @@ describe('--dry-run sends nothing', () => {
     expect(open.code).toBe(0);
     expect(open.stderr).toContain('… then page 2 and on, as long as next_page is set: how many is not known before the run');
     expect(open.stderr).toContain('at least 1 call, pages per user unknown');
-    expect(open.stderr).toContain('worst case unknown: the service does not state the price of metadata/get_tweets, and the number of pages is not known; add --max-credits N');
+    expect(open.stderr).toContain('worst case unknown: the number of pages is not known (--all without --max-pages or a --limit a page size bounds); add --max-credits N');
     const capped = await runSgq(['metadata', 'tweets', 'jack', '--all', '--dry-run', '--max-credits', '50'], { env });
     expect(capped.stderr).toContain('worst case 50 credits, the --max-credits cap');
     expect(stub.requests).toHaveLength(0);

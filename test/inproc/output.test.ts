@@ -54,7 +54,7 @@ describe('stderr', () => {
   it('--verbose adds traces and the summary, without the key', async () => {
     const r = await runSgq(['graph', 'followers', 'big_1000', '--all', '-v'], { env: sb.env() });
     expect(r.stderr).toContain('POST http://127.0.0.1');
-    expect(r.stderr).toContain('2 pages, 1,000 records, 2 credits used');
+    expect(r.stderr).toContain('2 pages, 1,000 records, 6 credits used');
     expect(r.stderr).toMatch(/credits left/);
     expect(r.stderr).not.toContain('sgq-demo-key');
     expect(r.stderr).not.toMatch(/\u001b\[/);
@@ -92,7 +92,8 @@ describe('--out FILE', () => {
     const r = await runSgq(['graph', 'followers', 'big_30000', '--all', '--out', file], { env: { ...sb.env(), SGQ_API_KEY: 'sgq-low-key' } });
     expect(r.code).toBe(5);
     expect(readFileSync(file, 'utf8')).toBe('old contents\n');
-    expect(lines(readFileSync(`${file}.partial`, 'utf8'))).toHaveLength(20 * 500);
+    // The low key's 20 credits pay for 6 pages at 3 credits.
+    expect(lines(readFileSync(`${file}.partial`, 'utf8'))).toHaveLength(6 * 500);
     expect(r.stderr).toContain(`${file}.partial`);
   });
 

@@ -33,14 +33,14 @@ describe('on a terminal', () => {
     const r = await runSgq(['graph', 'followers', 'big_1500', '--all'], { env: sb.env(), stderrIsTTY: true, stdoutIsTTY: false });
     expect(r.stderr).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(r.stderr).toContain('graph followers');
-    expect(r.stderr).toContain('3 pages, 1,500 records, 3 credits used');
+    expect(r.stderr).toContain('3 pages, 1,500 records, 9 credits used');
   });
 
   it('a terminal that reports a width of 0 gets no spinner, and the export still ends', async () => {
     const r = await runSgq(['graph', 'followers', 'big_1500', '--all'], { env: { ...sb.env(), NO_COLOR: '1' }, stderrIsTTY: true, stderrColumns: 0 });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-    expect(r.stderr).toContain('3 pages, 1,500 records, 3 credits used');
+    expect(r.stderr).toContain('3 pages, 1,500 records, 9 credits used');
   });
 
   it('a pipe on stderr gets neither spinner nor escape codes, even with --verbose', async () => {

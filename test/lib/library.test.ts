@@ -20,15 +20,71 @@ describe('the library: credits options', () => {
     const kept = new Map<string, CachedAnswer>();
     const cache: ResponseCache = { get: (r) => kept.get(r.url + r.body), put: (r, a) => void kept.set(r.url + r.body, a) };
     const sgq = client({ onExchange: (e) => exchanges.push(e), cache });
-    const first = await sgq.graph.followers('lib_600').toArray();
+    const first = await sgq.graph.followers('lib_600').toArray({ all: true });
     expect(exchanges.map((e) => [e.status, e.retry])).toEqual([[200, 0], [200, 0]]);
     expect(JSON.stringify(exchanges)).not.toContain(DEMO_KEY);
     const before = calls();
     const again = sgq.graph.followers('lib_600');
-    expect(await again.toArray()).toEqual(first);
+    expect(await again.toArray({ all: true })).toEqual(first);
     expect(calls()).toBe(before);
     expect(again.result).toMatchObject({ pages: 2, creditsUsed: 0 });
     await sgq.close();
+  });
+});
+
+describe('the library: toArray asks for a cap', () => {
+  it('without one it is a TypeError, for the compiler too, and sends no request', async () => {
+    const records = client().graph.followers('cap_1200');
+    const before = calls();
+    // @ts-expect-error toArray takes a cap: the compiler rejects a call without one
+    await expect(records.toArray()).rejects.toThrow(TypeError);
+    // @ts-expect-error an empty cap is no cap
+    await expect(records.toArray({})).rejects.toThrow(TypeError);
+    // @ts-expect-error all: false asks for nothing
+    await expect(records.toArray({ all: false })).rejects.toThrow(TypeError);
+    const error = await records.toArray(null as never).then(() => undefined, (e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error!.message).toBe('toArray() needs a cap: pass { limit }, { maxPages } or { maxCredits }, or { all: true } to collect every record');
+    expect(calls()).toBe(before);
+  });
+
+  it('stops at the cap it is given, and all: true takes every record', async () => {
+    const sgq = client();
+    const limited = sgq.graph.followers('cap_1200');
+    expect(await limited.toArray({ limit: 700 })).toHaveLength(700);
+    expect(limited.result).toMatchObject({ stoppedBy: 'limit', records: 700, pages: 2 });
+    const paged = sgq.graph.followers('cap_1200');
+    expect(await paged.toArray({ maxPages: 1 })).toHaveLength(500);
+    expect(paged.result).toMatchObject({ stoppedBy: 'max-pages', pages: 1 });
+    // Whatever a call costs, 0 credits pay for none; a few pay for fewer than all three pages.
+    const free = sgq.graph.followers('cap_1200');
+    expect(await free.toArray({ maxCredits: 0 })).toEqual([]);
+    expect(free.result).toMatchObject({ stoppedBy: 'max-credits', pages: 0 });
+    const credited = sgq.graph.followers('cap_1200');
+    const some = await credited.toArray({ maxCredits: 2 });
+    expect(some.length).toBeLessThan(1200);
+    expect(credited.result).toMatchObject({ stoppedBy: 'max-credits', records: some.length });
+    expect(credited.result!.creditsUsed).toBeLessThanOrEqual(2);
+    const all = sgq.graph.followers('cap_1200');
+    expect(await all.toArray({ all: true })).toHaveLength(1200);
+    expect(all.result).toMatchObject({ stoppedBy: 'done', pages: 3 });
+  });
+
+  it("adds its cap to the call's own: the lower one wins", async () => {
+    const sgq = client();
+    expect(await sgq.graph.followers('cap_1200', { limit: 700 }).toArray({ limit: 900 })).toHaveLength(700);
+    expect(await sgq.graph.followers('cap_1200', { limit: 700 }).toArray({ limit: 20 })).toHaveLength(20);
+    expect(await sgq.graph.followers('cap_1200', { maxPages: 1 }).toArray({ limit: 900 })).toHaveLength(500);
+    expect(await sgq.graph.followers('cap_1200', { limit: 30 }).toArray({ all: true })).toHaveLength(30);
+  });
+
+  it('checks the cap as the call options are checked, before any request', async () => {
+    const records = client().graph.followers('cap_1200');
+    const before = calls();
+    await expect(records.toArray({ limit: 0 })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('limit') });
+    await expect(records.toArray({ maxPages: 1.5 })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('maxPages') });
+    await expect(records.toArray({ maxCredits: -1 })).rejects.toMatchObject({ kind: 'usage', message: expect.stringContaining('maxCredits') });
+    expect(calls()).toBe(before);
   });
 });
 
@@ -50,7 +106,9 @@ describe('the library', () => {
     expect(names).toHaveLength(1200);
     expect(new Set(names).size).toBe(1200);
     const limited = sgq.graph.followers('lib_1200', { limit: 700 });
-    expect(await limited.toArray()).toHaveLength(700);
+    let taken = 0;
+    for await (const f of limited) taken += f.username === undefined ? 0 : 1;
+    expect(taken).toBe(700);
     expect(limited.result).toMatchObject({ stoppedBy: 'limit', records: 700, pages: 2 });
   });
 
@@ -84,13 +142,13 @@ describe('the library', () => {
     expect(() => sgq.metadata.tweets('jack', { since: '7d' })).toThrow(/since is not accepted/);
     expect(calls()).toBe(before);
     const s = await stub([{ body: envelope(1, null, [{ username: 'a' }]) }]);
-    await createClient({ baseUrl: s.url, apiKey: 'k' }).graph.followers('jack', { since: '2024-04-07T14:00:00+02:00' }).toArray();
+    await createClient({ baseUrl: s.url, apiKey: 'k' }).graph.followers('jack', { since: '2024-04-07T14:00:00+02:00' }).toArray({ all: true });
     expect(s.bodies()[0]).toEqual({ user: 'jack', how: 'username', page: 1, since: '2024-04-07T12:00:00.000000+00:00' });
   });
 
   it('keeps integers past 2^53 exact, as BigInts', async () => {
     const s = await stub([{ text: '{"data":[{"username":"a","id":12345678901234567891,"n":1}],"page":1,"next_page":null,"previous_page":null,"page_items":1,"current_credits":5}' }]);
-    const [record] = await createClient({ baseUrl: s.url, apiKey: 'k' }).graph.followers('jack').toArray();
+    const [record] = await createClient({ baseUrl: s.url, apiKey: 'k' }).graph.followers('jack').toArray({ limit: 1 });
     expect(record!.id).toBe(12345678901234567891n);
     expect(record!.n).toBe(1);
   });
@@ -104,14 +162,14 @@ describe('the library', () => {
       }
       throw new Error('no error');
     };
-    const noData = await failure((sgq) => sgq.graph.followers('nobody').toArray());
+    const noData = await failure((sgq) => sgq.graph.followers('nobody').toArray({ maxPages: 1 }));
     expect(noData).toBeInstanceOf(SgqError);
     expect(noData).toMatchObject({ exitCode: 4, kind: 'service', details: { records: ['no data for username = nobody'], status: 200, page: 1 } });
-    const expired = await failure((sgq) => sgq.graph.followers('jack').toArray(), EXPIRED_KEY);
+    const expired = await failure((sgq) => sgq.graph.followers('jack').toArray({ maxPages: 1 }), EXPIRED_KEY);
     expect(expired).toMatchObject({ exitCode: 5, kind: 'expired', details: { status: 429, body: { Error: 'Subscription expired and credit value exceeded' } } });
-    const placeholder = await failure((sgq) => sgq.lists.members('123').toArray());
+    const placeholder = await failure((sgq) => sgq.lists.members('123').toArray({ maxPages: 1 }));
     expect(placeholder).toMatchObject({ exitCode: 6, kind: 'unavailable' });
-    const rejected = await failure((sgq) => sgq.graph.followers('jack').toArray(), 'wrong-key');
+    const rejected = await failure((sgq) => sgq.graph.followers('jack').toArray({ maxPages: 1 }), 'wrong-key');
     expect(rejected).toMatchObject({ exitCode: 3, kind: 'config', details: { status: 401 } });
     const refused = await failure(() => createClient({ baseUrl: 'http://127.0.0.1:9', retries: 0 }).info());
     expect(refused).toMatchObject({ exitCode: 7, kind: 'network' });
@@ -132,7 +190,7 @@ describe('the library', () => {
 
   it('resolves omitted options from the environment, as the CLI does', async () => {
     const sgq = createClient({ env: { SGQ_BASE_URL: sb.sandbox.url, SGQ_API_KEY: DEMO_KEY, SGQ_CONFIG_DIR: tempDir() } });
-    expect(await sgq.metadata.userid('jack').toArray()).toEqual([expect.objectContaining({ username: 'jack' })]);
+    expect(await sgq.metadata.userid('jack').toArray({ all: true })).toEqual([expect.objectContaining({ username: 'jack' })]);
     expect(await sgq.info()).toBeTypeOf('object');
     await expect(createClient({ env: { SGQ_CONFIG_DIR: tempDir() } }).info()).rejects.toMatchObject({ kind: 'config' });
   });
@@ -145,7 +203,7 @@ describe('the library', () => {
 
   it('runs against an in-process sandbox with sandbox: true', async () => {
     const sgq = createClient({ sandbox: true, env: {} });
-    expect(await sgq.graph.following('box_7').toArray()).toHaveLength(7);
+    expect(await sgq.graph.following('box_7').toArray({ limit: 100 })).toHaveLength(7);
     await sgq.close();
   });
 

@@ -145,12 +145,12 @@ describe('formatters', () => {
     expect(warnings).toEqual([]);
   });
 
-  it('table: a header and one line per record, no rules; null apart from "", nested values compact, line breaks escaped', async () => {
+  it('table: a header and one line per record, no rules; null (empty) apart from "" and "null", nested values compact, line breaks escaped', async () => {
     const sink = captureSink();
     const f = await createFormatter('table', sink);
-    f.write([{ a: null, b: '', c: { x: [1, 2] }, d: 'two\nlines' }, { a: 1 }] as never);
+    f.write([{ a: null, b: '', c: { x: [1, 2] }, d: 'two\nlines' }, { a: 1, b: 'null' }] as never);
     f.end();
-    expect(sink.text).toBe('a     b   c            d\nnull  ""  {"x":[1,2]}  two\\nlines\n1\n');
+    expect(sink.text).toBe('a  b     c            d\n   ""    {"x":[1,2]}  two\\nlines\n1  null\n');
   });
 
   it('table: columns share a width; narrow ones keep theirs, long cells are cut with …', async () => {

@@ -3,16 +3,21 @@ import { parseJson } from '../../core/json.js';
 import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
 import type { KeyStats } from '../../core/churn/keyed.js';
 
-/** A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact. */
-export const changeRecords = (changes: readonly Change[]): JsonObject[] =>
-  changes.map((c) => ({ change: c.change, ...(parseJson(c.line) as JsonObject) }));
+/**
+ * A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact.
+ * Matched by id (`renames`), every change carries `renamed_from` (the older username of a
+ * renamed account, null otherwise), so that CSV, TSV and Parquet get the column from the start.
+ */
+export const changeRecords = (changes: readonly Change[], renames = false): JsonObject[] =>
+  changes.map((c) => (renames ? { change: c.change, renamed_from: c.from ?? null, ...(parseJson(c.line) as JsonObject) } : { change: c.change, ...(parseJson(c.line) as JsonObject) }));
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** `12 gained, 3 lost, 985 unchanged` (and `changed` when it was asked for). */
-export function countsText(counts: DiffCounts, changed: boolean): string {
+/** `12 gained, 3 lost, 985 unchanged`, with `renamed` when matched by id and `changed` when it was asked for. */
+export function countsText(counts: DiffCounts, options: { changed: boolean; renames: boolean }): string {
   const parts = [`${count(counts.gained)} gained`, `${count(counts.lost)} lost`];
-  if (changed) parts.push(`${count(counts.changed)} changed`);
+  if (options.renames) parts.push(`${count(counts.renamed)} renamed`);
+  if (options.changed) parts.push(`${count(counts.changed)} changed`);
   parts.push(`${count(counts.unchanged)} unchanged`);
   return parts.join(', ');
 }

@@ -1,10 +1,8 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
-import { diffSorted } from '../../core/churn/merge-diff.js';
-import { snapshotRecords } from '../../core/churn/sources.js';
-import type { KeyStats } from '../../core/churn/keyed.js';
-import type { SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
+import { diffMatched, matchSides, type Matched } from '../../core/churn/pair.js';
+import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
@@ -18,12 +16,14 @@ export interface SnapshotFlags {
   since?: string;
   sinceLast?: boolean;
   raw?: boolean;
+  key?: string;
 }
 
 /** A snapshot is a whole list: the flags that would make it anything else are refused up front. */
 export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.changes && !flags.snapshot) throw usageError('--changes needs --snapshot', 'the changes are those against the previous snapshot');
   if (flags.snapshotDir !== undefined && !flags.snapshot) throw usageError('--snapshot-dir needs --snapshot');
+  if (flags.key !== undefined && !flags.snapshot) throw usageError('--key needs --snapshot', 'it names the field that identifies an account in a snapshot');
   if (!flags.snapshot) return;
   if (!flags.all) throw usageError('--snapshot needs --all', 'a snapshot is the whole list');
   if (flags.since !== undefined || flags.sinceLast) throw usageError('--snapshot cannot be used with --since or --since-last', 'a snapshot is the whole list');
@@ -96,31 +96,31 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   /** The hooks that keep one user's export as a snapshot, and with --changes print what changed instead. */
-  hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd'> {
+  hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean, key?: string): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd'> {
     let capture: SnapshotCapture | undefined;
+    const start = () => (capture ??= new SnapshotCapture(this.store, subject, key));
     return {
       hideRecords: changes,
       onStart: async () => {
         this.held.set(subject.user, { user: subject.user, lock: await this.lockSubject(subject) });
       },
       onRecords: async (records, lossless) => {
-        capture ??= new SnapshotCapture(this.store, subject);
-        await capture.add(records, lossless);
+        await start().add(records, lossless);
       },
       onEnd: async (end) => {
         const held = this.held.get(subject.user);
-        capture ??= new SnapshotCapture(this.store, subject);
+        const capture = start();
         if (end.cutShort || !held) {
           capture.discard();
           if (held) await this.release(held);
           end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }
-        const staged = await capture.stage({ taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
+        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
         try {
-          const note = leftOutText(capture.stats, 'username', `${subject.user}: snapshot`);
+          const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
-          if (changes) await printChanges(subject, staged, end);
+          if (changes) await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject) });
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
@@ -136,6 +136,18 @@ export class SnapshotCheckpoint implements Checkpoint {
         this.staged.add(held);
       },
     };
+  }
+
+  /** Stages a complete export; one whose records show no identity is refused (exit 2 or 3) and not kept. */
+  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0]): Promise<StagedSnapshot> {
+    try {
+      capture.checkIdentity('not stored as a snapshot');
+      return await capture.stage(meta);
+    } catch (error) {
+      capture.discard();
+      await this.release(held);
+      throw error;
+    }
   }
 
   private async lockSubject(subject: SnapshotSubject): Promise<{ release(): void }> {
@@ -156,22 +168,28 @@ export class SnapshotCheckpoint implements Checkpoint {
 }
 
 /** --changes: the changes of a staged snapshot against the one before, printed as records. */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd): Promise<void> {
+async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<void> {
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
-  if (!previous) {
-    reporter.info(`${who} first snapshot (${current.meta.records.toLocaleString('en-US')} records); changes are printed from the next one`);
+  if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
+    const records = `${current.meta.records.toLocaleString('en-US')} records`;
+    const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
+    reporter.info(`${who} ${why}; changes are printed from the next one`);
     return;
   }
-  const stats: KeyStats = { missingKey: 0, duplicates: 0 };
-  const counts = await diffSorted(
-    snapshotRecords(previous.handle, previous.meta.sorted_by, stats, previous.dataPath),
-    snapshotRecords(current.handle, current.meta.sorted_by, stats, current.dataPath),
-    { changed: false },
-    (batch) => emit(changeRecords(batch), true),
-  );
-  const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
-  reporter.info(`${who} ${countsText(counts, false)} since ${previous.meta.taken_at}${incomplete}`);
+  const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
+  let matched: Matched | undefined;
+  try {
+    matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
+    if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
+    const renames = matched.match.by === 'id';
+    const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
+    const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
+    reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
+  } finally {
+    matched?.older.close();
+    matched?.newer.close();
+  }
 }
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;

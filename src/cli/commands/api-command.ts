@@ -44,7 +44,6 @@ export async function runApiCommand(ctx: CommandContext, routeArg: string, flags
       path,
       needsKey: known?.needsKey ?? false,
       startedAt: new Date(),
-      knownCost: known?.cost ?? null,
       concurrency: 1,
       tagUser: false,
       jobs: () => [

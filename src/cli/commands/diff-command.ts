@@ -1,15 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { FileHandle } from 'node:fs/promises';
 import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../core/errors.js';
 import { JsonTooDeep } from '../../core/json.js';
 import { parseSince } from '../../core/since.js';
-import type { Keyed, KeyStats } from '../../core/churn/keyed.js';
-import { diffSorted, type DiffCounts } from '../../core/churn/merge-diff.js';
+import type { DiffCounts } from '../../core/churn/merge-diff.js';
 import { NotARecord } from '../../core/churn/record-key.js';
-import { snapshotRecords, sortedExport } from '../../core/churn/sources.js';
+import { diffMatched, matchSides, type DiffSource, type Matched } from '../../core/churn/pair.js';
 import { LineTooLong } from '../../core/churn/lines.js';
-import type { OpenSnapshot, SnapshotStore, StoredSnapshot } from '../../core/churn/store.js';
+import { unreadable, type OpenSnapshot, type SnapshotStore, type StoredSnapshot } from '../../core/churn/store.js';
 import type { Format, Formatter } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
 import { Reporter } from '../output/reporter.js';
@@ -19,7 +17,6 @@ import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
-
 
 export interface DiffFlags {
   key?: string;
@@ -34,13 +31,11 @@ export interface DiffFlags {
   waitLock?: { ms: number; text: string };
 }
 
-/** One side of a diff: its records in key order, and what to say about it. */
+/** One side of a diff: where its records are, and what to say about it. */
 interface Side {
-  records: AsyncIterable<Keyed[]>;
-  stats: KeyStats;
+  source: DiffSource;
   label: string;
   complete?: boolean;
-  close: () => void | Promise<void>;
 }
 
 /** Two arguments that name files are a file diff; anything else names users. */
@@ -62,7 +57,6 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   // exports: 242 MiB; npm run bench) and saved no time. Only the CLI's process sets it.
   await io.setV8Flags?.('--semi-space-growth-factor=1');
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
-  const key = flags.key ?? 'username';
   const files = args.some(looksLikeFile);
   if (files) checkFileArguments(args, flags);
   const at = flags.at === undefined ? undefined : atTime(flags.at, (io.now ?? (() => new Date()))());
@@ -82,10 +76,9 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   try {
     const output: Output = { sink, formatter, reporter, signal: io.signal };
     if (files) {
-      const [older, newer] = await openBoth(() => fileSide(args[0]!, key, io.signal), () => fileSide(args[1]!, key, io.signal));
-      await compare(output, older, newer, null, flags);
+      await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {
-      const pairs = { store: openSnapshotStore(flags.snapshotDir, config, io.env), profile: config.profile, key, at, tag: users.length > 1 };
+      const pairs = { store: openSnapshotStore(flags.snapshotDir, config, io.env), profile: config.profile, at, tag: users.length > 1 };
       for (const user of users) exitCode = worstExitCode([exitCode, await diffUser(output, pairs, user, flags)]);
     }
     ok = true;
@@ -107,49 +100,54 @@ function checkFileArguments(args: string[], flags: DiffFlags): void {
   if (flags.following || flags.at || flags.how || flags.snapshotDir) throw usageError('--following, --at, --how and --snapshot-dir choose snapshots; they do not apply to two files');
 }
 
-/** Opens both sides; the first is closed (its sorted runs removed) if the second fails. */
-async function openBoth(first: () => Promise<Side>, second: () => Promise<Side>): Promise<[Side, Side]> {
-  const a = await first();
-  try {
-    return [a, await second()];
-  } catch (error) {
-    await a.close();
-    throw error;
-  }
-}
-
 /** Writes the changes from `older` to `newer`, tagged with the user when there are several. */
 async function compare(output: Output, older: Side, newer: Side, who: string | null, flags: DiffFlags & { tag?: boolean }): Promise<void> {
   const { sink, formatter, reporter, signal } = output;
   for (const side of [older, newer]) if (side.complete === false) reporter.warn(`${side.label} is not complete: "lost" there means "not seen"`);
+  const changed = flags.changed === true;
+  const prefix = who === null ? '' : `${who}: `;
   let counts: DiffCounts;
+  let matched: Matched | undefined;
   try {
-    counts = await diffSorted(older.records, newer.records, { changed: flags.changed === true, signal }, async (batch) => {
-      const records = changeRecords(batch);
+    matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: tmpdir(), signal });
+    if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
+    const renames = matched.match.by === 'id';
+    counts = await diffMatched(matched, { changed, signal }, async (batch) => {
+      const records = changeRecords(batch, renames);
       formatter.write(flags.tag && who !== null ? records.map((r) => ({ query_user: who, ...r })) : records, true);
       await sink.drain();
     });
   } catch (error) {
-    if (error instanceof JsonTooDeep) throw usageError(`a record is ${error.message}`);
-    throw error instanceof NotARecord || (error instanceof Error && /not in key order/.test(error.message)) ? usageError(error.message) : error;
+    throw readError(error);
   } finally {
-    await Promise.all([older.close(), newer.close()]);
+    matched?.older.close();
+    matched?.newer.close();
   }
-  for (const side of [older, newer]) {
-    const note = leftOutText(side.stats, flags.key ?? 'username', side.label);
+  const { match } = matched;
+  const sides = [[older, match.older, matched.older.stats], [newer, match.newer, matched.newer.stats]] as const;
+  for (const [side, field, stats] of sides) {
+    const note = leftOutText(stats, field, side.label);
     if (note) reporter.warn(note);
   }
-  reporter.info(`sgq: ${who === null ? '' : `${who}: `}${countsText(counts, flags.changed === true)} (${older.label} to ${newer.label})`);
+  reporter.info(`sgq: ${prefix}${countsText(counts, { changed, renames: match.by === 'id' })} (${older.label} to ${newer.label})`);
+}
+
+/** A record that cannot be read, or a stored snapshot out of order: a usage error naming the side. */
+function readError(error: unknown): unknown {
+  if (error instanceof JsonTooDeep) return usageError(`a record is ${error.message}`);
+  if (error instanceof NotARecord) return usageError(error.message, 'sgq diff reads NDJSON, JSON or CSV exports (gzip too)');
+  if (error instanceof LineTooLong) return usageError(error.message, 'sgq diff reads exports of records, one a line');
+  return error instanceof Error && /not in key order/.test(error.message) ? usageError(error.message) : error;
 }
 
 /** The diff of a user's last two snapshots (up to --at); exit 2 when there are fewer. */
 async function diffUser(
   output: Output,
-  pairs: { store: SnapshotStore; profile: string; key: string; at: string | undefined; tag: boolean },
+  pairs: { store: SnapshotStore; profile: string; at: string | undefined; tag: boolean },
   user: string,
   flags: DiffFlags,
 ): Promise<number> {
-  const { store, profile, key, at, tag } = pairs;
+  const { store, profile, at, tag } = pairs;
   const route = flags.following ? 'graph/get_following' : 'graph/get_followers';
   const pair = await store.openFrom({ profile, route, how: flags.how ?? 'username', user }, (history) => lastTwo(history, at));
   if (pair.length < 2) {
@@ -160,8 +158,15 @@ async function diffUser(
     );
     return ExitCode.usage;
   }
-  const [older, newer] = await openBoth(() => snapshotSide(pair[0]!, key, output.signal), async () => snapshotSide(pair[1]!, key, output.signal));
-  await compare(output, older, newer, user, { ...flags, tag });
+  const [older, newer] = pair as [OpenSnapshot, OpenSnapshot];
+  if (unreadable(older.meta) && newer.meta.records > 0) {
+    output.reporter.warn(`${user}: the snapshot of ${older.meta.taken_at}, taken by sgq before 2.3, holds no records (it could not read records without \`username\`): every account shows as gained`);
+  }
+  try {
+    await compare(output, snapshotSide(pair[0]!), snapshotSide(pair[1]!), user, { ...flags, tag });
+  } finally {
+    await Promise.all(pair.map((s) => s.handle.close()));
+  }
   return ExitCode.ok;
 }
 
@@ -182,30 +187,13 @@ function lastTwo(history: StoredSnapshot[], at: string | undefined): StoredSnaps
   return candidates.slice(-2);
 }
 
-async function snapshotSide(snapshot: OpenSnapshot, key: string, signal: AbortSignal | undefined): Promise<Side> {
+function snapshotSide(snapshot: OpenSnapshot): Side {
   const label = `snapshot of ${snapshot.meta.taken_at}`;
-  const close = () => snapshot.handle.close();
-  if (key === snapshot.meta.sorted_by) {
-    const stats: KeyStats = { missingKey: 0, duplicates: 0 };
-    return { records: snapshotRecords(snapshot.handle, key, stats, snapshot.dataPath), stats, label, complete: snapshot.meta.complete, close };
-  }
-  const side = await sorted(snapshot.handle, key, signal);
-  return { ...side, label, complete: snapshot.meta.complete, close: async () => (side.close(), await close()) };
+  const { handle, dataPath: path, meta } = snapshot;
+  return { source: { kind: 'snapshot', handle, sortedBy: meta.sorted_by, path, where: label }, label, complete: meta.complete };
 }
 
-async function fileSide(file: string, key: string, signal: AbortSignal | undefined): Promise<Side> {
-  return { ...(await sorted(file, key, signal)), label: file };
-}
-
-/** Another key than the snapshots' own, or a file: sorted on disk in the temporary folder (TMPDIR). */
-async function sorted(source: string | FileHandle, key: string, signal: AbortSignal | undefined): Promise<Pick<Side, 'records' | 'stats' | 'close'>> {
-  const name = typeof source === 'string' ? source : 'snapshot';
-  try {
-    const { records, stats, discard } = await sortedExport(source, key, tmpdir(), String(process.pid), signal);
-    return { records, stats, close: discard };
-  } catch (error) {
-    if (error instanceof NotARecord) throw usageError(`${name}: ${error.message}`, 'sgq diff reads NDJSON, JSON or CSV exports (gzip too)');
-    if (error instanceof LineTooLong) throw usageError(`${name}: ${error.message}`, 'sgq diff reads exports of records, one a line');
-    throw error;
-  }
+/** An export: sorted on disk in the temporary folder (TMPDIR). */
+function fileSide(file: string): Side {
+  return { source: { kind: 'export', source: file, where: file }, label: file };
 }

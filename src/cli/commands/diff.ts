@@ -12,7 +12,7 @@ export const diffCommand = defineCommand<DiffFlags>({
     new Option('--following', 'compare snapshots of the accounts a user follows'),
     new Option('--how <kind>', 'the --how the snapshots were taken with (default username)').argParser(nonEmpty('--how')),
     new Option('--at <date>', 'compare the last snapshot taken by DATE (a date means its end) with the one before'),
-    new Option('--key <field>', 'the field that identifies a record (default username)').argParser(nonEmpty('--key')),
+    new Option('--key <field>', 'the field that identifies an account (default: its id, else its username)').argParser(nonEmpty('--key')),
     new Option('--changed', 'also print records whose other fields changed, as "change":"changed"'),
     snapshotDirOption(),
     ...simpleShapeOptions(),
@@ -20,8 +20,8 @@ export const diffCommand = defineCommand<DiffFlags>({
     waitLockOption(),
   ],
   help: helpText({
-    notes: 'Prints one record per change, {"change":"gained"|"lost", ...the record}; a summary on stderr.',
-    examples: ['sgq diff jack', 'sgq diff jack --following --at 2026-11-20', 'sgq diff old.ndjson new.ndjson.gz --key username', 'sgq diff jack --changed -o csv'],
+    notes: 'Prints one record per change, {"change":"gained"|"lost"|"renamed", ...the record} (matched by id, "renamed_from" holds the old username); a summary on stderr.',
+    examples: ['sgq diff jack', 'sgq diff jack --following --at 2026-11-20', 'sgq diff old.ndjson new.ndjson.gz --key follower_username', 'sgq diff jack --changed -o csv'],
   }),
   async handler(args, opts, ctx) {
     const { runDiffCommand } = await import('./diff-command.js');

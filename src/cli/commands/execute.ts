@@ -11,6 +11,7 @@ import { dryRun } from '../run/dry-run.js';
 import type { CommandContext } from '../context.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { recordSeenBalance } from '../run/connection.js';
+import { RunPrice } from '../run/run-price.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 // The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
@@ -37,9 +38,10 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   try {
+    const price = RunPrice.forRun(io.env, scope.config, plan.path, ctx.globals.sandbox ? undefined : scope.connection.baseUrl);
     let summary: RunSummary;
     try {
-      summary = await runJobs(plan.jobs(scope.config, scope.held), runOptions(ctx, plan, flags, scope), {
+      summary = await runJobs(plan.jobs(scope.config, scope.held), runOptions(ctx, plan, flags, scope, price, reporter), {
         client: scope.client,
         sink: scope.output.sink,
         formatter: scope.output.formatter,
@@ -52,7 +54,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       await scope.finish(false).catch(() => undefined);
       throw error;
     }
-    return await conclude(ctx, plan, flags, scope, summary);
+    return await conclude(ctx, plan, flags, scope, summary, price);
   } finally {
     await scope.close();
   }
@@ -64,16 +66,19 @@ function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter:
   chooseFormat(flags, config, io.stdoutIsTTY);
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config));
   const jobs = plan.jobs(config, { marks, reporter });
-  return dryRun({ config, sandbox: globals.sandbox === true, jobs, knownCost: plan.knownCost, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
+  const { price } = RunPrice.forRun(io.env, config, plan.path, globals.sandbox ? undefined : config.baseUrl);
+  return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
 }
 
-function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope): RunOptions {
+function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope, price: RunPrice, reporter: Reporter): RunOptions {
   return {
     concurrency: Math.max(1, plan.concurrency),
     parallel: scope.parallel,
     limit: flags.limit,
     maxCredits: flags.maxCredits,
-    knownCost: plan.knownCost,
+    knownCost: price.price?.credits ?? null,
+    priceTrusted: price.price?.source === 'setting' || price.price?.source === 'observed',
+    onPrice: (event) => price.onPrice(event, reporter),
     raw: flags.raw === true,
     include: flags.include === true,
     tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
@@ -87,11 +92,12 @@ function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: 
 }
 
 /** After the jobs: the output finishes, the checkpoints follow it, and the run says how it went. */
-async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope, summary: RunSummary): Promise<number> {
+async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope, summary: RunSummary, price: RunPrice): Promise<number> {
   const { io, globals } = ctx;
   const { reporter, connection, output } = scope;
   const left = summary.totals.credits_left;
-  if (left !== null && !globals.sandbox) recordSeenBalance(io.env, connection.config.profile, { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl }, reporter);
+  const balance = left === null ? undefined : { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl };
+  if (!globals.sandbox) recordSeenBalance(io.env, connection.config.profile, { balance, prices: price.observed }, reporter);
   const note = await scope.finish(summary.exit_code === ExitCode.ok);
   if (output.sink.failure) throw output.sink.failure;
   if (output.formatFailure !== undefined) {

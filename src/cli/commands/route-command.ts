@@ -35,7 +35,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   if (flags.parallel !== undefined && !flags.all) throw usageError('--parallel only applies with --all', 'add --all: one page needs no parallel calls');
   if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
   // Loaded only by the runs that keep snapshots.
-  if (flags.snapshot || flags.changes || flags.snapshotDir) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
+  if (flags.snapshot || flags.changes || flags.snapshotDir || flags.key) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;
@@ -52,7 +52,6 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       label: commandName(route),
       path: route.path,
       needsKey: route.needsKey,
-      knownCost: route.cost,
       concurrency: Math.min(wanted, subjects?.first.length ?? 1),
       parallel: flags.parallel,
       manyCalls: subjects?.fromStdin,
@@ -72,7 +71,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
             user,
             request: routeRequest(route, { user, how, since: userSince }, { startPage: flags.page ?? 1, follow: flags.all === true, maxPages: flags.maxPages }),
             onComplete: marks && key !== undefined ? (asOf) => marks.stage(key, asOf) : undefined,
-            ...(held.snapshots && user !== null ? held.snapshots.hooks({ profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true) : {}),
+            ...(held.snapshots && user !== null ? held.snapshots.hooks({ profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true, flags.key) : {}),
           };
         };
         return subjects ? subjects.map(job) : [job(null)];

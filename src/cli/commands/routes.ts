@@ -60,6 +60,7 @@ function routeOptions(route: RouteSpec): Option[] {
     options.push(
       new Option('--snapshot', 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'),
       new Option('--changes', 'with --snapshot, print only who was gained and lost since the previous snapshot'),
+      new Option('--key <field>', 'with --snapshot, the field that identifies an account (default: its id, else its username)').argParser(nonEmpty('--key')),
       snapshotDirOption(),
     );
   }

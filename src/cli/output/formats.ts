@@ -6,8 +6,8 @@ import { projection } from './fields.js';
 import { loadParquet, parquetFormatter } from './parquet.js';
 import { jqFormatter, loadJqFilter } from './jq.js';
 import type { Sink } from './sink.js';
-import { renderTable } from './table.js';
-import { loadYaml, yamlFormatter } from './yaml.js';
+import { loadTable, renderTable, type TableOptions } from './table.js';
+import { yamlFormatter } from './yaml.js';
 
 import type { Format } from '../../core/format-names.js';
 import type { ResolvedConfig } from '../../core/config.js';
@@ -35,7 +35,7 @@ export function terminalWidth(io: { stdoutIsTTY: boolean; stdout: unknown }): nu
 /** The formatter of `format`, after loading what only that format needs (the others never pay for it). */
 export async function createFormatter(format: Format, sink: Sink, options: FormatOptions = {}): Promise<Formatter> {
   if (options.jq) return jqFormatter(await loadJqFilter(options.jq), options.jq, sink);
-  if (format === 'yaml') await loadYaml();
+  if (format === 'table') await loadTable();
   if (format === 'parquet') {
     if (!options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
     await loadParquet();
@@ -101,12 +101,12 @@ function formatFor(format: Format, sink: Sink, options: FormatOptions): Formatte
     case 'parquet':
       return parquetFormatter(sink, options.fields, options.warn);
     case 'table':
-      return tableFormatter(sink, options.fields, options.width);
+      return tableFormatter(sink, options.fields, { width: options.width, color: options.color });
   }
 }
 
 /** A table must see every row to size its columns, so it is the one format that buffers. */
-function tableFormatter(sink: Sink, fields: readonly string[] | undefined, width: number | undefined): Formatter {
+function tableFormatter(sink: Sink, fields: readonly string[] | undefined, table: TableOptions): Formatter {
   const rows: JsonObject[] = [];
   return {
     holdsUntilEnd: true,
@@ -115,7 +115,7 @@ function tableFormatter(sink: Sink, fields: readonly string[] | undefined, width
     },
     end() {
       if (rows.length === 0) return;
-      sink.write(renderTable(fields ?? unionKeys(rows), rows, width));
+      sink.write(renderTable(fields ?? unionKeys(rows), rows, table));
     },
   };
 }

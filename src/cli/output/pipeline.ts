@@ -1,5 +1,5 @@
 import { SgqError } from '../../core/errors.js';
-import type { Io } from '../io.js';
+import { colorLevel, type Io } from '../io.js';
 import { createFormatter, terminalWidth, type Format, type Formatter } from './formats.js';
 import type { JqOptions } from './jq.js';
 import { pagerSink } from './pager.js';
@@ -47,7 +47,9 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
     warn: (line) => reporter.warn(line),
     jq: choice.jq,
     toFile: out !== undefined,
-    width: terminalWidth(io),
+    // A table for --out is a file's: neither cut to the terminal's width nor coloured.
+    width: out ? undefined : terminalWidth(io),
+    color: !out && colorLevel(io, 'stdout') > 0,
   });
   return guard(sink, formatter, stop);
 }

@@ -1,34 +1,78 @@
 import type { JsonObject } from '../../core/classify.js';
 import type { Json } from '../../core/json.js';
 import { cellText } from './delimited.js';
+import { cutToWidth, displayWidth, loadTextWidth } from './text-width.js';
+
+export { loadTextWidth as loadTable };
 
 const GAP = '  ';
-// Control characters (C0 and DEL), which would break a row or move the cursor.
-// eslint-disable-next-line no-control-regex -- matching them is the point
-const CONTROL = /[\u0000-\u001f\u007f]/g;
-const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
- * What a person reads in a cell: `null` apart from an empty string (`""`), a key the record
- * lacks as nothing, nested values as compact JSON, and control characters escaped so that a
- * row stays on one line.
+ * A run of a cell's text. A `mark` (an escape such as `\n`, a null, the `""` of an empty
+ * string) is sgq's, not the record's: it is shown faint when colour is on and never cut.
  */
-export function tableCell(value: Json | undefined): string {
-  if (value === undefined) return '';
-  if (value === null) return 'null';
-  if (value === '') return '""';
-  return cellText(value).replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+interface Piece {
+  text: string;
+  mark?: true;
+}
+type Cell = Piece[];
+
+// What would break a row or act on the terminal rather than show: C0 and C1 controls (ESC
+// starts the terminal's escape sequences) and DEL; the line and paragraph separators; the
+// bidirectional embeddings, overrides and isolates, which reorder what follows them, the
+// next columns included; lone surrogates, which would reach the terminal as U+FFFD. Each
+// is a grapheme boundary, so splitting text at them leaves every cluster whole.
+const UNSAFE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\p{Surrogate}]/gu;
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const escape = (c: string): string => ESCAPES[c] ?? `\\u{${c.codePointAt(0)!.toString(16)}}`;
+
+/** A cell's text split into the record's text and sgq's escapes. */
+function pieces(text: string): Cell {
+  const cell: Cell = [];
+  let start = 0;
+  for (const match of text.matchAll(UNSAFE)) {
+    if (match.index > start) cell.push({ text: text.slice(start, match.index) });
+    cell.push({ text: escape(match[0]), mark: true });
+    start = match.index + match[0].length;
+  }
+  if (start < text.length) cell.push({ text: text.slice(start) });
+  return cell;
 }
 
-// Widths count code points: close enough for the names, dates and numbers of the service.
-const widthOf = (text: string): number => [...text].length;
-
-/** The text cut to `width` code points, its end replaced by `…` when it was longer. */
-function fit(text: string, width: number): string {
-  const points = [...text];
-  if (points.length <= width) return text;
-  return width <= 0 ? '' : `${points.slice(0, width - 1).join('').trimEnd()}…`;
+/**
+ * What a person reads in a cell: the text, with control characters escaped so that a row
+ * stays one line; an empty string as `""`; nested values as compact JSON; numbers as sent.
+ * A null is a faint `null` with colour and an empty cell without, so the string "null" is
+ * never mistaken for it; a key the record lacks is an empty cell.
+ */
+export function tableCell(value: Json | undefined, color = false): Cell {
+  if (value === undefined) return [];
+  if (value === null) return color ? [{ text: 'null', mark: true }] : [];
+  if (value === '') return [{ text: '""', mark: true }];
+  return pieces(cellText(value));
 }
+
+const widthOf = (cell: Cell): number => cell.reduce((sum, piece) => sum + (piece.mark ? piece.text.length : displayWidth(piece.text)), 0);
+
+/** The cell cut to `width` columns, its end replaced by `…` when it was wider; marks are kept whole or left out. */
+function fit(cell: Cell, width: number): Cell {
+  if (widthOf(cell) <= width) return cell;
+  if (width <= 0) return [];
+  let room = width - 1;
+  const out: Cell = [];
+  for (const piece of cell) {
+    const cut = piece.mark ? { text: piece.text.length <= room ? piece.text : '', width: piece.text.length } : cutToWidth(piece.text, room);
+    if (cut.text) out.push({ ...piece, text: cut.text });
+    if (cut.text !== piece.text) break;
+    room -= cut.width;
+  }
+  const last = out.at(-1);
+  if (last && !last.mark) last.text = last.text.trimEnd();
+  out.push({ text: '…' });
+  return out;
+}
+
+const paint = (cell: Cell, color: boolean): string => cell.map((p) => (color && p.mark ? `\u001b[2m${p.text}\u001b[22m` : p.text)).join('');
 
 /**
  * Column widths that share `total`: a column that needs less than an even share keeps its
@@ -50,24 +94,33 @@ export function shareWidths(natural: readonly number[], total: number | undefine
   return widths;
 }
 
+export interface TableOptions {
+  /** A terminal's width, which the columns share; none for a pipe or a file. */
+  width?: number;
+  /** Whether sgq's marks (escapes, null) are shown faint. */
+  color?: boolean;
+}
+
 /**
  * A header line and one line per record, columns two spaces apart, no rules: a page of 500
- * records is 501 lines. With `width` (a terminal's), the columns share it and long cells are
- * cut with `…`.
+ * records is 501 lines. Columns are as wide as their widest cell on a terminal's screen;
+ * with `width`, they share it and long cells are cut with `…`. Needs `loadTable()` first.
  */
-export function renderTable(columns: readonly string[], rows: readonly JsonObject[], width?: number): string {
-  const cells = rows.map((r) => columns.map((c) => tableCell(r[c])));
-  const natural = columns.map((c, i) => cells.reduce((max, row) => Math.max(max, widthOf(row[i]!)), widthOf(c)));
-  const widths = shareWidths(natural, width);
-  const line = (values: readonly string[]) =>
-    values
-      .map((v, i) => {
-        const text = fit(v, widths[i]!);
-        return i === values.length - 1 ? text : text + ' '.repeat(widths[i]! - widthOf(text));
-      })
-      .join(GAP)
-      .trimEnd();
-  let out = `${line(columns)}\n`;
+export function renderTable(columns: readonly string[], rows: readonly JsonObject[], options: TableOptions = {}): string {
+  const color = options.color === true;
+  const header = columns.map((c) => pieces(c));
+  const cells = rows.map((r) => columns.map((c) => tableCell(r[c], color)));
+  const natural = header.map((h, i) => cells.reduce((max, row) => Math.max(max, widthOf(row[i]!)), widthOf(h)));
+  const widths = shareWidths(natural, options.width);
+  const line = (row: readonly Cell[]) => {
+    let text = '';
+    row.forEach((cell, i) => {
+      const shown = fit(cell, widths[i]!);
+      text += (i === 0 ? '' : GAP) + paint(shown, color) + (i === row.length - 1 ? '' : ' '.repeat(widths[i]! - widthOf(shown)));
+    });
+    return text.replace(/ +$/, '');
+  };
+  let out = `${line(header)}\n`;
   for (const row of cells) out += `${line(row)}\n`;
   return out;
 }

@@ -3,7 +3,7 @@ import { configError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
-import { creditsFile, recordBalance, type SeenBalance } from './credits-store.js';
+import { creditsFile, recordSeen, type SeenByRun } from './credits-store.js';
 import type { FileCache } from './response-cache.js';
 
 // Where a run's requests go (the configured service or an in-process sandbox, with its key),
@@ -39,14 +39,17 @@ export async function connect(ctx: CommandContext, needsKey: boolean): Promise<C
   return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
 }
 
-/** Every run that saw a balance records it for `sgq credits`; a folder it cannot write only loses that note. */
-export function recordSeenBalance(env: Record<string, string | undefined>, profile: string, balance: SeenBalance, reporter: Reporter): void {
+/**
+ * Every run that saw a balance records it for `sgq credits`, and the prices it observed for
+ * the next runs; a folder it cannot write only loses that note.
+ */
+export function recordSeenBalance(env: Record<string, string | undefined>, profile: string, seen: SeenByRun, reporter: Reporter): void {
   const file = creditsFile(configPath(env));
-  if (file === undefined) return;
+  if (file === undefined || (seen.balance === undefined && seen.prices === undefined)) return;
   try {
-    recordBalance(file, profile, balance);
+    recordSeen(file, profile, seen);
   } catch (error) {
-    reporter.trace(`cannot record the balance in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    reporter.trace(`cannot record the balance and prices in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 

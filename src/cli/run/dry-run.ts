@@ -1,6 +1,9 @@
 import { requestTarget, splitBaseUrl } from '../../core/client.js';
 import { maskSecret, type ResolvedConfig } from '../../core/config.js';
 import { ExitCode } from '../../core/errors.js';
+import type { PageRequest } from '../../core/paginate.js';
+import { priceOrigin, type Price } from '../../core/prices.js';
+import { findRouteByPath } from '../../core/routes.js';
 import type { Reporter } from '../output/reporter.js';
 import type { SinceMarks } from './since-marks.js';
 import type { Job } from './runner.js';
@@ -13,55 +16,81 @@ export interface DryRunInput {
   /** The sandbox's address is chosen when it starts: shown as a placeholder. */
   sandbox: boolean;
   jobs: AsyncIterable<Job> | Iterable<Job>;
-  /** Credits per call where known (route table); null where the service does not state it. */
-  knownCost: number | null;
+  /** The price of a call (run-price.ts); null where nothing states it. */
+  price: Price | null;
   maxCredits?: number;
   limit?: number;
   marks?: SinceMarks;
 }
 
-/** Prints one line per request the run would send, then the worst case; returns the exit code. */
+/** Request lines printed per user; a longer bound is summed up in one line. */
+const PAGES_SHOWN = 20;
+
+/** Prints the requests the run would send, then the worst case; returns the exit code. */
 export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<number> {
-  const { config } = input;
+  const { config, limit } = input;
   const { origin, prefix } = input.sandbox ? { origin: 'http://127.0.0.1:PORT', prefix: '' } : config.baseUrl ? splitBaseUrl(config.baseUrl) : { origin: '{base-url}', prefix: '' };
   let users = 0;
-  /** Calls at most; null once a user's pages have no known bound (--all without --max-pages). */
+  /** Calls at most; null once a user's pages have no known bound. */
   let calls: number | null = 0;
   let path = '';
+  let pageSize: number | null = null;
+  let placeholder = false;
   for await (const job of input.jobs) {
     users++;
     const req = job.request;
     path = req.path;
+    const route = findRouteByPath(path);
+    pageSize = route?.pageSize ?? null;
+    placeholder = route?.placeholder === true;
     const method = (req.method ?? 'POST').toUpperCase();
     const key = !req.sendKey ? '' : input.sandbox || config.apiKey ? ` (x-api-key ${input.sandbox ? 'sandbox demo key' : maskSecret(config.apiKey!)})` : ' (x-api-key: none configured)';
-    const pages = !req.paginated ? [null] : !req.follow ? [req.startPage] : Array.from({ length: req.maxPages ?? 1 }, (_, i) => req.startPage + i);
+    const bound = pagesAtMost(req, limit, pageSize);
+    const pages = !req.paginated ? [null] : Array.from({ length: Math.min(bound ?? 1, PAGES_SHOWN) }, (_, i) => req.startPage + i);
     for (const page of pages) {
       const { target, body } = requestTarget(prefix, req.path, req.payload(page), method);
       reporter.raw(`sgq: would send ${method} ${origin}${target}${body === undefined ? '' : ` ${body}`}${key}`);
     }
-    if (req.paginated && req.follow && req.maxPages === undefined) {
+    if (bound === null) {
       reporter.raw(`sgq: … then page ${req.startPage + 1} and on, as long as next_page is set: how many is not known before the run`);
       calls = null;
-    } else if (calls !== null) {
-      calls += pages.length;
+    } else {
+      if (bound > pages.length) reporter.raw(`sgq: … and so on up to page ${req.startPage + bound - 1}, as long as next_page is set`);
+      if (calls !== null) calls += bound;
     }
   }
-  const count = calls === null ? `at least ${plural(users, 'call')}, pages per user unknown (--all without --max-pages)` : `at most ${plural(calls, 'call')}`;
-  reporter.raw(`sgq: dry run, nothing sent: ${users > 1 ? `${users.toLocaleString('en-US')} users, ` : ''}${count}; worst case ${worstCase(calls, input.knownCost, input.maxCredits, path)}`);
-  if (input.limit !== undefined) reporter.raw(`sgq: --limit ${input.limit} stops the run once ${plural(input.limit, 'record')} arrived; the records a page holds are not known before, so it bounds no call count`);
+  // --limit holds for the whole run: full pages are shared out, and each user ends on one partial page.
+  if (calls !== null && limit !== undefined && pageSize !== null && users > 1) calls = Math.min(calls, Math.ceil(limit / pageSize) + users - 1);
+  const count = calls === null ? `at least ${plural(users, 'call')}, pages per user unknown` : `at most ${plural(calls, 'call')}`;
+  reporter.raw(`sgq: dry run, nothing sent: ${users > 1 ? `${users.toLocaleString('en-US')} users, ` : ''}${count}; worst case ${worstCase(calls, input.price, input.maxCredits, path)}${placeholder ? '; nothing while the route is not open (spec §2.3)' : ''}`);
+  if (limit !== undefined) reporter.raw(`sgq: ${limitNote(limit, pageSize, path)}`);
   return ExitCode.ok;
 }
 
+/** The most calls one job can make: one page, --max-pages, or --limit over a known page size; null when unbounded. */
+export function pagesAtMost(req: PageRequest, limit: number | undefined, pageSize: number | null): number | null {
+  if (!req.paginated || !req.follow) return 1;
+  const byLimit = limit !== undefined && pageSize !== null ? Math.max(1, Math.ceil(limit / pageSize)) : undefined;
+  const bounds = [req.maxPages, byLimit].filter((n): n is number => n !== undefined);
+  return bounds.length ? Math.min(...bounds) : null;
+}
+
+function limitNote(limit: number, pageSize: number | null, path: string): string {
+  const stops = `--limit ${limit} stops the run once ${plural(limit, 'record')} arrived`;
+  if (pageSize !== null) return `${stops}; a page of ${path} holds up to ${pageSize}, so the bound assumes every page but a user's last is full`;
+  return `${stops}; the records a page of ${path} holds are not published, so it bounds no call count`;
+}
+
 /** The most credits the run could spend, or why that is unknown: never a silent guess. */
-export function worstCase(calls: number | null, price: number | null, maxCredits: number | undefined, path: string): string {
-  if (price === 0 || calls === 0) return '0 credits (the route is free)';
+export function worstCase(calls: number | null, price: Price | null, maxCredits: number | undefined, path: string): string {
+  if (price?.credits === 0 || calls === 0) return '0 credits (the route is free)';
   if (calls !== null && price !== null) {
-    const full = calls * price;
+    const full = calls * price.credits;
     if (maxCredits !== undefined && maxCredits < full) return `${plural(maxCredits, 'credit')}, the --max-credits cap (${plural(full, 'credit')} without it)`;
-    return `${plural(full, 'credit')} (${plural(calls, 'call')} × ${plural(price, 'credit')})`;
+    return `${plural(full, 'credit')} (${plural(calls, 'call')} × ${plural(price.credits, 'credit')}; price: ${priceOrigin(price)})`;
   }
-  const unknown = [price === null ? `the service does not state the price of ${path}` : '', calls === null ? 'the number of pages is not known' : ''].filter(Boolean).join(', and ');
-  if (maxCredits !== undefined) return `${plural(maxCredits, 'credit')}, the --max-credits cap (${unknown}; sgq learns it from the balances the service reports)`;
+  const unknown = [price === null ? `the price of ${path} is not known` : '', calls === null ? 'the number of pages is not known (--all without --max-pages or a --limit a page size bounds)' : ''].filter(Boolean).join(', and ');
+  if (maxCredits !== undefined) return `${plural(maxCredits, 'credit')}, the --max-credits cap (${unknown}; sgq learns the price from the balances the service reports)`;
   return `unknown: ${unknown}; add --max-credits N to cap what the run may spend`;
 }
 

@@ -100,7 +100,9 @@ function reportLeft(state: RunState, options: EndOptions, ctx: RunEndContext, re
   for (const stop of state.stops) {
     if (stop !== 'limit' && stop !== 'max-credits') continue;
     const left = notTried > 0 && rest ? `; ${count(notTried, 'user')} not attempted${listedIn(rest)}; with a new budget, resume them with: ${rest.resume}` : '';
-    reporter.info(`${stopNote(stop, options)}${left}`);
+    // The figures the stop was decided on: what was spent, and the price of the call not sent.
+    const spent = stop === 'max-credits' ? ` (${count(state.budget.creditsUsed, 'credit')} spent, the next call costs ${count(state.budget.estimatedCost(), 'credit')})` : '';
+    reporter.info(`${stopNote(stop, options)}${spent}${left}`);
   }
   if (state.budgetMet || !(stoppedEarly || state.taken > 1)) return;
   if (rest) reporter.error(`${count(remaining.count, 'user')} not finished${listedIn(rest)}; resume with: ${rest.resume}`);

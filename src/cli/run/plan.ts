@@ -13,10 +13,9 @@ import type { SinceMarks } from './since-marks.js';
  */
 export interface Plan {
   label: string;
-  /** The route below /api/, named where the balance it reports is recorded. */
+  /** The route below /api/: its price (run-price.ts), and named where the balance it reports is recorded. */
   path: string;
   needsKey: boolean;
-  knownCost: number | null;
   /** The run's start: relative --since values and --since-last marks are worked out from it. */
   startedAt: Date;
   /** Jobs in flight at once: the caller keeps it to the jobs there are. */

@@ -9,7 +9,7 @@ import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
 import type { Sink } from '../output/sink.js';
-import { Budget } from '../../core/budget.js';
+import { Budget, type BudgetLimits } from '../../core/budget.js';
 import { RemainingUsers, type ResumeSubjects } from './remaining.js';
 import { SummaryCollector, type RunSummary, type UserStats } from './summary.js';
 import { concludeRun, UNREACHABLE_AFTER } from './ending.js';
@@ -51,7 +51,12 @@ export interface RunOptions {
   parallel?: number;
   limit?: number;
   maxCredits?: number;
+  /** Credits per call where a price is known (run-price.ts). */
   knownCost: number | null;
+  /** The price was stated by the user or observed before (see BudgetLimits.trusted). */
+  priceTrusted?: boolean;
+  /** Told of prices the balances show (see Budget). */
+  onPrice?: BudgetLimits['onPrice'];
   /** `--raw`: each body as received, one per line, instead of formatted records. */
   raw: boolean;
   /** `sgq api -i`: each answer's status line and headers before its records. */
@@ -110,7 +115,7 @@ class JobRunner {
     private readonly options: RunOptions,
     private readonly ctx: RunContext,
   ) {
-    this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost });
+    this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost, trusted: options.priceTrusted, onPrice: options.onPrice });
     this.remaining = new RemainingUsers(options.remainingFile);
   }
 
@@ -202,6 +207,10 @@ class JobRunner {
     if (reason !== 'done') {
       this.stops.add(reason);
       progress.cutShort = `it stopped at --${reason === 'more' ? 'all (one page only)' : reason}`;
+      // The user's next pages are paid for with a new budget: say how to ask for them.
+      if (reason === 'max-credits' && progress.next !== null && this.resumeFrom(job, stat, progress.next)) {
+        this.ctx.reporter.info(`sgq: ${prefix(job)}stopped before page ${progress.next}; with a new budget, resume with: ${stat.resume}`);
+      }
     } else if (stat.exitCode === ExitCode.ok && !this.cut.has(stat)) {
       progress.cutShort = undefined;
       job.onComplete?.(progress.asOf);
@@ -277,7 +286,8 @@ class JobRunner {
       page,
       pagesDone,
       limit: this.options.limit !== undefined && limit > 0 ? limit : undefined,
-      maxCredits: maxCredits !== undefined && maxCredits > 0 ? maxCredits : undefined,
+      // What is left after a stop at --max-credits pays for no call: the resume takes a new budget.
+      maxCredits: maxCredits !== undefined && maxCredits > 0 && !this.stops.has('max-credits') ? maxCredits : undefined,
       format: this.options.format,
       columns: this.ctx.formatter.columns,
       headerWritten: this.ctx.formatter.headerWritten ?? false,

@@ -79,13 +79,16 @@ export class SummaryCollector {
 
   build(budget: Budget, exitCode: number, rest?: { resume: string; remaining: number }): RunSummary {
     const perCall = budget.estimatedCost();
+    const total = budget.creditsUsed;
+    // The balances measure the run, not each user: a lone user's figure is the run's, the others' are at the price.
+    const creditsOf = (s: UserStats) => (this.users === 1 ? total : s.calls * perCall);
     const users = this.kept
       .sort((a, b) => a.order - b.order)
       .map(({ stat: s }) => ({
         user: s.user,
         pages: s.pages,
         records: s.records,
-        credits_used: s.calls * perCall,
+        credits_used: creditsOf(s),
         ...(s.extraCalls > 0 ? { extra_calls: s.extraCalls } : {}),
         errors: s.errors,
         exit_code: s.exitCode,
@@ -100,7 +103,7 @@ export class SummaryCollector {
         pages: this.pages,
         records: this.records,
         extra_calls: this.extraCalls,
-        credits_used: budget.creditsUsed,
+        credits_used: total,
         credits_left: budget.creditsLeft,
         ...(this.cachedPages ? { cached_pages: this.cachedPages } : {}),
       },

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 
 // Reading exports and snapshots as batches of lines: a batch per chunk keeps the per-line
@@ -15,13 +15,35 @@ export async function openText(source: string | FileHandle): Promise<Readable> {
   const head = Buffer.alloc(2);
   const { bytesRead } = await handle.read(head, 0, 2, 0);
   // A handle passed in stays open: its owner closes it.
-  const raw = createReadStream('', { fd: handle, start: 0, highWaterMark: CHUNK, autoClose: typeof source === 'string' });
+  const raw = typeof source === 'string' ? createReadStream('', { fd: handle, start: 0, highWaterMark: CHUNK }) : handleBytes(handle);
   if (bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b) {
     const gunzip = createGunzip({ chunkSize: CHUNK });
-    raw.on('error', (error) => gunzip.destroy(error));
+    raw.on('error', (error: Error) => gunzip.destroy(error));
+    // A reader that stops early (a glimpse at the first records) destroys the gunzip: the file's stream goes with it.
+    gunzip.on('close', () => raw.destroy());
     return raw.pipe(gunzip);
   }
   return raw;
+}
+
+/**
+ * A handle's bytes from its start, read at positions. A file stream on a handle closes it when
+ * it is destroyed, whatever autoClose says; this one leaves it open, so that a reader may stop
+ * early (a glance at the first records) and another read the same handle again.
+ */
+function handleBytes(handle: FileHandle): Readable {
+  return Readable.from(
+    (async function* () {
+      for (let position = 0; ; ) {
+        const buffer = Buffer.allocUnsafe(CHUNK);
+        const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+        if (bytesRead === 0) return;
+        position += bytesRead;
+        yield bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead);
+      }
+    })(),
+    { objectMode: false, highWaterMark: CHUNK },
+  );
 }
 
 /** Text in decoded chunks, for parsers that do not split on lines (CSV). */

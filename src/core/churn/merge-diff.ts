@@ -1,18 +1,23 @@
 import { Cursor, type Keyed } from './keyed.js';
+import type { KeyOf } from './record-key.js';
 
 // The diff of two exports sorted by key: one pass over both, in constant memory.
 
-export type ChangeKind = 'gained' | 'lost' | 'changed';
+export type ChangeKind = 'gained' | 'lost' | 'renamed' | 'changed';
 
 export interface Change {
   change: ChangeKind;
-  /** The record line: the newer one for gained and changed, the older one for lost. */
+  /** The record line: the newer one for gained, renamed and changed, the older one for lost. */
   line: string;
+  /** For renamed: the username the older record had. */
+  from?: string;
 }
 
 export interface DiffCounts {
   gained: number;
   lost: number;
+  /** Same id, another username: counted and reported when matching by id (`names`). */
+  renamed: number;
   /** Same key, other fields different; counted always, reported only when asked. */
   changed: number;
   unchanged: number;
@@ -28,15 +33,16 @@ export async function diffSorted(
   older: AsyncIterable<Keyed[]>,
   newer: AsyncIterable<Keyed[]>,
   /** `signal` stops the merge between batches, with its reason. */
-  options: { changed: boolean; signal?: AbortSignal },
+  options: { changed: boolean; signal?: AbortSignal; names?: { older: KeyOf; newer: KeyOf } },
   emit: (changes: Change[]) => Promise<void>,
 ): Promise<DiffCounts> {
-  const counts: DiffCounts = { gained: 0, lost: 0, changed: 0, unchanged: 0 };
+  const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
+  const { names } = options;
   const a = new Cursor(older[Symbol.asyncIterator](), options.signal);
   const b = new Cursor(newer[Symbol.asyncIterator](), options.signal);
   let out: Change[] = [];
-  const push = async (change: ChangeKind, line: string) => {
-    out.push({ change, line });
+  const push = async (change: ChangeKind, line: string, from?: string) => {
+    out.push(from === undefined ? { change, line } : { change, line, from });
     if (out.length >= BATCH) {
       const batch = out;
       out = [];
@@ -50,8 +56,13 @@ export async function diffSorted(
       const ka = a.current.key;
       const kb = b.current.key;
       if (ka === kb) {
+        let from: string | undefined;
         if (a.current.line === b.current.line) counts.unchanged++;
-        else {
+        // Only records that differ are read for their names: an unchanged one costs nothing more.
+        else if (names && (from = renamedFrom(names, a.current.line, b.current.line)) !== undefined) {
+          counts.renamed++;
+          await push('renamed', b.current.line, from);
+        } else {
           counts.changed++;
           if (options.changed) await push('changed', b.current.line);
         }
@@ -84,4 +95,11 @@ export async function diffSorted(
     counts.changed = 0;
   }
   return counts;
+}
+
+/** The older username when the two records of one id carry different ones; both must have one. */
+function renamedFrom(names: { older: KeyOf; newer: KeyOf }, older: string, newer: string): string | undefined {
+  const before = names.older(older);
+  const after = names.newer(newer);
+  return before !== undefined && after !== undefined && before !== after ? before : undefined;
 }

@@ -3,7 +3,8 @@ import { ExternalSort } from './external-sort.js';
 import { keyedInOrder, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches, openText, textChunks } from './lines.js';
 import { csvRecordLines } from './csv-records.js';
-import { keyReader } from './record-key.js';
+import { keyReader, parseRecord } from './record-key.js';
+import { fieldsOf, type Glimpse } from './identity.js';
 
 // Where the two sides of a diff come from: stored snapshots are already in key order and
 // are read as they are; any other file is sorted on disk first.
@@ -58,4 +59,24 @@ export async function sortedExport(
     throw error;
   }
   return { records: sort.sorted(), stats: sort.stats, discard: () => sort.discard() };
+}
+
+/**
+ * The identity fields of the first record that has one (or the --key field), read from the
+ * start of the lines and no further: the side's shape, before it is sorted or merged.
+ */
+export async function glimpse(batches: AsyncIterable<string[]>, key?: string): Promise<Glimpse> {
+  let records = false;
+  let sample: string[] | undefined;
+  for await (const lines of batches) {
+    for (const line of lines) {
+      const record = parseRecord(line);
+      records = true;
+      sample ??= Object.keys(record);
+      const fields = fieldsOf(record, key);
+      // Leaving the loop ends the generator, which destroys the stream it read.
+      if (fields) return { records, fields, sample };
+    }
+  }
+  return { records, sample };
 }

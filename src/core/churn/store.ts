@@ -15,7 +15,8 @@ import type { Keyed } from './keyed.js';
 import { withLock, type LockOwner } from './lock.js';
 
 // The snapshot store: one folder per profile, route, how and user, holding gzip NDJSON
-// files sorted by username (so that two of them diff in one streaming pass) and a small
+// files sorted by the field that identifies an account (`sorted_by`: an id from sgq 2.3 on,
+// the username before; so that two of them diff in one streaming pass) and a small
 // JSON file of metadata beside each. The metadata file is written last and commits the
 // snapshot: a data file without one (a crash in between) is never listed or diffed.
 // Both are replaced through src/fs/atomic.ts and readable by their owner only. A metadata
@@ -23,8 +24,12 @@ import { withLock, type LockOwner } from './lock.js';
 // or the snapshot is skipped with a warning, so a damaged or planted `"file": "../../x"` can
 // never make a prune delete, or a diff read, anything outside the store.
 
-/** Snapshots are stored sorted by this field. */
-export const SNAPSHOT_KEY = 'username';
+/**
+ * What a snapshot's `sorted_by` field is: an account id, the username, the field --key named,
+ * or nothing (no records). Absent in the snapshots of sgq before 2.3, which were sorted by
+ * `username` and left out every record without one.
+ */
+export type SnapshotIdentity = 'id' | 'username' | 'key' | 'none';
 
 export interface SnapshotSubject {
   profile: string;
@@ -43,6 +48,8 @@ export interface SnapshotMeta extends SnapshotSubject {
   records: number;
   credits_used: number;
   sorted_by: string;
+  /** What `sorted_by` is (sgq 2.3 on). */
+  identity?: SnapshotIdentity;
   /** The data file, in the same folder. */
   file: string;
   /**
@@ -52,6 +59,13 @@ export interface SnapshotMeta extends SnapshotSubject {
    */
   seq?: number;
 }
+
+/**
+ * A snapshot of sgq before 2.3 with no records: sgq then left out every record without
+ * `username`, so a list of the service's prefixed records was stored empty. Compared with
+ * a list that has records, it would call every account gained.
+ */
+export const unreadable = (meta: SnapshotMeta): boolean => meta.identity === undefined && meta.records === 0;
 
 export interface StoredSnapshot {
   meta: SnapshotMeta;
