@@ -150,10 +150,14 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false, c
   return result;
 }
 
-/** Starts `sgq sandbox` and reads SGQ_BASE_URL / SGQ_API_KEY from its first two lines. */
+/**
+ * Starts `sgq sandbox` and reads SGQ_BASE_URL / SGQ_API_KEY from its first two lines. Its
+ * records are the spec's two fields (--shape spec): the baselines parse with JSON.parse, which
+ * rounds the service's ids past 2^53, so only these records let the output check compare bytes.
+ */
 async function startSandbox(extra = []) {
   const ttl = 3600; // a safety net only (the longest --ttl): we stop it ourselves
-  const child = start(NODE, [...SGQ, 'sandbox', '--port', '0', '--ttl', String(ttl), '--credits', '1000000000', '--quiet', ...extra], {
+  const child = start(NODE, [...SGQ, 'sandbox', '--port', '0', '--ttl', String(ttl), '--credits', '1000000000', '--quiet', '--shape', 'spec', ...extra], {
     env: { ...process.env, SGQ_CONFIG_DIR: configDir },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

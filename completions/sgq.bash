@@ -36,7 +36,7 @@ __sgq_options() {
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'config list') REPLY='-o --output' ;;
     'credits') REPLY='--refresh --json' ;;
-    'sandbox') REPLY='--port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
+    'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
@@ -134,7 +134,8 @@ __sgq_option() {
     'sandbox')
       case $2 in
         --port | --ttl | --prefix | --clock | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed) REPLY=''; return 0 ;;
-        --malformed) REPLY='w:html truncated text data-object bad-page huge'; return 0 ;;
+        --shape) REPLY='w:service spec'; return 0 ;;
+        --malformed) REPLY='w:html truncated text data-object bad-page huge page-back page-repeat page-empty page-ignored page-items'; return 0 ;;
       esac ;;
     'diff')
       case $2 in

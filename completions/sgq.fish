@@ -53,7 +53,7 @@ function __sgq_takes_value
         case 'config list'
             contains -- $argv[2] -o --output; and return 0
         case 'sandbox'
-            contains -- $argv[2] --port --ttl --prefix --clock --credits --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
+            contains -- $argv[2] --port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'diff'
             contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out --wait-lock; and return 0
         case 'snapshots list'
@@ -473,6 +473,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l ttl -x -d 'stop by itself after this 
 complete -c sgq -n '__sgq_in "sandbox"' -l prefix -x -d 'serve under a path prefix, as a gateway would (/social)'
 complete -c sgq -n '__sgq_in "sandbox"' -l clock -x -d 'timestamp of the newest follower (default: the start of this hour)'
 complete -c sgq -n '__sgq_in "sandbox"' -l credits -x -d 'starting balance of the demo key'
+complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service spec' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
 complete -c sgq -n '__sgq_in "sandbox"' -l latency-ms -x -d 'fault: added before every answer'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-first -x -d 'fault: the first N data requests fail'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-status -x -d 'fault: status of those failures (default 503; 429 sends Retry-After)'
@@ -482,7 +483,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l hang-rate -x -d 'fault: fraction of d
 complete -c sgq -n '__sgq_in "sandbox"' -l rate-limit-rate -x -d 'fault: fraction of data requests answering 429 with Retry-After'
 complete -c sgq -n '__sgq_in "sandbox"' -l retry-after -x -d 'fault: Retry-After sent with 429 (default 1), and with 503 when given'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-page -x -d 'fault: every request for page N answers 500'
-complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html\\t\'an HTML error page\' truncated\\t\'JSON cut off halfway\' text\\t\'a line of plain text\' data-object\\t\'data is an object, not a list\' bad-page\\t\'next_page is not a number\' huge\\t\'a body of millions of records\'' -d 'fault: every data answer is malformed'
+complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html\\t\'an HTML error page\' truncated\\t\'JSON cut off halfway\' text\\t\'a line of plain text\' data-object\\t\'data is an object, not a list\' bad-page\\t\'next_page is not a number\' huge\\t\'a body of millions of records\' page-back\\t\'from page 2, next_page points back to page 1\' page-repeat\\t\'from page 2, next_page names the page itself\' page-empty\\t\'from page 2, empty pages that never end\' page-ignored\\t\'page 1\\\'s records on every page asked\' page-items\\t\'page_items one more than the records sent\'' -d 'fault: every data answer is malformed'
 complete -c sgq -n '__sgq_in "sandbox"' -l error-status -x -d 'HTTP status of answers carrying error records (default 200)'
 complete -c sgq -n '__sgq_in "sandbox"' -l seed -x -d 'seed of the fault rates (default 1)'
 complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID'

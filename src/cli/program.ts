@@ -124,7 +124,7 @@ function rootCommand(io: Io): Command {
     program,
     helpText({
       examples: [
-        'sgq --sandbox graph followers jack --all -o ndjson | jq -r .username',
+        'sgq --sandbox graph followers jack --all -o ndjson | jq -r .follower_username',
         'sgq config set base-url https://api.example.com',
         'sgq config set api-key                 # reads the key from stdin, stays out of history',
         'sgq graph followers jack --all --out jack-followers.ndjson',

@@ -22,6 +22,8 @@ export interface Page {
   cached: boolean;
   /** For a cached page, when it was asked for: its records are complete as of then, not now. */
   askedAt?: number;
+  /** `page_items` as the service sent it (null when it sent none). */
+  pageItems: number | null;
 }
 
 /** Whether the service bills this answer: spec §1 charges successful calls, not error records. */
@@ -29,7 +31,7 @@ export const isBilled = (page: Page): boolean => !page.cached && (page.records.l
 
 const PAGINATION_KEYS = ['page', 'previous_page', 'next_page', 'page_items'] as const;
 
-const invalid = (what: string) =>
+export const invalid = (what: string) =>
   new CallError(ExitCode.network, `the service sent an unexpected body: ${what}`, 'rerun with --verbose or --raw to see it', false);
 
 const isInteger = (v: Json | undefined) => typeof v === 'number' && Number.isInteger(v);
@@ -63,8 +65,26 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
     if (isErrorRecord(item)) errors.push(item.error);
     else records.push(item);
   }
-  if (nextPage !== null && asked !== null && nextPage <= asked) {
-    throw invalid(`next_page ${nextPage} does not move past page ${asked}`);
-  }
-  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined };
+  const pageItems = typeof body.page_items === 'number' ? body.page_items : null;
+  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined, pageItems };
+}
+
+/**
+ * What is wrong with the paging of a page asked as `asked`, if anything. Following a
+ * next_page that does not move forward, or one named by a page that brought nothing, could
+ * go on without end, and every page is billed: the run stops there instead.
+ */
+export function pagingProblem(page: Page, asked: number | null): string | undefined {
+  const { nextPage } = page;
+  if (nextPage === null || asked === null) return undefined;
+  if (nextPage <= asked) return `next_page ${nextPage} does not move past page ${asked}`;
+  if (page.records.length === 0 && page.errors.length === 0) return `page ${asked} holds no records but names page ${nextPage} as the next`;
+  return undefined;
+}
+
+/** A `page_items` that disagrees with `data`: worth a note with --verbose, not an error. */
+export function pageItemsNote(page: Page, asked: number | null): string | undefined {
+  const held = page.records.length + page.errors.length;
+  if (page.pageItems === null || page.pageItems === held) return undefined;
+  return `page ${asked ?? 1}: page_items says ${page.pageItems}, data holds ${held}`;
 }

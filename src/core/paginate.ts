@@ -1,8 +1,9 @@
-import type { Json } from './json.js';
+import { stringifyJson, type Json } from './json.js';
 import type { Budget } from './budget.js';
 import { CallError } from './classify.js';
 import { StoppedError, type ApiClient } from './client.js';
-import { isBilled, readPage, type Page } from './page.js';
+import { invalid, isBilled, pageItemsNote, pagingProblem, readPage, type Page } from './page.js';
+import type { JsonObject } from './classify.js';
 
 export interface PageRequest {
   path: string;
@@ -36,6 +37,8 @@ export interface FetchedPage extends Page {
   granted: number;
   /** The page it answered (null on routes without pages). */
   asked: number | null;
+  /** Keeps the answer in the cache, once every check of the page has passed. */
+  keep?: () => void;
 }
 
 /** How to fetch the pages beyond the request itself. */
@@ -46,6 +49,8 @@ export interface FetchOptions {
   parallel?: number;
   /** Told of each call made ahead that wrote nothing: past the end, or dropped at a stop or failure. */
   onExtraCall?: () => void;
+  /** Told, one line a page, what the service got wrong that is no error (a page_items that disagrees with data). */
+  onNote?: (line: string) => void;
 }
 
 /**
@@ -56,6 +61,7 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
   const { signal, parallel = 1 } = options;
   if (req.paginated && req.follow && parallel > 1) return yield* fetchPagesAhead(client, req, budget, parallel, options);
   let page: number | null = req.paginated ? req.startPage : null;
+  const sequence = new PageSequence(budget, options.onNote);
   for (let fetched = 0; ; fetched++) {
     if (req.maxPages !== undefined && fetched >= req.maxPages) return 'max-pages';
     // Waits only when the budget makes it wait (rarely): most pages of a run need no turn for it.
@@ -63,6 +69,7 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
     const grant = now === 'wait' ? await budget.acquire(signal) : now;
     if (grant !== 'go') return grant;
     const result = await fetchPage(client, req, budget, page);
+    sequence.accept(result);
     yield result;
     // A page cut by --limit was not fetched whole, even when it was the last one.
     if (result.granted < result.records.length) return 'limit';
@@ -75,22 +82,59 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
 
 /** One call reserved in the budget, settled whatever happens to it. */
 async function fetchPage(client: ApiClient, req: PageRequest, budget: Budget, page: number | null, cancel?: AbortSignal): Promise<FetchedPage> {
+  let read: Page;
+  let keep: (() => void) | undefined;
   try {
     const reply = await client.call(req.path, req.payload(page), { sendKey: req.sendKey, method: req.method, signal: cancel });
-    const read = readPage(reply, page, req.wholeBodyIsRecord);
-    // Cached only now that it passed every check a page goes through.
-    reply.keep?.();
-    // A page from the cache cost nothing now, and its balance is an old one.
-    const granted = budget.settleCall(isBilled(read), read.cached ? null : read.credits, { records: read.records.length, full: read.nextPage !== null });
-    // Completed in place: a copy ({ ...read, granted }) cost a batch of one-page users more
-    // than all the rest of their bookkeeping.
-    return Object.assign(read, { granted, asked: page });
+    read = readPage(reply, page, req.wholeBodyIsRecord);
+    keep = reply.keep;
   } catch (error) {
     // A call cancelled on its way may still have been billed: counting it keeps --max-credits safe.
     budget.settleCall(cancel?.aborted === true, null);
     throw error instanceof CallError ? new PageFailure(page, error) : error;
   }
+  // A page from the cache cost nothing now, and its balance is an old one.
+  const granted = budget.settleCall(isBilled(read), read.cached ? null : read.credits, { records: read.records.length, full: read.nextPage !== null });
+  // Billed, but not written: the paging it names cannot be followed.
+  const problem = pagingProblem(read, page);
+  if (problem) {
+    budget.returnRecords(granted);
+    throw new PageFailure(page, invalid(problem));
+  }
+  // Completed in place: a copy ({ ...read, granted }) cost a batch of one-page users more
+  // than all the rest of their bookkeeping.
+  return Object.assign(read, { granted, asked: page, keep });
 }
+
+/**
+ * The pages of one list as they are yielded, in order: a page that repeats the one before
+ * (a service that ignores the page asked) ends the list, since following it would never end.
+ * A page is kept in the cache only once it passed here.
+ */
+class PageSequence {
+  private last: { asked: number | null; print: string } | undefined;
+
+  constructor(
+    private readonly budget: Budget,
+    private readonly onNote?: (line: string) => void,
+  ) {}
+
+  accept(page: FetchedPage): void {
+    const note = pageItemsNote(page, page.asked);
+    if (note) this.onNote?.(note);
+    const print = fingerprint(page.records);
+    if (print !== undefined && this.last?.print === print) {
+      this.budget.returnRecords(page.granted);
+      throw new PageFailure(page.asked, invalid(`page ${page.asked} holds the same records as page ${this.last.asked}: the service seems to ignore the page asked`));
+    }
+    if (print !== undefined) this.last = { asked: page.asked, print };
+    page.keep?.();
+  }
+}
+
+/** Enough of a page to tell it from its neighbour: its length and its first and last records. */
+const fingerprint = (records: JsonObject[]): string | undefined =>
+  records.length === 0 ? undefined : `${records.length}\n${stringifyJson(records[0]!)}\n${stringifyJson(records.at(-1)!)}`;
 
 /** A page asked ahead of the one being written. */
 interface Ahead {
@@ -109,6 +153,7 @@ interface Ahead {
 async function* fetchPagesAhead(client: ApiClient, req: PageRequest, budget: Budget, width: number, options: FetchOptions): AsyncGenerator<FetchedPage, StopReason> {
   const { signal } = options;
   const ahead = new PagesAhead(client, req, budget, width, options);
+  const sequence = new PageSequence(budget, options.onNote);
   try {
     for (;;) {
       await ahead.askWhatMayBe(signal);
@@ -124,6 +169,7 @@ async function* fetchPagesAhead(client: ApiClient, req: PageRequest, budget: Bud
       ahead.window.shift();
       if ('error' in head.outcome) throw head.outcome.error;
       const result = head.outcome.page;
+      sequence.accept(result);
       yield result;
       ahead.yielded++;
       if (result.granted < result.records.length) return 'limit';

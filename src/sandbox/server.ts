@@ -1,20 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ROUTES, type RouteSpec } from '../core/routes.js';
-import {
-  GRAPH_PAGE_SIZE,
-  HISTORY_PAGE_SIZE,
-  accountExists,
-  relationCount,
-  handle,
-  hash,
-  isoMicros,
-  parseServiceSince,
-  spacingSeconds,
-  userId,
-} from './data.js';
-import type { MalformedKind } from './fault-kinds.js';
-
+import { accountExists, parseServiceSince } from './data.js';
+import { generate } from './generate.js';
+import { bendPaging, servedPage } from './paging-faults.js';
+import { bodyText, type Shape } from './records.js';
+import { isPagingKind, type MalformedKind, type PagingKind } from './fault-kinds.js';
 
 // A faithful stand-in of the service (spec §2–§8) on loopback, with switches that inject
 // the faults a real network produces, so scripts (and sgq's own tests) can meet them.
@@ -42,6 +33,11 @@ export interface SandboxOptions {
   faults?: Faults;
   /** Let Node exit while the sandbox serves (a library's in-process sandbox must not hold a script open). */
   unref?: boolean;
+  /**
+   * Records as the real service shapes them ('service', the default: prefixed follower fields,
+   * ids past 2^53, text in every script), or the two fields of the spec's example ('spec').
+   */
+  shape?: Shape;
 }
 
 export interface Faults {
@@ -130,6 +126,7 @@ class SandboxService {
   private readonly clock: () => Date;
   private readonly accounts: Map<string, Account>;
   private readonly random: () => number;
+  private readonly shape: Shape;
   private dataRequests = 0;
 
   constructor(
@@ -144,6 +141,7 @@ class SandboxService {
       [LOW_KEY, { credits: 20, expired: true }],
     ]);
     this.random = mulberry32(this.faults.seed ?? 1);
+    this.shape = options.shape ?? 'service';
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -169,7 +167,7 @@ class SandboxService {
       if (injected) return send(res, injected);
     }
     const answer = this.answerRoute(route, payload, req.headers['x-api-key']);
-    if (faults.malformed && route.subject !== 'none' && answer.status === 200) return sendMalformed(res, faults.malformed, answer.body);
+    if (faults.malformed && !isPagingKind(faults.malformed) && route.subject !== 'none' && answer.status === 200) return sendMalformed(res, faults.malformed, answer.body);
     send(res, answer);
   }
 
@@ -207,7 +205,7 @@ class SandboxService {
       return { status: 200, body: { data: [{ service: 'Social Graph and Metadata Query Service', sandbox: true, routes: ROUTES.map((r) => `/${r.path}`) }] } };
     }
 
-    const cost = route.cost ?? 1;
+    const cost = price(route);
     if (account && cost > 0 && account.credits < cost) {
       return { status: 429, body: { Error: 'Subscription expired and credit value exceeded', Endpoint: `/${route.path}`, 'Current credits': account.credits } };
     }
@@ -227,11 +225,22 @@ class SandboxService {
     }
     if (!user || !accountExists(user, how)) return dataError(`no data for ${how} = ${user}`);
 
-    const { items, total, pageSize } = generate(route, user, page ?? 1, sinceMs, this.clock());
-    if (account) account.credits -= cost;
-    return { status: 200, body: envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total) };
+    return this.answerData(route, user, how, page, sinceMs, account);
+  }
+
+  /** A page of records, charged at the route's price, its paging bent if a fault says so. */
+  private answerData(route: RouteSpec, user: string, how: string, page: number | null, sinceMs: number | undefined, account: Account | undefined): Answer {
+    const paging = isPagingKind(this.faults.malformed) && page !== null ? this.faults.malformed : undefined;
+    const { items, total, pageSize } = generate(route, user, servedPage(paging, page ?? 1), sinceMs, this.clock(), this.shape);
+    if (account) account.credits -= price(route);
+    const body = envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total);
+    if (paging) bendPaging(paging, body, page!);
+    return { status: 200, body };
   }
 }
+
+/** Credits a call that returns data costs: the route table's price, 1 where it has none. */
+const price = (route: RouteSpec): number => route.cost ?? 1;
 
 /** A request body as an object; an empty body is {}; undefined when it is not a JSON object. */
 function readPayload(text: string): Record<string, unknown> | undefined {
@@ -257,76 +266,20 @@ function envelope(route: RouteSpec, user: string, how: string, page: number | nu
   return body;
 }
 
-/** The records of one page of a route, from the account's name alone. */
-function generate(route: RouteSpec, user: string, page: number, sinceMs: number | undefined, now: Date) {
-  const seed = hash(user.toLowerCase());
-  const anchor = now.getTime();
-  const slice = (total: number, pageSize: number, make: (i: number) => unknown) => {
-    const items: unknown[] = [];
-    for (let i = (page - 1) * pageSize; i < Math.min(total, page * pageSize); i++) items.push(make(i));
-    return { items, total, pageSize };
-  };
-  switch (route.path) {
-    case 'graph/get_followers':
-    case 'graph/get_following': {
-      const relation = route.path.endsWith('followers') ? 'followers' : 'following';
-      const spacing = spacingSeconds(user, relation) * 1000;
-      let total = relationCount(user, relation);
-      if (sinceMs !== undefined) total = sinceMs > anchor ? 0 : Math.min(total, Math.floor((anchor - sinceMs) / spacing) + 1);
-      const people = hash(`${relation}:${seed}`);
-      // Sub-millisecond digits only, so a record's own timestamp sent back as `since` selects it.
-      return slice(total, GRAPH_PAGE_SIZE, (i) => ({ username: handle(people, i), last_checked: isoMicros(anchor - i * spacing, (people + i * 7919) % 1000) }));
-    }
-    case 'alpha/get_score_history':
-      return slice(365, HISTORY_PAGE_SIZE, (i) => ({
-        date: new Date(anchor - i * 86_400_000).toISOString().slice(0, 10),
-        score: Math.round(((seed % 1000) / 10 + Math.sin(i / 9) * 5) * 100) / 100,
-      }));
-    case 'metadata/get_metadata_history': {
-      const name = `${user} ${handle(seed, 0).split('_')[0]}`;
-      const followers = relationCount(user, 'followers');
-      return slice(1 + (seed % 250), HISTORY_PAGE_SIZE, (i) => ({
-        username: user,
-        name,
-        description: i % 3 === 0 ? null : `bio version ${i}`,
-        followers_count: Math.max(0, followers - i * 3),
-        last_checked: isoMicros(anchor - i * 86_400_000, (seed + i) % 1_000_000),
-      }));
-    }
-    case 'metadata/get_tweets':
-      return slice(1 + (seed % 450), HISTORY_PAGE_SIZE, (i) => tweet(user, seed, i, anchor));
-    case 'metadata/get_latest_tweets':
-      return slice(10, 10, (i) => tweet(user, seed, i, anchor));
-    case 'metadata/get_userid':
-      return { items: [{ username: user, user_id: userId(user) }], total: 1, pageSize: 0 };
-    default:
-      return { items: [], total: 0, pageSize: 0 };
-  }
-}
-
-function tweet(user: string, seed: number, i: number, anchor: number) {
-  return {
-    id: `${1700000000000000000n + BigInt(seed) * 1000n - BigInt(i)}`,
-    text: `post ${i} by ${user}, "quoted", with a comma`,
-    created_at: isoMicros(anchor - i * 3_600_000, 0),
-    like_count: (seed >>> (i % 16)) % 500,
-  };
-}
-
 function send(res: ServerResponse, answer: Answer): void {
-  const text = JSON.stringify(answer.body);
+  const text = bodyText(answer.body);
   res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...answer.headers });
   res.end(text);
 }
 
-function sendMalformed(res: ServerResponse, kind: MalformedKind, body: unknown): void {
-  const json = JSON.stringify(body);
-  const bodies: Record<MalformedKind, () => string> = {
+function sendMalformed(res: ServerResponse, kind: Exclude<MalformedKind, PagingKind>, body: unknown): void {
+  const json = bodyText(body);
+  const bodies: Record<Exclude<MalformedKind, PagingKind>, () => string> = {
     html: () => '<html><body><h1>502 Bad Gateway</h1></body></html>',
     truncated: () => json.slice(0, Math.floor(json.length / 2)),
     text: () => 'upstream connect error or disconnect/reset before headers',
     'data-object': () => JSON.stringify({ ...(body as object), data: { unexpected: true } }),
-    'bad-page': () => JSON.stringify({ ...(body as object), next_page: 'two' }),
+    'bad-page': () => bodyText({ ...(body as object), next_page: 'two' }),
     huge: () => `{"data":[${'{"username":"x"},'.repeat(5_000_000)}{"username":"x"}]}`,
   };
   const text = bodies[kind]();

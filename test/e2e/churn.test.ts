@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 
-const sb = useSandboxProcess();
+// The spec's two-field records: churn keyed on `username` (issue 19 moves churn to the
+// service's identity fields; these tests then run both shapes).
+const sb = useSandboxProcess(['--shape', 'spec']);
 
 describe('snapshots, end to end', () => {
   it('concurrent runs for one user each store a whole snapshot and leave no temporary file or lock', async () => {
@@ -82,4 +84,4 @@ describe('snapshots, end to end', () => {
 function useSlow(): string {
   return slowSandbox.url;
 }
-const slowSandbox = useSandboxProcess(['--latency-ms', '200']);
+const slowSandbox = useSandboxProcess(['--latency-ms', '200', '--shape', 'spec']);

@@ -7,7 +7,9 @@ import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { connectProxy, httpsServer } from '../helpers/network.js';
 import { tempDir } from '../helpers/run.js';
 
-const sb = useSandboxProcess();
+// The spec's two-field records: these tests are about the binary, streams and files (300,000
+// service-shaped records would pass execa's 100 MB buffer); sandbox-shapes.test.ts runs both shapes.
+const sb = useSandboxProcess(['--shape', 'spec']);
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
@@ -39,7 +41,13 @@ describe('the built binary', () => {
     const r = await sgq(['--sandbox', 'graph', 'followers', 'jack', '--limit', '3']);
     expect(r.exitCode).toBe(0);
     expect(r.stdout.split('\n')).toHaveLength(3);
-    expect(JSON.parse(r.stdout.split('\n')[0]!)).toHaveProperty('username');
+    expect(JSON.parse(r.stdout.split('\n')[0]!)).toHaveProperty('follower_username');
+    // SGQ_SANDBOX_SHAPE=spec: the spec's example shape; anything else is a configuration error.
+    const spec = await sgq(['--sandbox', 'graph', 'followers', 'jack', '--limit', '1'], { env: { SGQ_SANDBOX_SHAPE: 'spec' } });
+    expect(Object.keys(JSON.parse(spec.stdout) as object)).toEqual(['username', 'last_checked']);
+    const bad = await sgq(['--sandbox', 'graph', 'followers', 'jack'], { env: { SGQ_SANDBOX_SHAPE: 'json' } });
+    expect(bad.exitCode).toBe(3);
+    expect(bad.stderr).toBe('sgq: invalid SGQ_SANDBOX_SHAPE "json"; use one of: service, spec, or unset it');
   });
 
   it('exports every follower with --all against a sandbox process', async () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../src/core/config.js';
 import { FORMATS } from '../../src/core/format-names.js';
+import { MALFORMED_KINDS } from '../../src/sandbox/fault-kinds.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { HELP_TOPICS } from '../../src/cli/help/topics.js';
 import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/values.js';
@@ -210,7 +211,8 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
       expect(sorted(inline)).toEqual(sorted(FORMATS));
       expect(await complete('sgq info -o nd')).toEqual(['ndjson']);
       expect(sorted(await complete('sgq metadata tweets jack --summary '))).toEqual(['json', 'text']);
-      expect(sorted(await complete('sgq sandbox --malformed '))).toEqual(sorted(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']));
+      expect(sorted(await complete('sgq sandbox --malformed '))).toEqual(sorted([...MALFORMED_KINDS]));
+      expect(sorted(await complete('sgq sandbox --shape '))).toEqual(['service', 'spec']);
     });
 
     it('completes the flags of the command on the line, and the global ones', async () => {

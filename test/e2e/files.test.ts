@@ -134,7 +134,7 @@ describe.runIf(onLinuxAsRoot)('a full disk (tmpfs)', () => {
     expect(readFileSync(file, 'utf8')).toBe('old\n');
     const kept = readFileSync(`${file}.partial`, 'utf8');
     expect(kept.endsWith('\n')).toBe(true);
-    for (const line of lines(kept)) expect(JSON.parse(line)).toHaveProperty('username');
+    for (const line of lines(kept)) expect(JSON.parse(line)).toHaveProperty('follower_username');
     expect(readdirSync(tmpfs.path).sort()).toEqual(['f.ndjson', 'f.ndjson.partial']);
     expect(existsSync(state)).toBe(false);
   });

@@ -48,9 +48,9 @@ describe('--out through a link into /proc (#17)', () => {
     const r = await execa('bash', ['-c', command], { cwd: dir, env: { SGQ_CONFIG_DIR: tempDir() }, reject: false, timeout: 30_000 });
     expect(r.stderr).not.toContain('lock');
     expect(r.exitCode).toBe(0);
-    const records = lines(r.stdout).map((l) => JSON.parse(l) as { username?: string });
+    const records = lines(r.stdout).map((l) => JSON.parse(l) as { follower_username?: string });
     expect(records.length).toBeGreaterThan(0);
-    expect(records.every((rec) => typeof rec.username === 'string')).toBe(true);
+    expect(records.every((rec) => typeof rec.follower_username === 'string')).toBe(true);
     expect(readdirSync(dir)).toEqual(['link']);
   });
 });

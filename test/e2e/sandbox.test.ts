@@ -20,6 +20,22 @@ describe('sgq sandbox for shells', () => {
     expect(r.stderr).toBe('');
   }, 60_000);
 
+  it('--shape spec serves the spec\'s two-field records, also from a detached sandbox; the default is the service\'s shape', async () => {
+    const script = `
+      set -e
+      eval "$(node "$BIN" sandbox --detach --quiet --shape spec)"
+      node "$BIN" graph followers jack_1 --quiet
+      kill "$SGQ_SANDBOX_PID"
+      eval "$(node "$BIN" sandbox --detach --quiet)"
+      node "$BIN" graph followers jack_1 --quiet
+      kill "$SGQ_SANDBOX_PID"`;
+    const r = await execa('bash', ['-c', script], { env: { BIN, SGQ_CONFIG_DIR: tempDir() }, timeout: 60_000 });
+    const [spec, service] = r.stdout.trim().split('\n').map((l) => Object.keys(JSON.parse(l) as object));
+    expect(spec).toEqual(['username', 'last_checked']);
+    expect(service![0]).toBe('follower_username');
+    expect(service).toHaveLength(12);
+  }, 60_000);
+
   it('prints export lines a shell can source as they are, and a port in use is one line (exit 2)', async () => {
     const first = await execa(process.execPath, [BIN, 'sandbox', '--detach', '--ttl', '60'], { env: { SGQ_CONFIG_DIR: tempDir() } });
     const lines = first.stdout.split('\n');

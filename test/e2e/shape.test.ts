@@ -5,7 +5,9 @@ import { parseAllDocuments } from 'yaml';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 
-const sb = useSandboxProcess();
+// The spec's two-field records: these tests pin exact columns and bytes; sandbox-shapes.test.ts
+// runs the formats, --fields and the table over both shapes.
+const sb = useSandboxProcess(['--shape', 'spec']);
 
 /** The NDJSON records of the same request, to compare every other shape against. */
 async function ndjson(args: string[]): Promise<Record<string, unknown>[]> {

@@ -9,7 +9,9 @@ import { useStubs } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 
 // A real terminal: tmux on a server of its own, each run in a window of a given size.
-const sb = useSandboxProcess();
+// The spec's two-field records: these tests are about the terminal, the pager and fitting the
+// width; sandbox-shapes.test.ts runs the table over the service's records too.
+const sb = useSandboxProcess(['--shape', 'spec']);
 const socket = `sgq-test-${process.pid}`;
 const tmux = (...args: string[]) => execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { reject: false });
 afterAll(() => {

@@ -44,10 +44,10 @@ describe('batch input', () => {
     const users = Array.from({ length: 6 }, (_, i) => `u${i}_1500`);
     const r = await runSgq(['graph', 'followers', ...users, '--all', '--concurrency', '3'], { env: sb.env() });
     expect(r.code).toBe(0);
-    const records = ndjson(r.stdout) as { query_user: string; username: string }[];
+    const records = ndjson(r.stdout) as Record<string, string>[];
     expect(records).toHaveLength(9000);
     for (const user of users) {
-      const mine = records.filter((x) => x.query_user === user).map((x) => Number(x.username.split('_').pop()));
+      const mine = records.filter((x) => x.query_user === user).map((x) => Number(x[sb.name()]!.split('_').pop()));
       expect(mine).toEqual(Array.from({ length: 1500 }, (_, i) => i));
     }
   });

@@ -147,7 +147,8 @@ describe('an unreachable service', () => {
 
 describe('resume commands', () => {
   it('carry what is left of --limit and --max-credits, --raw, and -- before users that start with -', async () => {
-    const stub = await stubs((req) => (pageOf(req) === 3 ? { status: 500, body: {} } : { body: envelope(pageOf(req), pageOf(req) + 1, [{ username: 'a' }, { username: 'b' }], 100 - pageOf(req)) }));
+    // Records differ from page to page: a page that repeats the one before ends the run.
+    const stub = await stubs((req) => (pageOf(req) === 3 ? { status: 500, body: {} } : { body: envelope(pageOf(req), pageOf(req) + 1, [{ username: `a${pageOf(req)}` }, { username: `b${pageOf(req)}` }], 100 - pageOf(req)) }));
     const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
     const r = await runSgq(['graph', 'followers', '--all', '--limit', '100', '--max-credits', '50', '--retries', '0', '--', '-dash'], { env });
     expect(r.code).toBe(7);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
-import { useSandbox } from '../helpers/sandbox.js';
+import { recordFields, useSandbox } from '../helpers/sandbox.js';
 
 const sb = useSandbox();
 
@@ -23,13 +23,13 @@ describe('output formats', () => {
   it('csv has a header from the record keys and one row per record', async () => {
     const r = await runSgq(['graph', 'followers', 'big_700', '--all', '-o', 'csv'], { env: sb.env() });
     const rows = r.stdout.split('\r\n').filter(Boolean);
-    expect(rows[0]).toBe('username,last_checked');
+    expect(rows[0]).toBe(recordFields(sb.shape).join(','));
     expect(rows).toHaveLength(701);
   });
 
   it('--fields selects and orders columns', async () => {
-    const r = await runSgq(['graph', 'followers', 'jack', '--fields', 'last_checked,username', '--limit', '2'], { env: sb.env() });
-    for (const rec of ndjson(r.stdout)) expect(Object.keys(rec)).toEqual(['last_checked', 'username']);
+    const r = await runSgq(['graph', 'followers', 'jack', '--fields', `${sb.checked()},${sb.name()}`, '--limit', '2'], { env: sb.env() });
+    for (const rec of ndjson(r.stdout)) expect(Object.keys(rec)).toEqual([sb.checked(), sb.name()]);
   });
 
   it('--raw prints each body as received, one per line, envelope included', async () => {
@@ -106,8 +106,8 @@ describe('--out FILE', () => {
 
 describe('every route on the sandbox', () => {
   it.each([
-    [['graph', 'followers', 'jack'], 'last_checked'],
-    [['graph', 'following', 'jack'], 'last_checked'],
+    [['graph', 'followers', 'jack'], sb.checked('followers')],
+    [['graph', 'following', 'jack'], sb.checked('following')],
     [['alpha', 'score-history', 'jack'], 'score'],
     [['metadata', 'history', 'jack'], 'followers_count'],
     [['metadata', 'tweets', 'jack'], 'like_count'],
@@ -132,9 +132,9 @@ describe('every route on the sandbox', () => {
 
   it('the sandbox applies since: fewer followers for a later date', async () => {
     const all = ndjson((await runSgq(['graph', 'followers', 'big_400'], { env: sb.env() })).stdout);
-    const cutoff = all[99]!.last_checked as string;
+    const cutoff = all[99]![sb.checked()] as string;
     const since = ndjson((await runSgq(['graph', 'followers', 'big_400', '--since', cutoff], { env: sb.env() })).stdout);
     expect(since).toHaveLength(100);
-    expect(since.every((r) => (r.last_checked as string) >= cutoff)).toBe(true);
+    expect(since.every((r) => (r[sb.checked()] as string) >= cutoff)).toBe(true);
   });
 });

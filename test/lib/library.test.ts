@@ -102,12 +102,12 @@ describe('the library', () => {
   it('iterates every record of every page, and honours limit exactly', async () => {
     const sgq = client();
     const names: string[] = [];
-    for await (const f of sgq.graph.followers('lib_1200')) names.push(f.username as string);
+    for await (const f of sgq.graph.followers('lib_1200')) names.push(f[sb.name()] as string);
     expect(names).toHaveLength(1200);
     expect(new Set(names).size).toBe(1200);
     const limited = sgq.graph.followers('lib_1200', { limit: 700 });
     let taken = 0;
-    for await (const f of limited) taken += f.username === undefined ? 0 : 1;
+    for await (const f of limited) taken += f[sb.name()] === undefined ? 0 : 1;
     expect(taken).toBe(700);
     expect(limited.result).toMatchObject({ stoppedBy: 'limit', records: 700, pages: 2 });
   });
@@ -117,7 +117,7 @@ describe('the library', () => {
     const before = calls();
     let seen = 0;
     for await (const f of sgq.graph.followers('lazy_5000')) {
-      expect(f.username).toBeTypeOf('string');
+      expect(f[sb.name()]).toBeTypeOf('string');
       if (++seen === 3) break;
     }
     expect(calls() - before).toBe(1);
@@ -180,7 +180,7 @@ describe('the library', () => {
     const seen: string[] = [];
     const run = (async () => {
       for await (const f of client().graph.followers('abort_100000', { signal: controller.signal })) {
-        seen.push(f.username as string);
+        seen.push(f[sb.name()] as string);
         if (seen.length === 600) controller.abort(new Error('enough'));
       }
     })();

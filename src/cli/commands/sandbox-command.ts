@@ -1,6 +1,7 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
 import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../../sandbox/server.js';
+import type { Shape } from '../../sandbox/shapes.js';
 
 export interface SandboxFlags extends Faults {
   port?: number;
@@ -9,6 +10,7 @@ export interface SandboxFlags extends Faults {
   clock?: string;
   credits?: number;
   detach?: boolean;
+  shape?: Shape;
 }
 
 /** A detached sandbox that nobody stops still ends: after an hour, unless --ttl says otherwise. */
@@ -24,9 +26,9 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
     if (Number.isNaN(fixed.getTime())) throw usageError(`invalid --clock ${JSON.stringify(flags.clock)}`, 'use an ISO 8601 date-time such as 2026-11-01T12:00:00Z');
     clock = () => fixed;
   }
-  const { port, ttl, prefix, credits, clock: _clock, ...faults } = flags;
+  const { port, ttl, prefix, credits, shape, clock: _clock, ...faults } = flags;
   // --ttl is timed below, with the other ways to stop, rather than by the server itself.
-  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, faults }).catch((error: NodeJS.ErrnoException) => {
+  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, shape, faults }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
       throw usageError(`cannot listen on 127.0.0.1:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}`, 'choose another --port, or leave it out for a free one');
     }
@@ -40,6 +42,7 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
         `sgq sandbox listening on ${sandbox.url} (Ctrl-C stops it)`,
         `  demo key ${DEMO_KEY}; ${EXPIRED_KEY} answers 429 (subscription expired); ${LOW_KEY} has 20 credits left`,
         '  users: any name; nobody* and ghost* have no data; a name ending in _N has N followers (bench_200000)',
+        `  records in the ${shape === 'spec' ? "spec's example shape (username, last_checked)" : "service's shape (follower_username, follower_userid …); --shape spec for the spec's"}`,
         '',
       ].join('\n'),
     );

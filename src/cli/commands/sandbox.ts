@@ -1,5 +1,6 @@
 import { Option } from 'commander';
 import { MALFORMED_KINDS } from '../../sandbox/fault-kinds.js';
+import { SHAPES } from '../../sandbox/shapes.js';
 import { defineCommand, helpText } from './define.js';
 import { fraction, httpStatus, nonNegativeInt, positiveInt, positiveSeconds } from './parsers.js';
 import type { SandboxFlags } from './sandbox-command.js';
@@ -13,6 +14,7 @@ export const sandboxCommand = defineCommand<SandboxFlags>({
     new Option('--prefix <path>', 'serve under a path prefix, as a gateway would (/social)'),
     new Option('--clock <iso>', 'timestamp of the newest follower (default: the start of this hour)'),
     new Option('--credits <n>', 'starting balance of the demo key').argParser(nonNegativeInt('--credits')),
+    new Option('--shape <shape>', "records as the service shapes them (service, the default), or as the spec's two-field example (spec)").choices(SHAPES),
     new Option('--latency-ms <ms>', 'fault: added before every answer').argParser(nonNegativeInt('--latency-ms', 600_000)),
     new Option('--fail-first <n>', 'fault: the first N data requests fail').argParser(nonNegativeInt('--fail-first')),
     new Option('--fail-status <code>', 'fault: status of those failures (default 503; 429 sends Retry-After)').argParser(httpStatus),
@@ -34,6 +36,7 @@ export const sandboxCommand = defineCommand<SandboxFlags>({
       'sgq sandbox --port 8787 &',
       'SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack',
       'sgq sandbox --reset-rate 0.2 --fail-page 7 --seed 3',
+      'sgq sandbox --shape spec --malformed page-empty',
     ],
   }),
   async handler(_args, opts, ctx) {

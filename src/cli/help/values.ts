@@ -30,6 +30,11 @@ const MALFORMED_DESCRIPTIONS: Record<MalformedKind, string> = {
   'data-object': 'data is an object, not a list',
   'bad-page': 'next_page is not a number',
   huge: 'a body of millions of records',
+  'page-back': 'from page 2, next_page points back to page 1',
+  'page-repeat': 'from page 2, next_page names the page itself',
+  'page-empty': 'from page 2, empty pages that never end',
+  'page-ignored': "page 1's records on every page asked",
+  'page-items': 'page_items one more than the records sent',
 };
 
 const settingDescriptions = Object.fromEntries(Object.entries(SETTINGS).map(([name, s]) => [name, s.describe])) as Record<SettingName, string>;

@@ -1,5 +1,6 @@
 import { configPath, profileFlag, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { configError } from '../../core/errors.js';
+import { SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
@@ -23,8 +24,9 @@ export interface Connection {
 export async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
   const { globals, config } = ctx;
   if (globals.sandbox) {
+    const shape = sandboxShape(ctx.io.env);
     const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
-    const sandbox = await startSandbox({ port: 0 });
+    const sandbox = await startSandbox({ port: 0, shape });
     return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, close: sandbox.close };
   }
   if (!config.baseUrl) {
@@ -37,6 +39,14 @@ export async function connect(ctx: CommandContext, needsKey: boolean): Promise<C
     );
   }
   return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
+}
+
+/** The record shape of `--sandbox` runs, from SGQ_SANDBOX_SHAPE (unset or empty: the service's). */
+function sandboxShape(env: Record<string, string | undefined>): Shape | undefined {
+  const value = env[SHAPE_ENV];
+  if (!value) return undefined;
+  if ((SHAPES as readonly string[]).includes(value)) return value as Shape;
+  throw configError(`invalid ${SHAPE_ENV} ${JSON.stringify(value)}`, `use one of: ${SHAPES.join(', ')}, or unset it`);
 }
 
 /**

@@ -168,6 +168,7 @@ class JobRunner {
       signal: controller.signal,
       parallel: this.options.parallel,
       onExtraCall: () => stat.extraCalls++,
+      onNote: (line) => this.ctx.reporter.trace(`${prefix(job)}${line}`),
     });
     const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt };
     try {
