@@ -473,7 +473,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l ttl -x -d 'stop by itself after this 
 complete -c sgq -n '__sgq_in "sandbox"' -l prefix -x -d 'serve under a path prefix, as a gateway would (/social)'
 complete -c sgq -n '__sgq_in "sandbox"' -l clock -x -d 'timestamp of the newest follower (default: the start of this hour)'
 complete -c sgq -n '__sgq_in "sandbox"' -l credits -x -d 'starting balance of the demo key'
-complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service spec' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
+complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service\\t\'the service\\\'s records: follower_username, follower_userid, … (the default)\' spec\\t\'the spec\\\'s two-field example: username, last_checked\'' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
 complete -c sgq -n '__sgq_in "sandbox"' -l latency-ms -x -d 'fault: added before every answer'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-first -x -d 'fault: the first N data requests fail'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-status -x -d 'fault: status of those failures (default 503; 429 sends Retry-After)'

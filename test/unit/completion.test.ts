@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../src/core/config.js';
 import { FORMATS } from '../../src/core/format-names.js';
+import { MALFORMED_KINDS } from '../../src/sandbox/fault-kinds.js';
 import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
 import { HELP_TOPICS } from '../../src/cli/help/topics.js';
 import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/values.js';
@@ -68,7 +69,7 @@ describe('sgq completion', () => {
     hasList(FORMATS);
     hasList(SETTING_NAMES);
     hasList(['bash', 'zsh', 'fish']);
-    hasList(['html', 'truncated', 'text', 'data-object', 'bad-page', 'huge']);
+    hasList(MALFORMED_KINDS);
     expect(text).toContain('completion --profiles');
     for (const topic of HELP_TOPICS) expect(text, topic.name).not.toMatch(offered(shell, topic.name));
   });

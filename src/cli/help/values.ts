@@ -1,6 +1,7 @@
 import { SETTINGS, type SettingName } from '../../core/config.js';
 import type { Format } from '../../core/format-names.js';
 import type { MalformedKind } from '../../sandbox/fault-kinds.js';
+import type { Shape } from '../../sandbox/shapes.js';
 import { SCHEMAS, type SchemaName } from '../schemas.js';
 
 // What each value of a fixed list means: a format, a setting, a shell. `sgq help formats`,
@@ -37,6 +38,11 @@ const MALFORMED_DESCRIPTIONS: Record<MalformedKind, string> = {
   'page-items': 'page_items one more than the records sent',
 };
 
+const SHAPE_DESCRIPTIONS: Record<Shape, string> = {
+  service: "the service's records: follower_username, follower_userid, … (the default)",
+  spec: "the spec's two-field example: username, last_checked",
+};
+
 const settingDescriptions = Object.fromEntries(Object.entries(SETTINGS).map(([name, s]) => [name, s.describe])) as Record<SettingName, string>;
 const schemaDescriptions = Object.fromEntries(Object.entries(SCHEMAS).map(([name, s]) => [name, `JSON Schema of ${s.title}`])) as Record<SchemaName, string>;
 
@@ -48,6 +54,7 @@ const VOCABULARIES: readonly Readonly<Record<string, string>>[] = [
   settingDescriptions,
   SHELL_DESCRIPTIONS,
   MALFORMED_DESCRIPTIONS,
+  SHAPE_DESCRIPTIONS,
 ];
 
 /**
