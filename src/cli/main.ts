@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
-import { ExitCode, SgqError, failureLine, interruptedBy, toSgqError } from '../core/errors.js';
+import { ExitCode, SgqError, failureLine, interruptedBy } from '../core/errors.js';
+import { cliError } from './errors-to-flags.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
@@ -20,7 +21,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (error instanceof CommanderError) return commanderExitCode(error);
     // Whatever a stop made fail on its way out (a request given up, a stream closed) ends as the stop.
     const stopped = io.signal?.aborted && !(error instanceof SgqError);
-    const sgq = stopped ? interruptedBy(io.signal!.reason) : toSgqError(error);
+    const sgq = stopped ? interruptedBy(io.signal!.reason) : cliError(error);
     io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
     if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return sgq.exitCode;

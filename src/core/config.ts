@@ -286,7 +286,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
   const store = new ConfigStore(env);
   const stored = store.profile(profile);
   if (profile !== DEFAULT_PROFILE && !store.profileNames().includes(profile)) {
-    throw configError(`no profile named ${JSON.stringify(profile)}`, `create it with \`sgq config set base-url URL --profile ${profile}\``);
+    throw configError(`no profile named ${JSON.stringify(profile)}`, 'create it in the config store first (set its base-url)', { fix: 'create-profile', profile });
   }
   const source = (name: SettingName, flag?: string): KeySource | undefined =>
     flag ? undefined : env[SETTINGS[name].env] ? { env: SETTINGS[name].env } : stored[name] !== undefined ? { profile } : undefined;
@@ -300,8 +300,9 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     } catch (error) {
       const from = source(name, flag);
       if (!from || !(error instanceof SgqError)) throw error;
-      const [where, fix] = 'env' in from ? [from.env, `fix or unset ${from.env}`] : [`profile ${from.profile} of ${store.path}`, `fix it with \`sgq config set ${name}${profileFlag(profile)}\``];
-      throw configError(`${error.message} (from ${where})`, error.hint ?? fix);
+      const [where, fix] = 'env' in from ? [from.env, `fix or unset ${from.env}`] : [`profile ${from.profile} of ${store.path}`, `fix the setting ${name} of that profile`];
+      const details = error.hint || 'env' in from ? {} : { fix: 'fix-setting' as const, setting: name, profile };
+      throw configError(`${error.message} (from ${where})`, error.hint ?? fix, details);
     }
   };
   const apiKey = pick('api-key');

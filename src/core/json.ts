@@ -1,6 +1,11 @@
-// Records must leave sgq exactly as the service sent them. JSON.parse rounds integers past
-// 2^53 (a 19-digit account id would change), so a body holding such a number is parsed again
-// by a small parser that keeps its text. Everything else takes the fast native path.
+// Records must leave sgq exactly as the service sent them. JSON.parse changes some number
+// tokens (`1.0` becomes 1, `-0` 0, `1E400` Infinity; integers past 2^53 and long decimals are
+// rounded), so each such token is kept as a RawNumber holding its text. Finding them costs one
+// pass over the text that skips strings natively (number-tokens.ts, less than JSON.parse
+// itself costs, and it replaces the walk that checked the depth); a page without them is what
+// JSON.parse made of it.
+
+import { scanNumbers } from './number-tokens.js';
 
 /** A number kept as the text the service sent, because a JS number would change it. */
 export class RawNumber {
@@ -11,6 +16,15 @@ export class RawNumber {
 }
 
 export type Json = null | boolean | number | string | RawNumber | Json[] | { [key: string]: Json };
+
+/**
+ * The JS number of a JSON number, also one kept as text (a balance sent as `997.0`); undefined
+ * for anything else. For the numbers sgq itself reads (pages, balances), never for output.
+ */
+export function numberValue(value: Json | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  return value instanceof RawNumber ? Number(value.text) : undefined;
+}
 
 /**
  * The deepest nesting sgq reads. Everything after parsing (the lossless parser, the writers,
@@ -28,37 +42,49 @@ export class JsonTooDeep extends Error {
   }
 }
 
-/**
- * Whether JSON.parse produced an integer it could not hold exactly (cheaper than scanning the
- * text). The walk stops past MAX_JSON_DEPTH, so its own recursion stays bounded.
- */
-function hasUnsafeInteger(value: unknown, depth = 0): boolean {
-  if (typeof value === 'number') return Number.isInteger(value) && !Number.isSafeInteger(value);
-  if (value === null || typeof value !== 'object') return false;
-  if (++depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
-  let unsafe = false;
-  // On to the end even after an unsafe integer: the whole document's depth is checked.
+/** Turns each marked string (a number token wrapped in quotes, see `marked`) back into a RawNumber. */
+function unmark(value: Json): Json {
+  if (typeof value === 'string') return value.charCodeAt(0) === 0 ? new RawNumber(value.slice(1)) : value;
+  if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    for (const item of value) if (hasUnsafeInteger(item, depth)) unsafe = true;
-    return unsafe;
+    for (let i = 0; i < value.length; i++) value[i] = unmark(value[i]!);
+    return value;
   }
-  for (const key in value) if (hasUnsafeInteger((value as Record<string, unknown>)[key], depth)) unsafe = true;
-  return unsafe;
+  const object = value as Record<string, Json>;
+  for (const key in object) object[key] = unmark(object[key]!);
+  return value;
 }
 
-// Documents that needed the slow parser; everything from any other can use JSON.stringify.
+// Documents that hold RawNumbers; everything from any other can use JSON.stringify.
 const losslessDocuments = new WeakSet<object>();
 
-/** Parses JSON text, keeping integers past 2^53 exact; throws JsonTooDeep past MAX_JSON_DEPTH. */
+// A number token to keep is wrapped as a string that starts with U+0000, which no string of
+// the text can do unless the text holds the escape `\u0000` (then the careful parser runs).
+const MARK = '"\\u0000';
+
+/** Parses JSON text, keeping every number token JSON.parse would change; throws JsonTooDeep past MAX_JSON_DEPTH. */
 export function parseJson(text: string): Json {
   const fast = JSON.parse(text) as Json;
-  if (!hasUnsafeInteger(fast)) return fast;
-  const value = new LosslessParser(text).parseDocument();
+  const { inexact, depth } = scanNumbers(text);
+  if (depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
+  if (inexact.length === 0) return fast;
+  const value = text.includes('\\u0000') ? new LosslessParser(text).parseDocument() : unmark(JSON.parse(marked(text, inexact)) as Json);
   if (value !== null && typeof value === 'object') losslessDocuments.add(value);
   return value;
 }
 
-/** Whether `parseJson` had to keep numbers as text in this document. */
+/** The text with each token of `inexact` (offset pairs) wrapped as a string that starts with U+0000. */
+function marked(text: string, inexact: readonly number[]): string {
+  let out = '';
+  let at = 0;
+  for (let k = 0; k < inexact.length; k += 2) {
+    out += `${text.slice(at, inexact[k])}${MARK}${text.slice(inexact[k], inexact[k + 1])}"`;
+    at = inexact[k + 1]!;
+  }
+  return out + text.slice(at);
+}
+
+/** Whether `parseJson` kept numbers as text in this document. */
 export const parsedLosslessly = (document: Json): boolean => document !== null && typeof document === 'object' && losslessDocuments.has(document);
 
 /** JSON text of a value, writing RawNumbers as they were received. */
@@ -74,17 +100,26 @@ function containsRaw(value: Json): boolean {
   return false;
 }
 
+/**
+ * What JSON.stringify writes, with each RawNumber's text. By hand, as the one path that is
+ * about as fast as JSON.stringify (a replacer or toJSON takes it off its fast path).
+ */
 function stringifyLossless(value: Json): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (value instanceof RawNumber) return value.text;
-  if (Array.isArray(value)) return `[${value.map(stringifyLossless).join(',')}]`;
-  let out = '';
-  for (const key of Object.keys(value)) {
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${stringifyLossless(value[i]!)}`;
+    return `${out}]`;
+  }
+  out = '{';
+  for (const key in value) {
     const item = value[key];
     if (item === undefined) continue;
-    out += `${out ? ',' : ''}${JSON.stringify(key)}:${stringifyLossless(item)}`;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${typeof item === 'string' ? JSON.stringify(item) : stringifyLossless(item)}`;
   }
-  return `{${out}}`;
+  return `${out}}`;
 }
 
 class LosslessParser {
@@ -136,7 +171,8 @@ class LosslessParser {
       const key = this.string();
       this.space();
       if (this.text[this.pos++] !== ':') this.fail('expected ":"');
-      result[key] = this.value();
+      // Defined, not assigned: an assigned `__proto__` would set the prototype, as JSON.parse does not.
+      Object.defineProperty(result, key, { value: this.value(), enumerable: true, writable: true, configurable: true });
       this.space();
       const c = this.text[this.pos++];
       if (c === '}') return result;

@@ -1,5 +1,5 @@
 import { ExitCode } from './errors.js';
-import { parsedLosslessly, type Json } from './json.js';
+import { numberValue, parsedLosslessly, stringifyJson, type Json } from './json.js';
 import { CallError, isErrorRecord, isObject, type JsonObject } from './classify.js';
 import type { Reply } from './client.js';
 
@@ -32,9 +32,10 @@ export const isBilled = (page: Page): boolean => !page.cached && (page.records.l
 const PAGINATION_KEYS = ['page', 'previous_page', 'next_page', 'page_items'] as const;
 
 export const invalid = (what: string) =>
-  new CallError(ExitCode.network, `the service sent an unexpected body: ${what}`, 'rerun with --verbose or --raw to see it', false);
+  new CallError(ExitCode.network, `the service sent an unexpected body: ${what}`, 'a response hook shows the answer', false, undefined, [], { fix: 'see-answer' });
 
-const isInteger = (v: Json | undefined) => typeof v === 'number' && Number.isInteger(v);
+// `2.0` and `1E3` are whole numbers too: parseJson keeps their text, numberValue their value.
+const isInteger = (v: Json | undefined) => Number.isInteger(numberValue(v));
 
 /**
  * Checks the envelope of spec §2.1. `wholeBodyIsRecord` is for routes whose answer is not
@@ -45,15 +46,15 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   for (const key of PAGINATION_KEYS) {
     const value = body[key];
     if (value !== undefined && value !== null && !isInteger(value)) {
-      throw invalid(`${key} is ${JSON.stringify(value)}, not a whole number or null`);
+      throw invalid(`${key} is ${stringifyJson(value)}, not a whole number or null`);
     }
   }
   const creditsValue = body.current_credits;
-  if (creditsValue !== undefined && creditsValue !== null && typeof creditsValue !== 'number') {
+  if (creditsValue !== undefined && creditsValue !== null && numberValue(creditsValue) === undefined) {
     throw invalid(`current_credits is ${JSON.stringify(creditsValue)}, not a number`);
   }
-  const credits = typeof creditsValue === 'number' ? creditsValue : null;
-  const nextPage = typeof body.next_page === 'number' ? body.next_page : null;
+  const credits = numberValue(creditsValue) ?? null;
+  const nextPage = numberValue(body.next_page) ?? null;
 
   let data: Json | undefined = body.data;
   if (data === undefined && wholeBodyIsRecord) data = [body];
@@ -61,11 +62,11 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   const records: JsonObject[] = [];
   const errors: string[] = [];
   for (const item of data) {
-    if (!isObject(item)) throw invalid(`data holds ${JSON.stringify(item)?.slice(0, 40)}, not an object`);
+    if (!isObject(item)) throw invalid(`data holds ${stringifyJson(item).slice(0, 40)}, not an object`);
     if (isErrorRecord(item)) errors.push(item.error);
     else records.push(item);
   }
-  const pageItems = typeof body.page_items === 'number' ? body.page_items : null;
+  const pageItems = numberValue(body.page_items) ?? null;
   return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined, pageItems };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/run.js';
+import { ROUTES, methodName } from '../../src/core/routes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
@@ -20,16 +21,47 @@ let install: { stderr: string };
 
 // The library as the README shows it: a client, records and pages iterated, toArray with a cap,
 // the sandbox on a port and in-process. The same text serves the three module kinds.
+// The methods of every route of sgq's table: a route the client type lacks fails the typecheck.
+const EVERY_ROUTE = ROUTES.map((r) => (r.namespace ? `sgq.${r.namespace}.${methodName(r.verb)}` : 'sgq.info')).join(', ');
 const USER_FILE = `
-import { createClient, SgqError, type SgqPage, type SgqRecord, type ToArrayCap } from 'sgq';
+import { createClient, parseJson, stringifyJson, LosslessNumber, SgqError, type FollowerRecord, type SgqHooks, type SgqPage, type SgqRecord, type ToArrayCap } from 'sgq';
 import { startSandbox, type Sandbox } from 'sgq/sandbox';
 
 async function main(): Promise<string> {
   const box: Sandbox = await startSandbox({ port: 0 });
-  const sgq = createClient({ baseUrl: box.url, apiKey: box.apiKey, timeout: 5000 });
+  let answers = 0;
+  const hooks: SgqHooks = { response: (e) => void (answers += e.status === 200 && typeof e.ms === 'number' ? 1 : 0) };
+  const sgq = createClient({ baseUrl: box.url, apiKey: box.apiKey, timeout: 5000, hooks });
   try {
     const names: string[] = [];
-    for await (const f of sgq.graph.followers('typed_1200', { limit: 600 })) names.push(String(f.username));
+    let ids = 0;
+    for await (const f of sgq.graph.followers('typed_1200', { limit: 600 })) {
+      // Both shapes are typed: the service's prefixed fields and the spec's plain ones.
+      names.push(f.follower_username ?? f.username ?? '');
+      const id: number | bigint | undefined = f.follower_userid;
+      const bio: string | null | undefined = f.follower_bio;
+      // @ts-expect-error an id is a number or a bigint, never a string
+      const wrong: string | undefined = f.follower_userid;
+      const other: unknown = f.anything_else;
+      void [bio, wrong, other];
+      if (id !== undefined) ids++;
+    }
+    for await (const g of sgq.graph.following('typed_7')) {
+      const name: string | undefined = g.username;
+      // @ts-expect-error following records are not prefixed: this field is a JSON value, not a string
+      const prefixed: string | undefined = g.follower_username;
+      void [name, prefixed];
+    }
+    for await (const r of sgq.alpha.scoreHistory('typed_7', { limit: 1 })) {
+      const score: number | LosslessNumber | undefined = r.score;
+      const date: string | undefined = r.date;
+      void [score, date];
+    }
+    // Every route of the table is a method (the list is written from sgq's route table).
+    const everyRoute: unknown[] = [${EVERY_ROUTE}];
+    const followers: FollowerRecord[] = await sgq.graph.followers('typed_1200').toArray({ limit: 2 });
+    const written: string = followers.map((r) => stringifyJson(r)).join('\\n');
+    const lossless = stringifyJson(parseJson('[1.0,-0,1E400,12345678901234567890,0.12345678901234567890123]'));
     const pages: [number | null, number][] = [];
     for await (const page of sgq.graph.following('typed_700').pages()) pages.push([(page satisfies SgqPage).page, page.records.length]);
     const cap: ToArrayCap = { maxPages: 1 };
@@ -46,7 +78,7 @@ async function main(): Promise<string> {
     }
     // Not closed: an in-process sandbox must not keep the script alive.
     const inProcess = await createClient({ sandbox: true }).graph.following('typed_7').toArray({ limit: 100 });
-    return JSON.stringify({ names: names.length, pages, capped: capped.length, every: every.length, uncapped: uncapped instanceof TypeError, kind, inProcess: inProcess.length });
+    return JSON.stringify({ routes: everyRoute.length, names: names.length, ids, answers: answers > 0, written: written.split('\\n').length, lossless, pages, capped: capped.length, every: every.length, uncapped: uncapped instanceof TypeError, kind, inProcess: inProcess.length });
   } finally {
     await sgq.close();
     await box.close();
@@ -58,7 +90,7 @@ main().then((out) => console.log(out), (error: unknown) => {
   process.exitCode = 1;
 });
 `;
-const EXPECTED = { names: 600, pages: [[1, 500], [2, 200]], capped: 500, every: 1, uncapped: true, kind: 'service 4', inProcess: 7 };
+const EXPECTED = { routes: ROUTES.length, names: 600, ids: 600, answers: true, written: 2, lossless: '[1.0,-0,1E400,12345678901234567890,0.12345678901234567890123]', pages: [[1, 500], [2, 200]], capped: 500, every: 1, uncapped: true, kind: 'service 4', inProcess: 7 };
 const USER_FILES = ['use-esm.mts', 'use-cjs.cts', 'use.ts'];
 
 // Each resolution as a user's tsconfig sets it; @types/node comes from this checkout.
@@ -93,6 +125,14 @@ beforeAll(async () => {
   install = await execa('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project, timeout: 90_000 });
   for (const file of USER_FILES) writeFileSync(join(project, file), USER_FILE);
 }, 180_000);
+
+/** The ```ts blocks of the README's "Use from Node", each a module of its own. */
+function readmeExamples(): string[] {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const start = readme.indexOf('## Use from Node');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => `${m[1]}\nexport {};\n`);
+}
 
 describe('npm pack', () => {
   it('ships only what users need, with a manifest that names no build scripts', async () => {
@@ -145,6 +185,21 @@ describe('the packed tarball in a fresh TypeScript project', () => {
     const expected = name === 'bundler' ? ['dist/types/lib.d.mts', 'dist/types/sandbox/index.d.mts'] : ['dist/types/lib.d.cts', 'dist/types/lib.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/types/sandbox/index.d.mts'];
     for (const file of expected) expect(sgqTypes).toContain(file);
     expect(sgqTypes.every((f) => /\.d\.[cm]ts$/.test(f))).toBe(true);
+  }, 120_000);
+
+  it('compiles every example of the README\'s "Use from Node" under tsc --strict', async () => {
+    const examples = readmeExamples();
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    const files = examples.map((text, i) => {
+      writeFileSync(join(project, `readme-${i}.mts`), text);
+      return `readme-${i}.mts`;
+    });
+    const file = join(project, 'tsconfig.readme.json');
+    const compilerOptions = { strict: true, target: 'ES2022', lib: ['ES2022'], types: ['node'], typeRoots: [join(root, 'node_modules/@types')], module: 'nodenext', moduleResolution: 'nodenext', noEmit: true };
+    writeFileSync(file, JSON.stringify({ compilerOptions, files }, null, 2));
+    const run = await runTsc(['-p', file]);
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
   }, 120_000);
 
   it('runs the same files compiled to .mjs, .cjs and .js with node against sgq/sandbox', async () => {

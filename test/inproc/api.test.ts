@@ -36,6 +36,17 @@ describe('sgq api', () => {
     expect(ndjson(r.stdout)).toHaveLength(1200);
   });
 
+  it('--paginate takes a page typed 1.0 or 2 as that page, and refuses 1.5 and a word', async () => {
+    const from = async (page: string) => runSgq(['api', 'graph/get_followers', '-f', 'user=big_1200', '-f', 'how=username', '-F', `page=${page}`, '--paginate'], { env: sb.env() });
+    expect(ndjson((await from('1.0')).stdout)).toHaveLength(1200);
+    expect(ndjson((await from('2')).stdout)).toHaveLength(700);
+    for (const bad of ['1.5', 'two']) {
+      const r = await from(bad);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/page must be a whole number from 1/);
+    }
+  });
+
   it('shares errors and exit codes with the generated commands', async () => {
     expect((await runSgq(['api', 'graph/get_followers', '-f', 'user=nobody', '-f', 'how=username'], { env: sb.env() })).code).toBe(4);
     expect((await runSgq(['api', 'lists/get_list_members', '-f', 'user=1'], { env: sb.env() })).code).toBe(6);

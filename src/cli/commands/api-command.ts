@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { usageError } from '../../core/errors.js';
-import { parseJson, type Json } from '../../core/json.js';
+import { numberValue, parseJson, type Json } from '../../core/json.js';
 import type { CommandContext } from '../context.js';
 import { findRouteByPath, normalizeRoutePath } from '../../core/routes.js';
 import { execute, type OutputFlags } from './execute.js';
@@ -30,12 +30,15 @@ export async function runApiCommand(ctx: CommandContext, routeArg: string, flags
     const [key, value] = splitField(f, '-F');
     fields[key] = typedValue(value);
   }
-  if (flags.paginate && fields.page !== undefined && typeof fields.page !== 'number') {
-    throw usageError('with --paginate, page must be a number: use -F page=N');
+  // A page typed `1.0` is kept as sent (a RawNumber), and is still page 1.
+  const page = numberValue(fields.page);
+  if (flags.paginate && fields.page !== undefined && !(page !== undefined && Number.isSafeInteger(page) && page >= 1)) {
+    throw usageError('with --paginate, page must be a whole number from 1: use -F page=N');
   }
 
   const known = findRouteByPath(path);
-  const startPage = typeof fields.page === 'number' ? fields.page : 1;
+  const startPage = page ?? 1;
+  // Without --paginate, only a plain page number is followed; `1.0` goes out as typed.
   const paginated = flags.paginate === true || typeof fields.page === 'number';
   return execute(
     ctx,

@@ -1,5 +1,6 @@
 import { configPath, profileFlag, profileName } from '../../core/config.js';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
+import { numberValue, type Json } from '../../core/json.js';
 import type { Reporter } from '../output/reporter.js';
 import { creditsFile, readBalances, readObservedPrices, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../context.js';
@@ -78,6 +79,7 @@ async function answerOf(call: () => Promise<{ body: unknown }>): Promise<unknown
 function balanceIn(body: unknown): number | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
   const record = body as Record<string, unknown>;
-  const credits = record.current_credits ?? record['Current credits'];
-  return typeof credits === 'number' && Number.isSafeInteger(credits) && credits >= 0 ? credits : undefined;
+  // A balance written `997.0` is kept as text by parseJson; numberValue reads its value.
+  const credits = numberValue((record.current_credits ?? record['Current credits']) as Json | undefined);
+  return credits !== undefined && Number.isSafeInteger(credits) && credits >= 0 ? credits : undefined;
 }

@@ -56,6 +56,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       parallel: flags.parallel,
       manyCalls: subjects?.fromStdin,
       tagUser,
+      users: subjects ? subjects.count : 1,
       startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       snapshots: flags.snapshot ? { dir: flags.snapshotDir } : undefined,

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
 import { unionKeys } from './delimited.js';
+import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscaled } from './parquet-numbers.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 
@@ -16,7 +17,15 @@ export async function loadParquet(): Promise<void> {
  */
 export const ROW_GROUP = 10_000;
 
-type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'TIMESTAMP' | 'STRING';
+type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'DECIMAL' | 'TIMESTAMP' | 'STRING';
+
+interface Column {
+  name: string;
+  type: ColumnType;
+  /** DECIMAL: digits before and after the point. */
+  whole?: number;
+  scale?: number;
+}
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -39,50 +48,69 @@ export function isoMicros(text: string): bigint | undefined {
   return (BigInt(ms) - BigInt(offsetMinutes) * 60_000n) * 1000n + BigInt(fraction.padEnd(6, '0'));
 }
 
-/** The integer a value holds, when it is one that fits in 64 bits. */
+/** The integer a value holds, when it is one that fits in 64 bits (`1.0` and `2E+3` are integers). */
 function int64(value: Json): bigint | undefined {
-  let n: bigint;
-  if (typeof value === 'number') {
-    if (!Number.isInteger(value)) return undefined;
-    n = BigInt(value);
-  } else if (value instanceof RawNumber && /^-?\d+$/.test(value.text)) {
-    n = BigInt(value.text);
-  } else {
-    return undefined;
-  }
-  return n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
+  let n: bigint | undefined;
+  if (typeof value === 'number') n = Number.isInteger(value) ? BigInt(value) : undefined;
+  else if (value instanceof RawNumber) n = integerOf(value.text);
+  return n !== undefined && n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
 }
 
-/** The narrowest type that holds every non-null value of a column exactly. */
-function inferType(values: readonly Json[]): ColumnType {
+/** Whether a DOUBLE holds the value as sent: a JS number always does (JSON.parse kept its text). */
+const fitsDouble = (value: Json): boolean => typeof value === 'number' || (value instanceof RawNumber && doubleKeeps(value.text));
+
+/**
+ * The narrowest type that holds every non-null value of a column exactly. Numbers a double
+ * would change make the column a DECIMAL(38, s) when one holds them all and one has a
+ * fraction; otherwise (1E400, integers past 64 bits) their text, as sent, in a string.
+ */
+function inferType(name: string, values: readonly Json[]): Column {
   const present = values.filter((v) => v !== null);
-  if (present.length === 0) return 'STRING';
-  if (present.every((v) => typeof v === 'boolean')) return 'BOOLEAN';
-  if (present.every((v) => int64(v) !== undefined)) return 'INT64';
-  // Floats as doubles; an integer too large for 64 bits stays a string, which keeps its digits.
-  if (present.every((v) => typeof v === 'number' || (v instanceof RawNumber && !/^-?\d+$/.test(v.text)))) return 'DOUBLE';
-  if (present.every((v) => typeof v === 'string' && isoMicros(v) !== undefined)) return 'TIMESTAMP';
-  return 'STRING';
+  const as = (type: ColumnType): Column => ({ name, type });
+  if (present.length === 0) return as('STRING');
+  if (present.every((v) => typeof v === 'boolean')) return as('BOOLEAN');
+  if (present.every((v) => int64(v) !== undefined)) return as('INT64');
+  if (present.every(fitsDouble)) return as('DOUBLE');
+  if (present.every((v) => typeof v === 'string' && isoMicros(v) !== undefined)) return as('TIMESTAMP');
+  const shapes = present.map((v) => {
+    const text = numberText(v);
+    return text === undefined ? undefined : decimalShape(text);
+  });
+  if (shapes.some((shape) => shape === undefined)) return as('STRING');
+  const whole = Math.max(...shapes.map((shape) => shape!.whole));
+  const scale = Math.max(...shapes.map((shape) => shape!.scale));
+  // Every digit the scale leaves goes before the point, so later rows with larger values fit.
+  return scale > 0 && whole + scale <= MAX_PRECISION ? { name, type: 'DECIMAL', whole: MAX_PRECISION - scale, scale } : as('STRING');
 }
 
 /** A value as its column stores it; undefined when it does not fit (the column was typed from earlier rows). */
-function convert(type: ColumnType, value: Json): unknown {
-  switch (type) {
+function convert(column: Column, value: Json): unknown {
+  switch (column.type) {
     case 'BOOLEAN':
       return typeof value === 'boolean' ? value : undefined;
     case 'INT64':
       return int64(value);
     case 'DOUBLE':
-      return typeof value === 'number' ? value : value instanceof RawNumber ? Number(value.text) : undefined;
+      return typeof value === 'number' ? value : value instanceof RawNumber && doubleKeeps(value.text) ? Number(value.text) : undefined;
+    case 'DECIMAL':
+      return decimalValue(column, value);
     case 'TIMESTAMP':
       return typeof value === 'string' ? isoMicros(value) : undefined;
     case 'STRING':
-      // Nested values and anything else as JSON text, numbers with every digit.
+      // Nested values and anything else as JSON text, numbers as sent.
       return typeof value === 'string' ? value : stringifyJson(value);
   }
 }
 
-function schemaElement(name: string, type: ColumnType): Record<string, unknown> {
+/** The unscaled integer of a number in a DECIMAL column, when the column's digits hold it. */
+function decimalValue(column: Column, value: Json): bigint | undefined {
+  const text = numberText(value);
+  const shape = text === undefined ? undefined : decimalShape(text);
+  if (!shape || shape.whole > column.whole! || shape.scale > column.scale!) return undefined;
+  return unscaled(text!, column.scale!);
+}
+
+function schemaElement({ name, type, whole = 0, scale = 0 }: Column): Record<string, unknown> {
   const optional = { name, repetition_type: 'OPTIONAL' };
   switch (type) {
     case 'BOOLEAN':
@@ -91,6 +119,11 @@ function schemaElement(name: string, type: ColumnType): Record<string, unknown> 
       return { ...optional, type: 'INT64' };
     case 'DOUBLE':
       return { ...optional, type: 'DOUBLE' };
+    case 'DECIMAL': {
+      // 16 bytes hold the unscaled value of any DECIMAL(38).
+      const precision = whole + scale;
+      return { ...optional, type: 'FIXED_LEN_BYTE_ARRAY', type_length: 16, converted_type: 'DECIMAL', precision, scale, logical_type: { type: 'DECIMAL', precision, scale } };
+    }
     case 'TIMESTAMP':
       return { ...optional, type: 'INT64', converted_type: 'TIMESTAMP_MICROS', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MICROS' } };
     case 'STRING':
@@ -108,7 +141,7 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
   if (!hyparquet) throw new Error('loadParquet() must run before Parquet is written');
   const { ByteWriter, ParquetWriter } = hyparquet;
   let rows: JsonObject[] = [];
-  let columns: { name: string; type: ColumnType }[] | undefined;
+  let columns: Column[] | undefined;
   let writer: InstanceType<typeof ParquetWriter> | undefined;
   const reported = new Set<string>();
   const report = (key: string, line: string) => {
@@ -131,8 +164,8 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     if (rows.length === 0 && writer) return;
     if (!columns) {
       const names = fields ?? unionKeys(rows);
-      columns = names.map((name) => ({ name, type: inferType(rows.map((r) => r[name] ?? null)) }));
-      const schema = [{ name: 'root', num_children: columns.length }, ...columns.map((c) => schemaElement(c.name, c.type))];
+      columns = names.map((name) => inferType(name, rows.map((r) => r[name] ?? null)));
+      const schema = [{ name: 'root', num_children: columns.length }, ...columns.map(schemaElement)];
       writer = new ParquetWriter({ writer: bytes, schema: schema as never, createdBy: 'sgq' });
     }
     if (rows.length === 0) return;
@@ -142,12 +175,13 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
         if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
       }
     }
-    const columnData = columns.map(({ name, type }) => ({
-      name,
+    const columnData = columns.map((column) => ({
+      name: column.name,
       data: rows.map((r) => {
+        const { name, type } = column;
         const value = r[name];
         if (value === null || value === undefined) return null;
-        const stored = convert(type, value);
+        const stored = convert(column, value);
         if (stored === undefined) report(name, `parquet: column "${name}" holds ${type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
         return stored ?? null;
       }),

@@ -25,6 +25,8 @@ export interface Plan {
   /** The run may make a great many calls (a list read from stdin): see ClientOptions. */
   manyCalls?: boolean;
   tagUser: boolean;
+  /** How many users the run was given, when known in advance: the progress bar's bound. */
+  users?: number;
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
   /** The snapshot store this run stages snapshots in (`--snapshot`), if any. */

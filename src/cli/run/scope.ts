@@ -98,7 +98,7 @@ export class RunScope {
       manyCalls: plan.manyCalls,
       maxWaitMs: maxWait?.ms,
       signal: this.controller.signal,
-      exchange: this.trace && ((exchange) => this.trace!.write(exchange)),
+      hooks: this.trace ? [this.trace.hooks()] : [],
       cache: this.cache,
       onLongWait: (ms, why) => this.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${maxWait?.text} allows`),
     });
