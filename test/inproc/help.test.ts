@@ -49,6 +49,14 @@ describe('help of a namespace, however it is asked for', () => {
 const terminal = (columns: number) => ({ stdoutIsTTY: true, stdout: Object.assign(new PassThrough(), { columns }) });
 
 describe('help as gh writes it', () => {
+  it('`sgq help WORD` for no command or topic is one usage line, not the whole help', async () => {
+    const r = await runSgq(['help', 'nope']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('sgq: no help for "nope": it is neither a command nor a help topic; see `sgq --help` for both\n');
+    for (const known of [['help', 'graph'], ['help', 'exit-codes'], ['help', 'graph', 'followers']]) expect((await runSgq(known)).code).toBe(0);
+  });
+
   it('every command lists the options it inherits from sgq (not --version), and sgq itself lists none', async () => {
     const described = JSON.parse((await runSgq(['describe', '--json'])).stdout) as { global_options: { flags: string; name: string }[] };
     // -h, --help is each command's own; --version is sgq's alone.
