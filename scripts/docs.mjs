@@ -1,12 +1,16 @@
-// Writes the generated parts of docs/ from the built binary's command tree (`npm run docs`
-// builds it first): docs/commands.md whole, and the marked blocks of the other pages
-// (`<!-- generated:NAME -->` … `<!-- /generated:NAME -->`). `sgq describe --json` is read
-// because it is the tree `--help` and the completions come from, with the exit codes of
-// src/core/errors.ts and the settings and environment tables `sgq help` prints.
-// With --check, writes nothing and fails when a checked-in page has drifted.
+// Writes the generated parts of docs/: docs/commands.md whole, from the Commander program that
+// `--help` and the completions are built from (src/cli/program.ts, bundled here by esbuild as
+// the build does), and the marked blocks of the other pages (`<!-- generated:NAME -->` …
+// `<!-- /generated:NAME -->`) from `sgq describe --json` of the built binary: the exit codes of
+// src/core/errors.ts, and the settings and environment tables `sgq help` prints. `npm run docs`
+// builds first. With --check, writes nothing and fails when a checked-in page has drifted.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { slug } from 'github-slugger';
 
 const root = new URL('..', import.meta.url);
@@ -23,6 +27,49 @@ const row = (cells) => `| ${cells.join(' | ')} |`;
 
 function table(head, rows) {
   return [row(head), row(head.map(() => '---')), ...rows.map((r) => row(r.map(cell)))].join('\n');
+}
+
+/** The command tree as Commander holds it: src/cli/program.ts bundled to a temporary file and required. */
+async function commandTree() {
+  const dir = mkdtempSync(join(tmpdir(), 'sgq-docs-'));
+  try {
+    const file = join(dir, 'program.cjs');
+    await build({
+      stdin: { contents: "export { buildProgram, fillAll, allCommands } from './src/cli/program.ts';", resolveDir: fileURLToPath(root), loader: 'ts' },
+      bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: file, logLevel: 'error',
+    });
+    const { buildProgram, fillAll, allCommands } = createRequire(import.meta.url)(file);
+    const sink = { write: () => true };
+    const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
+    fillAll(program);
+    return { program, commands: allCommands(program).slice(1) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A command's name under sgq (`graph followers`). */
+function nameOf(cmd) {
+  const names = [];
+  for (let c = cmd; c.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** What the pages need of a Commander command. */
+function describeCommand(cmd) {
+  return {
+    name: nameOf(cmd),
+    description: cmd.description(),
+    runnable: cmd.commands.length === 0,
+    arguments: cmd.registeredArguments.map((a) => ({ name: a.name(), description: a.description, required: a.required, variadic: a.variadic })),
+    options: visibleOptions(cmd),
+  };
+}
+
+function visibleOptions(cmd) {
+  return cmd.options.filter((o) => !o.hidden).map((o) => ({
+    flags: o.flags, description: o.description, choices: o.argChoices, default: o.defaultValue, repeatable: o.variadic,
+  }));
 }
 
 function usage(command) {
@@ -67,15 +114,15 @@ function routesTable(routes) {
   ]));
 }
 
-function commandsPage(d) {
-  const commands = d.commands;
+function commandsPage(d, tree) {
+  const commands = tree.commands.map(describeCommand);
   const parts = [
     '# Command reference', '', NOTE, '',
     'Every command and flag of sgq, as `sgq describe --json` and `--help` read them from the same command tree.',
     'Exit codes: [exit-codes.md](exit-codes.md); settings and environment: [configuration.md](configuration.md).',
     '', commands.filter((c) => !c.name.includes(' ')).map((c) => `- [${code(`sgq ${c.name}`)}](#${slug(`sgq ${c.name}`)}): ${c.description}`).join('\n'),
     '', '## Routes', '', 'The service\'s routes and the commands that call them (`sgq api` calls any route raw).', '', routesTable(d.routes),
-    '', '## Global options', '', 'Every command takes these (its `--help` lists them under "Inherited options").', '', optionTable(d.global_options),
+    '', '## Global options', '', 'Every command takes these (its `--help` lists them under "Inherited options"), and `-h, --help` prints any command\'s help.', '', optionTable(visibleOptions(tree.program)),
     ...commands.flatMap((c) => ['', commandSection(c, commands, slug)]),
   ];
   return `${parts.join('\n')}\n`;
@@ -98,7 +145,7 @@ function fillBlocks(text, d, page) {
 const PAGES = ['docs/exit-codes.md', 'docs/configuration.md'];
 
 const described = JSON.parse(execFileSync(process.execPath, [bin, 'describe', '--json'], { encoding: 'utf8' }));
-const wanted = new Map([['docs/commands.md', commandsPage(described)]]);
+const wanted = new Map([['docs/commands.md', commandsPage(described, await commandTree())]]);
 for (const page of PAGES) wanted.set(page, fillBlocks(readFileSync(new URL(page, root), 'utf8'), described, page));
 
 let stale = 0;

@@ -1,5 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
@@ -52,7 +52,7 @@ describe('docs/commands.md and the generated blocks', () => {
     expect(commands.length).toBeGreaterThan(25);
     for (const cmd of commands) {
       const text = section(page, fullName(cmd));
-      for (const option of cmd.options) expect(text, `sgq ${fullName(cmd)}: ${option.flags}`).toContain(`\`${option.flags}\``);
+      for (const option of cmd.options.filter((o) => !o.hidden)) expect(text, `sgq ${fullName(cmd)}: ${option.flags}`).toContain(`\`${option.flags}\``);
     }
   });
 
@@ -70,9 +70,9 @@ describe('docs/commands.md and the generated blocks', () => {
     const copy = tempDir('sgq-docs-');
     for (const dir of ['scripts', 'docs', 'bin']) mkdirSync(join(copy, dir));
     for (const file of ['scripts/docs.mjs', 'docs/exit-codes.md', 'docs/configuration.md', 'docs/commands.md']) writeFileSync(join(copy, file), read(file));
-    // The copy runs the real binary through a launcher, and finds github-slugger through a link.
+    // The copy runs the real binary through a launcher, and reads src/ and node_modules/ through links.
     writeFileSync(join(copy, 'bin/sgq.cjs'), `require(${JSON.stringify(join(root, 'bin/sgq.cjs'))});\n`);
-    execFileSync('ln', ['-s', join(root, 'node_modules'), join(copy, 'node_modules')]);
+    for (const dir of ['node_modules', 'src']) symlinkSync(join(root, dir), join(copy, dir));
     const drifted = read('docs/exit-codes.md').replace(/\| 7 \| `network` \| [^\n]*/, '| 7 | `network` | something else |');
     writeFileSync(join(copy, 'docs/exit-codes.md'), drifted);
     const check = spawnSync(process.execPath, [join(copy, 'scripts/docs.mjs'), '--check'], { encoding: 'utf8' });
@@ -141,8 +141,9 @@ describe('the README', () => {
     for (const page of pages) {
       const lines = proseLines(read(page));
       lines.forEach(({ line, n }, i) => {
-        // A table row right after a blank line that follows a table splits it in two.
-        if (line.startsWith('|') && i >= 2 && lines[i - 1]!.line === '' && lines[i - 2]!.line.startsWith('|') && lines[i - 1]!.n === n - 1) {
+        // A row (not a new table's header) right after a blank line that follows a table splits it in two.
+        const header = /^\|(\s*:?-+:?\s*\|)+\s*$/.test(lines[i + 1]?.line ?? '');
+        if (line.startsWith('|') && !header && i >= 2 && lines[i - 1]!.line === '' && lines[i - 2]!.line.startsWith('|')) {
           throw new Error(`${page}:${n}: a table continues after a blank line`);
         }
       });
