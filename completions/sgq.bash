@@ -22,6 +22,7 @@ __sgq_subcommands() {
 # The options of command $1 in REPLY.
 __sgq_options() {
   case $1 in
+    '') REPLY='-V --version' ;;
     'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
@@ -33,6 +34,7 @@ __sgq_options() {
     'lists latest-tweets') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'info') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'config list') REPLY='-o --output' ;;
     'credits') REPLY='--refresh --json' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out --wait-lock' ;;
@@ -42,7 +44,7 @@ __sgq_options() {
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac
-  REPLY+=' -V --version --profile --base-url --sandbox -q --quiet -v --verbose --timeout --retries -h --help'
+  REPLY+=' --profile --base-url --sandbox -q --quiet -v --verbose --timeout --retries -h --help'
 }
 
 # How the value of option $2 of command $1 completes, in REPLY: w:WORDS, profiles, files,
@@ -124,6 +126,10 @@ __sgq_option() {
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'config list')
+      case $2 in
+        -o | --output) REPLY='w:text json'; return 0 ;;
       esac ;;
     'sandbox')
       case $2 in
