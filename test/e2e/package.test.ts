@@ -19,7 +19,7 @@ let shipped: string[];
 let project: string;
 let install: { stderr: string };
 
-// The library as the README shows it: a client, records and pages iterated, toArray with a cap,
+// The library as docs/library.md shows it: a client, records and pages iterated, toArray with a cap,
 // the sandbox on a port and in-process. The same text serves the three module kinds.
 // The methods of every route of sgq's table: a route the client type lacks fails the typecheck.
 const EVERY_ROUTE = ROUTES.map((r) => (r.namespace ? `sgq.${r.namespace}.${methodName(r.verb)}` : 'sgq.info')).join(', ');
@@ -126,12 +126,10 @@ beforeAll(async () => {
   for (const file of USER_FILES) writeFileSync(join(project, file), USER_FILE);
 }, 180_000);
 
-/** The ```ts blocks of the README's "Use from Node", each a module of its own. */
-function readmeExamples(): string[] {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const start = readme.indexOf('## Use from Node');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => `${m[1]}\nexport {};\n`);
+/** The ```ts blocks of docs/library.md ("Use from Node"), each a module of its own. */
+function libraryExamples(): string[] {
+  const page = readFileSync(join(root, 'docs/library.md'), 'utf8');
+  return [...page.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => `${m[1]}\nexport {};\n`);
 }
 
 describe('npm pack', () => {
@@ -187,8 +185,8 @@ describe('the packed tarball in a fresh TypeScript project', () => {
     expect(sgqTypes.every((f) => /\.d\.[cm]ts$/.test(f))).toBe(true);
   }, 120_000);
 
-  it('compiles every example of the README\'s "Use from Node" under tsc --strict', async () => {
-    const examples = readmeExamples();
+  it('compiles every example of docs/library.md ("Use from Node") under tsc --strict', async () => {
+    const examples = libraryExamples();
     expect(examples.length).toBeGreaterThanOrEqual(4);
     const files = examples.map((text, i) => {
       writeFileSync(join(project, `readme-${i}.mts`), text);

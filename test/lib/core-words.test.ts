@@ -22,7 +22,7 @@ const CLI_WORDS = /(^|[^\w-])--[a-z]|\bsgq (config|graph|alpha|metadata|lists|ap
 const core = fileURLToPath(new URL('../../src/core', import.meta.url));
 
 // Strings of the core that are the CLI's own text, not messages: the settings' descriptions for
-// `sgq config`, the exit codes' meanings for the README and `--help`, and ` --profile NAME` that
+// `sgq config`, the exit codes' meanings for docs/exit-codes.md and `--help`, and ` --profile NAME` that
 // the CLI's hints append.
 const NOT_MESSAGES = new Set(['SETTINGS', 'EXIT_MEANINGS', 'profileFlag']);
 
