@@ -34,14 +34,14 @@ describe('--dataset', () => {
     expect(second.exitCode, second.stderr).toBe(0);
     const counts = await query(`SELECT query_user, fetched_at, route, CAST(date AS VARCHAR) AS date, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY fetched_at, query_user`);
     expect(counts.map((c) => [c.query_user, c.route, c.n])).toEqual([
-      ['dorsey', 'graph.followers', expect.any(String)],
-      ['jack', 'graph.followers', expect.any(String)],
-      ['jack', 'graph.followers', '500'],
+      ['dorsey', 'graph.get_followers', expect.any(String)],
+      ['jack', 'graph.get_followers', expect.any(String)],
+      ['jack', 'graph.get_followers', '500'],
     ]);
     expect(Number(counts[0]!.n) + Number(counts[1]!.n)).toBe(printed);
     expect(counts[0]!.date).toBe(String(counts[0]!.fetched_at).slice(0, 10));
     // One file a run, named by the run's id, in route=…/date=…; no temporary file where readers look.
-    const partition = join(dir, 'records', 'route=graph.followers', `date=${String(counts[0]!.date)}`);
+    const partition = join(dir, 'records', 'route=graph.get_followers', `date=${String(counts[0]!.date)}`);
     const names = readdirSync(partition);
     expect(names).toHaveLength(2);
     for (const name of names) expect(name).toMatch(/^\d{8}T\d{9}Z-[0-9a-f]{8}\.parquet$/);
@@ -56,7 +56,7 @@ describe('--dataset', () => {
     });
     const info = await sgq(['dataset', 'info', dir, '-o', 'json']);
     expect(info.exitCode, info.stderr).toBe(0);
-    expect(JSON.parse(info.stdout)).toEqual([{ kind: 'records', route: 'graph.followers', date: counts[0]!.date, files: 2, rows: printed + 500, bytes: expect.any(Number) }]);
+    expect(JSON.parse(info.stdout)).toEqual([{ kind: 'records', route: 'graph.get_followers', date: counts[0]!.date, files: 2, rows: printed + 500, bytes: expect.any(Number) }]);
   }, 60_000);
 
   it('a folder that cannot be written ends the run before any request (exit 1), and the --since-last marks stay as they were', async () => {
@@ -89,9 +89,9 @@ describe('--dataset', () => {
     expect(second.exitCode, second.stderr).toBe(0);
     const changes = await query(`SELECT change, renamed_from, follower_username, CAST(follower_userid AS VARCHAR) AS id, query_user, observed_at, route FROM read_parquet('${dir}/changes/**/*.parquet', hive_partitioning=true) ORDER BY change, follower_username`);
     expect(changes.map((c) => [c.change, c.renamed_from, c.follower_username, c.query_user, c.route])).toEqual([
-      ['gained', null, 'eve', 'jack', 'graph.followers'],
-      ['lost', null, 'bob', 'jack', 'graph.followers'],
-      ['renamed', 'amy', 'amelia', 'jack', 'graph.followers'],
+      ['gained', null, 'eve', 'jack', 'graph.get_followers'],
+      ['lost', null, 'bob', 'jack', 'graph.get_followers'],
+      ['renamed', 'amy', 'amelia', 'jack', 'graph.get_followers'],
     ]);
     // The records of both runs are there too, though --changes printed only the changes.
     const runs = await query(`SELECT fetched_at, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1`);
@@ -146,7 +146,7 @@ describe('--dataset', () => {
     await until(() => reads > 0, 'a first read');
     const compact = await sgq(['dataset', 'compact', dir]);
     expect(compact.exitCode, compact.stderr).toBe(0);
-    expect(compact.stderr).toMatch(/records route=graph\.followers date=\S+: 4 files merged into 1 \(6,500 rows\)/);
+    expect(compact.stderr).toMatch(/records route=graph\.get_followers date=\S+: 4 files merged into 1 \(6,500 rows\)/);
     const after = reads;
     await until(() => reads > after + 2, 'reads after the compaction');
     stop = true;

@@ -61,7 +61,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       snapshots: flags.snapshot ? { dir: flags.snapshotDir } : undefined,
-      dataset: { dir: flags.dataset, route: commandName(route).replaceAll(' ', '.') },
+      dataset: { dir: flags.dataset, route: route.path.replaceAll('/', '.') },
       jobs: (config, held) => {
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
         const { marks } = held;

@@ -15,7 +15,7 @@ const COMMIT_WAIT_MS = 120_000;
 
 export interface DatasetOptions {
   dir: string;
-  /** `namespace.route`: graph.followers. */
+  /** `namespace.route`, as in the service's path: graph.get_followers. */
   route: string;
   /** The run's start: `fetched_at` and `observed_at` of every record, and the day of its partition. */
   startedAt: Date;

@@ -7,7 +7,7 @@ import { tempPath } from '../../fs/temp-names.js';
 // which is a symbolic link to one immutable-by-name version folder:
 //
 //   DIR/records -> .sgq/records/v3
-//   DIR/.sgq/records/v3/route=graph.followers/date=2025-01-31/<run id>.parquet
+//   DIR/.sgq/records/v3/route=graph.get_followers/date=2025-01-31/<run id>.parquet
 //   DIR/.sgq/staging/.<run id>.parquet.sgq-PID-RAND-HOST.tmp   (parts being written)
 //   DIR/.sgq/commit.lock, DIR/.sgq/compact.lock
 //
@@ -19,7 +19,7 @@ import { tempPath } from '../../fs/temp-names.js';
 export type Kind = 'records' | 'changes';
 export const KINDS: readonly Kind[] = ['records', 'changes'];
 
-/** A partition folder's path segments: `route=graph.followers`, `date=2025-01-31`. */
+/** A partition folder's path segments: `route=graph.get_followers`, `date=2025-01-31`. */
 export const routeSegment = (route: string): string => `route=${route}`;
 export const dateSegment = (date: string): string => `date=${date}`;
 

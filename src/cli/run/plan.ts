@@ -32,7 +32,7 @@ export interface Plan {
   marksFile?: (resolved: ResolvedConfig) => string;
   /** The snapshot store this run stages snapshots in (`--snapshot`), if any. */
   snapshots?: { dir?: string };
-  /** `--dataset` (else the dataset setting) and the route's name there (graph.followers); undefined where a command has none. */
+  /** `--dataset` (else the dataset setting) and the route's name there (graph.get_followers); undefined where a command has none. */
   dataset?: { dir?: string; route: string };
   /** Built as the run takes them, so a long list never sits in memory as jobs. */
   jobs: (resolved: ResolvedConfig, held: Held) => AsyncIterable<Job> | Iterable<Job>;
