@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
 //                  in the big batch)
@@ -244,7 +244,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -750,6 +750,23 @@ async function protocol(env) {
   const [changes] = await sideBySide([{ run: followers(['--snapshot', '--changes', '--snapshot-dir', store]) }], RUNS);
   row(`\`--snapshot --out\` over ${fmt(PROTOCOL_USERS)} users × 50 followers (each user locked, staged, fsynced, committed after the rename) vs the same export without it (median of ${RUNS})`, `${fmt(snapshot)} ms`, `${fmt(plain)} ms`, `${(snapshot / plain).toFixed(2)}x`, 'informational (what a durable snapshot per user costs)');
   row(`the same with \`--changes\` (each user diffed against the previous snapshot, the changes written, then both committed) vs without --snapshot (median of ${RUNS})`, `${fmt(changes)} ms`, `${fmt(plain)} ms`, `${(changes / plain).toFixed(2)}x`, 'informational');
+}
+
+const DATASET_BIG = QUICK ? 100_000 : 1_000_000; // records of the run whose peak RSS --dataset must keep under 150 MiB
+
+/** --dataset: the cost of writing Parquet beside an export, and its memory on a large run. */
+async function dataset(env) {
+  const dir = join(scratch, 'dataset');
+  const exportRun = (extra) => () => run(NODE, [...SGQ, 'graph', 'followers', `big_${FOLLOWERS}`, '--all', '-o', 'ndjson', '--quiet', ...extra], { env });
+  log(`dataset: ${fmt(FOLLOWERS)} followers, ${RUNS} runs each with and without --dataset; then ${fmt(DATASET_BIG)} records for peak RSS`);
+  const [plain, withDataset] = await sideBySide([{ run: exportRun([]) }, { run: exportRun(['--dataset', dir]) }], RUNS);
+  const ratio = withDataset / plain;
+  row(`\`--dataset\` on a ${fmt(FOLLOWERS)}-follower export to stdout (Parquet part written, fsynced, renamed into records/route=…/date=…) vs the same export without it (median of ${RUNS})`, `${fmt(withDataset)} ms`, `${fmt(plain)} ms`, `${ratio.toFixed(2)}x`, `within 1.3x — ${verdict(ratio <= 1.3)}`);
+  rmSync(dir, { recursive: true, force: true });
+  const big = await run(NODE, [...SGQ, 'graph', 'followers', `big_${DATASET_BIG}`, '--all', '-o', 'ndjson', '--quiet', '--dataset', dir], { env, rss: true });
+  const mib = big.rssKiB / 1024;
+  row(`peak RSS of a ${fmt(DATASET_BIG)}-record run with \`--dataset\` (row groups of 10,000 records)`, `${mib.toFixed(0)} MiB`, 'n/a', 'n/a', `< 150 MiB — ${verdict(mib < 150)}`);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 const began = Date.now();

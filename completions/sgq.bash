@@ -7,7 +7,7 @@
 # The subcommands of command $1 ('' for sgq itself) in REPLY; fails when it has none.
 __sgq_subcommands() {
   case $1 in
-    '') REPLY='graph alpha metadata lists info api config credits cache sandbox diff snapshots fmt describe completion' ;;
+    '') REPLY='graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion' ;;
     'graph') REPLY='followers following' ;;
     'alpha') REPLY='score-history' ;;
     'metadata') REPLY='history tweets latest-tweets userid' ;;
@@ -15,6 +15,7 @@ __sgq_subcommands() {
     'config') REPLY='set get unset list path' ;;
     'cache') REPLY='info clear' ;;
     'snapshots') REPLY='list prune' ;;
+    'dataset') REPLY='info compact' ;;
     *) return 1 ;;
   esac
 }
@@ -22,27 +23,31 @@ __sgq_subcommands() {
 # The options of command $1 in REPLY.
 __sgq_options() {
   case $1 in
-    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata tweets') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata userid') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'lists members') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'lists latest-tweets') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'info') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    '') REPLY='-V --version' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata tweets') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata userid') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'lists members') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'lists latest-tweets') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'info') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'config list') REPLY='-o --output' ;;
     'credits') REPLY='--refresh --json' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
+    'dataset info') REPLY='-o --output --fields' ;;
+    'dataset compact') REPLY='--before --wait-lock' ;;
     'fmt') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --out --wait-lock' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac
-  REPLY+=' -V --version --profile --base-url --sandbox -q --quiet -v --verbose --timeout --retries -h --help'
+  REPLY+=' --profile --base-url --sandbox -q --quiet -v --verbose --timeout --retries -h --help'
 }
 
 # How the value of option $2 of command $1 completes, in REPLY: w:WORDS, profiles, files,
@@ -51,63 +56,63 @@ __sgq_option() {
   case $1 in
     'graph followers')
       case $2 in
-        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
-        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'alpha score-history')
       case $2 in
-        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata history')
       case $2 in
-        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata tweets')
       case $2 in
-        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata latest-tweets')
       case $2 in
-        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata userid')
       case $2 in
-        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'lists members')
       case $2 in
-        --how | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'lists latest-tweets')
       case $2 in
-        --how | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
@@ -115,7 +120,7 @@ __sgq_option() {
     'info')
       case $2 in
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
-        --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
       esac ;;
     'api')
@@ -124,6 +129,10 @@ __sgq_option() {
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'config list')
+      case $2 in
+        -o | --output) REPLY='w:text json'; return 0 ;;
       esac ;;
     'sandbox')
       case $2 in
@@ -145,6 +154,15 @@ __sgq_option() {
     'snapshots prune')
       case $2 in
         --keep | --snapshot-dir) REPLY=''; return 0 ;;
+      esac ;;
+    'dataset info')
+      case $2 in
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --fields) REPLY=''; return 0 ;;
+      esac ;;
+    'dataset compact')
+      case $2 in
+        --before | --wait-lock) REPLY=''; return 0 ;;
       esac ;;
     'fmt')
       case $2 in
@@ -168,10 +186,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' ;;
     'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;

@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff snapshots fmt describe completion
+            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -22,6 +22,8 @@ function __sgq_subcommands
             printf '%s\n' info clear
         case 'snapshots'
             printf '%s\n' list prune
+        case 'dataset'
+            printf '%s\n' info compact
     end
 end
 
@@ -29,27 +31,29 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata history'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata tweets'
-            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata latest-tweets'
-            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata userid'
-            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists members'
-            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists latest-tweets'
-            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'info'
-            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'api'
             contains -- $argv[2] -X --method -f --raw-field -F --field -o --output --fields --jq --arg --argjson --out --wait-lock --summary --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'config list'
+            contains -- $argv[2] -o --output; and return 0
         case 'sandbox'
             contains -- $argv[2] --port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
         case 'diff'
@@ -58,6 +62,10 @@ function __sgq_takes_value
             contains -- $argv[2] --snapshot-dir -o --output --fields; and return 0
         case 'snapshots prune'
             contains -- $argv[2] --keep --snapshot-dir; and return 0
+        case 'dataset info'
+            contains -- $argv[2] -o --output --fields; and return 0
+        case 'dataset compact'
+            contains -- $argv[2] --before --wait-lock; and return 0
         case 'fmt'
             contains -- $argv[2] -o --output --fields --jq --arg --argjson --out --wait-lock; and return 0
         case 'describe'
@@ -120,7 +128,6 @@ end
 complete -c sgq -f
 
 # Options of every command
-complete -c sgq -s V -l version -d 'print the version'
 complete -c sgq -l profile -x -a '(command sgq completion --profiles 2>/dev/null)' -d 'config profile to use (env SGQ_PROFILE)'
 complete -c sgq -l base-url -x -d 'service address (env SGQ_BASE_URL)'
 complete -c sgq -l sandbox -d 'run against a built-in local sandbox with a demo key (no account needed)'
@@ -143,9 +150,11 @@ complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by 
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
 complete -c sgq -n '__sgq_at ""' -a snapshots -d 'List and prune the snapshots kept by --snapshot'
+complete -c sgq -n '__sgq_at ""' -a dataset -d 'Inspect and compact the Parquet dataset written by --dataset'
 complete -c sgq -n '__sgq_at ""' -a fmt -d 'Re-render what sgq wrote before (NDJSON records or --raw bodies) in another shape, offline: no config, no request'
 complete -c sgq -n '__sgq_at ""' -a describe -d 'Describe sgq for programs as one JSON document: commands, flags, settings, environment, exit codes, routes'
 complete -c sgq -n '__sgq_at ""' -a completion -d 'Print a shell completion script generated from the command tree'
+complete -c sgq -n '__sgq_in ""' -s V -l version -d 'print the version'
 
 # sgq graph
 complete -c sgq -n '__sgq_at "graph"' -a followers -d 'Followers of an account'
@@ -165,7 +174,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l all -d 'follow next_page unti
 complete -c sgq -n '__sgq_in "graph followers"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "graph followers"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "graph followers"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "graph followers"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "graph followers"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "graph followers"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "graph followers"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "graph followers"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -176,7 +185,8 @@ complete -c sgq -n '__sgq_in "graph followers"' -l argjson -x -d 'with --jq, $na
 complete -c sgq -n '__sgq_in "graph followers"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "graph followers"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "graph followers"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "graph followers"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "graph followers"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -198,7 +208,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l all -d 'follow next_page unti
 complete -c sgq -n '__sgq_in "graph following"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "graph following"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "graph following"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "graph following"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "graph following"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "graph following"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "graph following"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "graph following"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -209,7 +219,8 @@ complete -c sgq -n '__sgq_in "graph following"' -l argjson -x -d 'with --jq, $na
 complete -c sgq -n '__sgq_in "graph following"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "graph following"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "graph following"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "graph following"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "graph following"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -227,7 +238,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l all -d 'follow next_page 
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "alpha score-history"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "alpha score-history"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -238,7 +249,8 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l argjson -x -d 'with --jq,
 complete -c sgq -n '__sgq_in "alpha score-history"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -259,7 +271,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l all -d 'follow next_page unt
 complete -c sgq -n '__sgq_in "metadata history"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "metadata history"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "metadata history"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata history"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata history"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "metadata history"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "metadata history"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata history"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -270,7 +282,8 @@ complete -c sgq -n '__sgq_in "metadata history"' -l argjson -x -d 'with --jq, $n
 complete -c sgq -n '__sgq_in "metadata history"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata history"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata history"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata history"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -285,7 +298,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l all -d 'follow next_page unti
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-pages -x -d 'with --all, at most this many pages per user'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l parallel -x -d 'with --all, pages of a user asked at once (default 1, or the parallel setting)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata tweets"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata tweets"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -296,7 +309,8 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l argjson -x -d 'with --jq, $na
 complete -c sgq -n '__sgq_in "metadata tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -307,7 +321,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l trace -r -F -d 'write every e
 # sgq metadata latest-tweets
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata latest-tweets"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -318,7 +332,8 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l argjson -x -d 'with --
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -329,7 +344,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l trace -r -F -d 'write 
 # sgq metadata userid
 complete -c sgq -n '__sgq_in "metadata userid"' -l how -x -d 'how to read the identifier (passed through)'
 complete -c sgq -n '__sgq_in "metadata userid"' -l concurrency -x -d 'users in flight at once (default 4)'
-complete -c sgq -n '__sgq_in "metadata userid"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata userid"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "metadata userid"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "metadata userid"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "metadata userid"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -340,7 +355,8 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l argjson -x -d 'with --jq, $na
 complete -c sgq -n '__sgq_in "metadata userid"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "metadata userid"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "metadata userid"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata userid"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata userid"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -354,7 +370,7 @@ complete -c sgq -n '__sgq_at "lists"' -a latest-tweets -d 'Latest posts of a lis
 
 # sgq lists members
 complete -c sgq -n '__sgq_in "lists members"' -l how -x -d 'how to read the identifier (passed through)'
-complete -c sgq -n '__sgq_in "lists members"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "lists members"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "lists members"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "lists members"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "lists members"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -365,7 +381,8 @@ complete -c sgq -n '__sgq_in "lists members"' -l argjson -x -d 'with --jq, $name
 complete -c sgq -n '__sgq_in "lists members"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "lists members"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "lists members"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "lists members"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "lists members"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -375,7 +392,7 @@ complete -c sgq -n '__sgq_in "lists members"' -l trace -r -F -d 'write every exc
 
 # sgq lists latest-tweets
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l how -x -d 'how to read the identifier (passed through)'
-complete -c sgq -n '__sgq_in "lists latest-tweets"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -386,7 +403,8 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l argjson -x -d 'with --jq,
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -395,7 +413,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-wait -x -d 'wait out 
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq info
-complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "info"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "info"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "info"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "info"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -406,6 +424,7 @@ complete -c sgq -n '__sgq_in "info"' -l argjson -x -d 'with --jq, $name is the J
 complete -c sgq -n '__sgq_in "info"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "info"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "info"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "info"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
 complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -419,7 +438,7 @@ complete -c sgq -n '__sgq_in "api"' -s f -l raw-field -x -d 'add a string field 
 complete -c sgq -n '__sgq_in "api"' -s F -l field -x -d 'add a typed field: numbers, true, false, null, @file (repeatable)'
 complete -c sgq -n '__sgq_in "api"' -l paginate -d 'follow next_page until it is null, like --all'
 complete -c sgq -n '__sgq_in "api"' -s i -l include -d 'print the status line and the headers of each answer before its body, like gh api -i'
-complete -c sgq -n '__sgq_in "api"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "api"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "api"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "api"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "api"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -430,7 +449,7 @@ complete -c sgq -n '__sgq_in "api"' -l argjson -x -d 'with --jq, $name is the JS
 complete -c sgq -n '__sgq_in "api"' -l raw -d 'print each response body as received, one per line'
 complete -c sgq -n '__sgq_in "api"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
 complete -c sgq -n '__sgq_in "api"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
-complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text json' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "api"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
 complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records'
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "api"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
@@ -442,17 +461,20 @@ complete -c sgq -n '__sgq_in "api"' -l trace -r -F -d 'write every exchange (hea
 complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal'
 complete -c sgq -n '__sgq_at "config"' -a get -d 'print a setting (the API key is masked)'
 complete -c sgq -n '__sgq_at "config"' -a unset -d 'remove a setting'
-complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the profile (the API key is masked)'
+complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the profile (the API key is masked); -o json: every setting, its value and where it comes from'
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key base-url output timeout retries snapshot-dir parallel warn-credits cache prices' -d 'key'
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
+
+# sgq config list
+complete -c sgq -n '__sgq_in "config list"' -s o -l output -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'text: the profile\'s settings as name=value lines; json: every setting with its source'
 
 # sgq credits
 complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
@@ -468,7 +490,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l ttl -x -d 'stop by itself after this 
 complete -c sgq -n '__sgq_in "sandbox"' -l prefix -x -d 'serve under a path prefix, as a gateway would (/social)'
 complete -c sgq -n '__sgq_in "sandbox"' -l clock -x -d 'timestamp of the newest follower (default: the start of this hour)'
 complete -c sgq -n '__sgq_in "sandbox"' -l credits -x -d 'starting balance of the demo key'
-complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service spec' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
+complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service\\t\'the service\\\'s records: follower_username, follower_userid, … (the default)\' spec\\t\'the spec\\\'s two-field example: username, last_checked\'' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
 complete -c sgq -n '__sgq_in "sandbox"' -l latency-ms -x -d 'fault: added before every answer'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-first -x -d 'fault: the first N data requests fail'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-status -x -d 'fault: status of those failures (default 503; 429 sends Retry-After)'
@@ -478,7 +500,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l hang-rate -x -d 'fault: fraction of d
 complete -c sgq -n '__sgq_in "sandbox"' -l rate-limit-rate -x -d 'fault: fraction of data requests answering 429 with Retry-After'
 complete -c sgq -n '__sgq_in "sandbox"' -l retry-after -x -d 'fault: Retry-After sent with 429 (default 1), and with 503 when given'
 complete -c sgq -n '__sgq_in "sandbox"' -l fail-page -x -d 'fault: every request for page N answers 500'
-complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html truncated text data-object bad-page huge page-back page-repeat page-empty page-ignored page-items' -d 'fault: every data answer is malformed'
+complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html\\t\'an HTML error page\' truncated\\t\'JSON cut off halfway\' text\\t\'a line of plain text\' data-object\\t\'data is an object, not a list\' bad-page\\t\'next_page is not a number\' huge\\t\'a body of millions of records\' page-back\\t\'from page 2, next_page points back to page 1\' page-repeat\\t\'from page 2, next_page names the page itself\' page-empty\\t\'from page 2, empty pages that never end\' page-ignored\\t\'page 1\\\'s records on every page asked\' page-items\\t\'page_items one more than the records sent\'' -d 'fault: every data answer is malformed'
 complete -c sgq -n '__sgq_in "sandbox"' -l error-status -x -d 'HTTP status of answers carrying error records (default 200)'
 complete -c sgq -n '__sgq_in "sandbox"' -l seed -x -d 'seed of the fault rates (default 1)'
 complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID'
@@ -490,7 +512,7 @@ complete -c sgq -n '__sgq_in "diff"' -l at -x -d 'compare the last snapshot take
 complete -c sgq -n '__sgq_in "diff"' -l key -x -d 'the field that identifies an account (default: its id, else its username)'
 complete -c sgq -n '__sgq_in "diff"' -l changed -d 'also print records whose other fields changed, as "change":"changed"'
 complete -c sgq -n '__sgq_in "diff"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
-complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "diff"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "diff"' -l fields -x -d 'comma-separated fields to print, in this order'
 complete -c sgq -n '__sgq_in "diff"' -l out -r -F -d 'write to FILE, replaced only when the diff succeeds'
 complete -c sgq -n '__sgq_in "diff"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
@@ -501,15 +523,27 @@ complete -c sgq -n '__sgq_at "snapshots"' -a prune -d 'keep the newest N snapsho
 
 # sgq snapshots list
 complete -c sgq -n '__sgq_in "snapshots list"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
-complete -c sgq -n '__sgq_in "snapshots list"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "snapshots list"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "snapshots list"' -l fields -x -d 'comma-separated fields to print, in this order'
 
 # sgq snapshots prune
 complete -c sgq -n '__sgq_in "snapshots prune"' -l keep -x -d 'snapshots to keep per user and relation'
 complete -c sgq -n '__sgq_in "snapshots prune"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 
+# sgq dataset
+complete -c sgq -n '__sgq_at "dataset"' -a info -d 'list the partitions: kind, route, date, files, rows and bytes'
+complete -c sgq -n '__sgq_at "dataset"' -a compact -d 'merge each partition\'s files into one; readers see the old files or the new one'
+
+# sgq dataset info
+complete -c sgq -n '__sgq_in "dataset info"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "dataset info"' -l fields -x -d 'comma-separated fields to print, in this order'
+
+# sgq dataset compact
+complete -c sgq -n '__sgq_in "dataset compact"' -l before -x -d 'only the days before DATE (YYYY-MM-DD, UTC)'
+complete -c sgq -n '__sgq_in "dataset compact"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+
 # sgq fmt
-complete -c sgq -n '__sgq_in "fmt"' -s o -l output -x -a 'table json ndjson csv tsv yaml parquet' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "fmt"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "fmt"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
 complete -c sgq -n '__sgq_in "fmt"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
 complete -c sgq -n '__sgq_in "fmt"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
@@ -523,7 +557,7 @@ complete -c sgq -n '__sgq_arg "fmt" 0' -F -d 'the file to read; - or nothing rea
 
 # sgq describe
 complete -c sgq -n '__sgq_in "describe"' -l json -d 'print JSON (the only format)'
-complete -c sgq -n '__sgq_in "describe"' -l schema -x -a 'summary ndjson json' -d 'print the JSON Schema of the summary or of the records of a format'
+complete -c sgq -n '__sgq_in "describe"' -l schema -x -a 'summary\\t\'JSON Schema of sgq --summary json\' ndjson\\t\'JSON Schema of one line of -o ndjson\' json\\t\'JSON Schema of -o json\'' -d 'print the JSON Schema of the summary or of the records of a format'
 
 # sgq completion
-complete -c sgq -n '__sgq_arg "completion" 0' -a 'bash zsh fish' -d 'bash, zsh or fish'
+complete -c sgq -n '__sgq_arg "completion" 0' -a 'bash\\t\'bash 4 or later\' zsh\\t\'zsh, from $fpath or sourced\' fish\\t\'fish\''

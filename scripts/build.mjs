@@ -36,6 +36,8 @@ const VENDOR = {
   // jq 1.8 as WebAssembly; the inline entry carries the wasm in the bundle, so dist/ needs no asset.
   'jq-wasm/inline': "module.exports = require('jq-wasm/inline');",
   'hyparquet-writer': "module.exports = require('hyparquet-writer');",
+  // The reader, for `sgq dataset info` and `compact` only.
+  hyparquet: "module.exports = require('hyparquet');",
 };
 
 const common = {

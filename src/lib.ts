@@ -4,7 +4,7 @@ import { createClient as createCoreClient, type ClientOptions as CoreOptions, ty
 
 export * from './core/index.js';
 
-export interface ClientOptions extends Omit<CoreOptions, 'endpoint'> {
+export interface ClientOptions extends Omit<CoreOptions, 'endpoint' | 'hookFailed'> {
   /** Run against an in-process sandbox of the whole service (no account, no network). */
   sandbox?: boolean;
 }
@@ -14,6 +14,8 @@ export function createClient(options: ClientOptions = {}): SgqClient {
   const { sandbox, ...rest } = options;
   return createCoreClient({
     env: process.env,
+    // A hook only watches: its failure is a warning, not the call's.
+    hookFailed: (message) => process.emitWarning(message, { code: 'SGQ_HOOK_FAILED' }),
     ...rest,
     ...(sandbox
       ? {

@@ -72,17 +72,24 @@ export function createContext(io: Io, globals: GlobalOptions, tree: () => Comman
       return (reporter ??= import('./output/reporter.js').then(({ Reporter }) => Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose })));
     },
     async client(endpoint, run) {
-      const [{ resolveClientSettings }, { clientFromSettings }] = await Promise.all([import('../core/settings.js'), import('../core/client-from-settings.js')]);
+      const [{ resolveClientSettings }, { clientFromSettings }, { verboseHooks }] = await Promise.all([
+        import('../core/settings.js'),
+        import('../core/client-from-settings.js'),
+        import('./run/verbose-hooks.js'),
+      ]);
       const { proxy, connections, manyCalls, maxWaitMs, ...hooks } = run;
       const given = { timeoutMs: globals.timeout === undefined ? undefined : globals.timeout * 1000, retries: globals.retries, maxWaitMs };
       const settings = resolveClientSettings(endpoint, given, context.config, io.env);
       const shown = await context.reporter();
       shown.maskSecrets([endpoint.apiKey]);
+      const trace = shown.tracing ? (line: string) => shown.trace(line) : undefined;
       const cliHooks: ClientHooks = {
-        trace: shown.tracing ? (line) => shown.trace(line) : undefined,
+        trace,
         beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
       };
-      return clientFromSettings({ ...settings, proxy, connections, manyCalls }, { ...cliHooks, ...hooks });
+      // --verbose and --trace FILE both watch the client's hooks.
+      const watching = [...(trace ? [verboseHooks(trace)] : []), ...(hooks.hooks ?? [])];
+      return clientFromSettings({ ...settings, proxy, connections, manyCalls }, { ...cliHooks, ...hooks, hooks: watching });
     },
     async output(flags) {
       // The one output pipeline, as a run writes its records (stdout here, without a pager).

@@ -1,5 +1,6 @@
-import { CommanderError } from 'commander';
-import { ExitCode, SgqError, failureLine, interruptedBy, toSgqError } from '../core/errors.js';
+import { CommanderError, type Command } from 'commander';
+import { ExitCode, SgqError, failureLine, interruptedBy } from '../core/errors.js';
+import { cliError } from './errors-to-flags.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
@@ -13,6 +14,11 @@ import { joinPairedOptions } from './commands/parsers.js';
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
+  const unknown = unknownHelpSubject(program, argv);
+  if (unknown !== undefined) {
+    io.stderr.write(`sgq: ${failureLine(`no help for ${JSON.stringify(unknown)}: it is neither a command nor a help topic`, 'see `sgq --help` for both')}\n`);
+    return ExitCode.usage;
+  }
   try {
     await program.parseAsync(joinPairedOptions(helpAsFlag(argv)), { from: 'user' });
     return state.exitCode;
@@ -20,7 +26,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     if (error instanceof CommanderError) return commanderExitCode(error);
     // Whatever a stop made fail on its way out (a request given up, a stream closed) ends as the stop.
     const stopped = io.signal?.aborted && !(error instanceof SgqError);
-    const sgq = stopped ? interruptedBy(io.signal!.reason) : toSgqError(error);
+    const sgq = stopped ? interruptedBy(io.signal!.reason) : cliError(error);
     io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
     if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
     return sgq.exitCode;
@@ -33,6 +39,13 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
  */
 function helpAsFlag(argv: readonly string[]): string[] {
   return argv[0] === 'help' && argv.length > 2 ? [...argv.slice(1), '--help'] : [...argv];
+}
+
+/** `sgq help WORD` where WORD is no command or topic: Commander would print the whole root help. */
+function unknownHelpSubject(program: Command, argv: readonly string[]): string | undefined {
+  if (argv[0] !== 'help' || argv.length < 2 || argv[1]!.startsWith('-')) return undefined;
+  const known = program.commands.some((c) => c.name() === argv[1] || c.aliases().includes(argv[1]!));
+  return known ? undefined : argv[1];
 }
 
 function commanderExitCode(error: CommanderError): number {

@@ -5,6 +5,8 @@ import { VERSION } from '../core/version.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { commandDefinitions } from './commands/index.js';
 import { helpText, type CommandDefinition } from './commands/define.js';
+import { helpLayout, setHelpAfter } from './help/layout.js';
+import { HELP_TOPICS, type HelpTopic } from './help/topics.js';
 
 // The command tree, built from the command definitions (src/cli/commands/). Only Commander, the
 // route table and the definitions load at start-up; each handler imports what it runs, so
@@ -37,17 +39,62 @@ export function buildProgram(io: Io, state: State): Command {
     defer(cmd, () => {
       for (const option of definition.options?.() ?? []) cmd.addOption(option);
       for (const sub of definition.subcommands?.() ?? []) add(cmd, sub);
-      if (definition.help) cmd.addHelpText('after', definition.help);
+      if (definition.help) setHelpAfter(cmd, definition.help);
     });
     watch(cmd);
   };
   for (const definition of commandDefinitions()) add(program, definition);
+  for (const topic of HELP_TOPICS) addTopic(program, topic);
   watch(program);
   return program;
 }
 
+/**
+ * A help topic is a hidden command (as in gh), so `sgq help formats` finds it the way it
+ * finds a command; its help, and its run, print the topic.
+ */
+function addTopic(program: Command, topic: HelpTopic): void {
+  const cmd = program.command(topic.name, { hidden: true }).description(topic.summary);
+  cmd.configureHelp({ ...helpLayout(), formatHelp: (_cmd, helper) => topic.render(helper) });
+  cmd.action(() => cmd.outputHelp());
+}
+
+/** `sgq graph followers` for the help of that command (`sgq` for the root). */
+const commandLine = (cmd: Command): string => (cmd.parent ? `${commandLine(cmd.parent)} ${cmd.name()}` : cmd.name());
+
+/**
+ * The command the words name, as far as they name one: `graph followers jack --bogus` is
+ * `graph followers`, `graph nope` is `graph`. Commander reports an option of `sgq` given
+ * after the command (`graph followers --timeout x`) from `sgq` itself, so its errors look here.
+ */
+function typedCommand(root: Command, words: readonly string[]): Command {
+  let cmd = root;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === '--') break;
+    if (word.startsWith('-')) {
+      const option = [cmd, ...ancestors(cmd)].flatMap((c) => c.options).find((o) => o.short === word || o.long === word);
+      if (option && (option.required || option.optional) && !word.includes('=')) i++;
+      continue;
+    }
+    const sub = cmd.commands.find((c) => c.name() === word);
+    if (!sub) {
+      if (cmd.commands.length) break;
+      continue;
+    }
+    fill(sub);
+    cmd = sub;
+  }
+  return cmd;
+}
+
+/** The words given to parse (Commander keeps them as `rawArgs`, which its typings leave out). */
+const argvOf = (program: Command): readonly string[] => (program as Command & { rawArgs?: string[] }).rawArgs ?? [];
+
+const ancestors = (cmd: Command): Command[] => (cmd.parent ? [cmd.parent, ...ancestors(cmd.parent)] : []);
+
 function rootCommand(io: Io): Command {
-  return new Command('sgq')
+  const program: Command = new Command('sgq')
     .description('Query the Social Graph and Metadata Query Service: followers, following, scores, metadata, posts and lists.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -59,6 +106,7 @@ function rootCommand(io: Io): Command {
     .addOption(new Option('--timeout <seconds>', 'per-request time limit covering connect, headers and body (default 30)').argParser(positiveSeconds))
     .addOption(new Option('--retries <n>', 'retries of a transient failure (default 3)').argParser(nonNegativeInt('--retries', 20)))
     .showSuggestionAfterError(true)
+    .configureHelp(helpLayout())
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -67,11 +115,14 @@ function rootCommand(io: Io): Command {
       // says (not process.stdout): the build pre-renders the pipe's help this way.
       getOutHelpWidth: () => (io.stdoutIsTTY ? (io.stdout as { columns?: number }).columns : undefined) ?? 80,
       getErrHelpWidth: () => (io.stderrIsTTY ? (io.stderr as { columns?: number }).columns : undefined) ?? 80,
-      // Commander's own errors become one line in sgq's voice, with the way to help.
-      // One line: the suggestion joins it, and a closing full stop does not meet the `;`.
-      outputError: (text, write) => write(`sgq: ${oneLine(text.replace(/^error: /, ''))}; see \`sgq --help\`\n`),
-    })
-    .addHelpText('after', helpText({
+      // Commander's own errors become one line in sgq's voice, with the help of the command
+      // that was typed. One line: the suggestion joins it, and a closing full stop does not meet the `;`.
+      outputError: (text, write) =>
+        write(`sgq: ${oneLine(text.replace(/^error: /, ''))}; see \`${commandLine(typedCommand(program, argvOf(program)))} --help\`\n`),
+    });
+  setHelpAfter(
+    program,
+    helpText({
       examples: [
         'sgq --sandbox graph followers jack --all -o ndjson | jq -r .follower_username',
         'sgq config set base-url https://api.example.com',
@@ -79,11 +130,17 @@ function rootCommand(io: Io): Command {
         'sgq graph followers jack --all --out jack-followers.ndjson',
         'sgq metadata userid jack dorsey -o csv',
       ],
-      footer: `Exit codes: 0 ok, 1 internal, 2 usage, 3 config or key rejected, 4 service error record,
-5 subscription expired, 6 route not available, 7 network or server failure,
-8 --out or state file in use by another run, 130 interrupted (143 on SIGTERM).
-See the README for the full table.`,
-    }));
+      footer: topicList(),
+    }),
+  );
+  return program;
+}
+
+/** The topics `sgq help` knows, as the root's help lists them. */
+function topicList(): string {
+  const terms = HELP_TOPICS.map((t) => `sgq help ${t.name}`);
+  const width = Math.max(...terms.map((t) => t.length));
+  return ['Help topics:', ...HELP_TOPICS.map((t, i) => `  ${terms[i]!.padEnd(width)}  ${t.summary}`)].join('\n');
 }
 
 // Deferred parts of the tree: a command's builder runs once, when the command is about to

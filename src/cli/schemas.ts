@@ -2,18 +2,33 @@
 // and the records of the JSON formats. `sgq describe --schema NAME` prints them; the tests
 // check real output against them.
 
+import { RECORD_FIELDS, type FieldSpecs } from '../core/record-fields.js';
+
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 
-/** A record as the service sent it: any fields; `query_user` first when several users ran. */
+/** A field of the one description (record-fields.ts) as JSON Schema; the same name in several kinds of record gets one entry. */
+function fieldSchemas(): Record<string, { type: string | string[]; description: string }> {
+  const out: Record<string, { type: string | string[]; description: string }> = {};
+  for (const fields of Object.values(RECORD_FIELDS) as FieldSpecs[]) {
+    for (const [name, spec] of Object.entries(fields)) {
+      const type = spec.kind === 'integer' ? 'integer' : spec.kind === 'number' ? 'number' : 'string';
+      const prior = out[name];
+      const nullable = spec.nullable || (prior !== undefined && Array.isArray(prior.type));
+      out[name] = { type: nullable ? [type, 'null'] : type, description: prior?.description ?? spec.description };
+    }
+  }
+  return out;
+}
+
+/** A record as the service sent it: the fields the routes are known to send, any others too; `query_user` first when several users ran. */
 const record = {
   type: 'object',
   properties: {
     query_user: { type: 'string', description: 'the user the record was fetched for (several users, or named in --fields)' },
-    username: { type: 'string', description: 'graph routes: the account' },
-    last_checked: { type: 'string', description: 'graph routes: ISO 8601 with a UTC offset, microseconds' },
+    ...fieldSchemas(),
   },
   additionalProperties: true,
-  description: 'one record, exactly as the service sent it (integers past 2^53 keep every digit); --fields selects and orders its keys, missing ones are null',
+  description: 'one record, exactly as the service sent it (integers past 2^53 keep every digit); every field is optional; --fields selects and orders its keys, missing ones are null',
 } as const;
 
 const count = { type: 'integer', minimum: 0 } as const;

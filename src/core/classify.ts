@@ -1,4 +1,4 @@
-import { profileFlag, type KeySource } from './config.js';
+import type { KeySource } from './config.js';
 import { ExitCode, SgqError, firstLine, type ErrorDetails } from './errors.js';
 import { JsonTooDeep, RawNumber, parseJson, stringifyJson, type Json } from './json.js';
 import { maskSecretsIn } from './secrets.js';
@@ -86,8 +86,8 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
   }
 
   if (status === 401 || status === 403) {
-    const [whose, hint] = rejectedKey(asked.key);
-    throw new CallError(ExitCode.config, `the service rejected ${whose} (HTTP ${status}${messageOf(body, text)})`, hint, false);
+    const [whose, hint, details] = rejectedKey(asked.key);
+    throw new CallError(ExitCode.config, `the service rejected ${whose} (HTTP ${status}${messageOf(body, text)})`, hint, false, undefined, [], details);
   }
   if (RETRYABLE_STATUS.has(status)) {
     throw new CallError(ExitCode.network, `the service answered HTTP ${status}${messageOf(body, text)}`, 'try again later', true, parseRetryAfter(headers['retry-after']));
@@ -113,7 +113,7 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
 
   if (body === undefined) {
     const what = /^\s*</.test(text) ? 'an HTML page' : text.trim() === '' ? 'an empty body' : 'a body that is not valid JSON';
-    throw new CallError(ExitCode.network, `the service sent ${what} instead of JSON`, 'check base-url; rerun with --verbose to see the request', false);
+    throw new CallError(ExitCode.network, `the service sent ${what} instead of JSON`, 'check the base URL; a response hook shows the answer', false, undefined, [], { fix: 'check-address' });
   }
   if (!isObject(body)) throw new CallError(ExitCode.network, 'the service sent JSON that is not an object', undefined, false);
   const keys = Object.keys(body);
@@ -133,13 +133,13 @@ function isSubscriptionBody(body: JsonObject): boolean {
 }
 
 /** Names the key the service rejected (masked) and where it came from, and what to do about it. */
-function rejectedKey(key: Asked['key']): [string, string] {
+function rejectedKey(key: Asked['key']): [string, string, ErrorDetails] {
   const source = key?.source;
-  if (!key) return ['the request: it needs an API key', 'set one with `sgq config set api-key` (reads stdin) or SGQ_API_KEY'];
-  if (source && 'env' in source) return [`the API key from ${source.env} (${key.masked})`, `check it, or unset ${source.env} to use the key stored in the profile`];
-  const flag = source ? profileFlag(source.profile) : '';
+  if (!key) return ['the request: it needs an API key', 'set the api-key setting or SGQ_API_KEY', { fix: 'set-key', setting: 'api-key' }];
+  if (source && 'env' in source) return [`the API key from ${source.env} (${key.masked})`, `check it, or unset ${source.env} to use the key stored in the profile`, {}];
+  const profile = source ? { profile: source.profile } : {};
   const whose = source ? `the API key of profile ${source.profile} (${key.masked})` : `the API key (${key.masked})`;
-  return [whose, `check it with \`sgq config get api-key${flag}\`; set a new one with \`sgq config set api-key${flag}\``];
+  return [whose, `check the api-key setting${source ? ` of profile ${source.profile}` : ''}, or set a new one`, { fix: 'check-key', setting: 'api-key', ...profile }];
 }
 
 function describe(value: Json | undefined): string {

@@ -1,12 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Pool, buildConnector } from 'undici';
-import { ExitCode } from './errors.js';
+import { ExitCode, type ErrorDetails } from './errors.js';
 import { stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
 import { NodeTransport, UndiciTransport, type Transport } from './transport.js';
+import { HookRunner, type RequestEvent, type ResponseEvent, type SgqHooks } from './hooks.js';
+import { numberValue } from './json.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -38,25 +40,13 @@ export interface ClientOptions {
   onLongWait?: (ms: number, why: string) => (() => void) | void;
   /** Answers kept from earlier calls (`--cache`): a hit sends nothing and spends nothing. */
   cache?: ResponseCache;
-  /** Receives every exchange (`--trace FILE`), the key already masked wherever it appears. */
-  exchange?: (exchange: Exchange) => void;
+  /** See each request, answer and retry (the library's `hooks`, `--verbose`, `--trace FILE`), the key masked. */
+  hooks?: readonly SgqHooks[];
+  /** Told (once) that a hook threw; the call goes on. */
+  hookFailed?: (message: string) => void;
 }
 
-/** One request and what came back (or how it failed), as `--trace` writes it. */
-export interface Exchange {
-  time: string;
-  method: string;
-  url: string;
-  request_headers: Record<string, string>;
-  request_body: string | null;
-  status: number | null;
-  response_headers: Record<string, string | string[]> | null;
-  body_bytes: number | null;
-  duration_ms: number;
-  /** 0 for the first attempt of a call, then 1, 2, … for its retries. */
-  retry: number;
-  error?: string;
-}
+export type { Exchange } from './hooks.js';
 
 export interface CallOptions {
   sendKey: boolean;
@@ -167,11 +157,13 @@ export class ApiClient {
   private readonly proxy: ProxyChoice | undefined;
   /** The CAs an https service is checked against, read on first use. */
   private ca: Promise<string[]> | undefined;
+  private readonly hooks: HookRunner;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     ({ origin: this.origin, prefix: this.prefix } = splitBaseUrl(this.base));
     this.proxy = options.proxy;
+    this.hooks = new HookRunner(options.hooks ?? [], options.hookFailed);
     if (this.proxy) {
       const how = this.origin.startsWith('https:') ? 'a CONNECT tunnel' : 'absolute-URI forwarding';
       options.trace?.(`through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source}) by ${how}`);
@@ -233,14 +225,16 @@ export class ApiClient {
 
   /** POSTs a JSON payload (or GETs with a query) and returns the classified body, retrying transient failures. */
   async call(path: string, payload: Record<string, Json>, opts: CallOptions): Promise<Reply> {
-    const { retry, trace, cache } = this.options;
+    const { retry, cache } = this.options;
     const method = (opts.method ?? 'POST').toUpperCase();
     const { target, body } = requestTarget(this.prefix, path, payload, method);
     const asked: CacheRequest | undefined = cache && { method, url: `${this.origin}${target}`, body };
     const kept = asked && cache!.get(asked);
     if (kept) {
-      trace?.(`${method} ${asked!.url} ${body ?? ''}: from the cache, nothing sent`);
-      return { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target, secrets: this.secrets }), cached: true };
+      const reply: Reply = { ...kept, body: classify(kept.status, kept.headers, kept.text, { path: target, secrets: this.secrets }), cached: true };
+      const sent = this.requestEvent(path, method, asked!.url, {}, body, 0, Date.now());
+      this.emitResponse(sent, { status: kept.status, responseHeaders: kept.headers, bytes: Buffer.byteLength(kept.text), ms: 0, creditsLeft: creditsOf(reply), cached: true });
+      return reply;
     }
     const askedAt = Date.now();
     for (let attempt = 1; ; attempt++) {
@@ -259,12 +253,12 @@ export class ApiClient {
         const delay = retryDelay(retry, attempt, error.retryAfterMs) ?? longWait;
         if (delay === undefined) {
           if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
-            const [longer, hint] = retry.maxWaitMs ? [`longer than --max-wait allows`, 'try again later, or raise --max-wait'] : ['longer than sgq waits', rateLimited ? 'try again later, or let sgq wait for it with --max-wait DURATION' : 'try again later'];
-            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false);
+            const [longer, hint, details] = longWaitWords(Boolean(retry.maxWaitMs), rateLimited);
+            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false, undefined, [], { ...error.details, ...details });
           }
-          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false) : error;
+          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false, undefined, error.records, error.details) : error;
         }
-        trace?.(`retry ${attempt}/${retry.retries} of ${path} in ${delay} ms: ${error.message}`);
+        this.hooks.emit('retry', this.masked({ route: path, retry: attempt, retries: retry.retries, delayMs: delay, reason: error.message, status: error.details.status ?? null }));
         const waited = delay > retry.maxRetryAfterMs ? this.options.onLongWait?.(delay, `${path}: ${error.message}`) : undefined;
         try {
           const stops = [this.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
@@ -278,19 +272,21 @@ export class ApiClient {
     }
   }
 
-  /** One attempt of a call: sends the request and reads its answer within --timeout. */
+  /** One attempt of a call: sends the request and reads its answer within the time limit. */
   private async once(path: string, { method, target, body }: { method: string; target: string; body?: string }, opts: CallOptions, retry: number): Promise<Reply> {
-    const { apiKey, timeoutMs, signal, trace, exchange } = this.options;
+    const { apiKey, timeoutMs, signal } = this.options;
     if (signal?.aborted) throw new StoppedError(signal.reason);
     if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'sgq' };
     if (opts.sendKey && apiKey) headers['x-api-key'] = apiKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    trace?.(`${method} ${this.origin}${target} ${body ?? ''}${opts.sendKey && apiKey ? ` (x-api-key ${maskSecret(apiKey)})` : ''}`);
+    const started = Date.now();
+    const asked = this.requestEvent(path, method, `${this.origin}${target}`, headers, body, retry, started);
+    this.hooks.emit('request', asked);
 
     // One timer per request, cleared at the end: AbortSignal.timeout would keep a live timer
     // per page for the whole timeout, and memory would grow with the page count. Giving up
-    // settles the attempt at once, whatever the layers below do: --timeout bounds it.
+    // settles the attempt at once, whatever the layers below do: the time limit bounds it.
     const dispatcher = this.dispatcher;
     const sent = dispatcher.request({ path: target, method, headers, body, maxBodyBytes: MAX_BODY_BYTES });
     let gaveUp: 'expired' | 'cancelled' | undefined;
@@ -303,51 +299,30 @@ export class ApiClient {
       if (!sent.abort() && why === 'expired') this.retire(dispatcher);
     };
     const timer = setTimeout(giveUp, timeoutMs, 'expired');
-    // A cancelled call (a page --parallel asked for past the end) settles at once, as a timeout does.
+    // A cancelled call (a page asked for in parallel past the end) settles at once, as a timeout does.
     const cancel = opts.signal && (() => giveUp('cancelled'));
     if (cancel) opts.signal!.addEventListener('abort', cancel, { once: true });
-    const started = Date.now();
-    const record = (error?: unknown) => {
-      if (!exchange) return;
-      const head = sent.head;
-      exchange(
-        redacted(
-          {
-            time: new Date(started).toISOString(),
-            method,
-            url: `${this.origin}${target}`,
-            request_headers: headers,
-            request_body: body ?? null,
-            status: head?.statusCode ?? null,
-            response_headers: (head?.headers as Record<string, string | string[]> | undefined) ?? null,
-            body_bytes: bytes,
-            duration_ms: Date.now() - started,
-            retry,
-            ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
-          },
-          apiKey,
-        ),
-      );
-    };
     let bytes: number | null = null;
+    let reply: Reply | undefined;
+    const answered = (error?: unknown) => {
+      const head = sent.head;
+      const responseHeaders = (head?.headers as Record<string, string | string[]> | undefined) ?? null;
+      this.emitResponse(asked, { status: head?.statusCode ?? null, responseHeaders, bytes, ms: Date.now() - started, creditsLeft: reply ? creditsOf(reply) : null, cached: false, error });
+    };
     try {
       const res = await sent.response;
       const { statusCode: status, text } = res;
       const headers = res.headers as Record<string, string | string[]>;
-      if (exchange) bytes = Buffer.byteLength(text);
-      trace?.(`HTTP ${status} in ${Date.now() - started} ms, ${text.length} bytes`);
+      bytes = Buffer.byteLength(text);
       const key = opts.sendKey && apiKey ? { masked: maskSecret(apiKey), source: this.options.apiKeySource } : undefined;
-      const reply = { text, body: classify(status, headers, text, { path: target, key, secrets: this.secrets }), status, headers };
-      record();
+      reply = { text, body: classify(status, headers, text, { path: target, key, secrets: this.secrets }), status, headers };
+      answered();
       return reply;
     } catch (thrown) {
       let error = thrown;
       if (gaveUp === 'cancelled') error = new StoppedError(opts.signal?.reason);
-      else if (gaveUp === 'expired') {
-        const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
-        error = new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise --timeout, or try again later', true);
-      }
-      record(error);
+      else if (gaveUp === 'expired') error = this.timedOut();
+      answered(error);
       if (error instanceof CallError) throw error;
       if (error instanceof StoppedError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
@@ -359,16 +334,50 @@ export class ApiClient {
     }
   }
 
+  private timedOut(): CallError {
+    const via = this.proxy ? ` through the proxy ${maskedProxy(this.proxy.url)} (from ${this.proxy.source})` : '';
+    const { timeoutMs } = this.options;
+    return new CallError(ExitCode.network, `no complete answer from ${this.base}${via} within ${timeoutMs / 1000}s`, 'raise the time limit, or try again later', true, undefined, [], {
+      option: 'timeout',
+      fix: 'raise-option',
+    });
+  }
+
+  /** A request as hooks see it, the key masked wherever it shows. */
+  private requestEvent(route: string, method: string, url: string, headers: Record<string, string>, body: string | undefined, retry: number, started: number): RequestEvent {
+    if (this.hooks.empty) return undefined as unknown as RequestEvent;
+    return this.masked({ route: route.replace(/^\/+/, ''), method, url, headers: { ...headers }, body: body ?? null, retry, time: new Date(started).toISOString() });
+  }
+
+  private emitResponse(asked: RequestEvent, answer: Omit<ResponseEvent, keyof RequestEvent | 'error'> & { error?: unknown }): void {
+    if (this.hooks.empty) return;
+    const { error, ...rest } = answer;
+    const why = error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) };
+    this.hooks.emit('response', this.masked({ ...asked, ...rest, ...why }));
+  }
+
+  /** The value with the key masked wherever it shows: headers, URL, body, an error's words. */
+  private masked<T>(value: T): T {
+    const { apiKey } = this.options;
+    if (!apiKey) return value;
+    return JSON.parse(JSON.stringify(value).replaceAll(JSON.stringify(apiKey).slice(1, -1), maskSecret(apiKey))) as T;
+  }
+
   async close(): Promise<void> {
     await this.dispatcher.close().catch(() => undefined);
   }
 }
 
-/** An exchange with the key masked wherever it shows: headers, URL, body, an error's words. */
-function redacted(exchange: Exchange, apiKey: string | undefined): Exchange {
-  if (!apiKey) return exchange;
-  const masked = maskSecret(apiKey);
-  return JSON.parse(JSON.stringify(exchange).replaceAll(JSON.stringify(apiKey).slice(1, -1), masked)) as Exchange;
+/** What a refused long Retry-After says, in the library's words (the CLI names --max-wait). */
+function longWaitWords(given: boolean, rateLimited: boolean): [string, string, ErrorDetails] {
+  if (given) return ['longer than maxWait allows', 'try again later, or raise maxWait', { option: 'maxWait', fix: 'raise-option' }];
+  if (rateLimited) return ['longer than sgq waits', 'try again later, or set maxWait to wait for it', { option: 'maxWait', fix: 'set-option' }];
+  return ['longer than sgq waits', 'try again later', {}];
+}
+
+/** `current_credits` of an answer, where it has one. */
+function creditsOf(reply: Reply): number | null {
+  return numberValue(reply.body.current_credits) ?? null;
 }
 
 /** The code of a proxy that closed the connection before a request could be sent. */

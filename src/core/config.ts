@@ -21,6 +21,7 @@ export const SETTINGS = {
   timeout: { env: 'SGQ_TIMEOUT', secret: false, describe: 'seconds per request' },
   retries: { env: 'SGQ_RETRIES', secret: false, describe: 'retries of a transient failure' },
   'snapshot-dir': { env: 'SGQ_SNAPSHOT_DIR', secret: false, describe: 'where --snapshot keeps snapshots' },
+  dataset: { env: 'SGQ_DATASET', secret: false, describe: 'the folder every route run appends its records to as Parquet (see docs/dataset.md)' },
   parallel: { env: 'SGQ_PARALLEL', secret: false, describe: 'pages of one user asked at once with --all' },
   'warn-credits': { env: 'SGQ_WARN_CREDITS', secret: false, describe: 'warn on stderr when a run leaves fewer credits than this' },
   cache: { env: 'SGQ_CACHE', secret: false, describe: 'keep successful answers this long (30m, 1h, 7d) and reuse them' },
@@ -55,6 +56,9 @@ export function validateSetting(name: SettingName, value: string): string {
       return withFlagRule(name, value, () => nonNegativeInt('retries', 20)(v));
     case 'snapshot-dir':
       if (!v) throw usageError('invalid snapshot-dir: it is empty');
+      return v;
+    case 'dataset':
+      if (!v) throw usageError('invalid dataset: it is empty');
       return v;
     case 'parallel':
       return withFlagRule(name, value, () => positiveInt('parallel', 16)(v));
@@ -262,6 +266,7 @@ export interface ResolvedConfig {
   timeout?: string;
   retries?: string;
   snapshotDir?: string;
+  dataset?: string;
   parallel?: string;
   warnCredits?: string;
   cache?: string;
@@ -286,7 +291,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
   const store = new ConfigStore(env);
   const stored = store.profile(profile);
   if (profile !== DEFAULT_PROFILE && !store.profileNames().includes(profile)) {
-    throw configError(`no profile named ${JSON.stringify(profile)}`, `create it with \`sgq config set base-url URL --profile ${profile}\``);
+    throw configError(`no profile named ${JSON.stringify(profile)}`, 'create it in the config store first (set its base-url)', { fix: 'create-profile', profile });
   }
   const source = (name: SettingName, flag?: string): KeySource | undefined =>
     flag ? undefined : env[SETTINGS[name].env] ? { env: SETTINGS[name].env } : stored[name] !== undefined ? { profile } : undefined;
@@ -300,8 +305,9 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     } catch (error) {
       const from = source(name, flag);
       if (!from || !(error instanceof SgqError)) throw error;
-      const [where, fix] = 'env' in from ? [from.env, `fix or unset ${from.env}`] : [`profile ${from.profile} of ${store.path}`, `fix it with \`sgq config set ${name}${profileFlag(profile)}\``];
-      throw configError(`${error.message} (from ${where})`, error.hint ?? fix);
+      const [where, fix] = 'env' in from ? [from.env, `fix or unset ${from.env}`] : [`profile ${from.profile} of ${store.path}`, `fix the setting ${name} of that profile`];
+      const details = error.hint || 'env' in from ? {} : { fix: 'fix-setting' as const, setting: name, profile };
+      throw configError(`${error.message} (from ${where})`, error.hint ?? fix, details);
     }
   };
   const apiKey = pick('api-key');
@@ -314,6 +320,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     timeout: pick('timeout'),
     retries: pick('retries'),
     snapshotDir: pick('snapshot-dir'),
+    dataset: pick('dataset'),
     parallel: pick('parallel'),
     warnCredits: pick('warn-credits'),
     cache: pick('cache'),

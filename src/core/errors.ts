@@ -45,7 +45,29 @@ export interface ErrorDetails {
   body?: unknown;
   /** The page that failed, in a paginated run. */
   page?: number | null;
+  /** The option the failure is about, as the library spells it (`since`, `timeout`, `maxWait`, `maxCredits`). */
+  option?: string;
+  /** The route called (`graph/get_followers`). */
+  route?: string;
+  /** What would fix it, for a front end to word in its own terms (the CLI names its flags). */
+  fix?: Fix;
+  /** The config profile involved, where there is one. */
+  profile?: string;
+  /** The setting involved (`api-key`, `timeout`), where there is one. */
+  setting?: string;
 }
+
+/**
+ * What the user can do about a failure, beyond the library's own words in `hint`:
+ * - `raise-option` / `set-option`: give `option` a larger value, or one at all;
+ * - `see-answer`: look at the answer itself (the CLI: --verbose or --raw);
+ * - `check-address`: check the service's base URL, and look at the answer;
+ * - `set-key` / `check-key`: configure the API key, or check the one sent;
+ * - `create-profile` / `fix-setting`: the config store's profile or setting;
+ * - `name-key-field`: name the field that identifies an account (`option: 'key'`);
+ * - `report-bug`: a failure of sgq itself.
+ */
+export type Fix = 'raise-option' | 'set-option' | 'see-answer' | 'check-address' | 'set-key' | 'check-key' | 'create-profile' | 'fix-setting' | 'name-key-field' | 'report-bug';
 
 /** A failure the user can act on: one line of `message`, an optional `hint` saying what to do. */
 export class SgqError extends Error {
@@ -66,8 +88,8 @@ export class SgqError extends Error {
   }
 }
 
-export const usageError = (message: string, hint?: string) => new SgqError(ExitCode.usage, message, hint);
-export const configError = (message: string, hint?: string) => new SgqError(ExitCode.config, message, hint);
+export const usageError = (message: string, hint?: string, details?: ErrorDetails) => new SgqError(ExitCode.usage, message, hint, details);
+export const configError = (message: string, hint?: string, details?: ErrorDetails) => new SgqError(ExitCode.config, message, hint, details);
 
 /**
  * When several users fail differently, the run exits with the most serious failure:
@@ -106,7 +128,8 @@ export function toSgqError(error: unknown): SgqError {
   return new SgqError(
     ExitCode.internal,
     `internal error: ${firstLine(message)}`,
-    'this is a bug in sgq; rerun with --verbose and report it',
+    'this is a bug in sgq; please report it',
+    { fix: 'report-bug' },
   );
 }
 

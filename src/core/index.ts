@@ -2,149 +2,42 @@
 // and lossless JSON as the CLI. Nothing here runs at import: the config is read, the pool made
 // and the sandbox (if asked for) started on the first call.
 import { Budget } from './budget.js';
-import { StoppedError, type ApiClient, type Exchange, type ResponseCache } from './client.js';
-import { resolveConfig, type Env } from './config.js';
+import { StoppedError, type ApiClient } from './client.js';
+import type { CallOptions, ClientOptions, IterationResult, Records, SgqClient, SgqPage, ToArrayCap } from './client-type.js';
+import { exchangeHooks } from './hooks.js';
+import { toJson, toSgqRecord, type SgqRecord, type SgqValue } from './lossless.js';
+import { resolveConfig } from './config.js';
 import { ExitCode, SgqError, configError, usageError } from './errors.js';
-import { RawNumber, type Json } from './json.js';
-import { PageFailure, fetchPages, type PageRequest, type StopReason } from './paginate.js';
+import type { Json } from './json.js';
+import { PageFailure, fetchPages, type PageRequest } from './paginate.js';
 import { routeRequest } from './request-body.js';
 import { ROUTES, findRouteByPath, methodName, normalizeRoutePath, type RouteSpec } from './routes.js';
 import { parseSince } from './since.js';
 import { clientFromSettings } from './client-from-settings.js';
 import { resolveClientSettings, type ClientSettings } from './settings.js';
 
-export { SgqError, ExitCode, EXIT_MEANINGS, type ErrorKind, type ErrorDetails } from './errors.js';
+export { SgqError, ExitCode, EXIT_MEANINGS, type ErrorKind, type ErrorDetails, type Fix } from './errors.js';
 export { ROUTES, methodName, type RouteSpec } from './routes.js';
-export type { CacheRequest, CachedAnswer, Exchange, ResponseCache } from './client.js';
+export type { CacheRequest, CachedAnswer, ResponseCache } from './client.js';
+export type { Exchange, SgqHooks, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js';
+export { LosslessNumber, parseJson, stringifyJson, type SgqValue, type SgqRecord } from './lossless.js';
+export { RECORD_FIELDS, type FieldKind, type FieldSpec, type RecordsName } from './record-fields.js';
+export type * from './record-types.js';
+export type * from './client-type.js';
 
-/** A JSON value as the library hands it out: integers past 2^53 are BigInts, exact to the digit. */
-export type SgqValue = null | boolean | number | bigint | string | SgqValue[] | { [key: string]: SgqValue };
-export type SgqRecord = { [key: string]: SgqValue };
-
-/** Where calls go: what `createClient` resolves, or what a caller's own starter returns. */
-export interface Endpoint {
-  baseUrl: string;
-  apiKey?: string;
-  close?: () => Promise<void>;
-}
-
-export interface ClientOptions {
-  /** The service address; else SGQ_BASE_URL, else the profile's `base-url`. */
-  baseUrl?: string;
-  /** Else SGQ_API_KEY, else the profile's `api-key`. */
-  apiKey?: string;
-  /** Config profile; else SGQ_PROFILE, else `default`. */
-  profile?: string;
-  /** Environment read for settings and proxies (the public entry passes process.env). */
-  env?: Env;
-  /** Per-request time limit in milliseconds (default: the `timeout` setting, else 30 s). */
-  timeout?: number;
-  /** Retries of a transient failure (default: the `retries` setting, else 3). */
-  retries?: number;
-  /** Wait out a 429 whose Retry-After (in ms) is past the 60 s cap, up to this long (as `--max-wait`). */
-  maxWait?: number;
-  /** Receives every exchange, the key masked (as `--trace` writes it). */
-  onExchange?: (exchange: Exchange) => void;
-  /** Answers to reuse (as `--cache`): a hit sends no request and spends nothing. */
-  cache?: ResponseCache;
-  /** Supplies the endpoint instead of the config (the public entry's `sandbox: true` uses it). */
-  endpoint?: () => Promise<Endpoint>;
-}
-
-export interface CallOptions {
-  /** How `user` is read (default `username`; passed through). */
-  how?: string;
-  /** Graph routes: an ISO 8601 date-time or an age such as `7d`; checked before any request. */
-  since?: string;
-  /** First page (default 1). */
-  page?: number;
-  /** At most this many records in all. */
-  limit?: number;
-  /** At most this many pages. */
-  maxPages?: number;
-  /** Pages asked at once (default 1); pages past the end may cost up to parallel-1 extra calls. */
-  parallel?: number;
-  /** Stop before the credits spent would pass this. */
-  maxCredits?: number;
-  signal?: AbortSignal;
-  /** Milliseconds per request, for this call. */
-  timeout?: number;
-  retries?: number;
-}
-
-/** One answer of a paginated route, as `pages()` yields it. */
-export interface SgqPage {
-  /** The page asked for (null on routes without pages). */
-  page: number | null;
-  nextPage: number | null;
-  records: SgqRecord[];
-  /** Error records that came beside good ones. */
-  errors: string[];
-  /** `current_credits` after the call, where reported. */
-  creditsLeft: number | null;
-}
-
-/** What an iteration did, once it has ended. */
-export interface IterationResult {
-  /** 'done' when every page was fetched; else the limit that ended it first. */
-  stoppedBy: Exclude<StopReason, 'more'>;
-  pages: number;
-  records: number;
-  /** Calls made ahead (with `parallel`) that yielded nothing: past the end, or dropped at a stop. */
-  extraCalls: number;
-  creditsUsed: number;
-  creditsLeft: number | null;
-}
-
-/** Records of every page, fetched lazily: a `break` sends no further request. */
-export interface Records extends AsyncIterable<SgqRecord> {
-  /** The pages themselves, with page numbers and the balance. */
-  pages(): AsyncIterable<SgqPage>;
-  /**
-   * The records, collected into memory, up to a cap: on a paid API, fetching everything is
-   * asked for by name (`{ all: true }`), as stripe-node's `autoPagingToArray` asks for a limit.
-   * A cap here is added to the call's own options; the lower one wins.
-   */
-  toArray(cap: ToArrayCap): Promise<SgqRecord[]>;
-  /** Set when an iteration has ended. */
-  readonly result: IterationResult | undefined;
-}
-
-/** How far `toArray` goes: at least one of `limit`, `maxPages`, `maxCredits`, or `{ all: true }`. */
-export type ToArrayCap = { all?: boolean; limit?: number; maxPages?: number; maxCredits?: number } & (
-  | { all: true }
-  | { limit: number }
-  | { maxPages: number }
-  | { maxCredits: number }
-);
-
-type UserMethod = (user: string, options?: CallOptions) => Records;
-
-export interface SgqClient {
-  graph: { followers: UserMethod; following: UserMethod };
-  alpha: { scoreHistory: UserMethod };
-  metadata: { history: UserMethod; tweets: UserMethod; latestTweets: UserMethod; userid: UserMethod };
-  lists: { members: UserMethod; latestTweets: UserMethod };
-  /** `/info`: the service's answer as one record. */
-  info(options?: Pick<CallOptions, 'signal' | 'timeout' | 'retries'>): Promise<SgqRecord>;
-  /** A raw call like `sgq api`: POST a body to any route, get the answer's body. */
-  request(route: string, body?: Record<string, SgqValue>, options?: Pick<CallOptions, 'signal' | 'timeout' | 'retries'>): Promise<SgqRecord>;
-  /** Closes the connection pool (and a sandbox the client started). Idle pools do not keep Node alive. */
-  close(): Promise<void>;
-}
+type RouteMethod = (user: string, options?: CallOptions) => Records;
 
 export function createClient(options: ClientOptions = {}): SgqClient {
   const clients = new Clients(options);
-  const byNamespace = (namespace: RouteSpec['namespace']) =>
-    Object.fromEntries(
-      ROUTES.filter((r) => r.namespace === namespace).map((r): [string, UserMethod] => [methodName(r.verb), (user, call) => routeRecords(clients, r, checkSubject(r, user), call)]),
-    );
+  // One method per route of the table, in its namespace: the type (client-type.ts) is computed from the same table.
+  const namespaces: Record<string, Record<string, RouteMethod>> = {};
+  for (const r of ROUTES) {
+    if (r.namespace === '') continue;
+    (namespaces[r.namespace] ??= {})[methodName(r.verb)] = (user, call) => routeRecords(clients, r, checkSubject(r, user), call);
+  }
   const info = ROUTES.find((r) => r.subject === 'none')!;
   return {
-    graph: byNamespace('graph') as SgqClient['graph'],
-    alpha: byNamespace('alpha') as SgqClient['alpha'],
-    metadata: byNamespace('metadata') as SgqClient['metadata'],
-    lists: byNamespace('lists') as SgqClient['lists'],
+    ...(namespaces as unknown as Omit<SgqClient, 'info' | 'request' | 'close'>),
     async info(call = {}) {
       const [record] = await routeRecords(clients, info, null, call).toArray({ all: true });
       return record ?? {};
@@ -163,8 +56,12 @@ type Target = Omit<ClientSettings, 'connections'> & { close?: () => Promise<void
 class Clients {
   private target: Promise<Target> | undefined;
   private readonly open = new Set<ApiClient>();
+  private readonly hooks;
 
-  constructor(private readonly options: ClientOptions) {}
+  constructor(private readonly options: ClientOptions) {
+    const { hooks, onExchange } = options;
+    this.hooks = [...(hooks ? [hooks] : []), ...(onExchange ? [exchangeHooks(onExchange)] : [])];
+  }
 
   /** A pool for one iteration or call, with the settings the call may override. */
   async openFor(route: RouteSpec | undefined, call: CallOptions): Promise<ApiClient> {
@@ -175,7 +72,7 @@ class Clients {
     const { close: _close, ...settings } = target;
     const client = clientFromSettings(
       { ...settings, timeoutMs: call.timeout ?? settings.timeoutMs, retries: call.retries ?? settings.retries, connections: call.parallel ?? 1 },
-      { signal: call.signal, exchange: this.options.onExchange, cache: this.options.cache },
+      { signal: call.signal, hooks: this.hooks, hookFailed: this.options.hookFailed, cache: this.options.cache },
     );
     this.open.add(client);
     return client;
@@ -260,7 +157,9 @@ async function* routePages(clients: Clients, route: RouteSpec, request: PageRequ
       yield { page: asked, nextPage, records: kept, errors: next.value.errors, creditsLeft: next.value.credits };
     }
   } catch (error) {
-    throw libraryError(error, call.signal);
+    const thrown = libraryError(error, call.signal);
+    if (thrown instanceof SgqError) thrown.details.route ??= route.path;
+    throw thrown;
   } finally {
     await iterator.return('done').catch(() => undefined);
     await clients.release(client);
@@ -308,7 +207,7 @@ function checkCallOptions(route: RouteSpec, call: CallOptions): void {
   const whole = (name: keyof CallOptions, min: number) => {
     const value = call[name];
     if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)) {
-      throw usageError(`${name} must be a whole number from ${min} up`);
+      throw usageError(`${name} must be a whole number from ${min} up`, undefined, { option: name, route: route.path });
     }
   };
   whole('page', 1);
@@ -317,9 +216,9 @@ function checkCallOptions(route: RouteSpec, call: CallOptions): void {
   whole('parallel', 1);
   whole('maxCredits', 0);
   whole('retries', 0);
-  if (call.timeout !== undefined && !(call.timeout > 0)) throw usageError('timeout must be a number of milliseconds greater than 0');
-  if (call.since !== undefined && !route.since) throw usageError(`since is not accepted by ${route.path}`);
-  if (call.page !== undefined && !route.paginated) throw usageError(`${route.path} has no pages`);
+  if (call.timeout !== undefined && !(call.timeout > 0)) throw usageError('timeout must be a number of milliseconds greater than 0', undefined, { option: 'timeout', route: route.path });
+  if (call.since !== undefined && !route.since) throw usageError(`since is not accepted by ${route.path}`, undefined, { option: 'since', route: route.path });
+  if (call.page !== undefined && !route.paginated) throw usageError(`${route.path} has no pages`, undefined, { option: 'page', route: route.path });
 }
 
 /** A stop by the caller's signal rethrows its reason, as fetch does; everything else is an SgqError. */
@@ -332,26 +231,4 @@ function libraryError(error: unknown, signal: AbortSignal | undefined): unknown 
   }
   if (error instanceof SgqError) return error;
   return new SgqError(ExitCode.internal, error instanceof Error ? error.message : String(error));
-}
-
-/** The lossless parser keeps long integers as text; the library hands them out as BigInts. */
-function toSgqValue(value: Json): SgqValue {
-  if (value instanceof RawNumber) return /^-?\d+$/.test(value.text) ? BigInt(value.text) : Number(value.text);
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(toSgqValue);
-  return toSgqRecord(value);
-}
-
-function toSgqRecord(value: { [key: string]: Json }): SgqRecord {
-  const out: SgqRecord = {};
-  for (const key of Object.keys(value)) out[key] = toSgqValue(value[key]!);
-  return out;
-}
-
-/** BigInts in a request body go out as exact JSON integers. */
-function toJson(value: SgqValue): Json {
-  if (typeof value === 'bigint') return new RawNumber(value.toString());
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(toJson);
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
 }

@@ -32,7 +32,7 @@ export const isBilled = (page: Page): boolean => !page.cached && (page.records.l
 const PAGINATION_KEYS = ['page', 'previous_page', 'next_page', 'page_items'] as const;
 
 export const invalid = (what: string) =>
-  new CallError(ExitCode.network, `the service sent an unexpected body: ${what}`, 'rerun with --verbose or --raw to see it', false);
+  new CallError(ExitCode.network, `the service sent an unexpected body: ${what}`, 'a response hook shows the answer', false, undefined, [], { fix: 'see-answer' });
 
 // `2.0` and `1E3` are whole numbers too: parseJson keeps their text, numberValue their value.
 const isInteger = (v: Json | undefined) => Number.isInteger(numberValue(v));

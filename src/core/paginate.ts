@@ -51,6 +51,12 @@ export interface FetchOptions {
   onExtraCall?: () => void;
   /** Told, one line a page, what the service got wrong that is no error (a page_items that disagrees with data). */
   onNote?: (line: string) => void;
+  /**
+   * True while the output is slower than the fetching (a pager, a slow pipe): `--parallel`
+   * then asks no page ahead of the one the output will take next, so what is bought stays
+   * within a page of what the reader has taken.
+   */
+  holdBack?: () => boolean;
 }
 
 /**
@@ -276,7 +282,7 @@ class PagesAhead {
     const { req, window, width } = this;
     return (
       this.stop === undefined &&
-      window.length < width &&
+      window.length < (this.options.holdBack?.() ? 1 : width) &&
       this.nextToAsk <= this.last &&
       (req.maxPages === undefined || this.asked < req.maxPages) &&
       // The first page alone: a one-page list costs no call more than without --parallel.

@@ -1,6 +1,8 @@
 // The one table of the service's routes (spec §4, §8). Commands, the sandbox, completions
 // and the README's command list are all generated from it.
 
+import type { RecordsName } from './record-fields.js';
+
 export type Subject = 'user' | 'list' | 'none';
 
 export interface RouteSpec {
@@ -30,30 +32,36 @@ export interface RouteSpec {
   subject: Subject;
   /** Spec §2.3: answers with the `{message}` placeholder for now. */
   placeholder: boolean;
+  /** The fields of its records (record-fields.ts): the library's record type and the schema come from it. */
+  records: RecordsName;
   summary: string;
 }
 
-const route = (r: Omit<RouteSpec, 'since' | 'placeholder' | 'snapshot' | 'costAssumed' | 'pageSize'> & Partial<RouteSpec>): RouteSpec => ({
-  since: false,
-  pageSize: null,
-  costAssumed: false,
-  snapshot: false,
-  placeholder: false,
+type Defaulted = 'since' | 'placeholder' | 'snapshot' | 'costAssumed' | 'pageSize';
+
+// `const`: each route keeps its literal namespace, verb and records, from which the library's
+// client type is computed (client-type.ts), so a route added here is a typed method.
+const route = <const R extends Omit<RouteSpec, Defaulted> & Partial<Pick<RouteSpec, Defaulted>>>(r: R) => ({
+  since: false as boolean,
+  pageSize: null as number | null,
+  costAssumed: false as boolean,
+  snapshot: false as boolean,
+  placeholder: false as boolean,
   ...r,
 });
 
-export const ROUTES: readonly RouteSpec[] = [
-  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
-  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
-  route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', paginated: true, needsKey: true, cost: 1, costAssumed: true, subject: 'user', summary: 'Score history of an account' }),
-  route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', paginated: true, needsKey: true, cost: 2, subject: 'user', summary: 'Metadata history of an account' }),
-  route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', paginated: true, needsKey: true, cost: 1, subject: 'user', summary: 'Posts of an account' }),
-  route({ namespace: 'metadata', verb: 'latest-tweets', path: 'metadata/get_latest_tweets', paginated: false, needsKey: true, cost: 6, subject: 'user', summary: 'Latest posts of an account (6 credits a call)' }),
-  route({ namespace: 'metadata', verb: 'userid', path: 'metadata/get_userid', paginated: false, needsKey: false, cost: 0, subject: 'user', summary: 'User id of an account (free, no key needed)' }),
-  route({ namespace: 'lists', verb: 'members', path: 'lists/get_list_members', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Members of a list (not available yet)' }),
-  route({ namespace: 'lists', verb: 'latest-tweets', path: 'lists/get_latest_list_tweets', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Latest posts of a list (not available yet)' }),
-  route({ namespace: '', verb: 'info', path: 'info', paginated: false, needsKey: false, cost: 0, subject: 'none', summary: 'Service information (free, no key needed)' }),
-];
+export const ROUTES = [
+  route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', records: 'followers', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
+  route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', records: 'following', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
+  route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', records: 'scores', paginated: true, needsKey: true, cost: 1, costAssumed: true, subject: 'user', summary: 'Score history of an account' }),
+  route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', records: 'metadata', paginated: true, needsKey: true, cost: 2, subject: 'user', summary: 'Metadata history of an account' }),
+  route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', records: 'posts', paginated: true, needsKey: true, cost: 1, subject: 'user', summary: 'Posts of an account' }),
+  route({ namespace: 'metadata', verb: 'latest-tweets', path: 'metadata/get_latest_tweets', records: 'posts', paginated: false, needsKey: true, cost: 6, subject: 'user', summary: 'Latest posts of an account (6 credits a call)' }),
+  route({ namespace: 'metadata', verb: 'userid', path: 'metadata/get_userid', records: 'userid', paginated: false, needsKey: false, cost: 0, subject: 'user', summary: 'User id of an account (free, no key needed)' }),
+  route({ namespace: 'lists', verb: 'members', path: 'lists/get_list_members', records: 'open', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Members of a list (not available yet)' }),
+  route({ namespace: 'lists', verb: 'latest-tweets', path: 'lists/get_latest_list_tweets', records: 'open', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Latest posts of a list (not available yet)' }),
+  route({ namespace: '', verb: 'info', path: 'info', records: 'open', paginated: false, needsKey: false, cost: 0, subject: 'none', summary: 'Service information (free, no key needed)' }),
+] as const satisfies readonly RouteSpec[];
 
 export const NAMESPACES = ['graph', 'alpha', 'metadata', 'lists'] as const;
 

@@ -27,7 +27,7 @@ export function parseSince(input: string, now: Date = new Date()): string {
   const ms = durationMs(text);
   if (ms !== undefined) return formatUtc(inRange(now.getTime() - ms, input), 0);
   const m = ISO.exec(text);
-  if (!m) throw usageError(`invalid --since ${JSON.stringify(input)}`, HINT);
+  if (!m) throw usageError(`invalid since ${JSON.stringify(input)}`, HINT, { option: 'since' });
   const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone] = m;
   const fields = [Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s)] as const;
   // setUTCFullYear, because Date.UTC reads years 0 to 99 as 1900 to 1999.
@@ -42,17 +42,17 @@ export function parseSince(input: string, now: Date = new Date()): string {
     fields[4] > 59 ||
     fields[5] > 59
   ) {
-    throw usageError(`invalid --since ${JSON.stringify(input)}: no such date or time`, HINT);
+    throw usageError(`invalid since ${JSON.stringify(input)}: no such date or time`, HINT, { option: 'since' });
   }
   const offsetMinutes = parseOffset(zone);
-  if (offsetMinutes === undefined) throw usageError(`invalid --since ${JSON.stringify(input)}: bad UTC offset`, HINT);
+  if (offsetMinutes === undefined) throw usageError(`invalid since ${JSON.stringify(input)}: bad UTC offset`, HINT, { option: 'since' });
   const micros = (frac + '000000').slice(0, 6);
   return formatUtc(inRange(local - offsetMinutes * 60e3, input), Number(micros.slice(3)), micros.slice(0, 3));
 }
 
 function inRange(epochMs: number, input: string): number {
   if (!(epochMs >= EARLIEST && epochMs <= LATEST)) {
-    throw usageError(`--since ${JSON.stringify(input)} is out of range: it must fall in the years 0001 to 9999`, HINT);
+    throw usageError(`since ${JSON.stringify(input)} is out of range: it must fall in the years 0001 to 9999`, HINT, { option: 'since' });
   }
   return epochMs;
 }

@@ -8,6 +8,8 @@ import { SETTING_NAMES } from '../../src/core/config.js';
 import { FORMATS } from '../../src/core/format-names.js';
 import { MALFORMED_KINDS } from '../../src/sandbox/fault-kinds.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { HELP_TOPICS } from '../../src/cli/help/topics.js';
+import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/values.js';
 import { BIN } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -31,7 +33,9 @@ const installed = (shell: Shell) => spawnSync(shell, ['-c', 'exit 0'], { stdio: 
 
 const sink = { write: () => true } as never;
 const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
-const TOP = program.commands.map((c) => c.name()).sort();
+// Help topics (`sgq help formats`) are hidden commands, never offered.
+const TOPICS = new Set(HELP_TOPICS.map((t) => t.name));
+const TOP = program.commands.map((c) => c.name()).filter((n) => !TOPICS.has(n)).sort();
 const sorted = (words: readonly string[]) => [...words].sort();
 
 let work: string;
@@ -124,6 +128,12 @@ compadd() {
   builtin compadd -O __sgq_hits "$@"
   local __sgq_hit
   for __sgq_hit in $__sgq_hits; do print -r -- "__SGQ_MATCH__:$__sgq_hit"; done
+  # What the list shows for them (_describe passes "value  -- description" as -d ARRAY).
+  local -i __sgq_at=\${@[(i)-d]}
+  if (( __sgq_at < $# )); then
+    local __sgq_shown
+    for __sgq_shown in \${(P)@[__sgq_at+1]}; do print -r -- "__SGQ_SHOWN__:$__sgq_shown"; done
+  fi
   builtin compadd "$@"
 }
 __sgq_test_complete() { comppostfuncs=(__sgq_test_done); _main_complete "$@" }
@@ -145,6 +155,10 @@ zpty -d sgqtest
 `;
 
 async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Promise<string[]> {
+  return (await zshOutput(line, mode)).matches;
+}
+
+async function zshOutput(line: string, mode: 'fpath' | 'source' = 'fpath'): Promise<{ matches: string[]; shown: string[] }> {
   const init = join(work, 'init.zsh');
   writeFileSync(init, ZSH_INIT);
   const dump = { SGQ_TEST_DUMP: join(work, `zcompdump-${mode}`) };
@@ -152,17 +166,21 @@ async function completeZsh(line: string, mode: 'fpath' | 'source' = 'fpath'): Pr
   expect(r.exitCode, `zsh driver for ${JSON.stringify(line)}: ${r.stderr}`).toBe(0);
   // A broken spec makes _arguments or a function of the script complain on the terminal.
   expect(r.stdout).not.toMatch(/_arguments:|_describe:|command not found|\b_sgq\w*:\d+:/);
-  return [...new Set([...r.stdout.matchAll(/__SGQ_MATCH__:([^\r\n]*)/g)].map((m) => m[1]!))];
+  const all = (tag: string) => [...new Set([...r.stdout.matchAll(new RegExp(`__SGQ_${tag}__:([^\\r\\n]*)`, 'g'))].map((m) => m[1]!))];
+  return { matches: all('MATCH'), shown: all('SHOWN') };
 }
 
 // ---- fish ----
 
-async function completeFish(line: string): Promise<string[]> {
+/** What fish offers for `line`: [candidate, description] pairs. */
+async function fishCandidates(line: string): Promise<[string, string | undefined][]> {
   const r = await runShell('fish', ['--no-config', '-c', 'source $argv[1]; and complete -C $argv[2]', join(COMPLETIONS, 'sgq.fish'), line]);
   expect(r.stderr, `fish stderr for ${JSON.stringify(line)}`).toBe('');
   expect(r.exitCode).toBe(0);
-  return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]!);
+  return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t') as [string, string | undefined]);
 }
+
+const completeFish = async (line: string): Promise<string[]> => (await fishCandidates(line)).map(([word]) => word);
 
 const COMPLETE: Record<Shell, (line: string) => Promise<string[]>> = { bash: completeBash, zsh: completeZsh, fish: completeFish };
 
@@ -211,6 +229,13 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
       expect(lists).not.toContain('--since');
     });
 
+    it('offers --version for sgq alone, not for a subcommand', async () => {
+      expect(sorted(await complete('sgq --ver'))).toEqual(['--verbose', '--version']);
+      expect(await complete('sgq graph followers --ver')).toEqual(['--verbose']);
+      expect(await complete('sgq config list --ver')).toEqual(['--verbose']);
+      expect(sorted(await complete('sgq config list -o '))).toEqual(['json', 'text']);
+    });
+
     it('completes the profile names from the config store when TAB is pressed', async () => {
       expect(sorted(await complete('sgq --profile '))).toEqual(['personal', 'work']);
       expect(await complete('sgq graph followers jack --profile w')).toEqual(['work']);
@@ -228,8 +253,11 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
 
     it('completes file names for --out, and only where a file is expected', async () => {
       expect(await complete('sgq graph followers jack --out repo')).toEqual(['report.ndjson']);
-      // A shell's fallback would offer the file here; the script must not.
-      expect(await complete('sgq graph followers jack --output repo')).toEqual([]);
+      // A shell's fallback would offer the file here; the script must not. (fish, finding no
+      // value that starts with "repo", may offer formats whose descriptions hold r…e…p…o.)
+      const output = await complete('sgq graph followers jack --output repo');
+      expect(output).not.toContain('report.ndjson');
+      for (const word of output) expect(FORMATS).toContain(word);
       expect(await complete('sgq graph followers repo')).toEqual([]);
     });
   });
@@ -245,7 +273,34 @@ describe.skipIf(!installed('bash') && !process.env.CI)('bash specifics', { timeo
   });
 });
 
+describe.skipIf(!installed('fish') && !process.env.CI)('fish specifics', { timeout: TEST_DEADLINE }, () => {
+  it('describes each value on its own: formats, settings, shells', async () => {
+    const formats = new Map(await fishCandidates('sgq graph followers -o '));
+    expect(Object.fromEntries(formats)).toEqual(FORMAT_DESCRIPTIONS);
+    const settings = new Map(await fishCandidates('sgq config set '));
+    expect([...settings.keys()].sort()).toEqual(sorted(SETTING_NAMES));
+    expect(settings.get('base-url')).toBe('service address, may carry a path prefix');
+    expect(new Set(settings.values()).size).toBe(SETTING_NAMES.length);
+    for (const description of settings.values()) expect(description).not.toMatch(/^\(?key\)?$/);
+    const shells = new Map(await fishCandidates('sgq completion '));
+    expect(new Set(shells.values()).size).toBe(3);
+    // A flag still says what the flag does.
+    expect(new Map(await fishCandidates('sgq graph followers --outp')).get('--output')).toMatch(/^table, json/);
+  });
+});
+
 describe.skipIf(!installed('zsh') && !process.env.CI)('zsh specifics', { timeout: TEST_DEADLINE }, () => {
+  it('shows what each value is, as fish does', async () => {
+    const { matches, shown } = await zshOutput('sgq config set ');
+    expect(sorted(matches)).toEqual(sorted(SETTING_NAMES));
+    expect(shown).toContainEqual(expect.stringMatching(/^base-url +-- service address, may carry a path prefix$/));
+    const formats = await zshOutput('sgq graph followers -o ');
+    // zsh cuts a description at the terminal's width (80 columns here).
+    expect(formats.shown).toContainEqual(expect.stringMatching(new RegExp(`^json +-- ${FORMAT_DESCRIPTIONS.json}$`)));
+    expect(formats.shown).toContainEqual(expect.stringMatching(/^ndjson +-- one JSON record a line, /));
+    expect(formats.shown).toHaveLength(FORMATS.length);
+  });
+
   it('works sourced after compinit, as well as autoloaded from $fpath', async () => {
     expect(await completeZsh('sgq gr', 'source')).toEqual(['graph']);
     expect(sorted(await completeZsh('sgq graph followers -o ', 'source'))).toEqual(sorted(FORMATS));

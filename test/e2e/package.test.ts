@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/run.js';
+import { ROUTES, methodName } from '../../src/core/routes.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsc = join(root, 'node_modules/typescript/bin/tsc');
@@ -18,18 +19,49 @@ let shipped: string[];
 let project: string;
 let install: { stderr: string };
 
-// The library as the README shows it: a client, records and pages iterated, toArray with a cap,
+// The library as docs/library.md shows it: a client, records and pages iterated, toArray with a cap,
 // the sandbox on a port and in-process. The same text serves the three module kinds.
+// The methods of every route of sgq's table: a route the client type lacks fails the typecheck.
+const EVERY_ROUTE = ROUTES.map((r) => (r.namespace ? `sgq.${r.namespace}.${methodName(r.verb)}` : 'sgq.info')).join(', ');
 const USER_FILE = `
-import { createClient, SgqError, type SgqPage, type SgqRecord, type ToArrayCap } from 'sgq';
+import { createClient, parseJson, stringifyJson, LosslessNumber, SgqError, type FollowerRecord, type SgqHooks, type SgqPage, type SgqRecord, type ToArrayCap } from 'sgq';
 import { startSandbox, type Sandbox } from 'sgq/sandbox';
 
 async function main(): Promise<string> {
   const box: Sandbox = await startSandbox({ port: 0 });
-  const sgq = createClient({ baseUrl: box.url, apiKey: box.apiKey, timeout: 5000 });
+  let answers = 0;
+  const hooks: SgqHooks = { response: (e) => void (answers += e.status === 200 && typeof e.ms === 'number' ? 1 : 0) };
+  const sgq = createClient({ baseUrl: box.url, apiKey: box.apiKey, timeout: 5000, hooks });
   try {
     const names: string[] = [];
-    for await (const f of sgq.graph.followers('typed_1200', { limit: 600 })) names.push(String(f.username));
+    let ids = 0;
+    for await (const f of sgq.graph.followers('typed_1200', { limit: 600 })) {
+      // Both shapes are typed: the service's prefixed fields and the spec's plain ones.
+      names.push(f.follower_username ?? f.username ?? '');
+      const id: number | bigint | undefined = f.follower_userid;
+      const bio: string | null | undefined = f.follower_bio;
+      // @ts-expect-error an id is a number or a bigint, never a string
+      const wrong: string | undefined = f.follower_userid;
+      const other: unknown = f.anything_else;
+      void [bio, wrong, other];
+      if (id !== undefined) ids++;
+    }
+    for await (const g of sgq.graph.following('typed_7')) {
+      const name: string | undefined = g.username;
+      // @ts-expect-error following records are not prefixed: this field is a JSON value, not a string
+      const prefixed: string | undefined = g.follower_username;
+      void [name, prefixed];
+    }
+    for await (const r of sgq.alpha.scoreHistory('typed_7', { limit: 1 })) {
+      const score: number | LosslessNumber | undefined = r.score;
+      const date: string | undefined = r.date;
+      void [score, date];
+    }
+    // Every route of the table is a method (the list is written from sgq's route table).
+    const everyRoute: unknown[] = [${EVERY_ROUTE}];
+    const followers: FollowerRecord[] = await sgq.graph.followers('typed_1200').toArray({ limit: 2 });
+    const written: string = followers.map((r) => stringifyJson(r)).join('\\n');
+    const lossless = stringifyJson(parseJson('[1.0,-0,1E400,12345678901234567890,0.12345678901234567890123]'));
     const pages: [number | null, number][] = [];
     for await (const page of sgq.graph.following('typed_700').pages()) pages.push([(page satisfies SgqPage).page, page.records.length]);
     const cap: ToArrayCap = { maxPages: 1 };
@@ -46,7 +78,7 @@ async function main(): Promise<string> {
     }
     // Not closed: an in-process sandbox must not keep the script alive.
     const inProcess = await createClient({ sandbox: true }).graph.following('typed_7').toArray({ limit: 100 });
-    return JSON.stringify({ names: names.length, pages, capped: capped.length, every: every.length, uncapped: uncapped instanceof TypeError, kind, inProcess: inProcess.length });
+    return JSON.stringify({ routes: everyRoute.length, names: names.length, ids, answers: answers > 0, written: written.split('\\n').length, lossless, pages, capped: capped.length, every: every.length, uncapped: uncapped instanceof TypeError, kind, inProcess: inProcess.length });
   } finally {
     await sgq.close();
     await box.close();
@@ -58,7 +90,7 @@ main().then((out) => console.log(out), (error: unknown) => {
   process.exitCode = 1;
 });
 `;
-const EXPECTED = { names: 600, pages: [[1, 500], [2, 200]], capped: 500, every: 1, uncapped: true, kind: 'service 4', inProcess: 7 };
+const EXPECTED = { routes: ROUTES.length, names: 600, ids: 600, answers: true, written: 2, lossless: '[1.0,-0,1E400,12345678901234567890,0.12345678901234567890123]', pages: [[1, 500], [2, 200]], capped: 500, every: 1, uncapped: true, kind: 'service 4', inProcess: 7 };
 const USER_FILES = ['use-esm.mts', 'use-cjs.cts', 'use.ts'];
 
 // Each resolution as a user's tsconfig sets it; @types/node comes from this checkout.
@@ -94,10 +126,16 @@ beforeAll(async () => {
   for (const file of USER_FILES) writeFileSync(join(project, file), USER_FILE);
 }, 180_000);
 
+/** The ```ts blocks of docs/library.md ("Use from Node"), each a module of its own. */
+function libraryExamples(): string[] {
+  const page = readFileSync(join(root, 'docs/library.md'), 'utf8');
+  return [...page.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => `${m[1]}\nexport {};\n`);
+}
+
 describe('npm pack', () => {
   it('ships only what users need, with a manifest that names no build scripts', async () => {
-    for (const path of shipped) expect(path).toMatch(/^(bin\/sgq\.cjs|dist\/.+\.(cjs|mjs|d\.[cm]ts|txt)|completions\/(sgq\.bash|_sgq|sgq\.fish)|README\.md|LICENSE|package\.json)$/);
-    for (const needed of ['bin/sgq.cjs', 'dist/cli.cjs', 'dist/main.cjs', 'dist/vendor/undici.cjs', 'dist/lib/index.cjs', 'dist/lib/index.mjs', 'dist/types/lib.d.mts', 'dist/types/lib.d.cts', 'dist/types/sandbox/index.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/THIRD-PARTY-LICENSES.txt', 'dist/help/sgq.txt', 'dist/help/sgq+graph+followers.txt', 'completions/sgq.bash', 'README.md', 'LICENSE']) {
+    for (const path of shipped) expect(path).toMatch(/^(bin\/sgq\.cjs|dist\/.+\.(cjs|mjs|d\.[cm]ts|txt)|completions\/(sgq\.bash|_sgq|sgq\.fish)|docs\/[\w-]+\.md|README\.md|LICENSE|package\.json)$/);
+    for (const needed of ['bin/sgq.cjs', 'dist/cli.cjs', 'dist/main.cjs', 'dist/vendor/undici.cjs', 'dist/lib/index.cjs', 'dist/lib/index.mjs', 'dist/types/lib.d.mts', 'dist/types/lib.d.cts', 'dist/types/sandbox/index.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/THIRD-PARTY-LICENSES.txt', 'dist/help/sgq.txt', 'dist/help/sgq+graph+followers.txt', 'completions/sgq.bash', 'README.md', 'docs/README.md', 'docs/commands.md', 'docs/dataset.md', 'LICENSE']) {
       expect(shipped).toContain(needed);
     }
     const manifest = (await execa('tar', ['-xzOf', tarball, 'package/package.json'])).stdout;
@@ -145,6 +183,21 @@ describe('the packed tarball in a fresh TypeScript project', () => {
     const expected = name === 'bundler' ? ['dist/types/lib.d.mts', 'dist/types/sandbox/index.d.mts'] : ['dist/types/lib.d.cts', 'dist/types/lib.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/types/sandbox/index.d.mts'];
     for (const file of expected) expect(sgqTypes).toContain(file);
     expect(sgqTypes.every((f) => /\.d\.[cm]ts$/.test(f))).toBe(true);
+  }, 120_000);
+
+  it('compiles every example of docs/library.md ("Use from Node") under tsc --strict', async () => {
+    const examples = libraryExamples();
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    const files = examples.map((text, i) => {
+      writeFileSync(join(project, `readme-${i}.mts`), text);
+      return `readme-${i}.mts`;
+    });
+    const file = join(project, 'tsconfig.readme.json');
+    const compilerOptions = { strict: true, target: 'ES2022', lib: ['ES2022'], types: ['node'], typeRoots: [join(root, 'node_modules/@types')], module: 'nodenext', moduleResolution: 'nodenext', noEmit: true };
+    writeFileSync(file, JSON.stringify({ compilerOptions, files }, null, 2));
+    const run = await runTsc(['-p', file]);
+    expect(run.stdout + run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
   }, 120_000);
 
   it('runs the same files compiled to .mjs, .cjs and .js with node against sgq/sandbox', async () => {

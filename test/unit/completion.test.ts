@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../src/core/config.js';
 import { FORMATS } from '../../src/core/format-names.js';
+import { MALFORMED_KINDS } from '../../src/sandbox/fault-kinds.js';
 import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
+import { HELP_TOPICS } from '../../src/cli/help/topics.js';
+import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/values.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
 
 // The scripts are generated from the command tree; these tests hold the checked-in copies to
@@ -30,7 +33,9 @@ function tree() {
   const sink = { write: () => true } as never;
   const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
   fillAll(program);
-  return { program, commands: allCommands(program) };
+  // Help topics are hidden commands: `sgq help formats`, never offered as a command.
+  const topics = new Set(HELP_TOPICS.map((t) => t.name));
+  return { program, commands: allCommands(program).filter((c) => !topics.has(c.name())) };
 }
 
 describe('sgq completion', () => {
@@ -54,11 +59,52 @@ describe('sgq completion', () => {
     expect(longs).toContain('--profile');
     const flag = (long: string) => (shell === 'fish' ? `-l ${long.slice(2)} ` : long);
     for (const long of longs) expect(text, `flag ${long}`).toContain(flag(long));
-    expect(text).toContain(FORMATS.join(' '));
-    expect(text).toContain(SETTING_NAMES.join(' '));
-    expect(text).toContain('bash zsh fish');
-    expect(text).toContain('html truncated text data-object bad-page huge');
+    // fish and zsh give each value its own description (word\t'what it is', word\:"what it is"); bash lists the words.
+    const hasList = (words: readonly string[]) => {
+      if (shell === 'bash') return expect(text).toContain(words.join(' '));
+      // ((a\:"…" b\:"…")), the words in order.
+      if (shell === 'zsh') return expect(text).toMatch(new RegExp(`\\(\\(${words.map((w) => `${w}\\\\:"[^"]*"`).join(' ')}\\)\\)`));
+      for (const w of words) expect(text).toContain(`${w}\\\\t\\'`);
+    };
+    hasList(FORMATS);
+    hasList(SETTING_NAMES);
+    hasList(['bash', 'zsh', 'fish']);
+    hasList(MALFORMED_KINDS);
     expect(text).toContain('completion --profiles');
+    for (const topic of HELP_TOPICS) expect(text, topic.name).not.toMatch(offered(shell, topic.name));
+  });
+
+  it.each(SHELLS)('%s: offers --version for sgq alone, never for a subcommand', async (shell) => {
+    const text = await script(shell);
+    if (shell === 'bash') {
+      expect(text).toMatch(/^ {4}''\) REPLY='-V --version' ;;$/m);
+      expect(text.match(/--version/g)).toHaveLength(1);
+    } else if (shell === 'zsh') {
+      const functions = text.split(/\n(?=# sgq)/);
+      expect(functions.filter((f) => f.includes('--version')).map((f) => f.split('\n')[0])).toEqual(['# sgq']);
+      expect(text).not.toMatch(/_sgq__globals\(\) \{[^}]*--version/);
+    } else {
+      expect(text.split('\n').filter((l) => l.includes('-l version'))).toEqual([`complete -c sgq -n '__sgq_in ""' -s V -l version -d 'print the version'`]);
+    }
+  });
+
+  it('fish: every value of a fixed list has its own description, and no argument says only its name', async () => {
+    const text = await script('fish');
+    // In the script's single-quoted -a: json\\t\'…\' (fish reads it as json, a tab, the description).
+    expect(text).toContain(`json\\\\t\\'${FORMAT_DESCRIPTIONS.json}\\'`);
+    expect(text).toContain(`base-url\\\\t\\'service address, may carry a path prefix\\'`);
+    const { program } = tree();
+    const { completionTree, walk } = await import('../../src/cli/completion/tree.js');
+    const specs = completionTree(program);
+    const lists = [...specs.globals, ...walk(specs.root).flatMap((c) => [...c.options, ...c.arguments])].map((o) => o.values).filter((v) => v.kind === 'words');
+    expect(lists.length).toBeGreaterThan(5);
+    for (const v of lists) {
+      if (v.kind !== 'words') continue;
+      expect(v.descriptions, v.words.join(' ')).toBeDefined();
+      const said = v.words.map((w) => v.descriptions![w]);
+      expect(new Set(said).size, v.words.join(' ')).toBe(v.words.length);
+    }
+    expect(text).not.toMatch(/-d 'key'$/m);
   });
 
   it('bash: the per-command tables really come from the tree', async () => {

@@ -1,3 +1,4 @@
+import { inCliWords } from '../../src/cli/errors-to-flags.js';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
 import { chooseMatch, fieldsOf, noIdentity } from '../../src/core/churn/identity.js';
@@ -116,11 +117,14 @@ describe('choosing an identity', () => {
     } catch (error) {
       expect((error as SgqError).exitCode).toBe(ExitCode.config);
       expect((error as SgqError).message).toMatch(/^OLD: no record has an id or username field/);
-      expect((error as SgqError).hint).toMatch(/--key FIELD/);
+      // The core names the option; the CLI's words name the flag (src/cli/errors-to-flags.ts).
+      expect((error as SgqError).details).toMatchObject({ option: 'key', fix: 'name-key-field' });
+      expect(inCliWords(error as SgqError).hint).toMatch(/--key FIELD/);
     }
     const unknown = noIdentity('NEW', 'uid', ['follower_username', 'follower_userid']);
     expect(unknown.exitCode).toBe(ExitCode.usage);
-    expect(unknown.message).toBe('NEW: no record has the field "uid" that --key names (its first record has follower_username, follower_userid)');
+    expect(unknown.message).toBe('NEW: no record has the field "uid" that key names (its first record has follower_username, follower_userid)');
+    expect(inCliWords(unknown).message).toBe('NEW: no record has the field "uid" that --key names (its first record has follower_username, follower_userid)');
     const apart = () => chooseMatch(side({ id: 'user_id' }, 'OLD'), side({ name: 'username' }, 'NEW'));
     expect(apart).toThrow(/share no identity field/);
   });

@@ -38,7 +38,8 @@ export async function runApiCommand(ctx: CommandContext, routeArg: string, flags
 
   const known = findRouteByPath(path);
   const startPage = page ?? 1;
-  const paginated = flags.paginate === true || page !== undefined;
+  // Without --paginate, only a plain page number is followed; `1.0` goes out as typed.
+  const paginated = flags.paginate === true || typeof fields.page === 'number';
   return execute(
     ctx,
     {

@@ -4,10 +4,14 @@ import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profil
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { Io } from '../io.js';
 import { textUntilStopped } from '../stdin-chunks.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext, GlobalOptions } from '../context.js';
+
+export interface ConfigOptions {
+  output?: 'text' | 'json';
+}
 
 /** `sgq config set|get|unset|list|path`. Data (values, paths) on stdout; confirmations on stderr. */
-export async function runConfigCommand(ctx: CommandContext, verb: string, args: string[]): Promise<number> {
+export async function runConfigCommand(ctx: CommandContext, verb: string, args: string[], opts: ConfigOptions = {}): Promise<number> {
   const { io, globals } = ctx;
   const store = new ConfigStore(io.env);
   const profile = profileName(globals, io.env);
@@ -20,6 +24,10 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
       io.stdout.write(`${store.path}\n`);
       return ExitCode.ok;
     case 'list': {
+      if (opts.output === 'json') {
+        io.stdout.write(`${JSON.stringify(settingsDocument(store, profile, io.env, globals), null, 2)}\n`);
+        return ExitCode.ok;
+      }
       const values = store.profile(profile);
       for (const name of SETTING_NAMES) {
         const value = values[name];
@@ -58,6 +66,36 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
     default:
       throw usageError(`unknown config command ${verb}`);
   }
+}
+
+/** The global flags that set a setting for one run. */
+const SETTING_FLAGS: Partial<Record<SettingName, { flag: string; value: (g: GlobalOptions) => string | number | undefined }>> = {
+  'base-url': { flag: '--base-url', value: (g) => g.baseUrl },
+  timeout: { flag: '--timeout', value: (g) => g.timeout },
+  retries: { flag: '--retries', value: (g) => g.retries },
+};
+
+/**
+ * `config list -o json`: every setting, the value a run would take (flag > environment >
+ * profile; null when none is set and sgq's default applies) and where it comes from.
+ */
+function settingsDocument(store: ConfigStore, profile: string, env: Io['env'], globals: GlobalOptions) {
+  const stored = store.profile(profile);
+  const settings = SETTING_NAMES.map((name) => {
+    const { value, source, flag } = settingSource(name, stored[name], env, globals);
+    return { name, value: value === undefined ? null : shown(name, value), source, ...(flag ? { flag } : {}), env: SETTINGS[name].env, secret: SETTINGS[name].secret };
+  });
+  return { profile, config_file: store.path ?? null, settings, other_profiles: store.profileNames().filter((p) => p !== profile) };
+}
+
+function settingSource(name: SettingName, stored: string | undefined, env: Io['env'], globals: GlobalOptions) {
+  const flag = SETTING_FLAGS[name];
+  const flagValue = flag?.value(globals);
+  if (flag && flagValue !== undefined) return { value: String(flagValue), source: 'flag', flag: flag.flag };
+  const fromEnv = env[SETTINGS[name].env] || undefined;
+  if (fromEnv !== undefined) return { value: fromEnv, source: 'environment' };
+  if (stored !== undefined) return { value: stored, source: 'profile' };
+  return { value: undefined, source: null };
 }
 
 const shown = (name: SettingName, value: string) => (SETTINGS[name].secret ? maskSecret(value) : value);

@@ -1,15 +1,19 @@
+import { Option } from 'commander';
+import { SETTING_NAMES } from '../../core/config.js';
+import type { ConfigOptions } from './config-command.js';
 import { defineCommand, helpText, type CommandDefinition } from './define.js';
 
 /** `config VERB`: each verb runs config-command.ts with its own name. */
-const verb = (name: string, summary: string, help: string, args: CommandDefinition['arguments'] = []): CommandDefinition =>
-  defineCommand({
+const verb = (name: string, summary: string, help: string, args: CommandDefinition['arguments'] = [], options?: () => Option[]): CommandDefinition =>
+  defineCommand<ConfigOptions>({
     name,
     summary,
     arguments: args,
     help,
-    async handler(words, _opts, ctx) {
+    ...(options ? { options } : {}),
+    async handler(words, opts, ctx) {
       const { runConfigCommand } = await import('./config-command.js');
-      return runConfigCommand(ctx, name, words);
+      return runConfigCommand(ctx, name, words, opts);
     },
   });
 
@@ -18,12 +22,18 @@ export const configCommand = defineCommand({
   summary: 'Read and change the config store (profiles of settings)',
   subcommands: () => [
     verb('set', 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal', helpText({
-      notes: 'Keys: api-key, base-url, output, timeout, retries, snapshot-dir, parallel, warn-credits, cache',
+      notes: `Keys: ${SETTING_NAMES.join(', ')}`,
       examples: ['sgq config set base-url https://api.example.com', 'printf %s "$KEY" | sgq config set api-key --profile work'],
     }), [{ name: '<key>' }, { name: '[value]' }]),
     verb('get', 'print a setting (the API key is masked)', helpText({ examples: ['sgq config get base-url'] }), [{ name: '<key>' }]),
     verb('unset', 'remove a setting', helpText({ examples: ['sgq config unset output --profile work'] }), [{ name: '<key>' }]),
-    verb('list', 'print the settings of the profile (the API key is masked)', helpText({ examples: ['sgq config list --profile work'] })),
+    verb(
+      'list',
+      'print the settings of the profile (the API key is masked); -o json: every setting, its value and where it comes from',
+      helpText({ examples: ['sgq config list --profile work', "sgq config list -o json | jq '.settings[] | select(.source != null)'"] }),
+      [],
+      () => [new Option('-o, --output <format>', 'text: the profile\'s settings as name=value lines; json: every setting with its source').choices(['text', 'json'])],
+    ),
     verb('path', 'print where the config file is', helpText({ examples: ['sgq config path'] })),
   ],
   help: helpText({

@@ -88,6 +88,7 @@ function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: 
     // Users left over go beside the output, or beside the config.
     remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, ctx.io.env),
     startedAt: plan.startedAt,
+    users: plan.users,
   };
 }
 

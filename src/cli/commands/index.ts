@@ -5,6 +5,7 @@ import { configCommand } from './config.js';
 import { creditsCommand } from './credits.js';
 import type { CommandDefinition } from './define.js';
 import { describeCommand } from './describe.js';
+import { datasetCommand } from './dataset.js';
 import { diffCommand } from './diff.js';
 import { fmtCommand } from './fmt.js';
 import { routeCommands } from './routes.js';
@@ -13,5 +14,5 @@ import { snapshotsCommand } from './snapshots.js';
 
 /** Every command of sgq, in the order the help lists them: the routes first. */
 export function commandDefinitions(): CommandDefinition[] {
-  return [...routeCommands(), apiCommand, configCommand, creditsCommand, cacheCommand, sandboxCommand, diffCommand, snapshotsCommand, fmtCommand, describeCommand, completionCommand];
+  return [...routeCommands(), apiCommand, configCommand, creditsCommand, cacheCommand, sandboxCommand, diffCommand, snapshotsCommand, datasetCommand, fmtCommand, describeCommand, completionCommand];
 }

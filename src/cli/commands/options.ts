@@ -54,3 +54,7 @@ export function simpleShapeOptions(): Option[] {
 /** `--wait-lock`: every command that replaces an --out file (or a state file) may wait for another run on it. */
 export const waitLockOption = (): Option =>
   new Option('--wait-lock <duration>', 'wait up to this long (30s, 5m) for another run using the same --out or state file').argParser(waitDuration);
+
+/** `--dataset`: every route command may append its records to a Parquet dataset. */
+export const datasetOption = (): Option =>
+  new Option('--dataset <dir>', 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)').argParser(nonEmpty('--dataset'));

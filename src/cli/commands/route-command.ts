@@ -22,6 +22,7 @@ export interface RouteFlags extends OutputFlags, SnapshotFlags {
   maxPages?: number;
   concurrency?: number;
   parallel?: number;
+  dataset?: string;
 }
 
 /** One generic action serves every route of the table. */
@@ -56,9 +57,11 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       parallel: flags.parallel,
       manyCalls: subjects?.fromStdin,
       tagUser,
+      users: subjects ? subjects.count : 1,
       startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       snapshots: flags.snapshot ? { dir: flags.snapshotDir } : undefined,
+      dataset: { dir: flags.dataset, route: route.path.replaceAll('/', '.') },
       jobs: (config, held) => {
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
         const { marks } = held;
@@ -67,11 +70,14 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
           // A user's mark key, worked out once for reading its mark and for staging the new one.
           const key = marks && user !== null ? keyOf(user) : undefined;
           const userSince = key === undefined ? sinceOf(user) : sinceFromMark(marks!, key, user!, startedAt, held);
+          const snapshot = held.snapshots && user !== null ? held.snapshots.hooks({ profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true, flags.key) : {};
           return {
             user,
             request: routeRequest(route, { user, how, since: userSince }, { startPage: flags.page ?? 1, follow: flags.all === true, maxPages: flags.maxPages }),
             onComplete: marks && key !== undefined ? (asOf) => marks.stage(key, asOf) : undefined,
-            ...(held.snapshots && user !== null ? held.snapshots.hooks({ profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true, flags.key) : {}),
+            ...snapshot,
+            // The dataset sees every record and every change, whatever the output shows.
+            ...(held.dataset ? held.dataset.hooks(user, snapshot) : {}),
           };
         };
         return subjects ? subjects.map(job) : [job(null)];

@@ -2,7 +2,7 @@ import { Option } from 'commander';
 import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from '../../core/routes.js';
 import type { RouteFlags } from './route-command.js';
 import { defineCommand, helpText, type ArgumentDefinition, type CommandDefinition } from './define.js';
-import { limitOptions, outputOptions, snapshotDirOption } from './options.js';
+import { datasetOption, limitOptions, outputOptions, snapshotDirOption } from './options.js';
 import { nonEmpty, positiveInt } from './parsers.js';
 
 // The route commands, one per route of the table: a namespace lists its verbs, and a verb's
@@ -75,7 +75,7 @@ function routeOptions(route: RouteSpec): Option[] {
   if (route.subject === 'user') {
     options.push(new Option('--concurrency <n>', 'users in flight at once (default 4)').argParser(positiveInt('--concurrency', 64)));
   }
-  return [...options, ...outputOptions(route.subject !== 'none'), ...limitOptions()];
+  return [...options, ...outputOptions(route.subject !== 'none'), datasetOption(), ...limitOptions()];
 }
 
 function routeExamples(route: RouteSpec): string {
@@ -89,6 +89,7 @@ function routeExamples(route: RouteSpec): string {
     lines.push(`  $ ${name} jack`, `  $ ${name} jack dorsey -o csv --fields query_user,username`, `  $ cat users.txt | ${name} - --concurrency 8`);
     if (route.paginated) lines.push(`  $ ${name} jack --all --out jack.ndjson`, `  $ ${name} jack --all --limit 1000 | jq -r .username`);
     if (route.since) lines.push(`  $ ${name} jack --since 24h`, `  $ ${name} jack --since 2024-04-07T00:00:00Z --all`);
+    if (route.paginated) lines.push(`  $ ${name} jack --all --dataset ~/sgq-data > /dev/null`);
   }
   return `${lines.join('\n')}\n`;
 }

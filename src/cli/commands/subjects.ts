@@ -19,6 +19,8 @@ export class Subjects implements AsyncIterable<string> {
     /** Some came from stdin (`-`): a list of any length, so each record is tagged with its user. */
     readonly fromStdin: boolean,
     private readonly cut: { short: boolean } = { short: false },
+    /** How many there are, when known before the run (arguments, not a list on stdin): the progress bar's bound. */
+    readonly count?: number,
   ) {}
 
   /**
@@ -45,7 +47,7 @@ export class Subjects implements AsyncIterable<string> {
     }
     if (first.length === 0 && cut.short) throw interruptedBy(io.signal?.reason);
     if (first.length === 0) throw usageError('no users given: stdin held none');
-    return new Subjects(first, all, fromStdin, cut);
+    return new Subjects(first, all, fromStdin, cut, fromStdin ? undefined : new Set(args.map((a) => a.trim())).size);
   }
 
   /** The subjects in order: those read ahead, then the rest as they are read. */

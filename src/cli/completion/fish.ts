@@ -100,7 +100,9 @@ export function fishScript(tree: CompletionTree): string {
     if (!c.subcommands.length) {
       c.arguments.forEach((a, i) => {
         if (a.values.kind === 'any') return;
-        lines.push([`${fn}_arg ${dq(commandKey(c))} ${i}${a.variadic ? ' more' : ''}`, `${valueFlags(a.values, prog)} -d ${quote(a.description || a.name)}`]);
+        // Values described one by one need no description of the argument (fish shows it for the others).
+        const fallback = a.values.kind === 'words' && a.values.descriptions ? '' : ` -d ${quote(a.description || a.name)}`;
+        lines.push([`${fn}_arg ${dq(commandKey(c))} ${i}${a.variadic ? ' more' : ''}`, `${valueFlags(a.values, prog)}${fallback}`]);
       });
     }
     if (!lines.length) continue;
@@ -123,7 +125,7 @@ function optionLine(o: OptionSpec, prog: string): string {
 function valueFlags(values: ValueSource, prog: string): string {
   switch (values.kind) {
     case 'words':
-      return `-a ${quote(values.words.map(checkWord).join(' '))}`;
+      return `-a ${quote(values.words.map((w) => described(checkWord(w), values.descriptions?.[w])).join(' '))}`;
     case 'profiles':
       return `-a ${quote(`(command ${prog} completion --profiles 2>/dev/null)`)}`;
     case 'files':
@@ -132,6 +134,12 @@ function valueFlags(values: ValueSource, prog: string): string {
       return '';
   }
 }
+
+/**
+ * A candidate of `-a`, which fish splits as it would a command line: a tab and a quoted
+ * description after the word give the value its own description (else it shows the option's).
+ */
+const described = (word: string, description: string | undefined): string => (description ? `${word}\\t${quote(description)}` : word);
 
 const valueWords = (options: OptionSpec[]): string[] => options.filter((o) => o.takesValue).flatMap(optionWords).map(checkWord);
 /** Double-quotes a command key (checked words and spaces) inside a condition. */

@@ -1,6 +1,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { SETTING_NAMES } from '../../core/config.js';
 import { valueTypeOf, type ValueType } from '../commands/parsers.js';
+import { valueDescriptions } from '../help/values.js';
 
 // What a completion script needs to know about the command tree, read from Commander's own
 // objects. The three generators (bash, zsh, fish) only ever see this model, so a new command,
@@ -13,8 +14,8 @@ export const isShell = (name: string): name is Shell => (SHELLS as readonly stri
 
 /** How the value of an option or argument completes. */
 export type ValueSource =
-  /** A fixed list, such as the formats of `-o`. */
-  | { kind: 'words'; words: readonly string[] }
+  /** A fixed list, such as the formats of `-o`, with what each means where a table says. */
+  | { kind: 'words'; words: readonly string[]; descriptions?: Readonly<Record<string, string>> }
   /** The profile names in the config store, read when the user presses TAB. */
   | { kind: 'profiles' }
   /** File names. */
@@ -66,9 +67,15 @@ export interface CompletionTree {
   /** The program name the scripts register for. */
   program: string;
   root: CommandSpec;
-  /** The root's options: Commander accepts them before and after any subcommand. */
+  /**
+   * The options every command inherits from the root: Commander accepts them before and after
+   * any subcommand. The root's own options (`--version`) stay in `root.options`.
+   */
   globals: OptionSpec[];
 }
+
+/** Options of the root that are not inherited: `sgq graph --version` is no way to ask for it. */
+const ROOT_ONLY = new Set(['--version']);
 
 /** Every command of the tree, root first, parents before children, in registration order. */
 export function walk(spec: CommandSpec): CommandSpec[] {
@@ -81,13 +88,14 @@ export const optionWords = (o: OptionSpec): string[] => [o.short, o.long].filter
 /** Reads the model from a Commander tree. Hidden commands and options are left out. */
 export function completionTree(root: Command): CompletionTree {
   const rootSpec = commandSpec(root, []);
-  const globals = rootSpec.options;
+  const rootOnly = (o: OptionSpec) => o.long !== undefined && ROOT_ONLY.has(o.long);
+  const globals = rootSpec.options.filter((o) => !rootOnly(o));
   const globalWords = new Set(globals.flatMap(optionWords));
   // Each subcommand has its own -h, --help; the root's covers them, so list it once.
   for (const spec of walk(rootSpec).slice(1)) {
     spec.options = spec.options.filter((o) => !optionWords(o).some((w) => globalWords.has(w)));
   }
-  rootSpec.options = [];
+  rootSpec.options = rootSpec.options.filter(rootOnly);
   return { program: root.name(), root: rootSpec, globals };
 }
 
@@ -136,17 +144,23 @@ function argumentSpec(argument: Argument, path: string[]): ArgumentSpec {
 // The few values Commander cannot know: they live outside the tree (the config store, the
 // setting names) or are checked by the action rather than by `.choices()`.
 
+/** A fixed list of values, described where a table of src/cli/help/values.ts knows them all. */
+function words(list: readonly string[]): ValueSource {
+  const descriptions = valueDescriptions(list);
+  return descriptions ? { kind: 'words', words: list, descriptions } : { kind: 'words', words: list };
+}
+
 function optionValues(option: Option, path: string[], valueName: string): ValueSource {
-  if (option.argChoices) return { kind: 'words', words: option.argChoices };
+  if (option.argChoices) return words(option.argChoices);
   if (path.length === 0 && option.attributeName() === 'profile') return { kind: 'profiles' };
   if (valueName === 'file') return { kind: 'files' };
   return { kind: 'any' };
 }
 
 function argumentValues(argument: Argument, path: string[]): ValueSource {
-  if (argument.argChoices) return { kind: 'words', words: argument.argChoices };
-  if (path[0] === 'config' && argument.name() === 'key') return { kind: 'words', words: SETTING_NAMES };
-  if (path.length === 1 && path[0] === 'completion' && argument.name() === 'shell') return { kind: 'words', words: SHELLS };
+  if (argument.argChoices) return words(argument.argChoices);
+  if (path[0] === 'config' && argument.name() === 'key') return words(SETTING_NAMES);
+  if (path.length === 1 && path[0] === 'completion' && argument.name() === 'shell') return words(SHELLS);
   if (argument.name() === 'file') return { kind: 'files' };
   return { kind: 'any' };
 }

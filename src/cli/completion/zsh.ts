@@ -101,6 +101,8 @@ function argumentSpecs(args: ArgumentSpec[], base: string): string[] {
 function zshAction(values: ValueSource, base: string): string {
   switch (values.kind) {
     case 'words':
+      // ((word\:description …)) shows what each value is, as the fish script does.
+      if (values.descriptions) return `((${values.words.map((w) => `${checkWord(w)}\\:${zshDescription(values.descriptions![w] ?? w)}`).join(' ')}))`;
       return `(${values.words.map(checkWord).join(' ')})`;
     case 'profiles':
       return `${base}__profiles`;
@@ -115,6 +117,12 @@ function zshAction(values: ValueSource, base: string): string {
 function continued(parts: string[]): string[] {
   return parts.map((p, i) => `${i ? '    ' : '  '}${p}${i < parts.length - 1 ? ' \\' : ''}`);
 }
+
+/**
+ * A description inside ((…)): _arguments reads the list as a shell array, so it is double-quoted
+ * with what would expand escaped, and a colon (which ends a spec's field) escaped too.
+ */
+const zshDescription = (text: string): string => `"${text.replace(/[\\"$`]/g, '\\$&').replace(/:/g, '\\:')}"`;
 
 const bracketed = (text: string): string => text.replace(/([\\[\]])/g, '\\$1');
 const message = (text: string): string => text.replace(/([\\:])/g, '\\$1');

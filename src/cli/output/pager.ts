@@ -37,6 +37,8 @@ class PagerSink implements Sink {
   private child?: ChildProcess;
   private inner?: StreamSink;
   private stopped = false;
+  /** The run has ended its output: the pager exiting now is the normal end. */
+  private finishing = false;
 
   constructor(
     private readonly command: string[],
@@ -72,13 +74,18 @@ class PagerSink implements Sink {
       // node:child_process is loaded only when a pager starts, never by a run into a pipe.
       const { spawn } = process.getBuiltinModule('node:child_process');
       this.child = spawn(this.command[0]!, this.command.slice(1), { stdio: ['pipe', 'inherit', 'inherit'], env });
-      this.child.on('error', () => {
-        this.stopped = true;
-        this.onClose();
-      });
+      this.child.on('error', () => this.stop());
+      // Quitting the pager ends the run at once, even while a page is being fetched: nothing more is bought.
+      this.child.on('exit', () => this.finishing || this.stop());
       this.inner = new StreamSink(this.child.stdin as Writable, this.onClose);
     }
     this.inner.write(chunk);
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.onClose();
   }
 
   async drain(): Promise<void> {
@@ -86,6 +93,7 @@ class PagerSink implements Sink {
   }
 
   async finish(): Promise<string | undefined> {
+    this.finishing = true;
     if (!this.child) return undefined;
     this.child.stdin?.end();
     if (this.child.exitCode === null && this.child.signalCode === null) await once(this.child, 'close').catch(() => undefined);

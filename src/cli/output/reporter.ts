@@ -2,6 +2,10 @@ import type { Ora } from 'ora';
 import { failureLine } from '../../core/errors.js';
 import { maskSecretsIn } from '../../core/secrets.js';
 import { colorLevel, type Io } from '../io.js';
+import { loadTextWidth } from './text-width.js';
+
+/** How often the progress line is redrawn: its cost stays the same however fast pages come. */
+export const PROGRESS_MS = 200;
 
 /** The styles of sgq's messages. */
 export type Styles = Record<'red' | 'yellow' | 'dim' | 'bold', (text: string) => string>;
@@ -20,6 +24,11 @@ export interface ReporterOptions {
 export class Reporter {
   private spinner?: Ora;
   private spinnerText = '';
+  /** Builds the progress line for a width; polled every PROGRESS_MS while progress shows. */
+  private render?: (width: number) => string;
+  private timer?: NodeJS.Timeout;
+  /** A countdown (`waiting`) holds the line: the progress does not redraw over it. */
+  private held = false;
   /** Keys masked in every line this reporter prints (see maskSecrets). */
   private secrets: string[] = [];
 
@@ -75,7 +84,8 @@ export class Reporter {
   async startProgress(text: string): Promise<void> {
     if (!this.showsProgress || this.spinner) return;
     this.spinnerText = this.masked(text);
-    const { default: ora } = await import('ora');
+    // string-width measures the line (progress.ts); loaded with ora, on a terminal only.
+    const [{ default: ora }] = await Promise.all([import('ora'), loadTextWidth()]);
     // progress() may have moved on while ora was loading.
     this.spinner = ora({ text: this.spinnerText, stream: this.io.stderr, isEnabled: true, discardStdin: false }).start();
   }
@@ -86,7 +96,35 @@ export class Reporter {
     if (this.spinner) this.spinner.text = text;
   }
 
+  /**
+   * Draws the line `render` builds for the room the terminal has, now and every
+   * PROGRESS_MS (so the elapsed time moves on while a page is awaited), until stopProgress.
+   */
+  trackProgress(render: (width: number) => string): void {
+    if (!this.showsProgress) return;
+    this.render = render;
+    this.redraw();
+    this.timer ??= setInterval(() => this.redraw(), PROGRESS_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * The columns the progress text may take: the terminal's, less ora's spinner and space,
+   * and the last column, which would leave the cursor waiting to wrap.
+   */
+  get progressWidth(): number {
+    const columns = (this.io.stderr as { columns?: number }).columns ?? 80;
+    return Math.max(0, columns - 3);
+  }
+
+  private redraw(): void {
+    if (this.render && !this.held) this.progress(this.render(this.progressWidth));
+  }
+
   stopProgress(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.render = undefined;
     this.spinner?.stop();
     this.spinner = undefined;
   }
@@ -104,10 +142,13 @@ export class Reporter {
     const end = Date.now() + ms;
     const tick = () => this.progress(`${text}: ${Math.max(0, Math.ceil((end - Date.now()) / 1000))}s left`);
     tick();
+    this.held = true;
     const timer = setInterval(tick, 1000);
     return () => {
       clearInterval(timer);
+      this.held = false;
       this.progress(before);
+      this.redraw();
     };
   }
 

@@ -99,6 +99,20 @@ export class StreamSink extends StreamBackedSink {
   readonly streams = true;
 
   /**
+   * Waits until the reader's side has taken every byte written, not merely until Node's
+   * buffer is below its mark: into a pager or a slow pipe, the run then fetches at most one
+   * page beyond what the system holds for the reader. (`--out` keeps the looser wait: a file
+   * takes what it is given.)
+   */
+  override async drain(): Promise<void> {
+    // A reader that went away during the write (EPIPE) destroyed the stream at once; its
+    // 'error' comes a tick later: let it close the sink before the run asks another page.
+    if (!this.closed && this.stream.destroyed) await new Promise((next) => setImmediate(next));
+    if (this.closed || this.stream.destroyed || this.stream.writableLength === 0) return;
+    await Promise.race([new Promise<void>((done) => this.stream.write('', () => done())), drained(this.stream)]);
+  }
+
+  /**
    * Into a regular file, every byte is written before this returns, or the sink fails now:
    * Node's own stream for a file drops the rest of a short write (a full disk takes part of
    * a write, then refuses the rest), and reports errors a tick later than a commit may look.

@@ -3,6 +3,7 @@ import type { Format } from '../output/formats.js';
 import type { JqFlags } from '../output/jq.js';
 import type { Reporter } from '../output/reporter.js';
 import type { SnapshotCheckpoint } from '../churn/snapshot-jobs.js';
+import type { DatasetCheckpoint } from '../dataset/checkpoint.js';
 import type { Job, RunOptions } from './runner.js';
 import type { SinceMarks } from './since-marks.js';
 
@@ -25,10 +26,14 @@ export interface Plan {
   /** The run may make a great many calls (a list read from stdin): see ClientOptions. */
   manyCalls?: boolean;
   tagUser: boolean;
+  /** How many users the run was given, when known in advance: the progress bar's bound. */
+  users?: number;
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
   /** The snapshot store this run stages snapshots in (`--snapshot`), if any. */
   snapshots?: { dir?: string };
+  /** `--dataset` (else the dataset setting) and the route's name there (graph.get_followers); undefined where a command has none. */
+  dataset?: { dir?: string; route: string };
   /** Built as the run takes them, so a long list never sits in memory as jobs. */
   jobs: (resolved: ResolvedConfig, held: Held) => AsyncIterable<Job> | Iterable<Job>;
   resume?: RunOptions['resume'];
@@ -38,6 +43,7 @@ export interface Plan {
 export interface Held {
   marks?: SinceMarks;
   snapshots?: SnapshotCheckpoint;
+  dataset?: DatasetCheckpoint;
   reporter: Reporter;
 }
 

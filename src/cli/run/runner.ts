@@ -4,10 +4,12 @@ import { CallError } from '../../core/classify.js';
 import { StoppedError, type ApiClient } from '../../core/client.js';
 import { isBilled } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
-import { ExitCode, toSgqError, worstExitCode } from '../../core/errors.js';
+import { ExitCode, worstExitCode } from '../../core/errors.js';
+import { cliError } from '../errors-to-flags.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
+import { fitLine, progressParts, type RunBounds } from '../output/progress.js';
 import type { Sink } from '../output/sink.js';
 import { Budget, type BudgetLimits } from '../../core/budget.js';
 import { RemainingUsers, type ResumeSubjects } from './remaining.js';
@@ -71,6 +73,8 @@ export interface RunOptions {
   remainingFile: string;
   /** The run's start: what a complete job's records are complete as of, unless older cached answers served it. */
   startedAt: Date;
+  /** How many users the run was given, when known in advance (not a list on stdin): the progress bar's bound. */
+  users?: number;
 }
 
 export interface RunContext {
@@ -110,6 +114,11 @@ class JobRunner {
   /** --limit or --max-credits is met: no further user is started. */
   private budgetMet = false;
   private taken = 0;
+  /** What the progress line shows (progress.ts). */
+  private readonly shown = { pages: 0, usersDone: 0, user: null as string | null, since: Date.now() };
+  private readonly bounds: RunBounds;
+  /** The last page written had to wait for the reader: fetch no further ahead than the next page. */
+  private outputSlow = false;
 
   constructor(
     private readonly options: RunOptions,
@@ -117,11 +126,20 @@ class JobRunner {
   ) {
     this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost, trusted: options.priceTrusted, onPrice: options.onPrice });
     this.remaining = new RemainingUsers(options.remainingFile);
+    this.bounds = { limit: options.limit, maxCredits: options.maxCredits, users: options.users };
+  }
+
+  /** The progress line for `width` columns: counts, credits spent and left, and with a bound, a bar and the time left. */
+  private progressLine(width: number): string {
+    const { pages, usersDone, user, since } = this.shown;
+    const counts = { pages, usersDone, user, records: this.totalRecords, credits: this.budget.creditsUsed, creditsLeft: this.budget.creditsLeft, elapsedMs: Date.now() - since };
+    return fitLine(progressParts(this.options.label, this.bounds, counts), width);
   }
 
   async run(jobs: AsyncIterable<Job> | Iterable<Job>): Promise<RunSummary> {
     const { sink, formatter, reporter } = this.ctx;
     await reporter.startProgress(`${this.options.label}: starting`);
+    reporter.trackProgress((width) => this.progressLine(width));
     const source = isAsync(jobs) ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
     await Promise.all(Array.from({ length: this.options.concurrency }, () => this.worker(source)));
     // The users never started, for the resume (not when the reader went away: nobody wants them).
@@ -152,7 +170,9 @@ class JobRunner {
         this.remaining.add(job.user);
         break;
       }
-      if (!(await this.runJob(job, stat))) continue;
+      const ran = await this.runJob(job, stat);
+      this.shown.usersDone++;
+      if (!ran) continue;
       this.watchReachability(stat);
       this.summary.add(order, stat);
       // What this job staged may be committed now, if the output that holds it is durable.
@@ -163,12 +183,14 @@ class JobRunner {
   /** Runs one job; false when it was stopped before it asked anything (it is left for the resume). */
   private async runJob(job: Job, stat: UserStats): Promise<boolean> {
     if (job.onStart && !(await this.startJob(job, stat))) return true;
+    if (job.request.follow) this.bounds.maxPages ??= job.request.maxPages;
     const { controller, sink } = this.ctx;
     const pages = fetchPages(this.ctx.client, job.request, this.budget, {
       signal: controller.signal,
       parallel: this.options.parallel,
       onExtraCall: () => stat.extraCalls++,
       onNote: (line) => this.ctx.reporter.trace(`${prefix(job)}${line}`),
+      holdBack: () => this.outputSlow,
     });
     const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt };
     try {
@@ -253,10 +275,10 @@ class JobRunner {
     else await this.writeRecords(job, stat, page);
     stat.records += page.granted;
     this.totalRecords += page.granted;
-    if (reporter.showsProgress) {
-      reporter.progress(`${this.options.label}: ${stat.pages} page${stat.pages === 1 ? '' : 's'} of ${job.user ?? 'the route'}, ${this.totalRecords.toLocaleString('en-US')} records`);
-    }
+    this.shown.pages++;
+    this.shown.user = job.user;
     progress.next = job.request.follow ? page.nextPage : null;
+    this.outputSlow = sink.streams && !sink.flushed;
     await sink.drain();
   }
 
@@ -307,7 +329,7 @@ class JobRunner {
     try {
       await job.onEnd!({ cutShort, credits: stat.calls * this.budget.estimatedCost(), emit, reporter });
     } catch (error) {
-      const sgq = toSgqError(error);
+      const sgq = cliError(error);
       stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
       stat.errors.push(sgq.message);
       reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
@@ -317,7 +339,7 @@ class JobRunner {
   private reportFailure(job: Job, stat: UserStats, error: unknown): void {
     const { reporter, controller } = this.ctx;
     const failure = error instanceof PageFailure ? error : undefined;
-    const sgq = toSgqError(failure ? failure.error : error);
+    const sgq = cliError(failure ? failure.error : error);
     stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
     stat.errors.push(sgq.message);
     const who = prefix(job);

@@ -14,6 +14,8 @@ import type { Held, OutputFlags, Plan } from './plan.js';
 import type { FileCache } from './response-cache.js';
 import { SinceMarks } from './since-marks.js';
 import { TraceFile } from './trace-file.js';
+import { usageError } from '../../core/errors.js';
+import type { DatasetOptions } from '../dataset/checkpoint.js';
 
 // A run's scope opens, in one fixed order, everything the run holds (the locks, the
 // connection, the output, the checkpoints, the client) and closes it in the reverse order,
@@ -71,6 +73,9 @@ export class RunScope {
     this.config = ctx.config;
     // Closed whatever else fails to open: the marks below hold the state file's lock.
     this.defer(this.checkpoints, (c) => c.close());
+    // The dataset first: it commits before the marks and snapshots that claim its records were kept.
+    const dataset = await openDataset(plan, flags, this.config, { reporter: this.reporter, stop: () => this.controller.abort('fatal'), lockOptions });
+    if (dataset) this.checkpoints.add(dataset);
     const marks = plan.marksFile && this.checkpoints.add(await SinceMarks.open(plan.marksFile(this.config), lockOptions));
     // 2. The connection, and the output (a proxy variable sgq cannot use ends the run before --out is touched).
     this.connection = await connect(ctx, plan.needsKey);
@@ -85,7 +90,7 @@ export class RunScope {
     this.defer(this.output, async (o) => void (this.finished || (await o.sink.finish(false))));
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
     const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
-    this.held = { marks, snapshots, reporter: this.reporter };
+    this.held = { marks, snapshots, dataset, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent.
     this.settings = await ctx.settings();
     this.cache = await openCache(io.env, flags.cache?.ms ?? this.settings.cacheMs, this.connection);
@@ -98,7 +103,7 @@ export class RunScope {
       manyCalls: plan.manyCalls,
       maxWaitMs: maxWait?.ms,
       signal: this.controller.signal,
-      exchange: this.trace && ((exchange) => this.trace!.write(exchange)),
+      hooks: this.trace ? [this.trace.hooks()] : [],
       cache: this.cache,
       onLongWait: (ms, why) => this.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${maxWait?.text} allows`),
     });
@@ -164,6 +169,15 @@ export class RunScope {
     }
     this.closers.length = 0;
   }
+}
+
+/** The --dataset of a run (the flag, else the dataset setting), checked writable; loaded only by such runs. */
+async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfig, options: Pick<DatasetOptions, 'reporter' | 'stop' | 'lockOptions'>) {
+  const dir = plan.dataset && (plan.dataset.dir ?? config.dataset);
+  if (!plan.dataset || dir === undefined) return undefined;
+  if (flags.raw) throw usageError('--raw cannot be used with a dataset', 'the dataset keeps records, --raw prints bodies as received: drop --raw, or the dataset setting');
+  const { DatasetCheckpoint } = await import('../dataset/checkpoint.js');
+  return DatasetCheckpoint.open({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options });
 }
 
 /** The snapshot store of a --snapshot run, checked writable (loaded only by such runs). */

@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { PRIVATE_FILE, setMode } from '../../fs/modes.js';
-import type { Exchange } from '../../core/client.js';
+import { exchangeHooks, type Exchange, type SgqHooks } from '../../core/hooks.js';
 import { usageError } from '../../core/errors.js';
 
 /**
@@ -32,6 +32,11 @@ export class TraceFile {
     } catch (error) {
       throw usageError(`cannot write --trace ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'give a file in a folder you can write');
     }
+  }
+
+  /** The client's hooks that write each exchange here. */
+  hooks(): SgqHooks {
+    return exchangeHooks((exchange) => this.write(exchange));
   }
 
   write(exchange: Exchange): void {

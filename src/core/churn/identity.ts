@@ -54,11 +54,14 @@ export interface Match {
 
 const CANDIDATES = [...ID_FIELDS, ...NAME_FIELDS].join(', ');
 
+// The option that names the identity field (the CLI's --key).
+const KEY = { option: 'key', fix: 'name-key-field' } as const;
+
 /** The error of a side whose records have no identity: a usage error for --key, else exit 3. */
 export function noIdentity(where: string, key: string | undefined, sample: string[] | undefined): SgqError {
   const has = sample?.length ? ` (its first record has ${sample.slice(0, 8).join(', ')}${sample.length > 8 ? ', …' : ''})` : '';
-  if (key !== undefined) return usageError(`${where}: no record has the field "${key}" that --key names${has}`, 'name a field the records have with --key FIELD');
-  return new SgqError(ExitCode.config, `${where}: no record has an id or username field (${CANDIDATES})${has}`, 'name the field that identifies an account with --key FIELD');
+  if (key !== undefined) return usageError(`${where}: no record has the field "${key}" that key names${has}`, 'name a field the records have as the key', KEY);
+  return new SgqError(ExitCode.config, `${where}: no record has an id or username field (${CANDIDATES})${has}`, 'name the field that identifies an account as the key', KEY);
 }
 
 /**
@@ -83,6 +86,7 @@ export function chooseMatch(older: Glimpse & { where: string }, newer: Glimpse &
   throw new SgqError(
     ExitCode.config,
     `${older.where} and ${newer.where} share no identity field (${a.id ?? a.name} and ${b.id ?? b.name}): nothing to match accounts by`,
-    'name a field both have with --key FIELD',
+    'name a field both have as the key',
+    KEY,
   );
 }

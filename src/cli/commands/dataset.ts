@@ -1,0 +1,43 @@
+import { Option } from 'commander';
+import { defineCommand, helpText } from './define.js';
+import { simpleShapeOptions, waitLockOption } from './options.js';
+import type { DatasetFlags } from './dataset-command.js';
+import { usageError } from '../../core/errors.js';
+
+const dir = { name: '<dir>', description: 'the dataset folder (as given to --dataset)' };
+
+/** `--before 2025-01-31`: a day, as the partitions name it. */
+function day(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw usageError(`invalid --before ${JSON.stringify(value)}`, 'use a day such as 2025-01-31');
+  return value;
+}
+
+const verb = (name: 'info' | 'compact', definition: Omit<Parameters<typeof defineCommand<DatasetFlags>>[0], 'name' | 'handler'>) =>
+  defineCommand<DatasetFlags>({
+    name,
+    ...definition,
+    async handler(args, opts, ctx) {
+      const { runDatasetCommand } = await import('./dataset-command.js');
+      return runDatasetCommand(ctx, name, args[0]!, opts);
+    },
+  });
+
+export const datasetCommand = defineCommand({
+  name: 'dataset',
+  summary: 'Inspect and compact the Parquet dataset written by --dataset',
+  subcommands: () => [
+    verb('info', {
+      summary: 'list the partitions: kind, route, date, files, rows and bytes',
+      arguments: [dir],
+      options: () => simpleShapeOptions(),
+      help: helpText({ examples: ['sgq dataset info ~/sgq-data', 'sgq dataset info ~/sgq-data -o json'] }),
+    }),
+    verb('compact', {
+      summary: "merge each partition's files into one; readers see the old files or the new one",
+      arguments: [dir],
+      options: () => [new Option('--before <date>', 'only the days before DATE (YYYY-MM-DD, UTC)').argParser(day), waitLockOption()],
+      help: helpText({ examples: ['sgq dataset compact ~/sgq-data', 'sgq dataset compact ~/sgq-data --before 2025-01-31'] }),
+    }),
+  ],
+  help: helpText({ examples: ['sgq graph followers jack --all --dataset ~/sgq-data > /dev/null', 'sgq dataset info ~/sgq-data', 'sgq dataset compact ~/sgq-data'] }),
+});

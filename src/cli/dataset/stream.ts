@@ -1,0 +1,85 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsonObject } from '../../core/classify.js';
+import { moveIntoPlace } from '../../fs/atomic.js';
+import { dateSegment, partName, routeSegment, type DatasetLayout, type Kind } from './layout.js';
+import { PartWriter, type SealedPart } from './part.js';
+
+/** Where one run's files of one kind go: the route and the day of the run's start (UTC). */
+export interface StreamPlace {
+  layout: DatasetLayout;
+  kind: Kind;
+  route: string;
+  date: string;
+  runId: string;
+}
+
+/**
+ * One run's files of one kind (records or changes): the part being written, the parts sealed
+ * since the last commit, and how many parts the run has named. A record bringing a column
+ * after the first row group has set the columns seals the part and starts another, so a field
+ * the service adds mid-run still becomes a column.
+ */
+export class DatasetStream {
+  private part?: PartWriter;
+  private readonly sealed: SealedPart[] = [];
+  private named = 0;
+  /** Rows renamed into place so far. */
+  committedRows = 0;
+
+  constructor(
+    private readonly place: StreamPlace,
+    private readonly warn: (line: string) => void,
+  ) {}
+
+  /** Opens the first part now: its temporary file proves the folder can be written. */
+  open(): void {
+    this.part ??= new PartWriter(this.place.layout.staging, this.warn);
+  }
+
+  get pending(): boolean {
+    return this.sealed.length > 0 || (this.part?.rows ?? 0) > 0;
+  }
+
+  add(records: JsonObject[]): void {
+    let from = 0;
+    for (let i = 0; i < records.length; i++) {
+      this.open();
+      if (this.part!.fits(records[i]!)) continue;
+      this.part!.write(records.slice(from, i));
+      from = i;
+      this.sealed.push(this.part!.seal());
+      this.part = new PartWriter(this.place.layout.staging, this.warn);
+    }
+    if (from < records.length) {
+      this.open();
+      this.part!.write(from === 0 ? records : records.slice(from));
+    }
+  }
+
+  /** Seals the part in progress, then renames every sealed part into the partition; the caller holds the commit lock. */
+  commit(): void {
+    if (this.part && this.part.rows > 0) {
+      const part = this.part;
+      this.part = undefined;
+      this.sealed.push(part.seal());
+    }
+    if (this.sealed.length === 0) return;
+    const { layout, kind, route, date, runId } = this.place;
+    const folder = join(layout.ensure(kind), routeSegment(route), dateSegment(date));
+    mkdirSync(folder, { recursive: true });
+    while (this.sealed.length > 0) {
+      const part = this.sealed[0]!;
+      moveIntoPlace(part.temp, join(folder, partName(runId, ++this.named)));
+      this.sealed.shift();
+      this.committedRows += part.rows;
+    }
+  }
+
+  /** Forgets what is not committed: the part in progress and the sealed ones. */
+  drop(): void {
+    this.part?.discard();
+    this.part = undefined;
+    for (const part of this.sealed.splice(0)) rmSync(part.temp, { force: true });
+  }
+}

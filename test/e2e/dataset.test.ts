@@ -1,0 +1,212 @@
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { sgq, useSandboxProcess } from '../helpers/e2e.js';
+import { tempDir } from '../helpers/run.js';
+import { envelope, useStubs } from '../helpers/stub-server.js';
+import { until } from '../helpers/wait.js';
+import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
+
+// --dataset, read back the way its users read it: DuckDB over the hive-partitioned glob.
+
+const sb = useSandboxProcess();
+const stubs = useStubs();
+
+async function query(sql: string): Promise<Record<string, unknown>[]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const connection = await db.connect();
+  try {
+    return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  } finally {
+    connection.closeSync();
+  }
+}
+const records = (dir: string, extra = '') => `read_parquet('${dir}/records/**/*.parquet', hive_partitioning=true, union_by_name=true${extra})`;
+
+describe('--dataset', () => {
+  it('every run appends a file per route and day: counts per user and run, beside stdout, with stdin batches, --parallel and --limit', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const first = await sgq(['graph', 'followers', '-', '--all', '--parallel', '2', '--dataset', dir, '-q'], { env: sb.env(), input: 'jack\ndorsey\n' });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const printed = first.stdout.split('\n').filter(Boolean).length;
+    const second = await sgq(['graph', 'followers', 'jack', '--all', '--limit', '500', '-q'], { env: { ...sb.env(), SGQ_DATASET: dir } });
+    expect(second.exitCode, second.stderr).toBe(0);
+    const counts = await query(`SELECT query_user, fetched_at, route, CAST(date AS VARCHAR) AS date, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY fetched_at, query_user`);
+    expect(counts.map((c) => [c.query_user, c.route, c.n])).toEqual([
+      ['dorsey', 'graph.get_followers', expect.any(String)],
+      ['jack', 'graph.get_followers', expect.any(String)],
+      ['jack', 'graph.get_followers', '500'],
+    ]);
+    expect(Number(counts[0]!.n) + Number(counts[1]!.n)).toBe(printed);
+    expect(counts[0]!.date).toBe(String(counts[0]!.fetched_at).slice(0, 10));
+    // One file a run, named by the run's id, in route=…/date=…; no temporary file where readers look.
+    const partition = join(dir, 'records', 'route=graph.get_followers', `date=${String(counts[0]!.date)}`);
+    const names = readdirSync(partition);
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name).toMatch(/^\d{8}T\d{9}Z-[0-9a-f]{8}\.parquet$/);
+    const types = await query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${records(dir)})`);
+    expect(Object.fromEntries(types.map((t) => [t.column_name, t.column_type]))).toMatchObject({
+      query_user: 'VARCHAR',
+      fetched_at: 'TIMESTAMP WITH TIME ZONE',
+      follower_userid: 'BIGINT',
+      follower_last_checked: 'TIMESTAMP WITH TIME ZONE',
+      date: 'DATE',
+      route: 'VARCHAR',
+    });
+    const info = await sgq(['dataset', 'info', dir, '-o', 'json']);
+    expect(info.exitCode, info.stderr).toBe(0);
+    expect(JSON.parse(info.stdout)).toEqual([{ kind: 'records', route: 'graph.get_followers', date: counts[0]!.date, files: 2, rows: printed + 500, bytes: expect.any(Number) }]);
+  }, 60_000);
+
+  it('a folder that cannot be written ends the run before any request (exit 1), and the --since-last marks stay as they were', async () => {
+    const base = tempDir('sgq-dataset-');
+    writeFileSync(join(base, 'file'), 'x');
+    const state = join(base, 'marks.json');
+    const r = await sgq(['graph', 'followers', 'jack', '--all', '--since-last', '--state', state, '--dataset', join(base, 'file', 'sub'), '--summary', 'json'], { env: sb.env() });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/cannot write the dataset .*file\/sub: ENOTDIR.*nothing was fetched/);
+    expect(() => readFileSync(state)).toThrow();
+    const raw = await sgq(['graph', 'followers', 'jack', '--raw', '--dataset', base], { env: sb.env() });
+    expect(raw.exitCode).toBe(2);
+  });
+
+  it('--snapshot --changes: the churn events go to changes/ with change, renamed_from, query_user and observed_at', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const data = tempDir('sgq-data-');
+    const lists = { now: night1 };
+    const stub = await stubs((req) => {
+      const { user, page } = JSON.parse(req.body) as { user: string; page: number };
+      const rows = lists.now.slice((page - 1) * 2, page * 2).map(follower);
+      return { text: JSON.stringify(envelope(page, page * 2 < lists.now.length ? page + 1 : null, [], 1000, user)).replace('"data":[]', `"data":[${rows.join(',')}]`) };
+    });
+    const run = () => sgq(['graph', 'followers', 'jack', '--all', '--snapshot', '--changes', '--dataset', dir], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', XDG_DATA_HOME: data, SGQ_RETRIES: '0' } });
+    expect((await run()).exitCode).toBe(0);
+    lists.now = night2;
+    const second = await run();
+    expect(second.exitCode, second.stderr).toBe(0);
+    const changes = await query(`SELECT change, renamed_from, follower_username, CAST(follower_userid AS VARCHAR) AS id, query_user, observed_at, route FROM read_parquet('${dir}/changes/**/*.parquet', hive_partitioning=true) ORDER BY change, follower_username`);
+    expect(changes.map((c) => [c.change, c.renamed_from, c.follower_username, c.query_user, c.route])).toEqual([
+      ['gained', null, 'eve', 'jack', 'graph.get_followers'],
+      ['lost', null, 'bob', 'jack', 'graph.get_followers'],
+      ['renamed', 'amy', 'amelia', 'jack', 'graph.get_followers'],
+    ]);
+    // The records of both runs are there too, though --changes printed only the changes.
+    const runs = await query(`SELECT fetched_at, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1`);
+    expect(runs.map((r) => r.n)).toEqual(['3', '3']);
+    expect(changes[0]!.observed_at).toBe(runs[1]!.fetched_at);
+    // "Who left in the last 30 days", as docs/dataset.md writes it.
+    const left = await query(`SELECT query_user, follower_username FROM read_parquet('${dir}/changes/**/*.parquet', hive_partitioning=true) WHERE change = 'lost' AND observed_at >= now() - INTERVAL 30 DAY`);
+    expect(left).toEqual([{ query_user: 'jack', follower_username: 'bob' }]);
+  }, 60_000);
+
+  it('a run killed with SIGKILL at any moment leaves a dataset DuckDB reads whole: complete files only', async () => {
+    const dir = tempDir('sgq-dataset-');
+    for (let i = 0; i < 6; i++) {
+      const child = sgq(['graph', 'followers', 'big_60000', 'other_30000', '--all', '--dataset', dir, '--concurrency', '2', '-q'], { env: sb.env() });
+      let bytes = 0;
+      const at = 200_000 + Math.floor(Math.random() * 8_000_000);
+      child.stdout!.on('data', (c: Buffer) => (bytes += c.length));
+      // Some runs end on their own: a kill after the end is a complete run.
+      await until(() => bytes >= at || child.exitCode !== null, 'output to kill the run at');
+      child.kill('SIGKILL');
+      await child;
+    }
+    const done = await sgq(['graph', 'followers', 'jack', '--all', '--dataset', dir, '-q'], { env: sb.env() });
+    expect(done.exitCode).toBe(0);
+    const counts = await query(`SELECT query_user, fetched_at, count(*) AS n FROM ${records(dir)} GROUP BY ALL`);
+    for (const c of counts) expect(['60000', '30000', '673']).toContain(c.n);
+    expect(counts.some((c) => c.query_user === 'jack')).toBe(true);
+    // The temporary files of the killed runs are not where readers look, and the next run swept them.
+    expect(readdirSync(join(dir, '.sgq', 'staging'))).toEqual([]);
+  }, 180_000);
+
+  it('compaction merges a partition into one file while a reader counts: every read sees all rows exactly once', async () => {
+    const dir = tempDir('sgq-dataset-');
+    for (const user of ['a_3000', 'b_2000', 'c_1000', 'd_500']) expect((await sgq(['graph', 'followers', user, '--all', '--dataset', dir, '-q'], { env: sb.env() })).exitCode).toBe(0);
+    const db = await DuckDBInstance.create(':memory:');
+    const reader = await db.connect();
+    let reads = 0;
+    let stop = false;
+    const wrong: string[] = [];
+    const reading = (async () => {
+      while (!stop) {
+        try {
+          const n = (await reader.runAndReadAll(`SELECT count(*) AS n FROM ${records(dir)}`)).getRowObjectsJson()[0]!.n;
+          if (n !== '6500') wrong.push(String(n));
+          reads++;
+        } catch (error) {
+          // A listing made before the swap whose files are opened after it fails; it never counts wrong.
+          if (!/No such file|No files found|Could not open|does not exist/i.test(String(error))) wrong.push(String(error));
+        }
+      }
+    })();
+    await until(() => reads > 0, 'a first read');
+    const compact = await sgq(['dataset', 'compact', dir]);
+    expect(compact.exitCode, compact.stderr).toBe(0);
+    expect(compact.stderr).toMatch(/records route=graph\.get_followers date=\S+: 4 files merged into 1 \(6,500 rows\)/);
+    const after = reads;
+    await until(() => reads > after + 2, 'reads after the compaction');
+    stop = true;
+    await reading;
+    reader.closeSync();
+    expect(wrong).toEqual([]);
+    const info = JSON.parse((await sgq(['dataset', 'info', dir, '-o', 'json'])).stdout) as { files: number; rows: number }[];
+    expect(info.map((p) => [p.files, p.rows])).toEqual([[1, 6500]]);
+    const counts = await query(`SELECT query_user, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1`);
+    expect(counts.map((c) => [c.query_user, c.n])).toEqual([['a_3000', '3000'], ['b_2000', '2000'], ['c_1000', '1000'], ['d_500', '500']]);
+    // A run after the compaction appends beside the merged file; --before leaves later days alone.
+    expect((await sgq(['graph', 'followers', 'jack', '--all', '--dataset', dir, '-q'], { env: sb.env() })).exitCode).toBe(0);
+    const none = await sgq(['dataset', 'compact', dir, '--before', '2000-01-01']);
+    expect(none.stderr).toMatch(/nothing to compact/);
+    expect((await query(`SELECT count(*) AS n FROM ${records(dir)}`))[0]!.n).toBe('7173');
+  }, 120_000);
+
+  it('schemas grow: files of different columns read together with union_by_name', async () => {
+    const dir = tempDir('sgq-dataset-');
+    let extra = false;
+    const stub = await stubs((req) => {
+      const { user, page } = JSON.parse(req.body) as { user: string; page: number };
+      const rows = night1.map((a) => (extra ? follower(a).replace('{', '{"follower_verified":true,') : follower(a)));
+      return { text: JSON.stringify(envelope(page, null, [], 1000, user)).replace('"data":[]', `"data":[${rows.join(',')}]`) };
+    });
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0', SGQ_DATASET: dir };
+    expect((await sgq(['graph', 'followers', 'jack', '--all'], { env })).exitCode).toBe(0);
+    extra = true;
+    expect((await sgq(['graph', 'followers', 'jack', '--all'], { env })).exitCode).toBe(0);
+    const rows = await query(`SELECT follower_verified, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1 NULLS FIRST`);
+    expect(rows).toEqual([{ follower_verified: null, n: '3' }, { follower_verified: true, n: '3' }]);
+  });
+});
+
+describe.runIf(onLinuxAsRoot)('--dataset on a full disk', () => {
+  const disk = useTmpfs('256k');
+  it('fails in one line (exit 1), keeps no part file, and the --since-last marks do not advance', async () => {
+    const dir = join(disk.path, 'ds');
+    mkdirSync(dir);
+    const state = join(tempDir(), 'marks.json');
+    const r = await sgq(['graph', 'followers', 'big_60000', '--all', '--since-last', '--state', state, '--dataset', dir, '-q'], { env: sb.env() });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/cannot write the dataset .*: ENOSPC/);
+    expect(() => readFileSync(state)).toThrow();
+    expect(readdirSync(join(dir, '.sgq', 'staging'))).toEqual([]);
+  }, 60_000);
+});
+
+const BIG = '18446744073709551617';
+type Account = { name: string; id: string };
+const night1: Account[] = [
+  { name: 'amy', id: BIG },
+  { name: 'bob', id: '2' },
+  { name: 'cat', id: '3' },
+];
+// amy renamed herself, bob left, eve came.
+const night2: Account[] = [
+  { name: 'amelia', id: BIG },
+  { name: 'cat', id: '3' },
+  { name: 'eve', id: '5' },
+];
+const follower = (a: Account) =>
+  `{"follower_username":${JSON.stringify(a.name)},"follower_userid":${a.id},"follower_num_followers":12,"follower_last_checked":"2026-11-01T00:00:00+00:00"}`;
