@@ -41,6 +41,35 @@ export async function loadJqFilter(options: JqOptions): Promise<JqLane> {
   return ready;
 }
 
+/** Hands jq's answers to the sink in order, counting the records they cover; keeps the first failure. */
+class Results {
+  /** Records in each batch submitted and not yet answered, in order. */
+  readonly sizes: number[] = [];
+  /** Records whose results reached the sink. */
+  position = 0;
+  failure?: SgqError;
+
+  constructor(
+    private readonly sink: Sink,
+    private readonly options: JqOptions,
+  ) {}
+
+  deliver(answers: Answer[]): void {
+    for (const answer of answers) {
+      const size = this.sizes.shift() ?? 0;
+      if (this.failure) continue;
+      if (answer.broken !== undefined) this.failure = new SgqError(ExitCode.internal, `--jq stopped: jq itself failed (${answer.broken})`, 'run the same filter with the jq command on sgq -o ndjson');
+      if (answer.out) this.sink.write(answer.out);
+      if (answer.stderr) this.options.stderr?.(answer.stderr);
+      if (answer.failedAt !== undefined && !this.failure) {
+        const where = this.options.slurp ? `the array of all ${size.toLocaleString('en-US')} records` : `record ${(this.position + answer.failedAt + 1).toLocaleString('en-US')}`;
+        this.failure = new SgqError(ExitCode.internal, `--jq failed on ${where}: ${answer.message || 'halt_error'}`, 'the output holds the results before it');
+      }
+      this.position += size;
+    }
+  }
+}
+
 /**
  * Runs the filter over each record, or once over the array of all records with `slurp`. jq
  * works on batches of pages beside the main thread, so results reach the sink a little after
@@ -56,38 +85,21 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
   let timer: ReturnType<typeof setTimeout> | undefined;
   // A filter naming a field is answered here while every value is a string, boolean or null.
   let path = options.slurp ? undefined : fieldPath(options.filter);
-  const sizes: number[] = []; // records in each batch submitted, in order
-  let position = 0; // records whose results reached the sink
-  let failure: SgqError | undefined;
-  const fail = (where: string, message: string) =>
-    new SgqError(ExitCode.internal, `--jq failed on ${where}: ${message || 'halt_error'}`, 'the output holds the results before it');
-
-  const deliver = (answers: Answer[]) => {
-    for (const answer of answers) {
-      const size = sizes.shift() ?? 0;
-      if (failure) continue;
-      if (answer.broken !== undefined) failure = new SgqError(ExitCode.internal, `--jq stopped: jq itself failed (${answer.broken})`, 'run the same filter with the jq command on sgq -o ndjson');
-      if (answer.out) sink.write(answer.out);
-      if (answer.stderr) options.stderr?.(answer.stderr);
-      if (answer.failedAt !== undefined && !failure) {
-        failure = options.slurp ? fail(`the array of all ${size.toLocaleString('en-US')} records`, answer.message ?? '') : fail(`record ${(position + answer.failedAt + 1).toLocaleString('en-US')}`, answer.message ?? '');
-      }
-      position += size;
-    }
-  };
+  const results = new Results(sink, options);
+  const deliver = (answers: Answer[]) => results.deliver(answers);
   lane.onAnswer = () => deliver(lane.poll());
   const submit = (slurp = false) => {
     clearTimeout(timer);
     timer = undefined;
     if (batch.length === 0 && !slurp) return;
-    sizes.push(batch.length);
+    results.sizes.push(batch.length);
     lane.submit(batch, slurp);
     [batch, chars, first] = [[], 0, false];
   };
   const check = () => {
-    if (failure) {
+    if (results.failure) {
       lane.close();
-      throw failure;
+      throw results.failure;
     }
   };
 
@@ -96,10 +108,10 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
     get holdsUntilEnd() {
       if (options.slurp) return true;
       deliver(lane.poll());
-      return failure !== undefined || batch.length > 0 || lane.inFlight > 0;
+      return results.failure !== undefined || batch.length > 0 || lane.inFlight > 0;
     },
     settle() {
-      if (options.slurp || failure) return;
+      if (options.slurp || results.failure) return;
       submit();
       deliver(lane.waitBelow(0));
     },
@@ -110,7 +122,7 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
         const lines = pathLines(records, path);
         if (lines !== undefined) {
           sink.write(lines);
-          position += records.length;
+          results.position += records.length;
           return;
         }
         path = undefined; // this page and every later one go to jq, in order
