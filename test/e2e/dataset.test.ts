@@ -4,6 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
+import { withDuckDb } from '../helpers/duckdb.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
@@ -13,15 +14,8 @@ import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
 const sb = useSandboxProcess();
 const stubs = useStubs();
 
-async function query(sql: string): Promise<Record<string, unknown>[]> {
-  const db = await DuckDBInstance.create(':memory:');
-  const connection = await db.connect();
-  try {
-    return (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
-  } finally {
-    connection.closeSync();
-  }
-}
+const query = (sql: string): Promise<Record<string, unknown>[]> =>
+  withDuckDb(async (connection) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[]);
 const records = (dir: string, extra = '') => `read_parquet('${dir}/records/**/*.parquet', hive_partitioning=true, union_by_name=true${extra})`;
 
 describe('--dataset', () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decimalOf } from '../../src/cli/output/parquet-numbers.js';
 import { sgq } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
+import { readParquet } from '../helpers/duckdb.js';
 import { stubServer } from '../helpers/stub-server.js';
 
 // Numbers leave sgq exactly as the service wrote them, in every format, whatever else is on the
@@ -108,7 +109,7 @@ describe('numbers exactly as sent', () => {
   it('Parquet: DuckDB reads each value exactly, a DECIMAL or a string where a double would change it', async () => {
     const file = join(tempDir(), 'numbers.parquet');
     await run([...followers, '-o', 'parquet', '--out', file]);
-    const { types, rows } = await readParquet(file);
+    const { types, rows } = await readParquet(file, { asText: true });
     expect(types).toEqual({
       username: 'VARCHAR',
       score: 'DECIMAL(38,23)',
@@ -132,7 +133,7 @@ describe('numbers exactly as sent', () => {
     const file = join(tempDir(), 'ordinary.parquet');
     const input = `${ordinary[0]}\n{"username":"d","score":2,"big":8,"one":4,"nz":2,"e":5,"f":1,"id":9007199254740993,"nested":{},"last_checked":"2024-01-02T00:00:00Z"}\n`;
     await run(['fmt', '-', '-o', 'parquet', '--out', file], input);
-    const { types } = await readParquet(file);
+    const { types } = await readParquet(file, { asText: true });
     expect([types.score, types.big, types.f, types.id]).toEqual(['DOUBLE', 'BIGINT', 'DOUBLE', 'BIGINT']);
     expect(readFileSync(file).length).toBeGreaterThan(0);
   });
@@ -160,7 +161,7 @@ describe('property: Parquet keeps the value of every RFC 8259 number token', () 
     writeFileSync(input, rows.map(([n, m]) => `{"n":${n},"m":${m}}\n`).join(''));
     const file = join(dir, 'out.parquet');
     await run(['fmt', input, '-o', 'parquet', '--out', file]);
-    const read = await readParquet(file);
+    const read = await readParquet(file, { asText: true });
     expect(read.types.n).toMatch(/^DECIMAL\(\d+,\d+\)$/);
     expect(read.types.m).toBe('VARCHAR');
     read.rows.forEach((row, i) => {
@@ -170,20 +171,3 @@ describe('property: Parquet keeps the value of every RFC 8259 number token', () 
   });
 });
 
-/** Each column's type and every row as text, as DuckDB reads a Parquet file. */
-async function readParquet(file: string): Promise<{ types: Record<string, string>; rows: Record<string, string | null>[] }> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const db = await DuckDBInstance.create(':memory:');
-  const connection = await db.connect();
-  try {
-    const source = `read_parquet('${file.replaceAll("'", "''")}', file_row_number = true)`;
-    const described = await connection.runAndReadAll(`DESCRIBE SELECT * EXCLUDE (file_row_number) FROM ${source}`);
-    const types = Object.fromEntries(described.getRowObjects().map((r) => [String(r.column_name), String(r.column_type)]));
-    const columns = Object.keys(types).map((c) => `CAST("${c}" AS VARCHAR) AS "${c}"`).join(', ');
-    const read = await connection.runAndReadAll(`SELECT ${columns} FROM ${source} ORDER BY file_row_number`);
-    return { types, rows: read.getRowObjects() as Record<string, string | null>[] };
-  } finally {
-    connection.closeSync();
-    db.closeSync();
-  }
-}

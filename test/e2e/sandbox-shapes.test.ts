@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { lines, tempDir } from '../helpers/run.js';
 import { SHAPES, checkedField, nameField, recordFields } from '../helpers/sandbox.js';
+import { withDuckDb } from '../helpers/duckdb.js';
 
 const USER = 'shapes_1200';
 type Row = Record<string, unknown>;
@@ -101,18 +102,12 @@ describe.each(SHAPES)('the %s shape, end to end', (shape) => {
     const file = join(tempDir(), 'f.parquet');
     const r = await run(['-o', 'parquet', '--out', file]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const { DuckDBInstance } = await import('@duckdb/node-api');
-    const db = await DuckDBInstance.create(':memory:');
-    const connection = await db.connect();
-    try {
+    await withDuckDb(async (connection) => {
       const read = await connection.runAndReadAll(`SELECT * FROM read_parquet('${file}')`);
       expect(read.columnNames()).toEqual(fields);
       const nd = ndjsonOf((await run([])).stdout);
       expect(read.getRowObjects().map((row) => String(row[name]))).toEqual(nd.map((x) => x[name]));
-    } finally {
-      connection.closeSync();
-      db.closeSync();
-    }
+    });
   });
 
   it('--jq sees the shape\'s names', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
+import { readParquet } from '../helpers/duckdb.js';
 
 // The spec's two-field records: these tests pin exact columns and bytes; sandbox-shapes.test.ts
 // runs the formats, --fields and the table over both shapes.
@@ -138,25 +139,6 @@ describe('sgq fmt: re-rendering offline', () => {
   });
 });
 
-/** Every row of a Parquet file as DuckDB reads it, in file order, and each column's type. */
-async function readParquet(file: string): Promise<{ types: Record<string, string>; rows: Record<string, unknown>[] }> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const db = await DuckDBInstance.create(':memory:');
-  const connection = await db.connect();
-  try {
-    const source = `read_parquet('${file.replaceAll("'", "''")}', file_row_number = true)`;
-    const described = await connection.runAndReadAll(`DESCRIBE SELECT * EXCLUDE (file_row_number) FROM ${source}`);
-    const types = Object.fromEntries(described.getRowObjects().map((r) => [String(r.column_name), String(r.column_type)]));
-    const read = await connection.runAndReadAll(`SELECT * EXCLUDE (file_row_number) FROM ${source} ORDER BY file_row_number`);
-    const rows = read.getRowObjects().map((row) =>
-      Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v !== null && typeof v === 'object' && 'micros' in v ? (v as { micros: bigint }).micros : v])),
-    );
-    return { types, rows };
-  } finally {
-    connection.closeSync();
-    db.closeSync();
-  }
-}
 
 /** Microseconds since 1970 of an ISO date-time with a zone and at most 6 fractional digits. */
 function micros(text: string): bigint {
