@@ -28,6 +28,15 @@ describe('isoMicros', () => {
     fc.assert(fc.property(text, (t) => {
       expect(isoMicros(t)).toBe(reference(t));
     }), { numRuns: 20_000 });
+    // The same texts with a character replaced, inserted or cut: the hand-written reader must refuse exactly what the pattern refused.
+    const char = fc.constantFrom('0', '9', '-', ':', 'T', 't', '.', 'Z', 'z', '+', ' ', 'x', '\u0660', '');
+    const mutated = fc.tuple(text, fc.nat(), char, fc.constantFrom('replace', 'insert', 'cut')).map(([t, at, c, how]) => {
+      const i = at % (t.length + 1);
+      return how === 'replace' ? t.slice(0, i) + c + t.slice(i + 1) : how === 'insert' ? t.slice(0, i) + c + t.slice(i) : t.slice(0, i);
+    });
+    fc.assert(fc.property(mutated, (t) => {
+      expect(isoMicros(t)).toBe(reference(t));
+    }), { numRuns: 30_000 });
   });
 
   it('knows leap days and the ends of months, and reads the service\'s timestamps', () => {
