@@ -82,25 +82,36 @@ afterAll(() => {
 const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
 describe('the pager holds back fetching', () => {
-  it.each([80, 200])('at %i columns: less shows the first screen, sgq waits within a page of it, q ends it with no further call', async (width) => {
-    const page = await pageBytes();
+  it.each([
+    [80, '-o ndjson'],
+    [200, '-o ndjson'],
+    [80, ''],
+    [200, ''],
+  ])('at %i columns (%s): less shows the first screen, sgq waits within a page of it, q ends it with no further call', async (width, format) => {
+    // The default on a terminal is the table: sized by its first page, then streamed page by
+    // page; a row of it is at least 20 bytes (a name and the gaps of a dozen columns).
+    const page = format ? await pageBytes() : 500 * 20;
     const before = calls();
     const vars = Object.entries({ ...sb.env(), SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '1', PAGER: 'less' }).map(([k, v]) => `${k}=${quote(v)}`);
-    const name = `w${width}`;
-    const run = `env ${vars.join(' ')} ${quote(process.execPath)} ${quote(BIN)} graph followers ${ACCOUNT} --all -o ndjson --quiet; echo "__EXIT $?"; exec cat`;
+    const name = `w${width}${format ? 'n' : 't'}`;
+    const run = `env ${vars.join(' ')} ${quote(process.execPath)} ${quote(BIN)} graph followers ${ACCOUNT} --all ${format} --quiet; echo "__EXIT $?"; exec cat`;
     expect((await tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '20', run)).exitCode).toBe(0);
     const screen = async () => (await tmux('capture-pane', '-p', '-t', name)).stdout;
     await until(async () => /^:\s*$/m.test(await screen()), "less's prompt on the first screen", 30_000);
     // less has taken a screen (well under a page); what sgq wrote beyond sits in the pager's
     // socket (some 208 KiB, under one page of these records): at most one page more is bought.
-    await waitFor(async () => (await screen()).includes('follower_username'), 'records on the screen');
+    await waitFor(async () => (await screen()).split('\n').filter((l) => l.trim()).length >= 15, 'records on the screen');
     const atPrompt = calls() - before;
     expect(atPrompt).toBeGreaterThanOrEqual(1);
-    expect(atPrompt).toBeLessThanOrEqual(1 + Math.ceil(212_992 / page) + 1);
+    const bound = Math.min(TOTAL_PAGES - 1, 1 + Math.ceil(212_992 / page) + 1);
+    expect(atPrompt).toBeLessThanOrEqual(bound);
     expect(await screen()).not.toContain('__EXIT');
     await tmux('send-keys', '-t', name, 'q');
     await until(async () => /__EXIT \d+/.test(await screen()), 'sgq to end once less quits', 10_000);
     expect(/__EXIT (\d+)/.exec(await screen())![1]).toBe('0');
-    expect(calls() - before).toBe(atPrompt);
+    // Pages of a table are smaller than the pager's socket: it may still have been filling it
+    // when the prompt showed, within the same bound; nothing is bought once less has quit.
+    if (format) expect(calls() - before).toBe(atPrompt);
+    else expect(calls() - before).toBeLessThanOrEqual(bound);
   }, 60_000);
 });

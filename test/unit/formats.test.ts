@@ -55,6 +55,20 @@ describe('formatters', () => {
     expect(warnings).toEqual([expect.stringContaining('"late"')]);
   });
 
+  it('table on a terminal: each page is printed as it comes, in the columns and widths of the first page', async () => {
+    const sink = captureSink();
+    const warnings: string[] = [];
+    const f = await createFormatter('table', sink, { width: 40, warn: (l) => warnings.push(l) });
+    f.write([{ name: 'ann', n: 1 }] as never);
+    // Printed before the run ends: the pager shows it while later pages wait.
+    // The first page sets the columns: 4 and 1 wide, each given room to grow to 8 and 2.
+    expect(sink.text).toBe('name      n\nann       1\n');
+    f.write([{ name: 'a much longer name than the first page had', n: 22, late: true }] as never);
+    f.end();
+    expect(sink.text.split('\n')[2]).toBe('a much…   22');
+    expect(warnings).toEqual([expect.stringContaining('--fields')]);
+  });
+
   it('--fields selects and orders columns in every format', async () => {
     expect((await render('csv', ['extra', 'username'])).split('\r\n')[0]).toBe('extra,username');
     expect((await render('csv', ['extra', 'username'])).split('\r\n')[3]).toBe('"{""n"":1}",d');

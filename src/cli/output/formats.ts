@@ -6,7 +6,7 @@ import { projection } from './fields.js';
 import { loadParquet, parquetFormatter } from './parquet.js';
 import { jqFormatter, loadJqFilter } from './jq.js';
 import type { Sink } from './sink.js';
-import { loadTable, renderTable, type TableOptions } from './table.js';
+import { loadTable, renderRows, renderTable, tableLayout, type TableLayout, type TableOptions } from './table.js';
 import { yamlFormatter } from './yaml.js';
 
 import type { Format } from '../../core/format-names.js';
@@ -101,12 +101,18 @@ function formatFor(format: Format, sink: Sink, options: FormatOptions): Formatte
     case 'parquet':
       return parquetFormatter(sink, options.fields, options.warn);
     case 'table':
-      return tableFormatter(sink, options.fields, { width: options.width, color: options.color });
+      return tableFormatter(sink, options.fields, { width: options.width, color: options.color }, options.warn);
   }
 }
 
-/** A table must see every row to size its columns, so it is the one format that buffers. */
-function tableFormatter(sink: Sink, fields: readonly string[] | undefined, table: TableOptions): Formatter {
+/**
+ * A table for a file or a pipe sees every row to size its columns, so it buffers. On a
+ * terminal (or the pager in front of it) the columns share the screen's width anyway: they
+ * are sized by the first page and each page is printed as it comes, so the reader sees the
+ * first screen at once and the pager's back-pressure holds back fetching.
+ */
+function tableFormatter(sink: Sink, fields: readonly string[] | undefined, table: TableOptions, warn?: (line: string) => void): Formatter {
+  if (table.width !== undefined) return streamedTable(sink, fields, table, warn);
   const rows: JsonObject[] = [];
   return {
     holdsUntilEnd: true,
@@ -117,5 +123,23 @@ function tableFormatter(sink: Sink, fields: readonly string[] | undefined, table
       if (rows.length === 0) return;
       sink.write(renderTable(fields ?? unionKeys(rows), rows, table));
     },
+  };
+}
+
+function streamedTable(sink: Sink, fields: readonly string[] | undefined, table: TableOptions, warn?: (line: string) => void): Formatter {
+  let layout: TableLayout | undefined;
+  let warned = false;
+  return {
+    write(records) {
+      if (records.length === 0) return;
+      const first = layout === undefined;
+      layout ??= tableLayout(fields ?? unionKeys(records), records, { ...table, roomToGrow: true });
+      if (!warned && !fields && !first && unionKeys(records).some((k) => !layout!.columns.includes(k))) {
+        warned = true;
+        warn?.('table: a column first seen after the first page is not shown; name it in --fields, or use -o ndjson');
+      }
+      sink.write(renderRows(layout, records, first));
+    },
+    end() {},
   };
 }

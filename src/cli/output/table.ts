@@ -101,17 +101,42 @@ export interface TableOptions {
   color?: boolean;
 }
 
+/** The columns of a table and their widths, fixed once set. */
+export interface TableLayout {
+  columns: readonly string[];
+  widths: readonly number[];
+  color: boolean;
+}
+
 /**
- * A header line and one line per record, columns two spaces apart, no rules: a page of 500
- * records is 501 lines. Columns are as wide as their widest cell on a terminal's screen;
- * with `width`, they share it and long cells are cut with `…`. Needs `loadTable()` first.
+ * Columns as wide as their widest cell among `rows` (the header's included); with `width`,
+ * they share it. Needs `loadTable()` first.
  */
-export function renderTable(columns: readonly string[], rows: readonly JsonObject[], options: TableOptions = {}): string {
+export function tableLayout(columns: readonly string[], rows: readonly JsonObject[], options: TableOptions & { roomToGrow?: boolean } = {}): TableLayout {
   const color = options.color === true;
-  const header = columns.map((c) => pieces(c));
-  const cells = rows.map((r) => columns.map((c) => tableCell(r[c], color)));
-  const natural = header.map((h, i) => cells.reduce((max, row) => Math.max(max, widthOf(row[i]!)), widthOf(h)));
+  const natural = columns.map((c) => rows.reduce((max, r) => Math.max(max, widthOf(tableCell(r[c], color))), widthOf(pieces(c))));
   const widths = shareWidths(natural, options.width);
+  if (options.roomToGrow && options.width !== undefined) growInto(widths, options.width);
+  return { columns, widths, color };
+}
+
+/**
+ * Widths set by a first page leave later, longer values some room: what the terminal has
+ * spare is shared out, each column growing at most to twice its width.
+ */
+function growInto(widths: number[], total: number): void {
+  let spare = total - widths.reduce((a, b) => a + b, 0) - GAP.length * (widths.length - 1);
+  const each = Math.floor(spare / Math.max(1, widths.length));
+  for (let i = 0; i < widths.length && spare > 0; i++) {
+    const extra = Math.min(widths[i]!, each, spare);
+    widths[i]! += extra;
+    spare -= extra;
+  }
+}
+
+/** The lines of `rows` in `layout`, after the header line when asked; a wider cell is cut with `…`. */
+export function renderRows(layout: TableLayout, rows: readonly JsonObject[], withHeader: boolean): string {
+  const { columns, widths, color } = layout;
   const line = (row: readonly Cell[]) => {
     let text = '';
     row.forEach((cell, i) => {
@@ -120,7 +145,16 @@ export function renderTable(columns: readonly string[], rows: readonly JsonObjec
     });
     return text.replace(/ +$/, '');
   };
-  let out = `${line(header)}\n`;
-  for (const row of cells) out += `${line(row)}\n`;
+  let out = withHeader ? `${line(columns.map((c) => pieces(c)))}\n` : '';
+  for (const r of rows) out += `${line(columns.map((c) => tableCell(r[c], color)))}\n`;
   return out;
+}
+
+/**
+ * A header line and one line per record, columns two spaces apart, no rules: a page of 500
+ * records is 501 lines. Columns are as wide as their widest cell on a terminal's screen;
+ * with `width`, they share it and long cells are cut with `…`. Needs `loadTable()` first.
+ */
+export function renderTable(columns: readonly string[], rows: readonly JsonObject[], options: TableOptions = {}): string {
+  return renderRows(tableLayout(columns, rows, options), rows, true);
 }
