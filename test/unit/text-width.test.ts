@@ -124,6 +124,14 @@ describe('renderTable', () => {
     expect(lines.join('')).not.toMatch(/\p{Surrogate}/u);
   });
 
+  it('a Prepend character that ends a cell is escaped: it would join the gap after it into one cluster', () => {
+    const lines = renderTable(['a', 'b'], [{ a: '\u{11a84}', b: 'Z' }, { a: 'x\u0600', b: 'Z' }, { a: '\u0600x', b: 'Z' }]).split('\n');
+    expect(lines[1]).toBe('\\u{11a84}  Z');
+    expect(lines[2]).toBe('x\\u{600}   Z');
+    // Inside a cell it joins the character after it, as it should.
+    expect(lines[3]).toBe('\u0600x          Z');
+  });
+
   it('property: any records, any width of at least 3 a column: every line fits and the columns align', () => {
     const cell = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom(...HOSTILE), fc.constant(null), fc.integer());
     fc.assert(

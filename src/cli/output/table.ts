@@ -26,16 +26,42 @@ const UNSAFE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\p{Surrogate}]/gu;
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const escape = (c: string): string => ESCAPES[c] ?? `\\u{${c.codePointAt(0)!.toString(16)}}`;
 
+// Unicode's Prepend characters (GraphemeBreakProperty.txt) join the character after them into
+// one cluster: one that ends a run of text would take in the escape, the gap or the padding
+// that follows, and shift the columns after it on a terminal that clusters. It is escaped.
+// As code point ranges, not a regular expression: V8 14 (Node 26) fails to match an astral
+// range in a class followed by `$` (/[\u{11a84}-\u{11a89}]$/u.test('\u{11a84}') is false).
+const PREPEND: readonly (readonly [number, number])[] = [
+  [0x600, 0x605], [0x6dd, 0x6dd], [0x70f, 0x70f], [0x890, 0x891], [0x8e2, 0x8e2], [0xd4e, 0xd4e], [0x110bd, 0x110bd], [0x110cd, 0x110cd],
+  [0x111c2, 0x111c3], [0x1193f, 0x1193f], [0x11941, 0x11941], [0x11a3a, 0x11a3a], [0x11a84, 0x11a89], [0x11d46, 0x11d46], [0x11f02, 0x11f02],
+];
+
+/** The last character of `text` when it is a Prepend character, else undefined. */
+function prependAtEnd(text: string): string | undefined {
+  const low = text.charCodeAt(text.length - 1);
+  const last = low >= 0xdc00 && low <= 0xdfff && text.length > 1 ? text.slice(-2) : text.slice(-1);
+  const cp = last.codePointAt(0)!;
+  return cp >= 0x600 && PREPEND.some(([from, to]) => cp >= from && cp <= to) ? last : undefined;
+}
+
+/** A run of the record's text, its last character escaped when it would join what follows. */
+function pushText(cell: Cell, text: string): void {
+  const last = prependAtEnd(text);
+  if (last === undefined) return void cell.push({ text });
+  if (text.length > last.length) cell.push({ text: text.slice(0, -last.length) });
+  cell.push({ text: escape(last), mark: true });
+}
+
 /** A cell's text split into the record's text and sgq's escapes. */
 function pieces(text: string): Cell {
   const cell: Cell = [];
   let start = 0;
   for (const match of text.matchAll(UNSAFE)) {
-    if (match.index > start) cell.push({ text: text.slice(start, match.index) });
+    if (match.index > start) pushText(cell, text.slice(start, match.index));
     cell.push({ text: escape(match[0]), mark: true });
     start = match.index + match[0].length;
   }
-  if (start < text.length) cell.push({ text: text.slice(start) });
+  if (start < text.length) pushText(cell, text.slice(start));
   return cell;
 }
 
