@@ -59,7 +59,8 @@ function scalar(value: Json): string {
   if (value instanceof RawNumber) return yamlNumber(value.text);
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
-    return Object.is(value, -0) ? '-0' : yamlNumber(String(value));
+    // A -0 sent by the service arrives as a RawNumber; a JS -0 is written as JSON writes it, 0.
+    return yamlNumber(String(value));
   }
   return Array.isArray(value) ? '[]' : '{}';
 }
