@@ -1,9 +1,10 @@
-import { execa, execaSync } from 'execa';
+import { execa } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
+import { shellQuote, useTmux } from '../helpers/tmux.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { until, waitFor } from '../helpers/wait.js';
 
@@ -74,12 +75,8 @@ describe('a slow pipe holds back fetching', () => {
 
 // A real less in a real terminal: sgq must not buy pages while the first screen is read,
 // and `q` ends it at once with nothing more bought.
-const socket = `sgq-bp-${process.pid}`;
-const tmux = (...args: string[]) => execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { reject: false });
-afterAll(() => {
-  execaSync('tmux', ['-L', socket, 'kill-server'], { reject: false });
-});
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+const tmux = useTmux('bp');
+const quote = shellQuote;
 
 describe('the pager holds back fetching', () => {
   it.each([

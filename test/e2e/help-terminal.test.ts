@@ -1,21 +1,18 @@
-import { execa, execaSync } from 'execa';
-import { afterAll, describe, expect, it } from 'vitest';
+import { execaSync } from 'execa';
+import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
+import { shellQuote, useTmux } from '../helpers/tmux.js';
 import { until } from '../helpers/wait.js';
 
 // Help and usage errors in a real terminal: tmux on a server of its own, a window of 80 and
 // of 200 columns. tmux marks a line the terminal wrapped; `capture-pane -J` joins those, so a
 // capture with and without -J differ exactly when something was too wide for the terminal.
 
-const socket = `sgq-help-${process.pid}`;
-const tmux = (...args: string[]) => execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { reject: false });
-afterAll(() => {
-  execaSync('tmux', ['-L', socket, 'kill-server'], { reject: false });
-});
+const tmux = useTmux('help');
 
 const installed = execaSync('tmux', ['-V'], { reject: false }).exitCode === 0;
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+const quote = shellQuote;
 let sessions = 0;
 
 /** Runs sgq in a terminal `width` wide; resolves to the whole screen and history once it ends. */

@@ -1,20 +1,16 @@
-import { execa, execaSync } from 'execa';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
+import { shellQuote, useTmux } from '../helpers/tmux.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The progress line of a long export with a bound, as a person sees it: tmux panes of a
 // given width, the run slowed by the sandbox's latency so that the line can be caught.
 const sb = useSandbox({ faults: { latencyMs: 150 } });
-const socket = `sgq-progress-${process.pid}`;
-const tmux = (...args: string[]) => execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { reject: false });
-afterAll(() => {
-  execaSync('tmux', ['-L', socket, 'kill-server'], { reject: false });
-});
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+const tmux = useTmux('progress');
+const quote = shellQuote;
 let sessions = 0;
 
 async function inTerminal(width: number, args: string[]) {

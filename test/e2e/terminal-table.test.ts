@@ -1,10 +1,10 @@
-import { execa, execaSync } from 'execa';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { pageJson } from '../helpers/hostile-text.js';
 import { tempDir } from '../helpers/run.js';
+import { shellQuote, useTmux } from '../helpers/tmux.js';
 import { useStubs } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 
@@ -12,13 +12,9 @@ import { until } from '../helpers/wait.js';
 // The spec's two-field records: these tests are about the terminal, the pager and fitting the
 // width; sandbox-shapes.test.ts runs the table over the service's records too.
 const sb = useSandboxProcess(['--shape', 'spec']);
-const socket = `sgq-test-${process.pid}`;
-const tmux = (...args: string[]) => execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { reject: false });
-afterAll(() => {
-  execaSync('tmux', ['-L', socket, 'kill-server'], { reject: false });
-});
+const tmux = useTmux('test');
 
-const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+const quote = shellQuote;
 let sessions = 0;
 
 /**
