@@ -1,17 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { numberToken as anyNumberToken } from '../helpers/number-tokens.js';
 import { LosslessNumber, parseJson, stringifyJson, type SgqValue } from '../../src/lib.js';
 
 // RFC 8259 §6: number = [ minus ] int [ frac ] [ exp ]; int = zero / ( digit1-9 *DIGIT ).
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
-const numberToken = fc
-  .tuple(
-    fc.constantFrom('', '-'),
-    fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 40)).map(([a, b]) => a + b)),
-    fc.option(digits(1, 40).map((d) => `.${d}`), { nil: '' }),
-    fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 5)).map((p) => p.join('')), { nil: '' }),
-  )
-  .map((parts) => parts.join(''));
+const numberToken = anyNumberToken(40);
 
 // Documents whose number tokens sit in arrays and objects, beside strings of any code units.
 const documentText = fc

@@ -7,17 +7,10 @@ import type { JsonObject } from '../../src/core/classify.js';
 import { JsonTooDeep, MAX_JSON_DEPTH, RawNumber, parseJson, parsedLosslessly, stringifyJson } from '../../src/core/json.js';
 import { printsBack, scanNumbers } from '../../src/core/number-tokens.js';
 import { captureSink } from '../helpers/sink.js';
+import { digits, numberToken as anyNumberToken } from '../helpers/number-tokens.js';
 
 // Every number token RFC 8259 allows: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
-const numberToken = fc
-  .tuple(
-    fc.constantFrom('', '-'),
-    fc.oneof(fc.constant('0'), fc.tuple(fc.constantFrom(...'123456789'), digits(0, 30)).map(([a, b]) => a + b)),
-    fc.option(digits(1, 30).map((d) => `.${d}`), { nil: '' }),
-    fc.option(fc.tuple(fc.constantFrom('e', 'E'), fc.constantFrom('', '+', '-'), digits(1, 4)).map((p) => p.join('')), { nil: '' }),
-  )
-  .map((parts) => parts.join(''));
+const numberToken = anyNumberToken(30, digits(1, 4));
 
 // Strings that look like numbers or hold the characters the scan must not be fooled by.
 const trickyString = fc.oneof(
