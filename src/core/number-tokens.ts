@@ -6,6 +6,17 @@
 /** Whether JSON.parse keeps a number token as written: String(value) gives the same text. */
 export const printsBack = (token: string): boolean => String(Number(token)) === token;
 
+/**
+ * Whether a token must be kept as its text: JSON.parse would change it, or it is an integer
+ * past 2^53. Such an integer may print back (`1234567890123456800` is a double that prints
+ * so) while its value is another account's id (…768): it stays text, so the library makes
+ * it a BigInt of the digits sent.
+ */
+export function keptAsText(token: string): boolean {
+  const value = Number(token);
+  return String(value) !== token || (!Number.isSafeInteger(value) && Number.isInteger(value) && !/[.eE]/.test(token));
+}
+
 const QUOTE = 34;
 const BACKSLASH = 92;
 
@@ -23,7 +34,7 @@ function endOfString(text: string, start: number): number {
 
 /** What one pass over a JSON text found. */
 export interface NumberScan {
-  /** The [start, end) offsets of each token outside strings that JSON.parse would change, in order. */
+  /** The [start, end) offsets of each token outside strings to keep as text (see keptAsText), in order. */
   inexact: number[];
   /** The deepest nesting of arrays and objects. */
   depth: number;
@@ -54,7 +65,7 @@ export function scanNumbers(text: string): NumberScan {
         if (d !== 45 && d !== 43 && d !== 46 && d !== 101 && d !== 69) break;
         plain = false;
       }
-      if ((!plain || j - i > 15) && !printsBack(text.slice(i, j))) inexact.push(i, j);
+      if ((!plain || j - i > 15) && keptAsText(text.slice(i, j))) inexact.push(i, j);
       i = j;
     } else {
       // [ and {, ] and }

@@ -35,6 +35,12 @@ describe('parseJson and stringifyJson from sgq', () => {
     );
   });
 
+  it('hands out every integer past 2^53 as the BigInt of its digits, also one whose double prints the same', () => {
+    // 1234567890123456800 is a double that prints as sent, while its value is …768: another id.
+    const value = parseJson('{"a":1234567890123456800,"b":-1000000000000000000,"c":9007199254740993,"safe":9007199254740991}') as Record<string, SgqValue>;
+    expect(value).toEqual({ a: 1234567890123456800n, b: -1000000000000000000n, c: 9007199254740993n, safe: 9007199254740991 });
+  });
+
   it('hands out integers past 2^53 as BigInts and other changed tokens as LosslessNumbers', () => {
     const value = parseJson('{"id":12345678901234567890,"small":42,"score":0.12345678901234567890123,"one":1.0,"neg":-0,"huge":1E400}') as Record<string, SgqValue>;
     expect(value.id).toBe(12345678901234567890n);
