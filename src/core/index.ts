@@ -57,10 +57,14 @@ class Clients {
   private target: Promise<Target> | undefined;
   private readonly open = new Set<ApiClient>();
   private readonly hooks;
+  /** A hook's failure, told once per createClient, however many iterations it breaks. */
+  private readonly hookFailed?: (message: string) => void;
 
   constructor(private readonly options: ClientOptions) {
-    const { hooks, onExchange } = options;
+    const { hooks, onExchange, hookFailed } = options;
     this.hooks = [...(hooks ? [hooks] : []), ...(onExchange ? [exchangeHooks(onExchange)] : [])];
+    let told = false;
+    if (hookFailed) this.hookFailed = (message) => void (told || ((told = true), hookFailed(message)));
   }
 
   /** A pool for one iteration or call, with the settings the call may override. */
@@ -72,7 +76,7 @@ class Clients {
     const { close: _close, ...settings } = target;
     const client = clientFromSettings(
       { ...settings, timeoutMs: call.timeout ?? settings.timeoutMs, retries: call.retries ?? settings.retries, connections: call.parallel ?? 1 },
-      { signal: call.signal, hooks: this.hooks, hookFailed: this.options.hookFailed, cache: this.options.cache },
+      { signal: call.signal, hooks: this.hooks, hookFailed: this.hookFailed, cache: this.options.cache },
     );
     this.open.add(client);
     return client;
