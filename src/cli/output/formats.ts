@@ -128,13 +128,15 @@ function tableFormatter(sink: Sink, fields: readonly string[] | undefined, table
 
 function streamedTable(sink: Sink, fields: readonly string[] | undefined, table: TableOptions, warn?: (line: string) => void): Formatter {
   let layout: TableLayout | undefined;
+  let known: Set<string> | undefined;
   let warned = false;
   return {
     write(records) {
       if (records.length === 0) return;
       const first = layout === undefined;
       layout ??= tableLayout(fields ?? unionKeys(records), records, { ...table, roomToGrow: true });
-      if (!warned && !fields && !first && unionKeys(records).some((k) => !layout!.columns.includes(k))) {
+      known ??= new Set(layout.columns);
+      if (!warned && !fields && !first && records.some((r) => Object.keys(r).some((k) => !known!.has(k)))) {
         warned = true;
         warn?.('table: a column first seen after the first page is not shown; name it in --fields, or use -o ndjson');
       }

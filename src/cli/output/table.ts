@@ -134,16 +134,21 @@ export interface TableLayout {
   color: boolean;
 }
 
+const cellsOf = (columns: readonly string[], rows: readonly JsonObject[], color: boolean): Cell[][] => rows.map((r) => columns.map((c) => tableCell(r[c], color)));
+
 /**
  * Columns as wide as their widest cell among `rows` (the header's included); with `width`,
  * they share it. Needs `loadTable()` first.
  */
 export function tableLayout(columns: readonly string[], rows: readonly JsonObject[], options: TableOptions & { roomToGrow?: boolean } = {}): TableLayout {
-  const color = options.color === true;
-  const natural = columns.map((c) => rows.reduce((max, r) => Math.max(max, widthOf(tableCell(r[c], color))), widthOf(pieces(c))));
+  return layoutOf(columns, cellsOf(columns, rows, options.color === true), options);
+}
+
+function layoutOf(columns: readonly string[], cells: readonly Cell[][], options: TableOptions & { roomToGrow?: boolean }): TableLayout {
+  const natural = columns.map((c, i) => cells.reduce((max, row) => Math.max(max, widthOf(row[i]!)), widthOf(pieces(c))));
   const widths = shareWidths(natural, options.width);
   if (options.roomToGrow && options.width !== undefined) growInto(widths, options.width);
-  return { columns, widths, color };
+  return { columns, widths, color: options.color === true };
 }
 
 /**
@@ -162,6 +167,10 @@ function growInto(widths: number[], total: number): void {
 
 /** The lines of `rows` in `layout`, after the header line when asked; a wider cell is cut with `…`. */
 export function renderRows(layout: TableLayout, rows: readonly JsonObject[], withHeader: boolean): string {
+  return linesOf(layout, cellsOf(layout.columns, rows, layout.color), withHeader);
+}
+
+function linesOf(layout: TableLayout, cells: readonly Cell[][], withHeader: boolean): string {
   const { columns, widths, color } = layout;
   const line = (row: readonly Cell[]) => {
     let text = '';
@@ -172,7 +181,7 @@ export function renderRows(layout: TableLayout, rows: readonly JsonObject[], wit
     return text.replace(/ +$/, '');
   };
   let out = withHeader ? `${line(columns.map((c) => pieces(c)))}\n` : '';
-  for (const r of rows) out += `${line(columns.map((c) => tableCell(r[c], color)))}\n`;
+  for (const row of cells) out += `${line(row)}\n`;
   return out;
 }
 
@@ -182,5 +191,7 @@ export function renderRows(layout: TableLayout, rows: readonly JsonObject[], wit
  * with `width`, they share it and long cells are cut with `…`. Needs `loadTable()` first.
  */
 export function renderTable(columns: readonly string[], rows: readonly JsonObject[], options: TableOptions = {}): string {
-  return renderRows(tableLayout(columns, rows, options), rows, true);
+  // Each cell worked out once, for the widths and for the lines.
+  const cells = cellsOf(columns, rows, options.color === true);
+  return linesOf(layoutOf(columns, cells, options), cells, true);
 }

@@ -3,8 +3,9 @@
 // wide glyph, combining marks and zero-width characters as nothing); Intl.Segmenter finds the
 // grapheme clusters, so a cut never splits a character a person sees as one.
 //
-// Both are loaded with the table only: building the first Intl.Segmenter loads ICU's break
-// data, some 7 ms that no other format should pay at start-up.
+// string-width is loaded with the table and the progress line only; the Segmenter is built at
+// the first cut of non-ASCII text: building it loads ICU's break data, 7 to 20 ms that a run
+// of ASCII cells, or a progress line, should not pay.
 
 type StringWidth = (text: string) => number;
 let measure: StringWidth | undefined;
@@ -12,12 +13,11 @@ let segmenter: Intl.Segmenter | undefined;
 
 export async function loadTextWidth(): Promise<void> {
   measure ??= (await import('string-width')).default;
-  segmenter ??= new Intl.Segmenter();
 }
 
-function loaded(): { measure: StringWidth; segmenter: Intl.Segmenter } {
-  if (!measure || !segmenter) throw new Error('loadTextWidth() must run before text is measured');
-  return { measure, segmenter };
+function loaded(): StringWidth {
+  if (!measure) throw new Error('loadTextWidth() must run before text is measured');
+  return measure;
 }
 
 // Printable ASCII is one column a character: most cells of the service are, and skip the rest.
@@ -25,7 +25,7 @@ const ASCII = /^[\u0020-\u007e]*$/;
 
 /** The columns `text` takes on a terminal. */
 export function displayWidth(text: string): number {
-  return ASCII.test(text) ? text.length : loaded().measure(text);
+  return ASCII.test(text) ? text.length : loaded()(text);
 }
 
 /**
@@ -35,10 +35,11 @@ export function displayWidth(text: string): number {
  */
 export function cutToWidth(text: string, width: number): { text: string; width: number } {
   if (ASCII.test(text)) return { text: text.slice(0, Math.max(0, width)), width: Math.max(0, Math.min(width, text.length)) };
-  const { measure: measureOf, segmenter: clusters } = loaded();
+  const measureOf = loaded();
+  segmenter ??= new Intl.Segmenter();
   let end = 0;
   let used = 0;
-  for (const { segment, index } of clusters.segment(text)) {
+  for (const { segment, index } of segmenter.segment(text)) {
     const w = measureOf(segment);
     if (used + w > width) break;
     used += w;
