@@ -42,7 +42,8 @@ async function commandTree() {
     const sink = { write: () => true };
     const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
     fillAll(program);
-    return { program, commands: allCommands(program).slice(1) };
+    // Hidden commands (the help topics) are not commands to document here.
+    return { program, commands: allCommands(program).slice(1).filter((c) => !c._hidden) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -35,16 +35,18 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
 
 /**
  * `sgq help graph followers` as `sgq graph followers --help`: Commander's help command
- * reads only its first word and would show the help of `graph`.
+ * reads only its first word and would show the help of `graph`. `sgq help help` is sgq's help.
  */
 function helpAsFlag(argv: readonly string[]): string[] {
+  if (argv[0] === 'help' && argv[1] === 'help') return ['--help'];
   return argv[0] === 'help' && argv.length > 2 ? [...argv.slice(1), '--help'] : [...argv];
 }
 
 /** `sgq help WORD` where WORD is no command or topic: Commander would print the whole root help. */
 function unknownHelpSubject(program: Command, argv: readonly string[]): string | undefined {
   if (argv[0] !== 'help' || argv.length < 2 || argv[1]!.startsWith('-')) return undefined;
-  const known = program.commands.some((c) => c.name() === argv[1] || c.aliases().includes(argv[1]!));
+  // Commander's own `help` command is not among program.commands.
+  const known = argv[1] === 'help' || program.commands.some((c) => c.name() === argv[1] || c.aliases().includes(argv[1]!));
   return known ? undefined : argv[1];
 }
 

@@ -54,7 +54,7 @@ describe('help as gh writes it', () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('sgq: no help for "nope": it is neither a command nor a help topic; see `sgq --help` for both\n');
-    for (const known of [['help', 'graph'], ['help', 'exit-codes'], ['help', 'graph', 'followers']]) expect((await runSgq(known)).code).toBe(0);
+    for (const known of [['help', 'graph'], ['help', 'exit-codes'], ['help', 'graph', 'followers'], ['help', 'help']]) expect((await runSgq(known)).code).toBe(0);
   });
 
   it('every command lists the options it inherits from sgq (not --version), and sgq itself lists none', async () => {

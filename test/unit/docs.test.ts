@@ -22,7 +22,8 @@ function tree(): Command[] {
   const sink = { write: () => true } as never;
   const program = buildProgram({ stdout: sink, stderr: sink, stdin: sink, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false }, { exitCode: 0 });
   fillAll(program);
-  return allCommands(program).slice(1);
+  // The help topics are hidden commands: `sgq help environment`, not commands of the reference.
+  return allCommands(program).slice(1).filter((c) => !(c as Command & { _hidden?: boolean })._hidden);
 }
 
 function fullName(cmd: Command): string {

@@ -65,7 +65,7 @@ export function describeProgram(program: Command) {
 
 function option(o: OptionSpec) {
   return {
-    flags: `${[o.short, o.long].filter(Boolean).join(', ')}${!o.takesValue ? '' : o.optionalValue ? ` [${o.valueName}]` : ` <${o.valueName}>`}`,
+    flags: o.flags,
     name: o.long ?? o.short,
     description: o.description,
     type: o.type,

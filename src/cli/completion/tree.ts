@@ -2,6 +2,7 @@ import type { Argument, Command, Option } from 'commander';
 import { SETTING_NAMES } from '../../core/config.js';
 import { valueTypeOf, type ValueType } from '../commands/parsers.js';
 import { valueDescriptions } from '../help/values.js';
+import { inherited } from '../help/layout.js';
 
 // What a completion script needs to know about the command tree, read from Commander's own
 // objects. The three generators (bash, zsh, fish) only ever see this model, so a new command,
@@ -28,6 +29,8 @@ export interface OptionSpec {
   short?: string;
   /** `--output`, or undefined. */
   long?: string;
+  /** The flags as declared: `-o, --output <format>`, `--arg <name> <value>`. */
+  flags: string;
   description: string;
   /** Whether the option reads a value (`<x>` or `[x]` in its flags). */
   takesValue: boolean;
@@ -74,8 +77,6 @@ export interface CompletionTree {
   globals: OptionSpec[];
 }
 
-/** Options of the root that are not inherited: `sgq graph --version` is no way to ask for it. */
-const ROOT_ONLY = new Set(['--version']);
 
 /** Every command of the tree, root first, parents before children, in registration order. */
 export function walk(spec: CommandSpec): CommandSpec[] {
@@ -88,7 +89,7 @@ export const optionWords = (o: OptionSpec): string[] => [o.short, o.long].filter
 /** Reads the model from a Commander tree. Hidden commands and options are left out. */
 export function completionTree(root: Command): CompletionTree {
   const rootSpec = commandSpec(root, []);
-  const rootOnly = (o: OptionSpec) => o.long !== undefined && ROOT_ONLY.has(o.long);
+  const rootOnly = (o: OptionSpec) => !inherited(o);
   const globals = rootSpec.options.filter((o) => !rootOnly(o));
   const globalWords = new Set(globals.flatMap(optionWords));
   // Each subcommand has its own -h, --help; the root's covers them, so list it once.
@@ -120,6 +121,7 @@ function optionSpec(option: Option, path: string[]): OptionSpec {
   return {
     ...(option.short ? { short: option.short } : {}),
     ...(option.long ? { long: option.long } : {}),
+    flags: option.flags,
     description: oneLine(option.description),
     takesValue,
     optionalValue: option.optional,

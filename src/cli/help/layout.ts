@@ -14,8 +14,8 @@ export function setHelpAfter(cmd: Command, text: string): void {
   afterText.set(cmd, text);
 }
 
-/** `--version` belongs to `sgq` alone: `sgq graph --version` is no way to ask for it. */
-const inherited = (option: Option): boolean => option.long !== '--version';
+/** `--version` belongs to `sgq` alone: `sgq graph --version` is no way to ask for it (help and completion). */
+export const inherited = (option: { long?: string }): boolean => option.long !== '--version';
 
 export function helpLayout(): HelpConfiguration {
   return {
