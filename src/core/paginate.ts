@@ -118,7 +118,7 @@ async function fetchPage(client: ApiClient, req: PageRequest, budget: Budget, pa
  * A page is kept in the cache only once it passed here.
  */
 class PageSequence {
-  private last: { asked: number | null; print: string } | undefined;
+  private last: { asked: number | null; records: JsonObject[] } | undefined;
 
   constructor(
     private readonly budget: Budget,
@@ -128,19 +128,22 @@ class PageSequence {
   accept(page: FetchedPage): void {
     const note = pageItemsNote(page, page.asked);
     if (note) this.onNote?.(note);
-    const print = fingerprint(page.records);
-    if (print !== undefined && this.last?.print === print) {
+    const { last } = this;
+    if (last && repeats(last.records, page.records)) {
       this.budget.returnRecords(page.granted);
-      throw new PageFailure(page.asked, invalid(`page ${page.asked} holds the same records as page ${this.last.asked}: the service seems to ignore the page asked`));
+      throw new PageFailure(page.asked, invalid(`page ${page.asked} holds the same records as page ${last.asked}: the service seems to ignore the page asked`));
     }
-    if (print !== undefined) this.last = { asked: page.asked, print };
+    // Kept by reference: only a next page of the same length is ever compared with it.
+    if (page.records.length > 0) this.last = { asked: page.asked, records: page.records };
     page.keep?.();
   }
 }
 
-/** Enough of a page to tell it from its neighbour: its length and its first and last records. */
-const fingerprint = (records: JsonObject[]): string | undefined =>
-  records.length === 0 ? undefined : `${records.length}\n${stringifyJson(records[0]!)}\n${stringifyJson(records.at(-1)!)}`;
+/** Whether a page repeats the one before: the same length, and the same first and last records. */
+function repeats(before: JsonObject[], page: JsonObject[]): boolean {
+  if (page.length === 0 || page.length !== before.length) return false;
+  return stringifyJson(page[0]!) === stringifyJson(before[0]!) && stringifyJson(page.at(-1)!) === stringifyJson(before.at(-1)!);
+}
 
 /** A page asked ahead of the one being written. */
 interface Ahead {
