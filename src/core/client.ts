@@ -1,14 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Pool, buildConnector } from 'undici';
 import { ExitCode, type ErrorDetails } from './errors.js';
-import { stringifyJson, type Json } from './json.js';
+import { numberValue, stringifyJson, type Json } from './json.js';
 import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
 import { NodeTransport, UndiciTransport, type Transport } from './transport.js';
 import { HookRunner, type RequestEvent, type ResponseEvent, type SgqHooks } from './hooks.js';
-import { numberValue } from './json.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -46,7 +45,6 @@ export interface ClientOptions {
   hookFailed?: (message: string) => void;
 }
 
-export type { Exchange } from './hooks.js';
 
 export interface CallOptions {
   sendKey: boolean;

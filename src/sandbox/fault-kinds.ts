@@ -17,7 +17,7 @@ export const MALFORMED_KINDS = [
 export type MalformedKind = (typeof MALFORMED_KINDS)[number];
 
 /** The kinds that bend a sound page's paging rather than break its body. */
-export const PAGING_KINDS = ['page-back', 'page-repeat', 'page-empty', 'page-ignored', 'page-items'] as const satisfies readonly MalformedKind[];
+const PAGING_KINDS = ['page-back', 'page-repeat', 'page-empty', 'page-ignored', 'page-items'] as const satisfies readonly MalformedKind[];
 export type PagingKind = (typeof PAGING_KINDS)[number];
 
 export const isPagingKind = (kind: MalformedKind | undefined): kind is PagingKind => (PAGING_KINDS as readonly string[]).includes(kind ?? '');

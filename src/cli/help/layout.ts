@@ -5,7 +5,7 @@ import { fitHelpText } from './wrap.js';
 // from the ones above it (as gh's INHERITED FLAGS), and the text after the options (notes,
 // examples, footer) fitted to the same width as the rest.
 
-export const INHERITED_HEADING = 'Inherited options:';
+const INHERITED_HEADING = 'Inherited options:';
 
 /** The text printed after a command's options, fitted when the help is formatted. */
 const afterText = new WeakMap<Command, string>();

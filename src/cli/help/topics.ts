@@ -61,4 +61,3 @@ export const HELP_TOPICS: readonly HelpTopic[] = [
   },
 ];
 
-export const helpTopic = (name: string): HelpTopic | undefined => HELP_TOPICS.find((t) => t.name === name);

@@ -20,9 +20,9 @@ export const FORMAT_DESCRIPTIONS: Record<Format, string> = {
 };
 
 /** `text` or `json`, as `--summary` and `config list -o` take them. */
-export const TEXT_OR_JSON = { text: 'lines of text for people (the default)', json: 'one JSON document for programs' } as const;
+const TEXT_OR_JSON = { text: 'lines of text for people (the default)', json: 'one JSON document for programs' } as const;
 
-export const SHELL_DESCRIPTIONS = { bash: 'bash 4 or later', zsh: 'zsh, from $fpath or sourced', fish: 'fish' } as const;
+const SHELL_DESCRIPTIONS = { bash: 'bash 4 or later', zsh: 'zsh, from $fpath or sourced', fish: 'fish' } as const;
 
 const MALFORMED_DESCRIPTIONS: Record<MalformedKind, string> = {
   html: 'an HTML error page',

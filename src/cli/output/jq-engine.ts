@@ -21,7 +21,7 @@ export interface BatchResult {
 }
 
 /** jq's own message without its `jq: error (at …): ` prefix, on one line. */
-export const jqMessage = (stderr: string): string =>
+const jqMessage = (stderr: string): string =>
   (stderr.split('\n').find((line) => line.startsWith('jq: error')) ?? stderr.split('\n')[0] ?? '')
     .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
     .replace(/:$/, '');

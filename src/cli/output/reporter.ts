@@ -5,7 +5,7 @@ import { colorLevel, type Io } from '../io.js';
 import { loadTextWidth } from './text-width.js';
 
 /** How often the progress line is redrawn: its cost stays the same however fast pages come. */
-export const PROGRESS_MS = 200;
+const PROGRESS_MS = 200;
 
 /** The styles of sgq's messages. */
 export type Styles = Record<'red' | 'yellow' | 'dim' | 'bold', (text: string) => string>;

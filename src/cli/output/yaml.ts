@@ -22,7 +22,7 @@ const NUMBER_LIKE = /^[-+]?(?:\.?[0-9_]|\.(?:inf|nan)$)/i;
 const PLAIN = /^(?![-?:,[\]{}#&*!|>'"%@`.~\s])(?!.*(?:: |\s#|:$|\s$))[^\p{Cc}\u2028\u2029\ufeff\ufffe\uffff\p{Surrogate}[\]{},]+$/u;
 
 /** Whether `text` can be written without quotes and read back as this same string. */
-export function plainSafe(text: string): boolean {
+function plainSafe(text: string): boolean {
   return PLAIN.test(text) && !WORDS.has(text.toLowerCase()) && !NUMBER_LIKE.test(text);
 }
 
@@ -34,7 +34,7 @@ const hex = (c: string, digits: number) => c.codePointAt(0)!.toString(16).padSta
 const escapeChar = (c: string): string => SHORT[c] ?? (c.length === 1 && c <= '\xff' ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`);
 
 /** A string as a scalar: plain when that reads back the same, else double-quoted on one line. */
-export function yamlString(text: string): string {
+function yamlString(text: string): string {
   return plainSafe(text) ? text : `"${text.replace(ESCAPED, escapeChar)}"`;
 }
 
@@ -45,7 +45,7 @@ const JSON_NUMBER = /^(-?\d+)(?:\.(\d+))?(?:([eE])([-+]?)(\d+))?$/;
  * a fraction and a signed exponent (`1.0E+400`): YAML 1.1 reads an exponent only in that
  * form and would otherwise take the number for a string. The decimal value is unchanged.
  */
-export function yamlNumber(text: string): string {
+function yamlNumber(text: string): string {
   const m = JSON_NUMBER.exec(text);
   if (!m) return text;
   const [, whole, fraction, e, sign, exponent] = m;
@@ -92,7 +92,7 @@ function block(value: Json[] | { [key: string]: Json }, indent: string): string 
 }
 
 /** One record as a YAML document, opened by `---`. */
-export function yamlDocument(record: JsonObject): string {
+function yamlDocument(record: JsonObject): string {
   return isBlock(record) ? `---\n${block(record, '')}` : '--- {}\n';
 }
 

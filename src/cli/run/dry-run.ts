@@ -7,6 +7,7 @@ import { findRouteByPath } from '../../core/routes.js';
 import type { Reporter } from '../output/reporter.js';
 import type { SinceMarks } from './since-marks.js';
 import type { Job } from './runner.js';
+import { count as plural } from '../output/words.js';
 
 // `--dry-run`: the requests a run would send and what it could cost at worst, from the jobs
 // the run would build. Nothing is sent, so no key is needed and no credit spent.
@@ -68,7 +69,7 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
 }
 
 /** The most calls one job can make: one page, --max-pages, or --limit over a known page size; null when unbounded. */
-export function pagesAtMost(req: PageRequest, limit: number | undefined, pageSize: number | null): number | null {
+function pagesAtMost(req: PageRequest, limit: number | undefined, pageSize: number | null): number | null {
   if (!req.paginated || !req.follow) return 1;
   const byLimit = limit !== undefined && pageSize !== null ? Math.max(1, Math.ceil(limit / pageSize)) : undefined;
   const bounds = [req.maxPages, byLimit].filter((n): n is number => n !== undefined);
@@ -94,4 +95,3 @@ export function worstCase(calls: number | null, price: Price | null, maxCredits:
   return `unknown: ${unknown}; add --max-credits N to cap what the run may spend`;
 }
 
-const plural = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;

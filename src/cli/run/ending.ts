@@ -5,6 +5,7 @@ import type { Reporter } from '../output/reporter.js';
 import type { Format } from '../output/formats.js';
 import type { RemainingUsers, ResumeSubjects } from './remaining.js';
 import type { RunSummary, SummaryCollector } from './summary.js';
+import { count } from '../output/words.js';
 
 // How a run of jobs ends: its exit code, the lines that say why it stopped, how many users
 // were not attempted and where their list is, the command that resumes them, and the summary.
@@ -122,9 +123,8 @@ function resumeRest(state: RunState, options: EndOptions, ctx: RunEndContext, co
 /** `; their list is in FILE` when the users left did not fit a command line. */
 const listedIn = (rest: Rest): string => (rest.file ? `; their list is in ${rest.file}` : '');
 
-const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 
-export function stopNote(stop: StopReason, options: Pick<EndOptions, 'limit' | 'maxCredits'>): string {
+function stopNote(stop: StopReason, options: Pick<EndOptions, 'limit' | 'maxCredits'>): string {
   switch (stop) {
     case 'limit':
       return `sgq: stopped at --limit ${options.limit}`;

@@ -3,12 +3,13 @@ import type { PriceEvent } from '../../core/price-meter.js';
 import { priceOf, priceOrigin, type Price } from '../../core/prices.js';
 import type { Reporter } from '../output/reporter.js';
 import { creditsFile, readObservedPrices, type ObservedPrice } from './credits-store.js';
+import { count } from '../output/words.js';
 
 // The price a run uses for its route (prices.ts: setting > observed > public table), and what
 // the run learns of it: a price observed from the balances is said once on stderr and kept
 // beside the balance (credits.json), so the next runs, dry runs and budgets use it.
 
-const credits = (n: number) => `${n.toLocaleString('en-US')} credit${n === 1 ? '' : 's'}`;
+const credits = (n: number) => count(n, 'credit');
 
 export class RunPrice {
   /** The price observed in this run, to be kept for the profile. */

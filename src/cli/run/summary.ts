@@ -1,6 +1,7 @@
 import { ExitCode, worstExitCode } from '../../core/errors.js';
 import type { Reporter } from '../output/reporter.js';
 import type { Budget } from '../../core/budget.js';
+import { count } from '../output/words.js';
 
 /** What one job did; filled in by the runner as pages arrive. */
 export interface UserStats {
@@ -115,7 +116,6 @@ export class SummaryCollector {
 
 /** The summary for people: a line per listed user when there are several, then the totals. */
 export function formatSummary(summary: RunSummary, reporter: Reporter): string {
-  const count = (v: number, noun: string) => `${v.toLocaleString('en-US')} ${noun}${v === 1 ? '' : 's'}`;
   const { totals } = summary;
   const lines: string[] = [];
   if (totals.users > 1) {
