@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
+import { copyIntoPlace } from '../../src/fs/atomic.js';
 import { DatasetLayout } from '../../src/cli/dataset/layout.js';
 import { DatasetStream } from '../../src/cli/dataset/stream.js';
 import { loadParquet, ROW_GROUP } from '../../src/cli/output/parquet.js';
@@ -49,5 +50,20 @@ describe('DatasetStream', () => {
     run(layout, rows, 'run2');
     expect(await query(`SELECT count(*) AS n, count(late) AS late FROM ${records(dir)}`)).toEqual([{ n: '40', late: '1' }]);
     expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
+  });
+});
+
+describe('copyIntoPlace', () => {
+  it('copies to the target through a temporary file, with the mode given, leaving no temporary file', () => {
+    const folder = tempDir('sgq-copy-');
+    writeFileSync(join(folder, 'from'), 'bytes');
+    mkdirSync(join(folder, 'sub'));
+    copyIntoPlace(join(folder, 'from'), join(folder, 'sub', 'to'), 0o644);
+    expect(readFileSync(join(folder, 'sub', 'to'), 'utf8')).toBe('bytes');
+    expect(readdirSync(join(folder, 'sub'))).toEqual(['to']);
+    if (process.platform !== 'win32') expect(statSync(join(folder, 'sub', 'to')).mode & 0o777).toBe(0o644);
+    expect(() => copyIntoPlace(join(folder, 'missing'), join(folder, 'sub', 'other'))).toThrow();
+    expect(existsSync(join(folder, 'sub', 'other'))).toBe(false);
+    expect(readdirSync(join(folder, 'sub'))).toEqual(['to']);
   });
 });

@@ -1,6 +1,6 @@
-import { closeSync, copyFileSync, linkSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, linkSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTemp, moveIntoPlace, sealTemp, syncFolder, writeAll } from '../../fs/atomic.js';
+import { copyIntoPlace, createTemp, moveIntoPlace, sealTemp, syncFolder, writeAll } from '../../fs/atomic.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { ROW_GROUP } from '../output/parquet.js';
 import { partitions, type Partition } from './inventory.js';
@@ -155,11 +155,11 @@ async function swap(layout: DatasetLayout, kind: Kind, merges: Merge[], lockOpti
   }
 }
 
-/** A hard link costs no space; a file system without them gets a copy. */
+/** A hard link costs no space; a file system without them gets a copy, flushed to disk as a part is. */
 function linkOrCopy(from: string, to: string): void {
   try {
     linkSync(from, to);
   } catch {
-    copyFileSync(from, to);
+    copyIntoPlace(from, to, DATASET_FILE);
   }
 }
