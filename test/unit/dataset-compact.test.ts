@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { copyIntoPlace } from '../../src/fs/atomic.js';
+import { compactDataset } from '../../src/cli/dataset/compact.js';
 import { DatasetLayout } from '../../src/cli/dataset/layout.js';
 import { DatasetStream } from '../../src/cli/dataset/stream.js';
 import { loadParquet, ROW_GROUP } from '../../src/cli/output/parquet.js';
@@ -13,6 +14,7 @@ import { tempDir } from '../helpers/run.js';
 
 const query = (sql: string): Promise<Record<string, unknown>[]> =>
   withDuckDb(async (connection) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[]);
+const lockOptions = { waitMs: 0 };
 const records = (dir: string) => `read_parquet('${dir}/records/**/*.parquet', hive_partitioning=true, union_by_name=true)`;
 
 /** One run's commit of `rows` to `dir`'s records, as a run does it. */
@@ -50,6 +52,48 @@ describe('DatasetStream', () => {
     run(layout, rows, 'run2');
     expect(await query(`SELECT count(*) AS n, count(late) AS late FROM ${records(dir)}`)).toEqual([{ n: '40', late: '1' }]);
     expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
+  });
+});
+
+describe('compactDataset', () => {
+  it('a partition with files of two schemas: both groups merge and no row is lost', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const layout = new DatasetLayout(dir);
+    run(layout, rowsOf(3), 'run1');
+    run(layout, rowsOf(4), 'run2');
+    run(layout, rowsOf(5, { verified: true }), 'run3');
+    run(layout, rowsOf(6, { verified: false }), 'run4');
+    const merged = await compactDataset(layout, undefined, lockOptions);
+    expect(merged.map((m) => [m.files, m.rows])).toEqual([
+      [2, 7],
+      [2, 11],
+    ]);
+    expect(await query(`SELECT verified, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1 NULLS FIRST`)).toEqual([
+      { verified: null, n: '7' },
+      { verified: false, n: '6' },
+      { verified: true, n: '5' },
+    ]);
+    expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
+    expect(readdirSync(layout.staging)).toEqual([]);
+  });
+
+  it('a half-built version a failed compaction left goes; the version readers use stays', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const layout = new DatasetLayout(dir);
+    run(layout, rowsOf(3), 'run1');
+    run(layout, rowsOf(4), 'run2');
+    // v1 is current; v2 is what a failed compaction left half-built.
+    mkdirSync(join(layout.versions('records'), 'v2', 'route=graph.get_followers'), { recursive: true });
+    await compactDataset(layout, undefined, lockOptions);
+    expect(layout.current('records')).toBe(join(layout.versions('records'), 'v3'));
+    expect(layout.versionNumbers('records')).toEqual([1, 3]);
+    expect(await query(`SELECT count(*) AS n FROM read_parquet('${layout.versions('records')}/v1/**/*.parquet')`)).toEqual([{ n: '7' }]);
+    expect(await query(`SELECT count(*) AS n FROM ${records(dir)}`)).toEqual([{ n: '7' }]);
+    // The next compaction keeps v3 (the link's) and its own v4 only.
+    run(layout, rowsOf(5), 'run3');
+    await compactDataset(layout, undefined, lockOptions);
+    expect(layout.versionNumbers('records')).toEqual([3, 4]);
+    expect(await query(`SELECT count(*) AS n FROM ${records(dir)}`)).toEqual([{ n: '12' }]);
   });
 });
 

@@ -5,13 +5,10 @@ import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
-import { DatasetLayout, runId, type Kind } from './layout.js';
+import { COMMIT_WAIT_MS, DatasetLayout, runId, type Kind } from './layout.js';
 import { loadParquet } from '../output/parquet.js';
 import { DatasetStream } from './stream.js';
 import type { Reporter } from '../output/reporter.js';
-
-/** How long a run waits for the commit lock: held only for renames (a run's parts, a compaction's swap). */
-const COMMIT_WAIT_MS = 120_000;
 
 export interface DatasetOptions {
   dir: string;

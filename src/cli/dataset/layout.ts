@@ -17,6 +17,9 @@ import { tempPath } from '../../fs/temp-names.js';
 // Nothing a reader globs is ever a temporary file: parts are written under .sgq/staging.
 
 export type Kind = 'records' | 'changes';
+
+/** How long a run or a compaction waits for the commit lock: held only for renames (a run's parts, a compaction's swap). */
+export const COMMIT_WAIT_MS = 120_000;
 export const KINDS: readonly Kind[] = ['records', 'changes'];
 
 /** A partition folder's path segments: `route=graph.get_followers`, `date=2025-01-31`. */
