@@ -12,14 +12,24 @@ import { hostTag, tempOwner } from './temp-names.js';
 /** How long a file or lock of another host must sit untouched to count as abandoned. */
 export const STALE_MS = 60_000;
 
+export interface SweepOptions {
+  now?: number;
+  /**
+   * Only this host's files whose pid is dead: for a folder several runs share with no lock
+   * held (a dataset's staging), where another host's file may be live however long it sits.
+   */
+  ownHostOnly?: boolean;
+}
+
 /**
  * Removes from `folder` the temporary files of dead runs: those standing for the file named
  * `base`, or every temporary file of sgq's when `base` is undefined (a folder sgq owns).
  */
-export function sweepLeftovers(folder: string, base?: string, now = Date.now()): void {
+export function sweepLeftovers(folder: string, base?: string, { now = Date.now(), ownHostOnly = false }: SweepOptions = {}): void {
   for (const name of listing(folder)) {
     const owner = tempOwner(name, base);
-    if (owner && abandoned(join(folder, name), owner, now)) rmSync(join(folder, name), { force: true });
+    if (!owner || (ownHostOnly && owner.host !== hostTag())) continue;
+    if (abandoned(join(folder, name), owner, now)) rmSync(join(folder, name), { force: true });
   }
 }
 

@@ -1,8 +1,11 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { copyIntoPlace } from '../../src/fs/atomic.js';
+import { sweepLeftovers } from '../../src/fs/sweep.js';
+import { hostTag } from '../../src/fs/temp-names.js';
+import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
 import { compactDataset } from '../../src/cli/dataset/compact.js';
 import { DatasetLayout } from '../../src/cli/dataset/layout.js';
 import { DatasetStream } from '../../src/cli/dataset/stream.js';
@@ -94,6 +97,44 @@ describe('compactDataset', () => {
     await compactDataset(layout, undefined, lockOptions);
     expect(layout.versionNumbers('records')).toEqual([3, 4]);
     expect(await query(`SELECT count(*) AS n FROM ${records(dir)}`)).toEqual([{ n: '12' }]);
+  });
+});
+
+describe('the staging folder', () => {
+  const temp = (pid: number, host: string) => `.part.parquet.sgq-${pid}-0123abcd-${host}.tmp`;
+  const DEAD = 2 ** 22 + 12_345;
+
+  it('a run sweeps only its host’s temporary files whose pid is dead: another host’s, however old, may be live', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const staging = join(dir, '.sgq', 'staging');
+    mkdirSync(staging, { recursive: true });
+    const other = hostTag() === 'ffffffff' ? 'eeeeeeee' : 'ffffffff';
+    for (const name of [temp(DEAD, hostTag()), temp(DEAD, other), temp(process.pid, hostTag())]) {
+      writeFileSync(join(staging, name), 'x');
+      utimesSync(join(staging, name), new Date(0), new Date(0));
+    }
+    const dataset = await DatasetCheckpoint.open({
+      dir,
+      route: 'graph.get_followers',
+      startedAt: new Date(),
+      reporter: { warn: () => undefined, error: () => undefined },
+      stop: () => undefined,
+      lockOptions: {},
+    });
+    const left = readdirSync(staging);
+    await dataset.close();
+    expect(left).toContain(temp(DEAD, other));
+    expect(left).toContain(temp(process.pid, hostTag()));
+    expect(left).not.toContain(temp(DEAD, hostTag()));
+  });
+
+  it('sweepLeftovers without the option still takes another host’s stale files', () => {
+    const folder = tempDir('sgq-sweep-');
+    const other = hostTag() === 'ffffffff' ? 'eeeeeeee' : 'ffffffff';
+    writeFileSync(join(folder, temp(DEAD, other)), 'x');
+    utimesSync(join(folder, temp(DEAD, other)), new Date(0), new Date(0));
+    sweepLeftovers(folder);
+    expect(readdirSync(folder)).toEqual([]);
   });
 });
 

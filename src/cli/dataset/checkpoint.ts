@@ -55,7 +55,8 @@ export class DatasetCheckpoint implements Checkpoint {
     try {
       mkdirSync(layout.staging, { recursive: true });
       accessSync(layout.root, constants.W_OK);
-      sweepLeftovers(layout.staging);
+      // No lock is held here and other runs (other hosts too) write to staging: only this host's dead runs' files go.
+      sweepLeftovers(layout.staging, undefined, { ownHostOnly: true });
       dataset.streams.records.open();
     } catch (error) {
       throw datasetError(layout.root, error, 'check that it is a folder you can write, or choose another with --dataset; nothing was fetched');
