@@ -1,6 +1,7 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive } from './owner.js';
+import { listing } from './read.js';
 import { hostTag, tempOwner } from './temp-names.js';
 
 // Removing the temporary files of runs that were killed (kill -9, a power cut) before they
@@ -51,14 +52,5 @@ export function removeFilesOlderThan(folder: string, before: number): void {
     } catch {
       // Removed meanwhile by another run: nothing to do.
     }
-  }
-}
-
-/** The names in `folder`; none when it is gone or cannot be read (nothing to sweep there). */
-function listing(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
   }
 }

@@ -135,11 +135,6 @@ export class DatasetCheckpoint implements Checkpoint {
   async close(): Promise<void> {
     await this.drop();
   }
-
-  /** Rows of each kind renamed into place, for tests and notes. */
-  get committed(): Record<Kind, number> {
-    return { records: this.streams.records.committedRows, changes: this.streams.changes.committedRows };
-  }
 }
 
 function datasetError(root: string, error: unknown, hint: string): SgqError {

@@ -1,6 +1,7 @@
-import { lstatSync, mkdirSync, readdirSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { moveIntoPlace } from '../../fs/atomic.js';
+import { listing } from '../../fs/read.js';
 import { tempPath } from '../../fs/temp-names.js';
 
 // The dataset's layout on disk. Readers glob DIR/records/**/*.parquet (and DIR/changes/...),
@@ -106,15 +107,6 @@ export class DatasetLayout {
       rmSync(temp, { force: true });
       throw error;
     }
-  }
-}
-
-/** The names in `folder`, none when it is missing. */
-export function listing(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
   }
 }
 

@@ -24,8 +24,6 @@ export class DatasetStream {
   private part?: PartWriter;
   private readonly sealed: SealedPart[] = [];
   private named = 0;
-  /** Rows renamed into place so far. */
-  committedRows = 0;
 
   constructor(
     private readonly place: StreamPlace,
@@ -73,7 +71,6 @@ export class DatasetStream {
       const part = this.sealed[0]!;
       moveIntoPlace(part.temp, join(folder, partName(runId, ++this.named)));
       this.sealed.shift();
-      this.committedRows += part.rows;
     }
   }
 
