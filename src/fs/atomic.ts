@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PRIVATE_FILE, setMode } from './modes.js';
 import { tempPath } from './temp-names.js';
@@ -30,6 +30,29 @@ export function replaceFile(target: string, data: string | Uint8Array, { durable
   } catch (error) {
     rmSync(temp.path, { force: true });
     throw error;
+  }
+}
+
+/** Copies the file `from` to `target` as replaceFile writes one: a temporary file beside `target`, flushed, renamed over it. */
+export function copyIntoPlace(from: string, target: string, mode: number = PRIVATE_FILE): void {
+  const source = openSync(from, 'r');
+  try {
+    const temp = createTemp(target, mode);
+    try {
+      try {
+        const chunk = Buffer.allocUnsafe(1 << 20);
+        for (let n; (n = readSync(source, chunk, 0, chunk.length, null)) > 0; ) writeAll(temp.fd, chunk.subarray(0, n));
+        sealTemp(temp.fd, { mode });
+      } finally {
+        closeSync(temp.fd);
+      }
+      moveIntoPlace(temp.path, target);
+    } catch (error) {
+      rmSync(temp.path, { force: true });
+      throw error;
+    }
+  } finally {
+    closeSync(source);
   }
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 
 // Reads of sgq's own state and config files. A plain readFileSync of a FIFO blocks until a
 // writer opens it, in a synchronous call no signal can interrupt: the run hangs before any
@@ -35,4 +35,13 @@ export function kindOf(stat: Stats): string {
   if (stat.isSocket()) return 'a socket';
   if (stat.isDirectory()) return 'a folder';
   return 'a special file';
+}
+
+/** The names in `folder`; none when it is gone or cannot be read. */
+export function listing(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
 }

@@ -1,6 +1,7 @@
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive } from './owner.js';
+import { listing } from './read.js';
 import { hostTag, tempOwner } from './temp-names.js';
 
 // Removing the temporary files of runs that were killed (kill -9, a power cut) before they
@@ -12,14 +13,24 @@ import { hostTag, tempOwner } from './temp-names.js';
 /** How long a file or lock of another host must sit untouched to count as abandoned. */
 export const STALE_MS = 60_000;
 
+export interface SweepOptions {
+  now?: number;
+  /**
+   * Only this host's files whose pid is dead: for a folder several runs share with no lock
+   * held (a dataset's staging), where another host's file may be live however long it sits.
+   */
+  ownHostOnly?: boolean;
+}
+
 /**
  * Removes from `folder` the temporary files of dead runs: those standing for the file named
  * `base`, or every temporary file of sgq's when `base` is undefined (a folder sgq owns).
  */
-export function sweepLeftovers(folder: string, base?: string, now = Date.now()): void {
+export function sweepLeftovers(folder: string, base?: string, { now = Date.now(), ownHostOnly = false }: SweepOptions = {}): void {
   for (const name of listing(folder)) {
     const owner = tempOwner(name, base);
-    if (owner && abandoned(join(folder, name), owner, now)) rmSync(join(folder, name), { force: true });
+    if (!owner || (ownHostOnly && owner.host !== hostTag())) continue;
+    if (abandoned(join(folder, name), owner, now)) rmSync(join(folder, name), { force: true });
   }
 }
 
@@ -41,14 +52,5 @@ export function removeFilesOlderThan(folder: string, before: number): void {
     } catch {
       // Removed meanwhile by another run: nothing to do.
     }
-  }
-}
-
-/** The names in `folder`; none when it is gone or cannot be read (nothing to sweep there). */
-function listing(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
   }
 }

@@ -172,7 +172,18 @@ describe('--dataset', () => {
     expect((await sgq(['graph', 'followers', 'jack', '--all'], { env })).exitCode).toBe(0);
     const rows = await query(`SELECT follower_verified, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1 NULLS FIRST`);
     expect(rows).toEqual([{ follower_verified: null, n: '3' }, { follower_verified: true, n: '3' }]);
-  });
+    // A partition of two schemas, two files each: compaction merges each pair and loses no row.
+    expect((await sgq(['graph', 'followers', 'jack', '--all'], { env })).exitCode).toBe(0);
+    extra = false;
+    expect((await sgq(['graph', 'followers', 'jack', '--all'], { env })).exitCode).toBe(0);
+    const compact = await sgq(['dataset', 'compact', dir]);
+    expect(compact.exitCode, compact.stderr).toBe(0);
+    expect(compact.stderr.match(/2 files merged into 1 \(6 rows\)/g)).toHaveLength(2);
+    const merged = await query(`SELECT follower_verified, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1 NULLS FIRST`);
+    expect(merged).toEqual([{ follower_verified: null, n: '6' }, { follower_verified: true, n: '6' }]);
+    const info = JSON.parse((await sgq(['dataset', 'info', dir, '-o', 'json'])).stdout) as { files: number; rows: number }[];
+    expect(info.map((p) => [p.files, p.rows])).toEqual([[2, 12]]);
+  }, 60_000);
 });
 
 describe.runIf(onLinuxAsRoot)('--dataset on a full disk', () => {

@@ -5,13 +5,10 @@ import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
-import { DatasetLayout, runId, type Kind } from './layout.js';
+import { COMMIT_WAIT_MS, DatasetLayout, runId, type Kind } from './layout.js';
 import { loadParquet } from '../output/parquet.js';
 import { DatasetStream } from './stream.js';
 import type { Reporter } from '../output/reporter.js';
-
-/** How long a run waits for the commit lock: held only for renames (a run's parts, a compaction's swap). */
-const COMMIT_WAIT_MS = 120_000;
 
 export interface DatasetOptions {
   dir: string;
@@ -58,7 +55,8 @@ export class DatasetCheckpoint implements Checkpoint {
     try {
       mkdirSync(layout.staging, { recursive: true });
       accessSync(layout.root, constants.W_OK);
-      sweepLeftovers(layout.staging);
+      // No lock is held here and other runs (other hosts too) write to staging: only this host's dead runs' files go.
+      sweepLeftovers(layout.staging, undefined, { ownHostOnly: true });
       dataset.streams.records.open();
     } catch (error) {
       throw datasetError(layout.root, error, 'check that it is a folder you can write, or choose another with --dataset; nothing was fetched');
@@ -136,11 +134,6 @@ export class DatasetCheckpoint implements Checkpoint {
 
   async close(): Promise<void> {
     await this.drop();
-  }
-
-  /** Rows of each kind renamed into place, for tests and notes. */
-  get committed(): Record<Kind, number> {
-    return { records: this.streams.records.committedRows, changes: this.streams.changes.committedRows };
   }
 }
 

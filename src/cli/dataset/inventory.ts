@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { KINDS, listing, type DatasetLayout, type Kind } from './layout.js';
+import { listing } from '../../fs/read.js';
+import { KINDS, type DatasetLayout, type Kind } from './layout.js';
 
 // What the current version of a dataset holds: its partitions and their files, as readers see them.
 

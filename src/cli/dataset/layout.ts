@@ -1,6 +1,7 @@
-import { lstatSync, mkdirSync, readdirSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { moveIntoPlace } from '../../fs/atomic.js';
+import { listing } from '../../fs/read.js';
 import { tempPath } from '../../fs/temp-names.js';
 
 // The dataset's layout on disk. Readers glob DIR/records/**/*.parquet (and DIR/changes/...),
@@ -17,6 +18,9 @@ import { tempPath } from '../../fs/temp-names.js';
 // Nothing a reader globs is ever a temporary file: parts are written under .sgq/staging.
 
 export type Kind = 'records' | 'changes';
+
+/** How long a run or a compaction waits for the commit lock: held only for renames (a run's parts, a compaction's swap). */
+export const COMMIT_WAIT_MS = 120_000;
 export const KINDS: readonly Kind[] = ['records', 'changes'];
 
 /** A partition folder's path segments: `route=graph.get_followers`, `date=2025-01-31`. */
@@ -103,15 +107,6 @@ export class DatasetLayout {
       rmSync(temp, { force: true });
       throw error;
     }
-  }
-}
-
-/** The names in `folder`, none when it is missing. */
-export function listing(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
   }
 }
 

@@ -33,19 +33,24 @@ export class PartWriter {
     this.formatter = parquetFormatter(fileSink((chunk) => writeAll(fd, chunk)), undefined, warn);
   }
 
-  /** Whether `record` fits the columns: false once they are set and it brings a key they lack (a new part takes it). */
-  fits(record: JsonObject): boolean {
-    if (this.rows < ROW_GROUP) return true;
+  /**
+   * Whether `record`, the part's row `rows + pending` (`pending` records before it are not
+   * written yet), fits the columns: within the first row group it does, and its keys join
+   * them; past it, false when it brings a key they lack (a new part takes it).
+   */
+  fits(record: JsonObject, pending: number): boolean {
+    if (this.rows + pending < ROW_GROUP) {
+      for (const key in record) this.keys.add(key);
+      return true;
+    }
     for (const key in record) if (!this.keys.has(key)) return false;
     return true;
   }
 
-  /** Writes records (a full row group goes to the file at once: this may throw ENOSPC). */
+  /** Writes records that fit (a full row group goes to the file at once: this may throw ENOSPC). */
   write(records: JsonObject[]): void {
-    for (const r of records) {
-      if (this.rows < ROW_GROUP) for (const key in r) this.keys.add(key);
-      this.rows++;
-    }
+    if (records.length === 0) return;
+    this.rows += records.length;
     this.formatter.write(records, true);
   }
 

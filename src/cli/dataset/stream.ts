@@ -24,8 +24,6 @@ export class DatasetStream {
   private part?: PartWriter;
   private readonly sealed: SealedPart[] = [];
   private named = 0;
-  /** Rows renamed into place so far. */
-  committedRows = 0;
 
   constructor(
     private readonly place: StreamPlace,
@@ -33,8 +31,9 @@ export class DatasetStream {
   ) {}
 
   /** Opens the first part now: its temporary file proves the folder can be written. */
-  open(): void {
+  open(): PartWriter {
     this.part ??= new PartWriter(this.place.layout.staging, this.warn);
+    return this.part;
   }
 
   get pending(): boolean {
@@ -42,19 +41,19 @@ export class DatasetStream {
   }
 
   add(records: JsonObject[]): void {
+    if (records.length === 0) return;
+    let part = this.open();
     let from = 0;
     for (let i = 0; i < records.length; i++) {
-      this.open();
-      if (this.part!.fits(records[i]!)) continue;
-      this.part!.write(records.slice(from, i));
+      // Each record's row in the part is checked, so a key first seen past the first row group starts a new part.
+      if (part.fits(records[i]!, i - from)) continue;
+      part.write(records.slice(from, i));
       from = i;
-      this.sealed.push(this.part!.seal());
-      this.part = new PartWriter(this.place.layout.staging, this.warn);
+      this.sealed.push(part.seal());
+      this.part = part = new PartWriter(this.place.layout.staging, this.warn);
+      part.fits(records[i]!, 0);
     }
-    if (from < records.length) {
-      this.open();
-      this.part!.write(from === 0 ? records : records.slice(from));
-    }
+    part.write(from === 0 ? records : records.slice(from));
   }
 
   /** Seals the part in progress, then renames every sealed part into the partition; the caller holds the commit lock. */
@@ -72,7 +71,6 @@ export class DatasetStream {
       const part = this.sealed[0]!;
       moveIntoPlace(part.temp, join(folder, partName(runId, ++this.named)));
       this.sealed.shift();
-      this.committedRows += part.rows;
     }
   }
 

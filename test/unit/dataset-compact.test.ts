@@ -1,0 +1,154 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/core/classify.js';
+import { copyIntoPlace } from '../../src/fs/atomic.js';
+import { sweepLeftovers } from '../../src/fs/sweep.js';
+import { hostTag } from '../../src/fs/temp-names.js';
+import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
+import { compactDataset } from '../../src/cli/dataset/compact.js';
+import { DatasetLayout } from '../../src/cli/dataset/layout.js';
+import { DatasetStream } from '../../src/cli/dataset/stream.js';
+import { loadParquet, ROW_GROUP } from '../../src/cli/output/parquet.js';
+import { withDuckDb } from '../helpers/duckdb.js';
+import { tempDir } from '../helpers/run.js';
+
+// The dataset's modules called directly, read back with DuckDB as its users read it.
+
+const query = (sql: string): Promise<Record<string, unknown>[]> =>
+  withDuckDb(async (connection) => (await connection.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[]);
+const lockOptions = { waitMs: 0 };
+const records = (dir: string) => `read_parquet('${dir}/records/**/*.parquet', hive_partitioning=true, union_by_name=true)`;
+
+/** One run's commit of `rows` to `dir`'s records, as a run does it. */
+function run(layout: DatasetLayout, rows: JsonObject[], id: string): void {
+  const stream = new DatasetStream({ layout, kind: 'records', route: 'graph.get_followers', date: '2025-01-31', runId: id }, () => undefined);
+  mkdirSync(layout.staging, { recursive: true });
+  stream.add(rows);
+  stream.commit();
+}
+
+const rowsOf = (n: number, extra: JsonObject = {}) => Array.from({ length: n }, (_, i) => ({ id: i, name: `u${i}`, ...extra }));
+
+beforeAll(async () => {
+  await loadParquet();
+});
+
+describe('DatasetStream', () => {
+  it('a column first seen past the first row group within one batch starts a new part, and is kept', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const layout = new DatasetLayout(dir);
+    const rows: JsonObject[] = rowsOf(ROW_GROUP + 10);
+    rows[ROW_GROUP + 5] = { ...rows[ROW_GROUP + 5]!, late: 'here' };
+    run(layout, rows, 'run1');
+    const found = await query(`SELECT count(*) AS n, count(late) AS late FROM ${records(dir)}`);
+    expect(found).toEqual([{ n: String(ROW_GROUP + 10), late: '1' }]);
+    expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
+  });
+
+  it('a column first seen within the first row group joins the columns: one part', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const layout = new DatasetLayout(dir);
+    const rows: JsonObject[] = rowsOf(30);
+    rows[20] = { ...rows[20]!, late: 'here' };
+    run(layout, rows.slice(0, 10), 'run1');
+    run(layout, rows, 'run2');
+    expect(await query(`SELECT count(*) AS n, count(late) AS late FROM ${records(dir)}`)).toEqual([{ n: '40', late: '1' }]);
+    expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
+  });
+});
+
+describe('compactDataset', () => {
+  it('a partition with files of two schemas: both groups merge and no row is lost', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const layout = new DatasetLayout(dir);
+    run(layout, rowsOf(3), 'run1');
+    run(layout, rowsOf(4), 'run2');
+    run(layout, rowsOf(5, { verified: true }), 'run3');
+    run(layout, rowsOf(6, { verified: false }), 'run4');
+    const merged = await compactDataset(layout, undefined, lockOptions);
+    expect(merged.map((m) => [m.files, m.rows])).toEqual([
+      [2, 7],
+      [2, 11],
+    ]);
+    expect(await query(`SELECT verified, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1 NULLS FIRST`)).toEqual([
+      { verified: null, n: '7' },
+      { verified: false, n: '6' },
+      { verified: true, n: '5' },
+    ]);
+    expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
+    expect(readdirSync(layout.staging)).toEqual([]);
+  });
+
+  it('a half-built version a failed compaction left goes; the version readers use stays', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const layout = new DatasetLayout(dir);
+    run(layout, rowsOf(3), 'run1');
+    run(layout, rowsOf(4), 'run2');
+    // v1 is current; v2 is what a failed compaction left half-built.
+    mkdirSync(join(layout.versions('records'), 'v2', 'route=graph.get_followers'), { recursive: true });
+    await compactDataset(layout, undefined, lockOptions);
+    expect(layout.current('records')).toBe(join(layout.versions('records'), 'v3'));
+    expect(layout.versionNumbers('records')).toEqual([1, 3]);
+    expect(await query(`SELECT count(*) AS n FROM read_parquet('${layout.versions('records')}/v1/**/*.parquet')`)).toEqual([{ n: '7' }]);
+    expect(await query(`SELECT count(*) AS n FROM ${records(dir)}`)).toEqual([{ n: '7' }]);
+    // The next compaction keeps v3 (the link's) and its own v4 only.
+    run(layout, rowsOf(5), 'run3');
+    await compactDataset(layout, undefined, lockOptions);
+    expect(layout.versionNumbers('records')).toEqual([3, 4]);
+    expect(await query(`SELECT count(*) AS n FROM ${records(dir)}`)).toEqual([{ n: '12' }]);
+  });
+});
+
+describe('the staging folder', () => {
+  const temp = (pid: number, host: string) => `.part.parquet.sgq-${pid}-0123abcd-${host}.tmp`;
+  const DEAD = 2 ** 22 + 12_345;
+
+  it('a run sweeps only its host’s temporary files whose pid is dead: another host’s, however old, may be live', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const staging = join(dir, '.sgq', 'staging');
+    mkdirSync(staging, { recursive: true });
+    const other = hostTag() === 'ffffffff' ? 'eeeeeeee' : 'ffffffff';
+    for (const name of [temp(DEAD, hostTag()), temp(DEAD, other), temp(process.pid, hostTag())]) {
+      writeFileSync(join(staging, name), 'x');
+      utimesSync(join(staging, name), new Date(0), new Date(0));
+    }
+    const dataset = await DatasetCheckpoint.open({
+      dir,
+      route: 'graph.get_followers',
+      startedAt: new Date(),
+      reporter: { warn: () => undefined, error: () => undefined },
+      stop: () => undefined,
+      lockOptions: {},
+    });
+    const left = readdirSync(staging);
+    await dataset.close();
+    expect(left).toContain(temp(DEAD, other));
+    expect(left).toContain(temp(process.pid, hostTag()));
+    expect(left).not.toContain(temp(DEAD, hostTag()));
+  });
+
+  it('sweepLeftovers without the option still takes another host’s stale files', () => {
+    const folder = tempDir('sgq-sweep-');
+    const other = hostTag() === 'ffffffff' ? 'eeeeeeee' : 'ffffffff';
+    writeFileSync(join(folder, temp(DEAD, other)), 'x');
+    utimesSync(join(folder, temp(DEAD, other)), new Date(0), new Date(0));
+    sweepLeftovers(folder);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+});
+
+describe('copyIntoPlace', () => {
+  it('copies to the target through a temporary file, with the mode given, leaving no temporary file', () => {
+    const folder = tempDir('sgq-copy-');
+    writeFileSync(join(folder, 'from'), 'bytes');
+    mkdirSync(join(folder, 'sub'));
+    copyIntoPlace(join(folder, 'from'), join(folder, 'sub', 'to'), 0o644);
+    expect(readFileSync(join(folder, 'sub', 'to'), 'utf8')).toBe('bytes');
+    expect(readdirSync(join(folder, 'sub'))).toEqual(['to']);
+    if (process.platform !== 'win32') expect(statSync(join(folder, 'sub', 'to')).mode & 0o777).toBe(0o644);
+    expect(() => copyIntoPlace(join(folder, 'missing'), join(folder, 'sub', 'other'))).toThrow();
+    expect(existsSync(join(folder, 'sub', 'other'))).toBe(false);
+    expect(readdirSync(join(folder, 'sub'))).toEqual(['to']);
+  });
+});
