@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import type { CacheRequest, CachedAnswer, ResponseCache } from '../../core/client.js';
+import { listing } from '../../fs/read.js';
 
 // `--cache TTL`: successful answers kept as files under $XDG_CACHE_HOME/sgq (else
 // ~/.cache/sgq), one file per request. The name is a SHA-256 of the profile, a hash of the
@@ -97,10 +98,3 @@ export function clearCache(dir: string): number {
   return removed;
 }
 
-function listing(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
