@@ -78,6 +78,9 @@ export const commandName = (r: RouteSpec): string => (r.namespace ? `${r.namespa
 /** The library's method for a verb: `followers`, `score-history` → `scoreHistory`. */
 export const methodName = (verb: string): string => verb.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
+/** A route's path as one folder name (`graph.get_followers`): the snapshot store's and the dataset's partitions. */
+export const routeFolderName = (path: string): string => path.replaceAll('/', '.');
+
 /** Accepts `graph/get_followers`, `/graph/get_followers` and `/api/graph/get_followers`. */
 export function normalizeRoutePath(input: string): string {
   return input.trim().replace(/^\/+/, '').replace(/^api\//, '').replace(/\/+$/, '');

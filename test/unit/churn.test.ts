@@ -44,7 +44,7 @@ describe('ExternalSort', () => {
       fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.nat(9)), { maxLength: 300 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 2, max: 5 }), async (items, runChars, fanIn) => {
         const dir = tempDir('sgq-sort-');
         // A run of a few characters forces many spills, and a small fan-in merges of merges.
-        const sort = new ExternalSort(keyReader('username'), dir, '1', runChars, fanIn);
+        const sort = new ExternalSort(keyReader('username'), dir, runChars, fanIn);
         const lines = items.map(([name, n]) => line(name, { n }));
         for (let i = 0; i < lines.length; i += 7) await sort.add(lines.slice(i, i + 7));
         const got = (await collect(sort.sorted())).map((k) => k.line);
@@ -116,7 +116,7 @@ describe('reading exports', () => {
     writeFileSync(join(dir, 'a.json'), '[\n{"username":"b"},\n{"username":"a"}\n]\n');
     writeFileSync(join(dir, 'a.ndjson.gz'), gzipSync('{"username":"b"}\r\n\n{"username":"a"}\n'));
     for (const name of ['a.json', 'a.ndjson.gz']) {
-      const { records } = await sortedExport(join(dir, name), 'username', dir, '1');
+      const { records } = await sortedExport(join(dir, name), 'username', dir);
       expect((await collect(records)).map((k: Keyed) => k.key)).toEqual(['a', 'b']);
     }
   });

@@ -1,6 +1,6 @@
 import { usageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
-import { commandName, type RouteSpec } from '../../core/routes.js';
+import { commandName, routeFolderName, type RouteSpec } from '../../core/routes.js';
 import { routeRequest } from '../../core/request-body.js';
 import { parseSince } from '../../core/since.js';
 import { execute, type OutputFlags } from './execute.js';
@@ -61,7 +61,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
       snapshots: flags.snapshot ? { dir: flags.snapshotDir } : undefined,
-      dataset: { dir: flags.dataset, route: route.path.replaceAll('/', '.') },
+      dataset: { dir: flags.dataset, route: routeFolderName(route.path) },
       jobs: (config, held) => {
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
         const { marks } = held;

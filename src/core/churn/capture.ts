@@ -29,7 +29,7 @@ export class SnapshotCapture {
     const folder = store.folder(subject);
     mkdirSync(folder, { recursive: true });
     // Until a record shows its identity, none can be keyed: those are counted as left out.
-    this.sort = new ExternalSort((line) => this.read?.(line), folder, String(store.owner.pid));
+    this.sort = new ExternalSort((line) => this.read?.(line), folder);
   }
 
   async add(records: readonly JsonObject[], lossless: boolean): Promise<void> {

@@ -35,8 +35,6 @@ export class ExternalSort {
     private readonly keyOf: KeyOf,
     /** Where runs are spilled, under sgq's temporary names (src/fs/temp-names.ts), which a prune of the store sweeps. */
     private readonly dir: string,
-    /** Unused since the names carry the pid themselves; kept for callers. */
-    _tag: string,
     private readonly runChars = RUN_CHARS,
     private readonly fanIn = FAN_IN,
     /** Stops a merge between batches (Ctrl-C, SIGTERM), with its reason. */

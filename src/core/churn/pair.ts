@@ -61,7 +61,7 @@ async function openKeyed(source: DiffSource, field: string, options: MatchOption
     return { records: snapshotRecords(source.handle, field, stats, source.path), stats, close: () => undefined };
   }
   const from = source.kind === 'export' ? source.source : source.handle;
-  const { records, stats, discard } = await sortedExport(from, field, options.tempDir, '', options.signal);
+  const { records, stats, discard } = await sortedExport(from, field, options.tempDir, options.signal);
   return { records, stats, close: discard };
 }
 

@@ -44,10 +44,9 @@ export async function sortedExport(
   path: string | FileHandle,
   key: string,
   tempDir: string,
-  tag: string,
   signal?: AbortSignal,
 ): Promise<{ records: AsyncGenerator<Keyed[]>; stats: KeyStats; discard: () => void }> {
-  const sort = new ExternalSort(keyReader(key), tempDir, tag, undefined, undefined, signal);
+  const sort = new ExternalSort(keyReader(key), tempDir, undefined, undefined, signal);
   try {
     for await (const lines of exportLines(path)) {
       signal?.throwIfAborted();

@@ -13,6 +13,7 @@ import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Env } from '../config.js';
 import type { Keyed } from './keyed.js';
 import { withLock, type LockOwner } from './lock.js';
+import { routeFolderName } from '../routes.js';
 
 // The snapshot store: one folder per profile, route, how and user, holding gzip NDJSON
 // files sorted by the field that identifies an account (`sorted_by`: an id from sgq 2.3 on,
@@ -107,7 +108,7 @@ export class SnapshotStore {
   };
 
   folder(subject: SnapshotSubject): string {
-    return join(this.root, segment(subject.profile), segment(subject.route.replaceAll('/', '.')), segment(subject.how), segment(subject.user));
+    return join(this.root, segment(subject.profile), segment(routeFolderName(subject.route)), segment(subject.how), segment(subject.user));
   }
 
   /** The committed snapshots of one subject, oldest first. */
