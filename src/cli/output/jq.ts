@@ -17,24 +17,30 @@ const IN_FLIGHT = 2;
 // A batch that is not full goes to jq after this long, so that a slow service's pages still show.
 const LINGER_MS = 20;
 
-// The lane opened by the check, for the formatter of the same options to take over.
+// The lane opened and checked, for the formatter of the same options to take over without
+// compiling the filter again.
 const opened = new WeakMap<JqOptions, Promise<JqLane>>();
 
 /**
  * Starts jq (jq 1.8 compiled to WebAssembly, in a worker thread; only `--jq` pays for it)
- * and checks that the filter compiles, before any request is sent.
+ * and checks that the filter compiles, before any request is sent. Called again with the
+ * same options, it hands over the lane it checked.
  */
-export async function loadJqFilter(options: JqOptions): Promise<JqLane> {
+export function loadJqFilter(options: JqOptions): Promise<JqLane> {
   let lane = opened.get(options);
   if (!lane) {
-    lane = openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
+    lane = openChecked(options);
     opened.set(options, lane);
+    lane.catch(() => opened.delete(options));
   }
-  const ready = await lane;
+  return lane;
+}
+
+async function openChecked(options: JqOptions): Promise<JqLane> {
+  const ready = await openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
   // A path of names always compiles: jq need not start unless a value needs it (jq-paths.ts).
   const message = fieldPath(options.filter) ? undefined : await ready.check();
   if (message !== undefined) {
-    opened.delete(options);
     ready.close();
     throw usageError(`--jq does not compile: ${message}`, "see jq's manual, https://jqlang.org/manual/ (sgq runs jq 1.8)");
   }
