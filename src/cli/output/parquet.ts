@@ -2,13 +2,15 @@ import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
 import { unionKeys } from './delimited.js';
 import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscaled } from './parquet-numbers.js';
+import type { ColumnType } from './parquet-chunk.js';
+import { ParquetFile } from './parquet-file.js';
+import { loadParquetLib, parquetLib } from './parquet-lib.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 
-// hyparquet-writer (pure JS, snappy built in) is loaded with this format only.
-let hyparquet: typeof import('hyparquet-writer') | undefined;
+/** Loads what writing Parquet needs (with this format only). */
 export async function loadParquet(): Promise<void> {
-  hyparquet ??= await import('hyparquet-writer');
+  await loadParquetLib();
 }
 
 /**
@@ -16,8 +18,6 @@ export async function loadParquet(): Promise<void> {
  * file states its schema before its data; a group is buffered, so this bounds the memory.
  */
 export const ROW_GROUP = 10_000;
-
-type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'DECIMAL' | 'TIMESTAMP' | 'STRING';
 
 interface Column {
   name: string;
@@ -176,11 +176,12 @@ function schemaElement({ name, type, whole = 0, scale = 0 }: Column): Record<str
  * value that does not fit its column is written as null, each reported once on stderr.
  */
 export function parquetFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: (line: string) => void): Formatter {
-  if (!hyparquet) throw new Error('loadParquet() must run before Parquet is written');
-  const { ByteWriter, ParquetWriter } = hyparquet;
-  let rows: JsonObject[] = [];
-  let columns: Column[] | undefined;
-  let writer: InstanceType<typeof ParquetWriter> | undefined;
+  const lib = parquetLib();
+  // The first row group's records, kept until they have typed the columns.
+  let first: JsonObject[] | undefined = [];
+  let columns: Column[] = [];
+  let known = new Set<string>();
+  let file: ParquetFile | undefined;
   const reported = new Set<string>();
   const report = (key: string, line: string) => {
     if (reported.has(key)) return;
@@ -188,44 +189,33 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     warn?.(line);
   };
 
-  // The bytes of each finished row group go to the sink; the buffer is then reused.
-  const bytes: InstanceType<typeof ByteWriter> & { flush?: () => void } = new ByteWriter();
-  const handOver = () => {
-    if (bytes.index === 0) return;
-    sink.write(new Uint8Array(bytes.buffer.slice(0, bytes.index)));
-    bytes.index = 0;
+  const open = (): ParquetFile => {
+    const names = fields ?? unionKeys(first!);
+    columns = names.map((name) => inferType(name, first!.map((r) => r[name] ?? null)));
+    known = new Set(names);
+    const schema = [{ name: 'root', num_children: columns.length }, ...columns.map(schemaElement)];
+    const opened = new ParquetFile(lib, columns, schema, (bytes) => sink.write(bytes), ROW_GROUP);
+    const records = first!;
+    first = undefined;
+    for (const r of records) add(opened, r);
+    return opened;
   };
-  bytes.flush = handOver;
-  bytes.finish = handOver;
 
-  const writeGroup = () => {
-    if (rows.length === 0 && writer) return;
-    if (!columns) {
-      const names = fields ?? unionKeys(rows);
-      columns = names.map((name) => inferType(name, rows.map((r) => r[name] ?? null)));
-      const schema = [{ name: 'root', num_children: columns.length }, ...columns.map(schemaElement)];
-      writer = new ParquetWriter({ writer: bytes, schema: schema as never, createdBy: 'sgq' });
-    }
-    if (rows.length === 0) return;
-    const known = new Set(columns.map((c) => c.name));
-    for (const r of rows) {
-      for (const key in r) {
-        if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
+  const add = (to: ParquetFile, r: JsonObject) => {
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i]!;
+      const value = r[column.name];
+      let stored: unknown = null;
+      if (value !== null && value !== undefined) {
+        stored = convert(column, value);
+        if (stored === undefined) report(column.name, `parquet: column "${column.name}" holds ${column.type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
       }
+      to.column(i).add(stored ?? null);
     }
-    const columnData = columns.map((column) => ({
-      name: column.name,
-      data: rows.map((r) => {
-        const { name, type } = column;
-        const value = r[name];
-        if (value === null || value === undefined) return null;
-        const stored = convert(column, value);
-        if (stored === undefined) report(name, `parquet: column "${name}" holds ${type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
-        return stored ?? null;
-      }),
-    }));
-    void writer!.write({ columnData: columnData as never, rowGroupSize: rows.length });
-    rows = [];
+    for (const key in r) {
+      if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
+    }
+    if (to.pending >= ROW_GROUP) to.writeGroup();
   };
 
   return {
@@ -233,13 +223,16 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     holdsUntilEnd: true,
     write(records) {
       for (const r of records) {
-        rows.push(r);
-        if (rows.length >= ROW_GROUP) writeGroup();
+        if (file) add(file, r);
+        else {
+          first!.push(r);
+          if (first!.length >= ROW_GROUP) file = open();
+        }
       }
     },
     end() {
-      writeGroup();
-      void writer!.finish();
+      file ??= open();
+      file.finish();
     },
   };
 }
