@@ -24,7 +24,7 @@ import { splitDeclarations } from './declarations.mjs';
 // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
 // CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
 // The subpaths of hyparquet-writer that src/cli/output/parquet-lib.ts imports.
-const PARQUET_INTERNALS = ['snappy', 'datapage', 'metadata', 'encoding'];
+const PARQUET_INTERNALS = ['datapage', 'metadata', 'encoding'];
 const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
 const VENDOR = {
   // undici's index also loads its HTTP/2 client, fetch, WebSocket, caches and mocks, about 30 ms

@@ -1,7 +1,11 @@
+import { gzipSync } from 'node:zlib';
 import type { ParquetLib } from './parquet-lib.js';
 
 // One column of one row group as a Parquet column chunk: an optional dictionary page and one
-// data page (v2: definition levels as they are, values PLAIN or dictionary indices, Snappy).
+// data page (v2: definition levels as they are, values PLAIN or dictionary indices, GZIP).
+// GZIP rather than Snappy: Node's zlib is native, so a short run pays no JIT warm-up for it; at
+// level 1 it took 18 ms where JS Snappy took 73-116 ms over 200,000 names, and wrote a third
+// less. DuckDB, Spark, BigQuery and Arrow all read it.
 
 export type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'DECIMAL' | 'TIMESTAMP' | 'STRING';
 
@@ -49,6 +53,13 @@ export class PageBuffer {
   }
 }
 
+/**
+ * A column is compressed while that shrinks its values to 90% or less (timestamps and ids to
+ * the microsecond barely shrink); a column left uncompressed is tried again every 16th row group.
+ */
+const WORTH_COMPRESSING = 0.9;
+const COMPRESSION_RETRY = 16;
+
 /** How many strings a dictionary is judged on first, and the share of them that may differ. */
 const SAMPLE = 1000;
 const SAMPLE_DISTINCT = 0.8;
@@ -66,7 +77,12 @@ export class ColumnChunk {
   private min: unknown;
   private max: unknown;
   private dictionary?: Map<string, number>;
+  /** The dictionary's values, by index. */
+  private keys: string[] = [];
   private indices?: Uint32Array;
+  /** Whether compressing this column is worth it (judged again every COMPRESSION_RETRY row groups). */
+  private compress = true;
+  private groups = 0;
 
   constructor(
     readonly name: string,
@@ -81,7 +97,7 @@ export class ColumnChunk {
     return this.rows;
   }
 
-  /** The next row's value as the column stores it (a bigint for INT64, TIMESTAMP in microseconds and DECIMAL unscaled), or null. */
+  /** The next row's value as the column stores it (INT64, and TIMESTAMP in microseconds, a safe integer or a bigint; DECIMAL unscaled, a bigint), or null. */
   add(value: unknown): void {
     if (this.rows === this.flags.length) this.flags = growBytes(this.flags);
     if (value === null) {
@@ -95,7 +111,7 @@ export class ColumnChunk {
         return this.boolean(value as boolean);
       case 'INT64':
       case 'TIMESTAMP':
-        return this.fixed(value as bigint, 8, (at) => this.values.view.setBigInt64(at, value as bigint, true));
+        return this.fixed(value as number | bigint, 8, (at) => writeInt64(this.values.view, at, value as number | bigint));
       case 'DECIMAL':
         return this.fixed(value as bigint, 16, (at) => writeDecimal(this.values.view, at, value as bigint));
       case 'DOUBLE':
@@ -108,41 +124,48 @@ export class ColumnChunk {
   /** Writes the chunk to `out`, returns its metadata for the footer, and starts the next row group's. */
   write(lib: ParquetLib, out: ByteWriter) {
     const start = out.offset;
+    const codec = this.compress || ++this.groups % COMPRESSION_RETRY === 0 ? 'GZIP' : 'UNCOMPRESSED';
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
-    const dictionary = this.dictionaryPays() ? this.dictionaryPages(lib) : undefined;
+    const dictionary = this.dictionaryPays() ? this.dictionaryPages(lib) : this.constant() ? this.constantPages(lib) : undefined;
     if (dictionary) {
       dictionaryOffset = BigInt(out.offset);
-      uncompressed += writePage(lib, out, dictionary.plain, undefined, (size) => ({
+      uncompressed += writePage(lib, out, codec, dictionary.plain, undefined, (size) => ({
         type: 'DICTIONARY_PAGE', ...size, dictionary_page_header: { num_values: dictionary.count, encoding: 'PLAIN' },
-      }));
+      })).size;
     }
     const levels = new lib.ByteWriter(this.rows / 8 + 16);
     lib.writeRleBitPackedHybrid(levels, this.flags.subarray(0, this.rows), 1);
     const encoding = dictionary ? 'RLE_DICTIONARY' : 'PLAIN';
     const dataOffset = BigInt(out.offset);
-    uncompressed += writePage(lib, out, dictionary?.indices ?? this.values.filled, levels, (size) => ({
+    const data = writePage(lib, out, codec, dictionary?.indices ?? this.values.filled, levels, (size) => ({
       type: 'DATA_PAGE_V2', ...size,
-      data_page_header_v2: { num_values: this.rows, num_nulls: this.rows - this.present, num_rows: this.rows, encoding, definition_levels_byte_length: levels.offset, repetition_levels_byte_length: 0, is_compressed: true },
+      data_page_header_v2: { num_values: this.rows, num_nulls: this.rows - this.present, num_rows: this.rows, encoding, definition_levels_byte_length: levels.offset, repetition_levels_byte_length: 0, is_compressed: codec === 'GZIP' },
     }));
-    const [min, max] = dictionary ? dictionary.bounds : this.type === 'DOUBLE' ? doubleBounds(this.min as number, this.max as number) : [this.min, this.max];
+    uncompressed += data.size;
+    if (codec === 'GZIP') this.compress = data.ratio <= WORTH_COMPRESSING;
     const meta = {
       meta_data: {
         type: PHYSICAL[this.type],
         encodings: dictionary ? ['PLAIN', 'RLE_DICTIONARY'] : ['PLAIN'],
         path_in_schema: [this.name],
-        codec: 'SNAPPY',
+        codec,
         num_values: BigInt(this.rows),
         total_compressed_size: BigInt(out.offset - start),
         total_uncompressed_size: BigInt(uncompressed),
         data_page_offset: dataOffset,
         dictionary_page_offset: dictionaryOffset,
-        statistics: { null_count: BigInt(this.rows - this.present), min_value: min, max_value: max },
+        statistics: this.statistics(dictionary?.bounds),
       },
       file_offset: BigInt(start),
     };
     this.reset();
     return meta;
+  }
+
+  private statistics(bounds: [string | undefined, string | undefined] | undefined) {
+    const [min, max] = bounds ?? (this.type === 'DOUBLE' ? doubleBounds(this.min as number, this.max as number) : [this.min, this.max]);
+    return { null_count: BigInt(this.rows - this.present), min_value: min, max_value: max };
   }
 
   private reset(): void {
@@ -153,6 +176,7 @@ export class ColumnChunk {
     if (this.type === 'DOUBLE') [this.min, this.max] = [Infinity, -Infinity];
     if (this.type === 'STRING') {
       this.dictionary = new Map();
+      this.keys = [];
       this.indices ??= new Uint32Array(this.flags.length);
     }
   }
@@ -167,12 +191,13 @@ export class ColumnChunk {
     if (value) this.values.bytes[bit >> 3]! |= 1 << (bit & 7);
   }
 
-  private fixed(value: bigint, width: number, put: (at: number) => void): void {
+  /** A fixed-width value; numbers and bigints compare with each other as they are. */
+  private fixed(value: number | bigint, width: number, put: (at: number) => void): void {
     this.values.ensure(width);
     put(this.values.pos);
     this.values.pos += width;
-    if (this.min === undefined || value < (this.min as bigint)) this.min = value;
-    if (this.max === undefined || value > (this.max as bigint)) this.max = value;
+    if (this.min === undefined || value < (this.min as number | bigint)) this.min = value;
+    if (this.max === undefined || value > (this.max as number | bigint)) this.max = value;
   }
 
   private double(value: number): void {
@@ -183,30 +208,54 @@ export class ColumnChunk {
     if (value > (this.max as number)) this.max = value;
   }
 
-  /** PLAIN always; dictionary indices too while a dictionary may pay. */
+  /** Dictionary indices while a dictionary may pay; PLAIN once it cannot (the values so far rewritten from it). */
   private string(value: string): void {
-    this.values.string(value);
     const dictionary = this.dictionary;
-    if (!dictionary) return;
+    if (!dictionary) return this.values.string(value);
     let at = dictionary.get(value);
     if (at === undefined) {
-      at = dictionary.size;
+      at = this.keys.length;
       dictionary.set(value, at);
+      this.keys.push(value);
     }
     if (this.present > this.indices!.length) this.indices = growIndices(this.indices!);
     this.indices![this.present - 1] = at;
     // A sample of mostly different values, or more distinct values than half a row group: no dictionary.
-    if ((this.present === SAMPLE && dictionary.size > SAMPLE * SAMPLE_DISTINCT) || dictionary.size > this.flags.length / 2) this.dictionary = undefined;
+    if ((this.present === SAMPLE && this.keys.length > SAMPLE * SAMPLE_DISTINCT) || this.keys.length > this.flags.length / 2) this.toPlain();
   }
 
-  /** A dictionary pays when it holds at most half as many values as the chunk. */
+  /** Gives the dictionary up: the values so far, PLAIN, from their indices. */
+  private toPlain(): void {
+    for (let i = 0; i < this.present; i++) this.values.string(this.keys[this.indices![i]!]!);
+    this.dictionary = undefined;
+    this.keys = [];
+  }
+
+  /** A dictionary pays when it holds at most half as many values as the chunk; when it does not, the chunk goes PLAIN. */
   private dictionaryPays(): boolean {
-    return this.dictionary !== undefined && this.present > 0 && this.dictionary.size <= this.present / 2;
+    if (!this.dictionary) return false;
+    if (this.present > 0 && this.keys.length <= this.present / 2) return true;
+    this.toPlain();
+    return false;
+  }
+
+  /** Whether every value of a chunk of integers (a run's fetched_at, say) is one and the same. */
+  private constant(): boolean {
+    return this.present > 1 && (this.type === 'INT64' || this.type === 'TIMESTAMP' || this.type === 'DECIMAL') && this.min === this.max;
+  }
+
+  /** A one-value dictionary (the first value, PLAIN) and its index 0 for every row: one RLE run. */
+  private constantPages(lib: ParquetLib) {
+    const rle = new lib.ByteWriter(16);
+    rle.appendUint8(1);
+    rle.appendVarInt(this.present << 1);
+    rle.appendUint8(0);
+    return { count: 1, plain: this.values.filled.subarray(0, this.type === 'DECIMAL' ? 16 : 8), indices: new Uint8Array(rle.buffer, 0, rle.offset), bounds: undefined };
   }
 
   /** The dictionary's values (PLAIN), the data page's indices (bit width, then the hybrid), and the bounds of the values. */
   private dictionaryPages(lib: ParquetLib) {
-    const keys = [...this.dictionary!.keys()];
+    const keys = this.keys;
     const plain = new PageBuffer();
     for (const key of keys) plain.string(key);
     const width = Math.max(1, 32 - Math.clz32(keys.length - 1));
@@ -231,22 +280,36 @@ const growIndices = (indices: Uint32Array): Uint32Array => {
 
 type PageSize = { uncompressed_page_size: number; compressed_page_size: number };
 
-/** A page: header, the levels as they are (data pages), the values compressed. Returns its uncompressed size, header included. */
-function writePage(lib: ParquetLib, out: ByteWriter, values: Uint8Array, levels: ByteWriter | undefined, header: (size: PageSize) => object): number {
-  const compressed = lib.snappyCompress(values);
+/**
+ * A page: header, the levels as they are (data pages), the values (compressed unless the
+ * chunk's codec is UNCOMPRESSED). Returns its uncompressed size, header included, and how far
+ * compression shrank the values.
+ */
+function writePage(lib: ParquetLib, out: ByteWriter, codec: 'GZIP' | 'UNCOMPRESSED', values: Uint8Array, levels: ByteWriter | undefined, header: (size: PageSize) => object) {
+  const stored = codec === 'GZIP' ? gzipSync(values, { level: 1 }) : values;
   const levelBytes = levels?.offset ?? 0;
   const before = out.offset;
-  lib.writePageHeader(out, header({ uncompressed_page_size: levelBytes + values.length, compressed_page_size: levelBytes + compressed.length }) as never);
+  lib.writePageHeader(out, header({ uncompressed_page_size: levelBytes + values.length, compressed_page_size: levelBytes + stored.length }) as never);
   const headerSize = out.offset - before;
   if (levels) out.appendBytes(new Uint8Array(levels.buffer, 0, levels.offset));
-  out.appendBytes(compressed);
-  return headerSize + levelBytes + values.length;
+  out.appendBytes(stored);
+  return { size: headerSize + levelBytes + values.length, ratio: stored.length / Math.max(1, values.length) };
 }
 
 /** Parquet's rule for the statistics of signed zeros: the least is -0, the greatest +0 (none when no value was present). */
 function doubleBounds(min: number, max: number): [number | undefined, number | undefined] {
   if (min > max) return [undefined, undefined];
   return [min === 0 ? -0 : min, max === 0 ? 0 : max];
+}
+
+const TWO_32 = 2 ** 32;
+
+/** An INT64, little-endian: a safe integer in two 32-bit halves (no BigInt made), a bigint as it is. */
+function writeInt64(view: DataView, at: number, value: number | bigint): void {
+  if (typeof value === 'bigint') return view.setBigInt64(at, value, true);
+  const high = Math.floor(value / TWO_32);
+  view.setUint32(at, value - high * TWO_32, true);
+  view.setInt32(at + 4, high, true);
 }
 
 const TWO_128 = 1n << 128n;
