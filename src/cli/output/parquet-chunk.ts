@@ -111,9 +111,13 @@ export class ColumnChunk {
         return this.boolean(value as boolean);
       case 'INT64':
       case 'TIMESTAMP':
-        return this.fixed(value as number | bigint, 8, (at) => writeInt64(this.values.view, at, value as number | bigint));
+        this.values.ensure(8);
+        writeInt64(this.values.view, this.values.pos, value as number | bigint);
+        return this.fixed(value as number | bigint, 8);
       case 'DECIMAL':
-        return this.fixed(value as bigint, 16, (at) => writeDecimal(this.values.view, at, value as bigint));
+        this.values.ensure(16);
+        writeDecimal(this.values.view, this.values.pos, value as bigint);
+        return this.fixed(value as bigint, 16);
       case 'DOUBLE':
         return this.double(value as number);
       case 'STRING':
@@ -191,10 +195,8 @@ export class ColumnChunk {
     if (value) this.values.bytes[bit >> 3]! |= 1 << (bit & 7);
   }
 
-  /** A fixed-width value; numbers and bigints compare with each other as they are. */
-  private fixed(value: number | bigint, width: number, put: (at: number) => void): void {
-    this.values.ensure(width);
-    put(this.values.pos);
+  /** Counts a fixed-width value just written; numbers and bigints compare with each other as they are. */
+  private fixed(value: number | bigint, width: number): void {
     this.values.pos += width;
     if (this.min === undefined || value < (this.min as number | bigint)) this.min = value;
     if (this.max === undefined || value > (this.max as number | bigint)) this.max = value;
