@@ -10,6 +10,7 @@
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
+//   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -131,6 +132,13 @@ const builds = [
     entryPoints: ['src/cli/output/jq-worker.ts'],
     outfile: 'dist/jq-worker.cjs',
     plugins: [requireFromDist('jq-from-dist', /^jq-wasm\/inline$/, (pkg) => `./vendor/${pkg}.cjs`)],
+  }),
+  // --dataset's worker thread (src/cli/dataset/worker.ts), started by main.cjs from beside it.
+  build({
+    ...common,
+    entryPoints: ['src/cli/dataset/worker.ts'],
+    outfile: 'dist/dataset-worker.cjs',
+    plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`)],
   }),
   ...Object.entries(VENDOR).map(([pkg, contents]) =>
     build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs] }),

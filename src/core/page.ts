@@ -56,6 +56,27 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
   const credits = numberValue(creditsValue) ?? null;
   const nextPage = numberValue(body.next_page) ?? null;
 
+  const { records, errors } = pageRecords(body, wholeBodyIsRecord);
+  const pageItems = numberValue(body.page_items) ?? null;
+  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined, pageItems };
+}
+
+/** A page as its records were written, for whoever reads its text again (--dataset's worker thread). */
+export interface PageText {
+  /** The body as received. */
+  text: string;
+  /** How many of its records the run took (--limit may cut a page). */
+  granted: number;
+  /** The body itself is the one record (see readPage). */
+  wholeBodyIsRecord: boolean;
+}
+
+/**
+ * The records and the error records of a parsed body (spec §2.1: its `data`, or the body
+ * itself where `wholeBodyIsRecord`). Pure, so that whoever reads a page's text again (the
+ * dataset's worker thread) picks exactly the records the run printed.
+ */
+export function pageRecords(body: JsonObject, wholeBodyIsRecord: boolean): { records: JsonObject[]; errors: string[] } {
   let data: Json | undefined = body.data;
   if (data === undefined && wholeBodyIsRecord) data = [body];
   if (!Array.isArray(data)) throw invalid(data === undefined ? 'no data key' : 'data is not a list');
@@ -66,8 +87,7 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
     if (isErrorRecord(item)) errors.push(item.error);
     else records.push(item);
   }
-  const pageItems = numberValue(body.page_items) ?? null;
-  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined, pageItems };
+  return { records, errors };
 }
 
 /**

@@ -117,7 +117,7 @@ describe('the staging folder', () => {
       dir,
       route: 'graph.get_followers',
       startedAt: new Date(),
-      reporter: { warn: () => undefined, error: () => undefined },
+      reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
       stop: () => undefined,
       lockOptions: {},
     });

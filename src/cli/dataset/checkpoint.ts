@@ -1,13 +1,14 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError } from '../../core/errors.js';
+import { stringifyJson } from '../../core/json.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { COMMIT_WAIT_MS, DatasetLayout, runId, type Kind } from './layout.js';
-import { loadParquet } from '../output/parquet.js';
-import { DatasetStream } from './stream.js';
+import { openWriterLane, type WriterLane } from './lane.js';
+import type { WriterAnswer, WriterFailure, WriterRequest } from './writer.js';
 import type { Reporter } from '../output/reporter.js';
 
 export interface DatasetOptions {
@@ -16,11 +17,20 @@ export interface DatasetOptions {
   route: string;
   /** The run's start: `fetched_at` and `observed_at` of every record, and the day of its partition. */
   startedAt: Date;
-  reporter: Pick<Reporter, 'warn' | 'error'>;
+  reporter: Pick<Reporter, 'warn' | 'error' | 'trace'>;
   /** Stops the run: the dataset cannot take more records (a full disk). */
   stop: () => void;
   lockOptions: Omit<LockOptions, 'what' | 'waitMs'>;
 }
+
+/**
+ * Pages sent to the writer and not yet answered before a page waits for it: the writer keeps
+ * pace with the run, and what waits in its queue stays a few pages (bounded memory).
+ */
+const IN_FLIGHT = 4;
+
+const WRITE_HINT = 'check free space and permissions; the --since-last marks and snapshots of this run were not advanced';
+const OPEN_HINT = 'check that it is a folder you can write, or choose another with --dataset; nothing was fetched';
 
 /**
  * --dataset: the run's records (and with --snapshot --changes its churn events) appended to a
@@ -28,40 +38,41 @@ export interface DatasetOptions {
  * before the --since-last marks and the snapshots, so it commits first: a mark or a snapshot
  * never advances past records that did not reach the dataset. A commit seals the parts written
  * so far and renames them into place; a drop deletes them; a file appears whole or not at all.
+ * The parts are written by a DatasetWriter in a worker thread (lane.ts), fed each page's text.
  */
 export class DatasetCheckpoint implements Checkpoint {
-  private readonly streams: Record<Kind, DatasetStream>;
-  private readonly fetchedAt: string;
   private failure?: SgqError;
   private failureShown = false;
+  /** Records or changes were sent since the last commit or drop. */
+  private staged = false;
 
   private constructor(
     readonly layout: DatasetLayout,
     private readonly options: DatasetOptions,
-  ) {
-    const date = options.startedAt.toISOString().slice(0, 10);
-    const id = runId(options.startedAt);
-    const place = (kind: Kind) => ({ layout, kind, route: options.route, date, runId: id });
-    const warn = (line: string) => options.reporter.warn(`dataset: ${line}`);
-    this.streams = { records: new DatasetStream(place('records'), warn), changes: new DatasetStream(place('changes'), warn) };
-    this.fetchedAt = options.startedAt.toISOString();
-  }
+    private readonly lane: WriterLane,
+  ) {}
 
-  /** Checks the folder can be written (a first part's file is created) before anything is fetched. */
+  /** Checks the folder can be written (the writer creates a first part's file) before anything is fetched. */
   static async open(options: DatasetOptions): Promise<DatasetCheckpoint> {
-    await loadParquet();
     const layout = new DatasetLayout(options.dir);
-    const dataset = new DatasetCheckpoint(layout, options);
     try {
       mkdirSync(layout.staging, { recursive: true });
       accessSync(layout.root, constants.W_OK);
       // No lock is held here and other runs (other hosts too) write to staging: only this host's dead runs' files go.
       sweepLeftovers(layout.staging, undefined, { ownHostOnly: true });
-      dataset.streams.records.open();
     } catch (error) {
-      throw datasetError(layout.root, error, 'check that it is a folder you can write, or choose another with --dataset; nothing was fetched');
+      throw datasetError(layout.root, error, OPEN_HINT);
     }
-    return dataset;
+    const { startedAt, route, reporter } = options;
+    const setup = { root: layout.root, route, date: startedAt.toISOString().slice(0, 10), runId: runId(startedAt), startedAt: startedAt.toISOString() };
+    const lane = await openWriterLane(setup, (line) => reporter.warn(`dataset: ${line}`));
+    const { failure } = await lane.send({ kind: 'open' });
+    if (failure) {
+      await lane.close();
+      throw datasetError(layout.root, failure, OPEN_HINT);
+    }
+    reporter.trace(`dataset: Parquet is written in ${lane.thread === 'worker' ? 'a worker thread' : 'the main thread'}`);
+    return new DatasetCheckpoint(layout, options, lane);
   }
 
   get what(): string {
@@ -69,7 +80,7 @@ export class DatasetCheckpoint implements Checkpoint {
   }
 
   get pending(): boolean {
-    return this.failure !== undefined || this.streams.records.pending || this.streams.changes.pending;
+    return this.failure !== undefined || this.staged;
   }
 
   /** Commits ride along with the marks' and the snapshots': a dataset alone commits at the run's end. */
@@ -77,19 +88,24 @@ export class DatasetCheckpoint implements Checkpoint {
     return false;
   }
 
-  /** The hooks that send a job's records (and the changes its --snapshot --changes prints) to the dataset. */
+  /**
+   * The hooks that send a job's records (and the changes its --snapshot --changes prints) to
+   * the dataset: a page goes as its body's text, which the writer parses itself.
+   */
   hooks(user: string | null, inner: Pick<Job, 'onRecords' | 'onEnd'>): Pick<Job, 'onRecords' | 'onEnd'> {
     const { onRecords, onEnd } = inner;
     return {
-      onRecords: async (records, lossless) => {
-        this.add('records', records.map((r) => ({ query_user: user, fetched_at: this.fetchedAt, ...r })));
+      onRecords: async (records, lossless, page) => {
+        if (records.length > 0) {
+          await this.send(page ? { kind: 'page', user, ...page } : { kind: 'records', user, ndjson: ndjson(records) });
+        }
         await onRecords?.(records, lossless);
       },
       onEnd:
         onEnd &&
         (async (end: JobEnd) => {
           const emit: JobEnd['emit'] = async (records, lossless) => {
-            this.add('changes', records.map((r) => ({ change: r.change ?? null, ...r, query_user: user, observed_at: this.fetchedAt })));
+            if (records.length > 0) await this.send({ kind: 'changes', user, ndjson: ndjson(records) });
             await end.emit(records, lossless);
           };
           await onEnd({ ...end, emit });
@@ -97,35 +113,41 @@ export class DatasetCheckpoint implements Checkpoint {
     };
   }
 
-  private add(kind: Kind, records: JsonObject[]): void {
-    if (this.failure || records.length === 0) return;
-    try {
-      this.streams[kind].add(records);
-    } catch (error) {
-      this.failure = datasetError(this.layout.root, error, 'check free space and permissions; the --since-last marks and snapshots of this run were not advanced');
-      this.options.stop();
-    }
+  /** Hands records to the writer without waiting for it, unless IN_FLIGHT requests are unanswered already. */
+  private async send(request: WriterRequest): Promise<void> {
+    if (this.failure) return;
+    this.staged = true;
+    void this.lane.send(request).then((answer) => this.absorb(answer));
+    await this.lane.below(IN_FLIGHT);
+  }
+
+  /** A write that failed (a full disk) stops the run; its line is shown once, at the commit or the drop. */
+  private absorb({ failure }: WriterAnswer): void {
+    if (!failure || this.failure) return;
+    this.failure = datasetError(this.layout.root, failure, WRITE_HINT);
+    this.options.stop();
   }
 
   async commit(): Promise<void> {
+    // Every page sent is written (or failed) before the commit is judged.
+    await this.lane.below(1);
     if (this.failure) {
       this.failureShown = true;
       throw this.failure;
     }
     const lock = await acquireLock(this.layout.commitLock, { ...this.options.lockOptions, waitMs: COMMIT_WAIT_MS, what: `the dataset ${this.layout.root}` });
     try {
-      this.streams.records.commit();
-      this.streams.changes.commit();
-    } catch (error) {
-      throw datasetError(this.layout.root, error, 'check free space and permissions; the --since-last marks and snapshots of this run were not advanced');
+      const { failure } = await this.lane.send({ kind: 'commit' });
+      if (failure) throw datasetError(this.layout.root, failure, WRITE_HINT);
+      this.staged = false;
     } finally {
       lock.release();
     }
   }
 
   async drop(): Promise<void> {
-    this.streams.records.drop();
-    this.streams.changes.drop();
+    await this.lane.send({ kind: 'drop' });
+    this.staged = false;
     if (this.failure && !this.failureShown) {
       this.failureShown = true;
       this.options.reporter.error(this.failure.message, this.failure.hint);
@@ -134,11 +156,14 @@ export class DatasetCheckpoint implements Checkpoint {
 
   async close(): Promise<void> {
     await this.drop();
+    await this.lane.close();
   }
 }
 
+const ndjson = (records: readonly JsonObject[]): string => records.map((r) => `${stringifyJson(r)}\n`).join('');
+
 function datasetError(root: string, error: unknown, hint: string): SgqError {
   if (error instanceof SgqError) return error;
-  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  return new SgqError(ExitCode.internal, `cannot write the dataset ${root}: ${code}`, hint);
+  const { code, message } = error as WriterFailure;
+  return new SgqError(ExitCode.internal, `cannot write the dataset ${root}: ${code ?? message}`, hint);
 }

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { JsonObject } from '../../core/classify.js';
 import { CallError } from '../../core/classify.js';
 import { StoppedError, type ApiClient } from '../../core/client.js';
-import { isBilled } from '../../core/page.js';
+import { isBilled, type PageText } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
 import { ExitCode, worstExitCode } from '../../core/errors.js';
 import { cliError } from '../errors-to-flags.js';
@@ -25,8 +25,11 @@ export interface Job {
   onStart?: () => Promise<void>;
   /** Called once the job has fetched everything it was asked for, complete as of `asOf` (stages its --since-last mark). */
   onComplete?: (asOf: Date) => void;
-  /** Sees each page's records as they are written, before query_user is added (--snapshot). */
-  onRecords?: (records: readonly JsonObject[], lossless: boolean) => Promise<void>;
+  /**
+   * Sees each page's records as they are written, before query_user is added (--snapshot);
+   * `page` is the page they came from, for a hook that hands its text to another thread (--dataset).
+   */
+  onRecords?: (records: readonly JsonObject[], lossless: boolean, page?: PageText) => Promise<void>;
   /** The records go to `onRecords` only, not to the output (--changes prints what `onEnd` emits). */
   hideRecords?: boolean;
   /** Called once the job has ended, however it ended; may print records through `emit`. */
@@ -286,7 +289,7 @@ class JobRunner {
     // A page cut by --limit leaves records unfetched, even if it was the user's last.
     if (page.granted < page.records.length) this.cut.add(stat);
     let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
-    if (job.onRecords) await job.onRecords(records, page.lossless);
+    if (job.onRecords) await job.onRecords(records, page.lossless, { text: page.text, granted: records.length, wholeBodyIsRecord: job.request.wholeBodyIsRecord === true });
     if (job.hideRecords) records = [];
     this.ctx.formatter.write(this.tagged(job, records), page.lossless);
   }

@@ -1,0 +1,117 @@
+import { isObject, type JsonObject } from '../../core/classify.js';
+import { parseJson } from '../../core/json.js';
+import { pageRecords, type PageText } from '../../core/page.js';
+import { DatasetLayout, type Kind } from './layout.js';
+import { DatasetStream } from './stream.js';
+
+// The writing half of --dataset: the run's Parquet parts, fed with each page's body as text.
+// It runs in a worker thread (worker.ts) so that parsing, encoding and GZIP take the second
+// core, or in the main thread where the worker's file is not built (lane.ts); either way it
+// answers requests one at a time, in order, and the same way.
+
+/** Where a run's files go and the values of its own columns. */
+export interface WriterSetup {
+  /** The dataset's folder, resolved. */
+  root: string;
+  route: string;
+  /** The day of the run's partition (YYYY-MM-DD) and its id, which names its files. */
+  date: string;
+  runId: string;
+  /** `fetched_at` of every record and `observed_at` of every change: the run's start. */
+  startedAt: string;
+}
+
+export type WriterRequest =
+  /** Creates the first part's file: proves the folder can be written. */
+  | { kind: 'open' }
+  | ({ kind: 'page'; user: string | null } & PageText)
+  /** Records (or changes) as NDJSON text, for what comes without a page. */
+  | { kind: Kind; user: string | null; ndjson: string }
+  | { kind: 'commit' }
+  | { kind: 'drop' };
+
+/** What failed: an errno code where there is one (ENOSPC), else the message. */
+export interface WriterFailure {
+  code?: string;
+  message: string;
+}
+
+export interface WriterAnswer {
+  failure?: WriterFailure;
+}
+
+export class DatasetWriter {
+  private readonly streams: Record<Kind, DatasetStream>;
+  /** The first write that failed: nothing more is written, and every later answer carries it. */
+  private failure?: WriterFailure;
+
+  constructor(
+    private readonly setup: WriterSetup,
+    warn: (line: string) => void,
+  ) {
+    const layout = new DatasetLayout(setup.root);
+    const place = (kind: Kind) => ({ layout, kind, route: setup.route, date: setup.date, runId: setup.runId });
+    this.streams = { records: new DatasetStream(place('records'), warn), changes: new DatasetStream(place('changes'), warn) };
+  }
+
+  handle(request: WriterRequest): WriterAnswer {
+    if (request.kind === 'drop') {
+      this.streams.records.drop();
+      this.streams.changes.drop();
+      return {};
+    }
+    if (this.failure) return { failure: this.failure };
+    try {
+      this.apply(request);
+      return {};
+    } catch (error) {
+      this.failure = failureOf(error);
+      return { failure: this.failure };
+    }
+  }
+
+  private apply(request: Exclude<WriterRequest, { kind: 'drop' }>): void {
+    switch (request.kind) {
+      case 'open':
+        this.streams.records.open();
+        return;
+      case 'page':
+        return this.addRecords(request.user, grantedRecords(request));
+      case 'records':
+        return this.addRecords(request.user, fromNdjson(request.ndjson));
+      case 'changes':
+        return this.addChanges(request.user, fromNdjson(request.ndjson));
+      case 'commit':
+        // Seals each part (footer, fsync) and renames it into its partition; the caller holds the commit lock.
+        this.streams.records.commit();
+        this.streams.changes.commit();
+    }
+  }
+
+  private addRecords(user: string | null, records: JsonObject[]): void {
+    const fetchedAt = this.setup.startedAt;
+    this.streams.records.add(records.map((r) => ({ query_user: user, fetched_at: fetchedAt, ...r })));
+  }
+
+  private addChanges(user: string | null, records: JsonObject[]): void {
+    const observedAt = this.setup.startedAt;
+    this.streams.changes.add(records.map((r) => ({ change: r.change ?? null, ...r, query_user: user, observed_at: observedAt })));
+  }
+}
+
+/** The records the run wrote of a page: its body read by the same rule as readPage, cut to the granted count. */
+export function grantedRecords({ text, granted, wholeBodyIsRecord }: PageText): JsonObject[] {
+  const body = parseJson(text);
+  if (!isObject(body)) throw new Error('a page body that is not an object reached the dataset');
+  const { records } = pageRecords(body, wholeBodyIsRecord);
+  return granted < records.length ? records.slice(0, granted) : records;
+}
+
+function fromNdjson(ndjson: string): JsonObject[] {
+  return ndjson.split('\n').flatMap((line) => (line === '' ? [] : [parseJson(line) as JsonObject]));
+}
+
+function failureOf(error: unknown): WriterFailure {
+  const { code, message } = error as NodeJS.ErrnoException;
+  return { code: typeof code === 'string' ? code : undefined, message: String(message ?? error) };
+}
