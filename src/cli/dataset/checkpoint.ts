@@ -50,10 +50,28 @@ export class DatasetCheckpoint implements Checkpoint {
     readonly layout: DatasetLayout,
     private readonly options: DatasetOptions,
     private readonly lane: WriterLane,
+    /** The writer's answer to creating the first part's file. */
+    private readonly opened: Promise<WriterAnswer>,
   ) {}
 
   /** Checks the folder can be written (the writer creates a first part's file) before anything is fetched. */
   static async open(options: DatasetOptions): Promise<DatasetCheckpoint> {
+    const dataset = await DatasetCheckpoint.start(options);
+    try {
+      await dataset.ready();
+    } catch (error) {
+      await dataset.close();
+      throw error;
+    }
+    return dataset;
+  }
+
+  /**
+   * Checks the folder and starts the writer, which creates the first part's file while the
+   * run opens the rest (a thread takes some 30-70 ms to start): ready() must be awaited before
+   * the first request.
+   */
+  static async start(options: DatasetOptions): Promise<DatasetCheckpoint> {
     const layout = new DatasetLayout(options.dir);
     try {
       mkdirSync(layout.staging, { recursive: true });
@@ -66,13 +84,14 @@ export class DatasetCheckpoint implements Checkpoint {
     const { startedAt, route, reporter } = options;
     const setup = { root: layout.root, route, date: startedAt.toISOString().slice(0, 10), runId: runId(startedAt), startedAt: startedAt.toISOString() };
     const lane = await openWriterLane(setup, (line) => reporter.warn(`dataset: ${line}`));
-    const { failure } = await lane.send({ kind: 'open' });
-    if (failure) {
-      await lane.close();
-      throw datasetError(layout.root, failure, OPEN_HINT);
-    }
-    reporter.trace(`dataset: Parquet is written in ${lane.thread === 'worker' ? 'a worker thread' : 'the main thread'}`);
-    return new DatasetCheckpoint(layout, options, lane);
+    return new DatasetCheckpoint(layout, options, lane, lane.send({ kind: 'open' }));
+  }
+
+  /** Throws the one-line error if the writer could not create the first part's file. */
+  async ready(): Promise<void> {
+    const { failure } = await this.opened;
+    if (failure) throw datasetError(this.layout.root, failure, OPEN_HINT);
+    this.options.reporter.trace(`dataset: Parquet is written in ${this.lane.thread === 'worker' ? 'a worker thread' : 'the main thread'}`);
   }
 
   get what(): string {

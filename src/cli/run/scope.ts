@@ -91,7 +91,8 @@ export class RunScope {
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
     const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
     this.held = { marks, snapshots, dataset, reporter: this.reporter };
-    // 4. The client, last: from here on requests may be sent.
+    // 4. The client, last: from here on requests may be sent (once the dataset's first part exists).
+    await dataset?.ready();
     this.settings = await ctx.settings();
     this.cache = await openCache(io.env, flags.cache?.ms ?? this.settings.cacheMs, this.connection);
     const concurrency = Math.max(1, plan.concurrency);
@@ -171,13 +172,13 @@ export class RunScope {
   }
 }
 
-/** The --dataset of a run (the flag, else the dataset setting), checked writable; loaded only by such runs. */
+/** The --dataset of a run (the flag, else the dataset setting), its writer started (ready() says if it can write); loaded only by such runs. */
 async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfig, options: Pick<DatasetOptions, 'reporter' | 'stop' | 'lockOptions'>) {
   const dir = plan.dataset && (plan.dataset.dir ?? config.dataset);
   if (!plan.dataset || dir === undefined) return undefined;
   if (flags.raw) throw usageError('--raw cannot be used with a dataset', 'the dataset keeps records, --raw prints bodies as received: drop --raw, or the dataset setting');
   const { DatasetCheckpoint } = await import('../dataset/checkpoint.js');
-  return DatasetCheckpoint.open({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options });
+  return DatasetCheckpoint.start({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options });
 }
 
 /** The snapshot store of a --snapshot run, checked writable (loaded only by such runs). */
