@@ -23,12 +23,6 @@ export interface DatasetOptions {
   lockOptions: Omit<LockOptions, 'what' | 'waitMs'>;
 }
 
-/**
- * Pages sent to the writer and not yet answered before a page waits for it: the writer keeps
- * pace with the run, and what waits in its queue stays a few pages (bounded memory).
- */
-const IN_FLIGHT = 4;
-
 const WRITE_HINT = 'check free space and permissions; the --since-last marks and snapshots of this run were not advanced';
 const OPEN_HINT = 'check that it is a folder you can write, or choose another with --dataset; nothing was fetched';
 
@@ -132,12 +126,12 @@ export class DatasetCheckpoint implements Checkpoint {
     };
   }
 
-  /** Hands records to the writer without waiting for it, unless IN_FLIGHT requests are unanswered already. */
+  /** Hands records to the writer without waiting for it, unless it has no room (lane.ts). */
   private async send(request: WriterRequest): Promise<void> {
     if (this.failure) return;
     this.staged = true;
     void this.lane.send(request).then((answer) => this.absorb(answer));
-    await this.lane.below(IN_FLIGHT);
+    await this.lane.room();
   }
 
   /** A write that failed (a full disk) stops the run; its line is shown once, at the commit or the drop. */
@@ -149,7 +143,7 @@ export class DatasetCheckpoint implements Checkpoint {
 
   async commit(): Promise<void> {
     // Every page sent is written (or failed) before the commit is judged.
-    await this.lane.below(1);
+    await this.lane.settle();
     if (this.failure) {
       this.failureShown = true;
       throw this.failure;
