@@ -40,8 +40,8 @@ function workerFile(): string | undefined {
   return existsSync(file) ? file : undefined;
 }
 
-/** The writer in a worker thread running `file` (by default the one beside the bundle), else in this thread. */
-export async function openWriterLane(setup: WriterSetup, warn: (line: string) => void, file = workerFile()): Promise<WriterLane> {
+/** The writer in a worker thread running `file` (by default the one beside the bundle), else (null) in this thread. */
+export async function openWriterLane(setup: WriterSetup, warn: (line: string) => void, file: string | null | undefined = workerFile()): Promise<WriterLane> {
   if (file) {
     try {
       return workerLane(new Worker(file, { workerData: setup }), warn);

@@ -1,0 +1,136 @@
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { classify } from '../../src/core/classify.js';
+import { stringifyJson } from '../../src/core/json.js';
+import { readPage } from '../../src/core/page.js';
+import { openWriterLane, type WriterLane } from '../../src/cli/dataset/lane.js';
+import { grantedRecords, type WriterSetup } from '../../src/cli/dataset/writer.js';
+import { readParquet } from '../helpers/duckdb.js';
+import { tempDir } from '../helpers/run.js';
+import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
+
+// The dataset's writer in its worker thread (dist/dataset-worker.cjs, built by the test
+// setup) and in the main thread (the fallback, and what in-process tests run): fed the same
+// pages, they must write the same rows, read back by DuckDB with every digit.
+
+const WORKER = fileURLToPath(new URL('../../dist/dataset-worker.cjs', import.meta.url));
+
+const TWO_53_PLUS_1 = '9007199254740993';
+const PAST_64_BITS = '18446744073709551617';
+const LONG_DECIMAL = '0.12345678901234567890123';
+
+/** A page of `n` followers as the service sends it, with an error record in the middle. */
+function pageText(from: number, n: number, next: number | null): string {
+  const rows = Array.from({ length: n }, (_, i) => {
+    const k = from + i;
+    const score = k % 2 === 0 ? LONG_DECIMAL : `${k}.5`;
+    return `{"username":"u${k}","userid":${k === 0 ? PAST_64_BITS : k},"big":${TWO_53_PLUS_1},"score":${score},"last_checked":"2026-11-01T00:00:0${k % 10}.000001+00:00","bio":"é ✓ ${k}"}`;
+  });
+  rows.splice(1, 0, '{"error":"one record could not be read"}');
+  return `{"page":1,"next_page":${next},"page_items":${n + 1},"data":[${rows.join(',')}]}`;
+}
+
+const setupIn = (root: string): WriterSetup => {
+  mkdirSync(join(root, '.sgq', 'staging'), { recursive: true });
+  return { root, route: 'graph.get_followers', date: '2026-11-01', runId: '20261101T000000000Z-0000abcd', startedAt: '2026-11-01T00:00:00.000Z' };
+};
+
+const partFile = (root: string): string => {
+  const folder = join(root, 'records', 'route=graph.get_followers', 'date=2026-11-01');
+  const [name] = readdirSync(folder);
+  return join(folder, name!);
+};
+
+/** Opens a lane, sends the pages (and a change), commits; the file's rows as text. */
+async function writeWith(file: string | null, pages: { text: string; granted: number }[]) {
+  const root = tempDir('sgq-dataset-');
+  const lane = await openWriterLane(setupIn(root), () => undefined, file);
+  try {
+    expect((await lane.send({ kind: 'open' })).failure).toBeUndefined();
+    const answers = pages.map((page, i) => lane.send({ kind: 'page', user: i % 2 ? 'jack' : 'dorsey', ...page, wholeBodyIsRecord: false }));
+    await lane.settle();
+    expect((await Promise.all(answers)).filter((a) => a.failure)).toEqual([]);
+    expect((await lane.send({ kind: 'commit' })).failure).toBeUndefined();
+    await lane.send({ kind: 'drop' });
+    return { thread: lane.thread, ...(await readParquet(partFile(root), { asText: true })), staging: readdirSync(join(root, '.sgq', 'staging')) };
+  } finally {
+    await lane.close();
+  }
+}
+
+describe('pageRecords: the worker picks the records the run printed', () => {
+  const reply = (text: string) => ({ text, body: classify(200, {}, text), status: 200, headers: {} });
+
+  it('the same records as readPage, error records left out, cut to the granted count, numbers exact', () => {
+    const text = pageText(0, 5, 2);
+    const printed = readPage(reply(text), 1).records;
+    expect(grantedRecords({ text, granted: 5, wholeBodyIsRecord: false }).map(stringifyJson)).toEqual(printed.map(stringifyJson));
+    expect(grantedRecords({ text, granted: 3, wholeBodyIsRecord: false }).map(stringifyJson)).toEqual(printed.slice(0, 3).map(stringifyJson));
+    expect(stringifyJson(grantedRecords({ text, granted: 1, wholeBodyIsRecord: false }))).toContain(`"userid":${PAST_64_BITS}`);
+  });
+
+  it('a body that is the record (routes without data) is one record', () => {
+    const text = `{"username":"jack","userid":${PAST_64_BITS}}`;
+    const printed = readPage(reply(text), null, true).records;
+    expect(grantedRecords({ text, granted: 1, wholeBodyIsRecord: true }).map(stringifyJson)).toEqual(printed.map(stringifyJson));
+    expect(() => grantedRecords({ text, granted: 1, wholeBodyIsRecord: false })).toThrow(/no data key/);
+  });
+});
+
+describe('the writer in its worker thread and in the main thread', () => {
+  it('writes the same rows from the same pages: ids past 2^53 and past 64 bits, long decimals, a page cut by --limit', async () => {
+    expect(existsSync(WORKER)).toBe(true);
+    // 12 pages of 1,000 (the first row group of 10,000 types the columns, a second follows), the last cut at 250.
+    const pages = Array.from({ length: 12 }, (_, i) => ({ text: pageText(i * 1000, 1000, i < 11 ? i + 2 : null), granted: i < 11 ? 1000 : 250 }));
+    const inWorker = await writeWith(WORKER, pages);
+    const inMain = await writeWith(null, pages);
+    expect([inWorker.thread, inMain.thread]).toEqual(['worker', 'main']);
+    expect(inWorker.types).toEqual(inMain.types);
+    expect(inWorker.rows).toEqual(inMain.rows);
+    expect(inWorker.rows).toHaveLength(11_250);
+    expect(inWorker.types).toMatchObject({ query_user: 'VARCHAR', fetched_at: 'TIMESTAMP WITH TIME ZONE', big: 'BIGINT', userid: 'VARCHAR', score: 'DECIMAL(38,23)' });
+    expect(inWorker.rows[0]).toMatchObject({ query_user: 'dorsey', username: 'u0', userid: PAST_64_BITS, big: TWO_53_PLUS_1, score: LONG_DECIMAL, bio: 'é ✓ 0' });
+    expect(inWorker.rows.at(-1)).toMatchObject({ query_user: 'jack', username: 'u11249' });
+    expect(inWorker.staging).toEqual([]);
+  }, 60_000);
+
+  it('answers in order, warnings before the answers of their batch, and nothing after close', async () => {
+    const root = tempDir('sgq-dataset-');
+    const seen: string[] = [];
+    const lane: WriterLane = await openWriterLane(setupIn(root), (line) => seen.push(`warn ${line}`), WORKER);
+    const order: number[] = [];
+    const sent = Array.from({ length: 20 }, (_, i) => lane.send({ kind: 'page', user: 'jack', text: pageText(1 + i * 600, 600, null), granted: 600, wholeBodyIsRecord: false }).then(() => order.push(i)));
+    // The second row group brings a string where the first typed an integer: the writer warns.
+    const odd = lane.send({ kind: 'records', user: 'jack', ndjson: '{"username":"x","userid":"not a number"}\n' }).then(() => seen.push('answer'));
+    await lane.settle();
+    await Promise.all([...sent, odd]);
+    expect(order).toEqual([...Array(20).keys()]);
+    expect(seen).toEqual([expect.stringMatching(/column "userid" holds INT64 values; a later value "not a number" does not fit/), 'answer']);
+    await lane.close();
+    expect(await lane.send({ kind: 'commit' })).toEqual({ failure: { message: 'the dataset writer is closed' } });
+  }, 60_000);
+});
+
+describe.runIf(onLinuxAsRoot)('the writer in its worker thread on a full disk', () => {
+  const disk = useTmpfs('256k');
+
+  it('answers ENOSPC for the write that failed and every later one; a drop leaves no part behind', async () => {
+    const root = join(disk.path, 'ds');
+    const lane = await openWriterLane(setupIn(root), () => undefined, WORKER);
+    try {
+      expect((await lane.send({ kind: 'open' })).failure).toBeUndefined();
+      const answers = Array.from({ length: 40 }, (_, i) => lane.send({ kind: 'page', user: 'jack', text: pageText(i * 1000, 1000, null), granted: 1000, wholeBodyIsRecord: false }));
+      await lane.settle();
+      const failures = (await Promise.all(answers)).map((a) => a.failure?.code);
+      expect(failures).toContain('ENOSPC');
+      expect(failures.slice(failures.indexOf('ENOSPC')).every((code) => code === 'ENOSPC')).toBe(true);
+      expect((await lane.send({ kind: 'commit' })).failure?.code).toBe('ENOSPC');
+      await lane.send({ kind: 'drop' });
+      expect(readdirSync(join(root, '.sgq', 'staging'))).toEqual([]);
+    } finally {
+      await lane.close();
+    }
+  }, 60_000);
+});
