@@ -2,8 +2,9 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
+import { execaSync } from 'execa';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
-import { tempDir } from '../helpers/run.js';
+import { runSgq, tempDir } from '../helpers/run.js';
 import { withDuckDb } from '../helpers/duckdb.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
@@ -158,6 +159,50 @@ describe('--dataset', () => {
     expect((await query(`SELECT count(*) AS n FROM ${records(dir)}`))[0]!.n).toBe('7173');
   }, 120_000);
 
+  it('the built binary writes in its worker thread, an in-process run in the main thread: the same rows, every digit, a page cut by --limit', async () => {
+    // 3 pages of 4; --limit 10 takes the third page's first 2 records only.
+    const stub = await stubs((req) => {
+      const { user, page } = JSON.parse(req.body) as { user: string; page: number };
+      const rows = [0, 1, 2, 3].map((i) => exact((page - 1) * 4 + i));
+      return { text: JSON.stringify(envelope(page, page < 3 ? page + 1 : null, [], 1000, user)).replace('"data":[]', `"data":[${rows.join(',')}]`) };
+    });
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0' };
+    const args = (dir: string) => ['graph', 'followers', 'jack', '--all', '--limit', '10', '-v', '--dataset', dir];
+    const [inWorker, inMain] = [tempDir('sgq-dataset-'), tempDir('sgq-dataset-')];
+    const spawned = await sgq(args(inWorker), { env });
+    const inProcess = await runSgq(args(inMain), { env });
+    expect(spawned.exitCode, spawned.stderr).toBe(0);
+    expect(inProcess.code, inProcess.stderr).toBe(0);
+    expect(spawned.stderr).toMatch(/dataset: Parquet is written in a worker thread/);
+    expect(inProcess.stderr).toMatch(/dataset: Parquet is written in the main thread/);
+    const rows = (dir: string) => query(`SELECT COLUMNS(* EXCLUDE (fetched_at))::VARCHAR FROM ${records(dir)} ORDER BY username`);
+    const written = await rows(inWorker);
+    expect(written).toEqual(await rows(inMain));
+    // Exactly the records printed: the cut page's first two, every digit as sent.
+    expect(written.map((r) => r.username)).toEqual(spawned.stdout.trim().split('\n').map((line) => /"username":"(u\d+)"/.exec(line)![1]).sort());
+    expect(written).toHaveLength(10);
+    expect(written.find((r) => r.username === 'u0')).toMatchObject({ id: PAST_64_BITS, score: '0.12345678901234567890123', query_user: 'jack' });
+    expect(written.find((r) => r.username === 'u9')).toMatchObject({ id: String(2n ** 53n + 9n), score: '9.12345678901234567890123' });
+  }, 60_000);
+
+  for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+    it(`${signal} during a dataset run ends it (exit ${code}) with the records it printed in the dataset and nothing in staging`, async () => {
+      const dir = tempDir('sgq-dataset-');
+      const child = sgq(['graph', 'followers', 'big_200000', '--all', '--dataset', dir, '-q'], { env: sb.env() });
+      let bytes = 0;
+      child.stdout!.on('data', (c: Buffer) => (bytes += c.length));
+      await until(() => bytes >= 1_000_000 || child.exitCode !== null, 'output to stop the run at');
+      child.kill(signal);
+      const r = await child;
+      expect(r.exitCode, r.stderr).toBe(code);
+      const printed = r.stdout.split('\n').filter(Boolean).length;
+      expect(printed).toBeLessThan(200_000);
+      const [{ n }] = await query(`SELECT count(*) AS n FROM ${records(dir)}`);
+      expect(Number(n)).toBe(printed);
+      expect(readdirSync(join(dir, '.sgq', 'staging'))).toEqual([]);
+    }, 60_000);
+  }
+
   it('schemas grow: files of different columns read together with union_by_name', async () => {
     const dir = tempDir('sgq-dataset-');
     let extra = false;
@@ -194,9 +239,29 @@ describe.runIf(onLinuxAsRoot)('--dataset on a full disk', () => {
     const state = join(tempDir(), 'marks.json');
     const r = await sgq(['graph', 'followers', 'big_60000', '--all', '--since-last', '--state', state, '--dataset', dir, '-q'], { env: sb.env() });
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/cannot write the dataset .*: ENOSPC/);
+    // The write failed in the worker thread; the main thread says so once, in one line.
+    expect(r.stderr.match(/cannot write the dataset .*: ENOSPC/g)).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(() => readFileSync(state)).toThrow();
     expect(readdirSync(join(dir, '.sgq', 'staging'))).toEqual([]);
+  }, 60_000);
+
+  it('a part that cannot be created in staging (read-only) ends the run before any request: the worker answers first', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const staging = join(dir, '.sgq', 'staging');
+    mkdirSync(staging, { recursive: true });
+    execaSync('mount', ['--bind', staging, staging]);
+    try {
+      execaSync('mount', ['-o', 'remount,bind,ro', staging]);
+      const stub = await stubs(() => ({ body: envelope(1, null, [], 1000) }));
+      const r = await sgq(['graph', 'followers', 'jack', '--all', '--dataset', dir], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0' } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/cannot write the dataset .*: EROFS.*nothing was fetched/);
+      expect(stub.requests).toEqual([]);
+    } finally {
+      execaSync('umount', [staging], { reject: false });
+    }
   }, 60_000);
 });
 
@@ -213,5 +278,8 @@ const night2: Account[] = [
   { name: 'cat', id: '3' },
   { name: 'eve', id: '5' },
 ];
+const PAST_64_BITS = '18446744073709551617';
+/** Follower k: an id past 2^53 (past 64 bits for the first) and a DECIMAL(38,23) score. */
+const exact = (k: number) => `{"username":"u${k}","id":${k === 0 ? PAST_64_BITS : 2n ** 53n + BigInt(k)},"score":${k}.12345678901234567890123}`;
 const follower = (a: Account) =>
   `{"follower_username":${JSON.stringify(a.name)},"follower_userid":${a.id},"follower_num_followers":12,"follower_last_checked":"2026-11-01T00:00:00+00:00"}`;
