@@ -197,8 +197,8 @@ describe('--dataset', () => {
       expect(r.exitCode, r.stderr).toBe(code);
       const printed = r.stdout.split('\n').filter(Boolean).length;
       expect(printed).toBeLessThan(200_000);
-      const [{ n }] = await query(`SELECT count(*) AS n FROM ${records(dir)}`);
-      expect(Number(n)).toBe(printed);
+      const [counted] = await query(`SELECT count(*) AS n FROM ${records(dir)}`);
+      expect(Number(counted!.n)).toBe(printed);
       expect(readdirSync(join(dir, '.sgq', 'staging'))).toEqual([]);
     }, 60_000);
   }

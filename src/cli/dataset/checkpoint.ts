@@ -6,7 +6,7 @@ import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
-import { COMMIT_WAIT_MS, DatasetLayout, runId, type Kind } from './layout.js';
+import { COMMIT_WAIT_MS, DatasetLayout, runId } from './layout.js';
 import { openWriterLane, type WriterLane } from './lane.js';
 import type { WriterAnswer, WriterFailure, WriterRequest } from './writer.js';
 import type { Reporter } from '../output/reporter.js';
