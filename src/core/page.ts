@@ -69,6 +69,8 @@ export interface PageText {
   granted: number;
   /** The body itself is the one record (see readPage). */
   wholeBodyIsRecord: boolean;
+  /** Some number in it had to be kept as text (Page.lossless); otherwise JSON.parse reads it exactly. */
+  lossless: boolean;
 }
 
 /**

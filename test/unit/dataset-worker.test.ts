@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/core/classify.js';
-import { stringifyJson } from '../../src/core/json.js';
+import { parseJson, parsedLosslessly, stringifyJson } from '../../src/core/json.js';
 import { readPage } from '../../src/core/page.js';
 import { openWriterLane, type WriterLane } from '../../src/cli/dataset/lane.js';
 import { grantedRecords, type WriterSetup } from '../../src/cli/dataset/writer.js';
@@ -32,6 +32,9 @@ function pageText(from: number, n: number, next: number | null): string {
   return `{"page":1,"next_page":${next},"page_items":${n + 1},"data":[${rows.join(',')}]}`;
 }
 
+/** A page's text as the runner hands it over: lossless as the run's own parse found it. */
+const asPage = (text: string, granted: number, wholeBodyIsRecord = false) => ({ text, granted, wholeBodyIsRecord, lossless: parsedLosslessly(parseJson(text)) });
+
 const setupIn = (root: string): WriterSetup => {
   mkdirSync(join(root, '.sgq', 'staging'), { recursive: true });
   return { root, route: 'graph.get_followers', date: '2026-11-01', runId: '20261101T000000000Z-0000abcd', startedAt: '2026-11-01T00:00:00.000Z' };
@@ -44,12 +47,12 @@ const partFile = (root: string): string => {
 };
 
 /** Opens a lane, sends the pages (and a change), commits; the file's rows as text. */
-async function writeWith(file: string | null, pages: { text: string; granted: number }[]) {
+async function writeWith(file: string | null, pages: ReturnType<typeof asPage>[]) {
   const root = tempDir('sgq-dataset-');
   const lane = await openWriterLane(setupIn(root), () => undefined, file);
   try {
     expect((await lane.send({ kind: 'open' })).failure).toBeUndefined();
-    const answers = pages.map((page, i) => lane.send({ kind: 'page', user: i % 2 ? 'jack' : 'dorsey', ...page, wholeBodyIsRecord: false }));
+    const answers = pages.map((page, i) => lane.send({ kind: 'page', user: i % 2 ? 'jack' : 'dorsey', ...page }));
     await lane.settle();
     expect((await Promise.all(answers)).filter((a) => a.failure)).toEqual([]);
     expect((await lane.send({ kind: 'commit' })).failure).toBeUndefined();
@@ -66,16 +69,24 @@ describe('pageRecords: the worker picks the records the run printed', () => {
   it('the same records as readPage, error records left out, cut to the granted count, numbers exact', () => {
     const text = pageText(0, 5, 2);
     const printed = readPage(reply(text), 1).records;
-    expect(grantedRecords({ text, granted: 5, wholeBodyIsRecord: false }).map(stringifyJson)).toEqual(printed.map(stringifyJson));
-    expect(grantedRecords({ text, granted: 3, wholeBodyIsRecord: false }).map(stringifyJson)).toEqual(printed.slice(0, 3).map(stringifyJson));
-    expect(stringifyJson(grantedRecords({ text, granted: 1, wholeBodyIsRecord: false }))).toContain(`"userid":${PAST_64_BITS}`);
+    expect(grantedRecords(asPage(text, 5)).map(stringifyJson)).toEqual(printed.map(stringifyJson));
+    expect(grantedRecords(asPage(text, 3)).map(stringifyJson)).toEqual(printed.slice(0, 3).map(stringifyJson));
+    expect(stringifyJson(grantedRecords(asPage(text, 1)))).toContain(`"userid":${PAST_64_BITS}`);
   });
 
   it('a body that is the record (routes without data) is one record', () => {
     const text = `{"username":"jack","userid":${PAST_64_BITS}}`;
     const printed = readPage(reply(text), null, true).records;
-    expect(grantedRecords({ text, granted: 1, wholeBodyIsRecord: true }).map(stringifyJson)).toEqual(printed.map(stringifyJson));
-    expect(() => grantedRecords({ text, granted: 1, wholeBodyIsRecord: false })).toThrow(/no data key/);
+    expect(grantedRecords(asPage(text, 1, true)).map(stringifyJson)).toEqual(printed.map(stringifyJson));
+    expect(() => grantedRecords(asPage(text, 1))).toThrow(/no data key/);
+  });
+
+  it('a page whose numbers are all exact as doubles (lossless false) is read by JSON.parse alone, to the same records', () => {
+    const text = '{"page":1,"next_page":null,"data":[{"username":"a","userid":9007199254740991,"score":1.5}]}';
+    const page = asPage(text, 1);
+    expect(page.lossless).toBe(false);
+    expect(stringifyJson(grantedRecords(page))).toBe(stringifyJson(readPage(reply(text), 1).records));
+    expect(asPage(pageText(0, 1, null), 1).lossless).toBe(true);
   });
 });
 
@@ -83,7 +94,7 @@ describe('the writer in its worker thread and in the main thread', () => {
   it('writes the same rows from the same pages: ids past 2^53 and past 64 bits, long decimals, a page cut by --limit', async () => {
     expect(existsSync(WORKER)).toBe(true);
     // 12 pages of 1,000 (the first row group of 10,000 types the columns, a second follows), the last cut at 250.
-    const pages = Array.from({ length: 12 }, (_, i) => ({ text: pageText(i * 1000, 1000, i < 11 ? i + 2 : null), granted: i < 11 ? 1000 : 250 }));
+    const pages = Array.from({ length: 12 }, (_, i) => asPage(pageText(i * 1000, 1000, i < 11 ? i + 2 : null), i < 11 ? 1000 : 250));
     const inWorker = await writeWith(WORKER, pages);
     const inMain = await writeWith(null, pages);
     expect([inWorker.thread, inMain.thread]).toEqual(['worker', 'main']);
@@ -101,7 +112,7 @@ describe('the writer in its worker thread and in the main thread', () => {
     const seen: string[] = [];
     const lane: WriterLane = await openWriterLane(setupIn(root), (line) => seen.push(`warn ${line}`), WORKER);
     const order: number[] = [];
-    const sent = Array.from({ length: 20 }, (_, i) => lane.send({ kind: 'page', user: 'jack', text: pageText(1 + i * 600, 600, null), granted: 600, wholeBodyIsRecord: false }).then(() => order.push(i)));
+    const sent = Array.from({ length: 20 }, (_, i) => lane.send({ kind: 'page', user: 'jack', ...asPage(pageText(1 + i * 600, 600, null), 600) }).then(() => order.push(i)));
     // The second row group brings a string where the first typed an integer: the writer warns.
     const odd = lane.send({ kind: 'records', user: 'jack', ndjson: '{"username":"x","userid":"not a number"}\n' }).then(() => seen.push('answer'));
     await lane.settle();
@@ -121,7 +132,7 @@ describe.runIf(onLinuxAsRoot)('the writer in its worker thread on a full disk', 
     const lane = await openWriterLane(setupIn(root), () => undefined, WORKER);
     try {
       expect((await lane.send({ kind: 'open' })).failure).toBeUndefined();
-      const answers = Array.from({ length: 40 }, (_, i) => lane.send({ kind: 'page', user: 'jack', text: pageText(i * 1000, 1000, null), granted: 1000, wholeBodyIsRecord: false }));
+      const answers = Array.from({ length: 40 }, (_, i) => lane.send({ kind: 'page', user: 'jack', ...asPage(pageText(i * 1000, 1000, null), 1000) }));
       await lane.settle();
       const failures = (await Promise.all(answers)).map((a) => a.failure?.code);
       expect(failures).toContain('ENOSPC');
