@@ -1,0 +1,212 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { getHeapStatistics } from 'node:v8';
+import { ByteKeyReader } from './byte-key.js';
+import { LineSplitter } from './byte-lines.js';
+import { ChangeOrder } from './change-order.js';
+import { csvRecordLines } from './csv-records.js';
+import { PartitionJoin, type JoinContext } from './hash-diff.js';
+import { KeyTable } from './key-table.js';
+import type { KeyStats } from './keyed.js';
+import { LineTooLong, openText, textChunks } from './lines.js';
+import type { Change, DiffCounts } from './merge-diff.js';
+import { eachRecord, Partitions, type OnRecord, type Part } from './partitions.js';
+import { NotARecord, type KeyOf } from './record-key.js';
+
+// The diff of two sides in no particular order (exports, and snapshots sorted by another
+// field): a hash join, not a sort. Each side is read once, as bytes, its key found by a scan
+// of the line (a line the scan is unsure of is parsed); its records are split by the hash of
+// their key into partitions sized so that one partition of the older side fits in memory
+// (partition 0 stays there; the others are spilled to TMPDIR). Each partition of the newer
+// side then probes a table of the older one's keys. The changes, few next to the records,
+// are put in key order at the end: the output is the one a merge of sorted sides gives.
+// (A sort of both sides cost about a third of its time in garbage collection and a fifth in
+// its comparator: npm run bench, issue 22.)
+
+/** One side as it is read: its file, the field that keys it, and what keying it left out. */
+export interface UnsortedSide {
+  source: string | FileHandle;
+  /** An export (trimmed lines, `-o json` arrays, CSV by its name), not a stored snapshot. */
+  isExport: boolean;
+  field: string;
+  key: KeyOf;
+  stats: KeyStats;
+  where: string;
+}
+
+export interface UnsortedOptions {
+  changed: boolean;
+  signal?: AbortSignal;
+  names?: { older: KeyOf; newer: KeyOf };
+  /** Where partitions and sorted changes are spilled. */
+  tempDir: string;
+}
+
+/**
+ * Bytes of the older side's records a partition is sized for: 32 MiB, less under a capped
+ * heap (`node --max-old-space-size`), whose owner asked for a small process. The records
+ * are held outside the JS heap, with a table of 12 to 20 bytes a key.
+ */
+export const PARTITION_BYTES = Math.min(32 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 8));
+/** Partitions at most: each has a 256 KiB buffer while the sides are read. */
+const MAX_PARTITIONS = 64;
+
+/** The diff of two unsorted sides; the changes reach `emit` in key order, in batches. */
+export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
+  const { signal, tempDir } = options;
+  let phase = 'older';
+  let peak = { rss: 0 } as NodeJS.MemoryUsage & { phase?: string };
+  const timer = process.env.SGQ_DEBUG_MEM ? setInterval(() => { const m = process.memoryUsage(); if (m.rss > peak.rss) peak = { ...m, phase }; }, 5) : undefined;
+  const count = partitionCount(await estimateBytes(older));
+  const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
+  const changes = new ChangeOrder(tempDir, signal);
+  const scratch = { buffer: Buffer.alloc(0), table: new KeyTable() };
+  const context: JoinContext = { keys: { older: older.key, newer: newer.key }, names: options.names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
+  const olderParts = new Partitions(count, tempDir, 2 * PARTITION_BYTES);
+  const newerParts = new Partitions(count, tempDir, 0);
+  try {
+    await scanSide(older, olderParts.add, signal, async () => undefined);
+    phase = 'newer';
+    olderParts.seal();
+    // Partition 0 of the older side is in memory, unless the estimate was short: the newer
+    // side's records of it probe it as they are read.
+    let first = olderParts.parts[0]!.inMemory ? new PartitionJoin(await olderParts.parts[0]!.load(scratch), olderParts.parts[0]!.records, context, scratch.table) : undefined;
+    if (first) olderParts.parts[0]!.discard();
+    const probe = first?.probe;
+    const route: OnRecord = (line, ls, le, key, ks, ke, hash) => (probe && newerParts.of(hash) === 0 ? probe : newerParts.add)(line, ls, le, key, ks, ke, hash);
+    await scanSide(newer, route, signal, () => changes.flush());
+    newerParts.seal();
+    const joined = first !== undefined;
+    if (first) await first.lost();
+    first = undefined;
+    phase = 'spilled';
+    for (let part = joined ? 1 : 0; part < count; part++) await joinSpilled(olderParts.parts[part]!, newerParts.parts[part]!, olderParts.bits, { context, scratch, signal });
+    // The joins are done: their buffer and table go before the changes are sorted and written.
+    Object.assign(scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
+    phase = 'output';
+    for await (const batch of changes.sorted()) {
+      signal?.throwIfAborted();
+      await emit(batch);
+    }
+  } finally {
+    if (timer) { clearInterval(timer); console.error(peak); }
+    olderParts.discard();
+    newerParts.discard();
+    changes.discard();
+  }
+  if (!options.changed) {
+    counts.unchanged += counts.changed;
+    counts.changed = 0;
+  }
+  return counts;
+}
+
+/** What every partition's join shares: where results go, the buffers and table it reuses, the stop. */
+interface JoinRun {
+  context: JoinContext;
+  scratch: { buffer: Buffer; table: KeyTable };
+  signal?: AbortSignal;
+}
+
+/**
+ * Joins one spilled partition, removing its files as soon as they are read. One whose older
+ * records are more than twice what a partition is sized for (the side was larger than
+ * estimated) is split again by the next bits of the hash, until no bit is left.
+ */
+async function joinSpilled(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
+  const { context, scratch, signal } = run;
+  signal?.throwIfAborted();
+  if (older.bytes > 2 * PARTITION_BYTES && usedBits < 32) return splitAndJoin(older, newer, usedBits, run);
+  const join = new PartitionJoin(await older.load(scratch), older.records, context, scratch.table);
+  older.discard();
+  for await (const chunk of newer.chunks()) {
+    signal?.throwIfAborted();
+    eachRecord(chunk, join.probe);
+    await context.changes.flush();
+  }
+  newer.discard();
+  await join.lost();
+  await context.changes.flush();
+}
+
+async function splitAndJoin(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
+  const { signal } = run;
+  const count = Math.min(partitionCount(older.bytes), 2 ** (32 - usedBits));
+  const [olderParts, newerParts] = [new Partitions(count, older.dir, 0, usedBits), new Partitions(count, older.dir, 0, usedBits)];
+  try {
+    for (const [from, to] of [[older, olderParts], [newer, newerParts]] as const) {
+      for await (const chunk of from.chunks()) {
+        signal?.throwIfAborted();
+        eachRecord(chunk, to.add);
+      }
+      from.discard();
+      to.seal();
+    }
+    for (let part = 0; part < count; part++) await joinSpilled(olderParts.parts[part]!, newerParts.parts[part]!, usedBits + olderParts.bits, run);
+  } finally {
+    olderParts.discard();
+    newerParts.discard();
+  }
+}
+
+/** The fewest partitions (a power of two) whose older records fit PARTITION_BYTES each, headers included. */
+function partitionCount(bytes: number): number {
+  let count = 1;
+  while (count < MAX_PARTITIONS && (bytes * 1.25) / count > PARTITION_BYTES) count *= 2;
+  return count;
+}
+
+/**
+ * The bytes of a side's text, estimated: its size, or a gzip file's own record of its
+ * length (modulo 4 GiB, so never taken below four times the compressed size); CSV grows as
+ * JSON lines. A side larger than estimated is split again as it is joined (joinSpilled).
+ */
+async function estimateBytes(side: UnsortedSide): Promise<number> {
+  const handle = typeof side.source === 'string' ? await open(side.source, 'r') : side.source;
+  try {
+    const { size } = await handle.stat();
+    const head = Buffer.alloc(4);
+    await handle.read(head, 0, 2, 0);
+    let bytes = size;
+    if (head[0] === 0x1f && head[1] === 0x8b && size >= 18) {
+      await handle.read(head, 0, 4, size - 4);
+      bytes = Math.max(head.readUInt32LE(0), size * 4);
+    }
+    return isCsv(side) ? bytes * 3 : bytes;
+  } finally {
+    if (typeof side.source === 'string') await handle.close();
+  }
+}
+
+const isCsv = (side: UnsortedSide) => side.isExport && typeof side.source === 'string' && /\.csv(\.gz)?$/i.test(side.source);
+
+/** Reads a side's record lines as bytes and hands each keyed one on; `between` runs after each chunk. */
+async function scanSide(side: UnsortedSide, onRecord: OnRecord, signal: AbortSignal | undefined, between: () => Promise<void>): Promise<void> {
+  const reader = new ByteKeyReader(side.field);
+  const { stats } = side;
+  const splitter = new LineSplitter((line, start, end) => {
+    if (reader.read(line, start, end)) onRecord(line, start, end, reader.buf, reader.start, reader.end, reader.hash);
+    else stats.missingKey++;
+  }, side.isExport);
+  try {
+    for await (const chunk of sideBytes(side)) {
+      signal?.throwIfAborted();
+      splitter.push(chunk);
+      await between();
+    }
+    splitter.end();
+    await between();
+  } catch (error) {
+    if (error instanceof NotARecord || error instanceof LineTooLong) error.message = `${side.where}: ${error.message}`;
+    throw error;
+  }
+}
+
+/** A side's text as bytes; a CSV export's rows as JSON lines. */
+async function* sideBytes(side: UnsortedSide): AsyncGenerator<Buffer> {
+  const stream = await openText(side.source);
+  if (!isCsv(side)) {
+    yield* stream as AsyncIterable<Buffer>;
+    return;
+  }
+  for await (const lines of csvRecordLines(textChunks(stream))) yield Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+}
