@@ -39,6 +39,8 @@ export interface UnsortedOptions {
   names?: { older: KeyOf; newer: KeyOf };
   /** Where partitions and sorted changes are spilled. */
   tempDir: string;
+  /** The size of a partition (PARTITION_BYTES); tests make it tiny to spill and split. */
+  partitionBytes?: number;
 }
 
 /**
@@ -56,17 +58,18 @@ const MAX_PARTITIONS = 64;
 /** The diff of two unsorted sides; the changes reach `emit` in key order, in batches. */
 export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { signal, tempDir } = options;
-  const count = partitionCount(await estimateBytes(older));
+  const size = options.partitionBytes ?? PARTITION_BYTES;
+  const count = partitionCount(await estimateBytes(older), size);
   const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
   const changes = new ChangeOrder(tempDir, signal);
   const scratch = { buffer: Buffer.alloc(0), table: new KeyTable() };
   const context: JoinContext = { keys: { older: older.key, newer: newer.key }, names: options.names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
-  const olderParts = new Partitions(count, tempDir, 2 * PARTITION_BYTES);
+  const olderParts = new Partitions(count, tempDir, 2 * size);
   const newerParts = new Partitions(count, tempDir, 0);
   try {
     await scanSide(older, olderParts.add, signal, async () => undefined);
     olderParts.seal();
-    const run: JoinRun = { context, scratch, signal };
+    const run: JoinRun = { context, scratch, signal, size };
     const joined = await readNewer(newer, olderParts, newerParts, run);
     for (let part = joined ? 1 : 0; part < count; part++) await joinSpilled(olderParts.parts[part]!, newerParts.parts[part]!, olderParts.bits, run);
     // The joins are done: their buffer and table go before the changes are sorted and written.
@@ -109,6 +112,8 @@ interface JoinRun {
   context: JoinContext;
   scratch: { buffer: Buffer; table: KeyTable };
   signal?: AbortSignal;
+  /** The size of a partition. */
+  size: number;
 }
 
 /**
@@ -119,7 +124,7 @@ interface JoinRun {
 async function joinSpilled(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
   const { context, scratch, signal } = run;
   signal?.throwIfAborted();
-  if (older.bytes > 2 * PARTITION_BYTES && usedBits < 32) return splitAndJoin(older, newer, usedBits, run);
+  if (older.bytes > 2 * run.size && usedBits < 32) return splitAndJoin(older, newer, usedBits, run);
   const join = new PartitionJoin(await older.load(scratch), older.records, context, scratch.table);
   older.discard();
   for await (const chunk of newer.chunks()) {
@@ -134,7 +139,7 @@ async function joinSpilled(older: Part, newer: Part, usedBits: number, run: Join
 
 async function splitAndJoin(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
   const { signal } = run;
-  const count = Math.min(partitionCount(older.bytes), 2 ** (32 - usedBits));
+  const count = Math.min(partitionCount(older.bytes, run.size), 2 ** (32 - usedBits));
   const [olderParts, newerParts] = [new Partitions(count, older.dir, 0, usedBits), new Partitions(count, older.dir, 0, usedBits)];
   try {
     for (const [from, to] of [[older, olderParts], [newer, newerParts]] as const) {
@@ -152,10 +157,10 @@ async function splitAndJoin(older: Part, newer: Part, usedBits: number, run: Joi
   }
 }
 
-/** The fewest partitions (a power of two) whose older records fit PARTITION_BYTES each, headers included. */
-function partitionCount(bytes: number): number {
+/** The fewest partitions (a power of two) whose older records fit `size` each, headers included. */
+function partitionCount(bytes: number, size: number): number {
   let count = 1;
-  while (count < MAX_PARTITIONS && (bytes * 1.25) / count > PARTITION_BYTES) count *= 2;
+  while (count < MAX_PARTITIONS && (bytes * 1.25) / count > size) count *= 2;
   return count;
 }
 
