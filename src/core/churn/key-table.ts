@@ -10,7 +10,7 @@ export class KeyTable {
   private bufs: Buffer[] = [];
   private starts: Int32Array;
   private lengths: Int32Array;
-  private hashes: Uint32Array;
+  private hashes: Int32Array;
   /** Per entry: two numbers its owner keeps with it (where its record is), and a mark. */
   firsts: Int32Array;
   seconds: Int32Array;
@@ -25,7 +25,7 @@ export class KeyTable {
     const entries = Math.max(1024, expected);
     this.starts = new Int32Array(entries);
     this.lengths = new Int32Array(entries);
-    this.hashes = new Uint32Array(entries);
+    this.hashes = new Int32Array(entries);
     this.firsts = new Int32Array(entries);
     this.seconds = new Int32Array(entries);
     this.marks = new Uint8Array(entries);
@@ -93,11 +93,11 @@ export class KeyTable {
   }
 
   private growEntries(): void {
-    const grow = <T extends Int32Array | Uint32Array | Uint8Array>(from: T, to: T): T => (to.set(from), to);
+    const grow = <T extends Int32Array | Uint8Array>(from: T, to: T): T => (to.set(from), to);
     const n = this.hashes.length * 2;
     this.starts = grow(this.starts, new Int32Array(n));
     this.lengths = grow(this.lengths, new Int32Array(n));
-    this.hashes = grow(this.hashes, new Uint32Array(n));
+    this.hashes = grow(this.hashes, new Int32Array(n));
     this.firsts = grow(this.firsts, new Int32Array(n));
     this.seconds = grow(this.seconds, new Int32Array(n));
     this.marks = grow(this.marks, new Uint8Array(n));

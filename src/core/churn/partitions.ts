@@ -22,6 +22,17 @@ function put32(b: Buffer, at: number, value: number): void {
   b[at + 3] = value >>> 24;
 }
 
+/**
+ * Copies `src[start, end)` to `dst` at `at`; returns where it ends. Buffer#copy of a part of a
+ * buffer makes a Uint8Array view each call: at two million records, the profile showed that
+ * garbage as a sixth of the time. A record line is short; a loop makes none.
+ */
+function copyBytes(src: Buffer, start: number, end: number, dst: Buffer, at: number): number {
+  if (end - start > 512) return at + src.copy(dst, at, start, end);
+  for (let i = start; i < end; i++) dst[at++] = src[i]!;
+  return at;
+}
+
 /** Receives one record of a partition. */
 export type OnRecord = (line: Buffer, lineStart: number, lineEnd: number, key: Buffer, keyStart: number, keyEnd: number, hash: number) => void;
 
@@ -52,8 +63,8 @@ export class Part {
     put32(b, at + 8, inLine ? ks - ls : -1);
     put32(b, at + 12, ke - ks);
     at += HEADER;
-    at += line.copy(b, at, ls, le);
-    if (!inLine) at += key.copy(b, at, ks, ke);
+    at = copyBytes(line, ls, le, b, at);
+    if (!inLine) at = copyBytes(key, ks, ke, b, at);
     this.used = at;
     this.bytes += size;
     this.records++;
@@ -171,7 +182,7 @@ function wholeRecords(b: Buffer, end: number): number {
 /** Calls `each` for every record of a buffer of whole records. */
 export function eachRecord(b: Buffer, each: OnRecord): void {
   for (let at = 0; at < b.length; ) {
-    const hash = b.readUInt32LE(at);
+    const hash = b.readInt32LE(at);
     const lineLength = b.readUInt32LE(at + 4);
     const keyAt = b.readInt32LE(at + 8);
     const keyLength = b.readUInt32LE(at + 12);
