@@ -9,7 +9,7 @@ import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
 import { keyReader } from '../../src/core/churn/record-key.js';
 import { exportLines } from '../../src/core/churn/sources.js';
 import { diffUnsorted } from '../../src/core/churn/unsorted-diff.js';
-import { keyedInOrder, type Keyed } from '../../src/core/churn/keyed.js';
+import { keyedInOrder } from '../../src/core/churn/keyed.js';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import { StreamSink } from '../../src/cli/output/sink.js';
 import { tempDir } from '../helpers/run.js';
