@@ -1,16 +1,12 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { getHeapStatistics } from 'node:v8';
-import { ByteKeyReader } from './byte-key.js';
-import { LineSplitter } from './byte-lines.js';
 import { ChangeOrder } from './change-order.js';
-import { csvRecordLines } from './csv-records.js';
 import { PartitionJoin, type JoinContext } from './hash-diff.js';
 import { KeyTable } from './key-table.js';
-import type { KeyStats } from './keyed.js';
-import { LineTooLong, openText, textChunks } from './lines.js';
 import type { Change, DiffCounts } from './merge-diff.js';
 import { eachRecord, Partitions, type OnRecord, type Part } from './partitions.js';
-import { NotARecord, type KeyOf } from './record-key.js';
+import type { KeyOf } from './record-key.js';
+import { isCsv, scanSide, type ScannedSide } from './side-scan.js';
 
 // The diff of two sides in no particular order (exports, and snapshots sorted by another
 // field): a hash join, not a sort. Each side is read once, as bytes, its key found by a scan
@@ -22,15 +18,9 @@ import { NotARecord, type KeyOf } from './record-key.js';
 // (A sort of both sides cost about a third of its time in garbage collection and a fifth in
 // its comparator: npm run bench, issue 22.)
 
-/** One side as it is read: its file, the field that keys it, and what keying it left out. */
-export interface UnsortedSide {
-  source: string | FileHandle;
-  /** An export (trimmed lines, `-o json` arrays, CSV by its name), not a stored snapshot. */
-  isExport: boolean;
-  field: string;
+/** One side as it is read, with the field that keys it read as text (the order of the output). */
+export interface UnsortedSide extends ScannedSide {
   key: KeyOf;
-  stats: KeyStats;
-  where: string;
 }
 
 export interface UnsortedOptions {
@@ -186,59 +176,3 @@ async function estimateBytes(side: UnsortedSide): Promise<number> {
   }
 }
 
-const isCsv = (side: UnsortedSide) => side.isExport && typeof side.source === 'string' && /\.csv(\.gz)?$/i.test(side.source);
-
-/** Reads a side's record lines as bytes and hands each keyed one on; `between` runs after each chunk. */
-async function scanSide(side: UnsortedSide, onRecord: OnRecord, signal: AbortSignal | undefined, between: () => Promise<void>): Promise<void> {
-  const reader = new ByteKeyReader(side.field);
-  const { stats } = side;
-  const splitter = new LineSplitter((line, start, end) => {
-    if (reader.read(line, start, end)) onRecord(line, start, end, reader.buf, reader.start, reader.end, reader.hash);
-    else stats.missingKey++;
-  }, side.isExport);
-  try {
-    for await (const chunk of sideBytes(side)) {
-      signal?.throwIfAborted();
-      splitter.push(chunk);
-      await between();
-    }
-    splitter.end();
-    await between();
-  } catch (error) {
-    if (error instanceof NotARecord || error instanceof LineTooLong) error.message = `${side.where}: ${error.message}`;
-    throw error;
-  }
-}
-
-/** A side's text as bytes; a CSV export's rows as JSON lines. */
-async function* sideBytes(side: UnsortedSide): AsyncGenerator<Buffer> {
-  if (isCsv(side)) {
-    for await (const lines of csvRecordLines(textChunks(await openText(side.source)))) yield Buffer.from(`${lines.join('\n')}\n`, 'utf8');
-    return;
-  }
-  const handle = typeof side.source === 'string' ? await open(side.source, 'r') : side.source;
-  try {
-    const head = Buffer.alloc(2);
-    await handle.read(head, 0, 2, 0);
-    if (head[0] === 0x1f && head[1] === 0x8b) yield* (await openText(handle)) as AsyncIterable<Buffer>;
-    else yield* plainBytes(handle);
-  } finally {
-    if (typeof side.source === 'string') await handle.close();
-  }
-}
-
-/**
- * A file's bytes in one buffer used again for every read: its reader is done with a chunk
- * before asking for the next (the lines it keeps, it copies), so reading makes no garbage.
- */
-async function* plainBytes(handle: FileHandle): AsyncGenerator<Buffer> {
-  const buffer = Buffer.allocUnsafe(READ_BYTES);
-  for (let position = 0; ; ) {
-    const { bytesRead } = await handle.read(buffer, 0, READ_BYTES, position);
-    if (bytesRead === 0) return;
-    position += bytesRead;
-    yield buffer.subarray(0, bytesRead);
-  }
-}
-
-const READ_BYTES = 1024 * 1024;
