@@ -1,4 +1,4 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
 import { PartitionJoin, type JoinContext } from './hash-diff.js';
