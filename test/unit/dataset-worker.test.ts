@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../src/core/classify.js';
 import { parseJson, parsedLosslessly, stringifyJson } from '../../src/core/json.js';
 import { readPage } from '../../src/core/page.js';
+import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
 import { openWriterLane, type WriterLane } from '../../src/cli/dataset/lane.js';
 import { grantedRecords, type WriterSetup } from '../../src/cli/dataset/writer.js';
 import { readParquet } from '../helpers/duckdb.js';
@@ -120,7 +121,42 @@ describe('the writer in its worker thread and in the main thread', () => {
     expect(order).toEqual([...Array(20).keys()]);
     expect(seen).toEqual([expect.stringMatching(/column "userid" holds INT64 values; a later value "not a number" does not fit/), 'answer']);
     await lane.close();
-    expect(await lane.send({ kind: 'commit' })).toEqual({ failure: { message: 'the dataset writer is closed' } });
+    expect(await lane.send({ kind: 'commit' })).toEqual({ failure: { message: 'the dataset writer is closed', thread: true } });
+  }, 60_000);
+});
+
+describe('the dataset checkpoint and its thread', () => {
+  /** Opens a dataset writing through `workerFile`, sends one page of 3 records, commits; where it wrote and what. */
+  async function runThrough(workerFile: string) {
+    const dir = tempDir('sgq-dataset-');
+    const traced: string[] = [];
+    const dataset = await DatasetCheckpoint.open({
+      dir,
+      route: 'graph.get_followers',
+      startedAt: new Date('2026-11-01T00:00:00Z'),
+      reporter: { warn: () => undefined, error: () => undefined, trace: (line) => traced.push(line) },
+      stop: () => undefined,
+      lockOptions: {},
+      workerFile,
+    });
+    try {
+      const page = asPage(pageText(0, 3, null), 3);
+      await dataset.hooks('jack', {}).onRecords!(grantedRecords(page), page.lossless, page);
+      expect(dataset.pending).toBe(true);
+      await dataset.commit();
+    } finally {
+      await dataset.close();
+    }
+    const { rows } = await readParquet(partFile(dir), { asText: true });
+    return { traced, users: rows.map((r) => `${r.query_user} ${r.username} ${r.userid}`) };
+  }
+
+  it('writes through its worker thread, and falls back to the main thread when the thread cannot start, before any record', async () => {
+    const broken = join(tempDir(), 'broken-worker.cjs');
+    writeFileSync(broken, "throw new Error('no thread today');");
+    const expected = [`jack u0 ${PAST_64_BITS}`, 'jack u1 1', 'jack u2 2'];
+    expect(await runThrough(WORKER)).toEqual({ traced: ['dataset: Parquet is written in a worker thread'], users: expected });
+    expect(await runThrough(broken)).toEqual({ traced: ['dataset: Parquet is written in the main thread'], users: expected });
   }, 60_000);
 });
 

@@ -8,7 +8,7 @@ import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { COMMIT_WAIT_MS, DatasetLayout, runId } from './layout.js';
 import { openWriterLane, type WriterLane } from './lane.js';
-import type { WriterAnswer, WriterFailure, WriterRequest } from './writer.js';
+import type { WriterAnswer, WriterFailure, WriterRequest, WriterSetup } from './writer.js';
 import type { Reporter } from '../output/reporter.js';
 
 export interface DatasetOptions {
@@ -21,6 +21,8 @@ export interface DatasetOptions {
   /** Stops the run: the dataset cannot take more records (a full disk). */
   stop: () => void;
   lockOptions: Omit<LockOptions, 'what' | 'waitMs'>;
+  /** The writer thread's file; by default the one beside the bundle (none: the main thread). */
+  workerFile?: string | null;
 }
 
 const WRITE_HINT = 'check free space and permissions; the --since-last marks and snapshots of this run were not advanced';
@@ -43,7 +45,8 @@ export class DatasetCheckpoint implements Checkpoint {
   private constructor(
     readonly layout: DatasetLayout,
     private readonly options: DatasetOptions,
-    private readonly lane: WriterLane,
+    private readonly setup: WriterSetup,
+    private lane: WriterLane,
     /** The writer's answer to creating the first part's file. */
     private readonly opened: Promise<WriterAnswer>,
   ) {}
@@ -77,13 +80,21 @@ export class DatasetCheckpoint implements Checkpoint {
     }
     const { startedAt, route, reporter } = options;
     const setup = { root: layout.root, route, date: startedAt.toISOString().slice(0, 10), runId: runId(startedAt), startedAt: startedAt.toISOString() };
-    const lane = await openWriterLane(setup, (line) => reporter.warn(`dataset: ${line}`));
-    return new DatasetCheckpoint(layout, options, lane, lane.send({ kind: 'open' }));
+    const lane = await openWriterLane(setup, (line) => reporter.warn(`dataset: ${line}`), options.workerFile);
+    return new DatasetCheckpoint(layout, options, setup, lane, lane.send({ kind: 'open' }));
   }
 
-  /** Throws the one-line error if the writer could not create the first part's file. */
+  /**
+   * Throws the one-line error if the writer could not create the first part's file. A thread
+   * that could not start leaves the writing to the main thread: nothing was sent to it yet.
+   */
   async ready(): Promise<void> {
-    const { failure } = await this.opened;
+    let { failure } = await this.opened;
+    if (failure?.thread) {
+      await this.lane.close();
+      this.lane = await openWriterLane(this.setup, (line) => this.options.reporter.warn(`dataset: ${line}`), null);
+      ({ failure } = await this.lane.send({ kind: 'open' }));
+    }
     if (failure) throw datasetError(this.layout.root, failure, OPEN_HINT);
     this.options.reporter.trace(`dataset: Parquet is written in ${this.lane.thread === 'worker' ? 'a worker thread' : 'the main thread'}`);
   }

@@ -103,7 +103,7 @@ function workerLane(worker: Worker, warn: (line: string) => void): WriterLane {
   };
   // A thread that died (out of memory, a bug) fails every request waiting and every later one.
   const fail = (message: string) => {
-    broken ??= { failure: { message } };
+    broken ??= { failure: { message, thread: true } };
     while (posted.length > 0) answer([]);
     for (const resolve of resolvers.splice(0)) resolve(broken);
     batch = [];

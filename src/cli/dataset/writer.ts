@@ -34,6 +34,8 @@ export type WriterRequest =
 export interface WriterFailure {
   code?: string;
   message: string;
+  /** The writer's thread itself failed (it could not start, or died), not a write. */
+  thread?: boolean;
 }
 
 export interface WriterAnswer {
