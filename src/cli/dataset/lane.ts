@@ -13,7 +13,7 @@ import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup 
 export interface WriterLane {
   /** Where the writer runs, for --verbose. */
   readonly thread: 'worker' | 'main';
-  /** Sends a request; its answer comes in order. Records may wait in a batch until flush(). */
+  /** Sends a request; its answer comes in order. Records may wait in a batch until a batch fills or settle(). */
   send(request: WriterRequest): Promise<WriterAnswer>;
   /** Resolves once the writer has room for more: what waits for it stays a few batches (bounded memory). */
   room(): Promise<void>;
