@@ -1,4 +1,5 @@
 import { chmodSync } from 'node:fs';
+import { homedir, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
@@ -124,19 +125,18 @@ export function configPath(env: Env): string | undefined {
 }
 
 function platformConfigDir(env: Env): string | undefined {
-  if (process.platform !== 'darwin' && process.platform !== 'win32' && env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sgq');
+  if (platform() !== 'darwin' && platform() !== 'win32' && env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'sgq');
   const home = env.HOME || knownHome();
   if (home === undefined) return undefined;
-  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'sgq');
-  if (process.platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'sgq', 'Config');
+  if (platform() === 'darwin') return join(home, 'Library', 'Preferences', 'sgq');
+  if (platform() === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'sgq', 'Config');
   return join(home, '.config', 'sgq');
 }
 
 /** The home folder from the user database; os.homedir throws when HOME is unset and there is none. */
 function knownHome(): string | undefined {
   try {
-    // node:os only when HOME is not set: every run finds its config here.
-    return process.getBuiltinModule('node:os').homedir() || undefined;
+    return homedir() || undefined;
   } catch {
     return undefined;
   }
