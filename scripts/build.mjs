@@ -23,6 +23,8 @@ import { splitDeclarations } from './declarations.mjs';
 // the package: an import of anything else from it is undefined in the bundle.
 // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
 // CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
+// The subpaths of hyparquet-writer that src/cli/output/parquet-lib.ts imports.
+const PARQUET_INTERNALS = ['datapage', 'metadata', 'encoding'];
 const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
 const VENDOR = {
   // undici's index also loads its HTTP/2 client, fetch, WebSocket, caches and mocks, about 30 ms
@@ -35,10 +37,16 @@ const VENDOR = {
   ora: esmDefault('ora'),
   // jq 1.8 as WebAssembly; the inline entry carries the wasm in the bundle, so dist/ needs no asset.
   'jq-wasm/inline': "module.exports = require('jq-wasm/inline');",
-  'hyparquet-writer': "module.exports = require('hyparquet-writer');",
+  // Parquet: the package's writer classes and the internals sgq's column encoder uses
+  // (src/cli/output/parquet-lib.ts), all in one file: VENDOR_PATHS maps each import onto it.
+  'hyparquet-writer': `module.exports = Object.assign({}, require('hyparquet-writer'), ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
   // The reader, for `sgq dataset info` and `compact` only.
   hyparquet: "module.exports = require('hyparquet');",
 };
+
+// An import of a vendor package (or of the hyparquet-writer internals its vendor file carries).
+const VENDOR_PATHS = new RegExp(`^(${Object.keys(VENDOR).join('|')}|hyparquet-writer/src/(${PARQUET_INTERNALS.join('|')})\\.js)$`);
+const vendorOf = (path) => (path.startsWith('hyparquet-writer/') ? 'hyparquet-writer' : path);
 
 const common = {
   bundle: true,
@@ -114,7 +122,7 @@ const builds = [
     outfile: 'dist/main.cjs',
     plugins: [
       stubs,
-      requireFromDist('vendor-from-dist', new RegExp(`^(${Object.keys(VENDOR).join('|')})$`), (pkg) => `./vendor/${pkg}.cjs`),
+      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
     ],
   }),
   // --jq's worker thread (src/cli/output/jq-worker.ts), started by main.cjs from beside it.
@@ -137,7 +145,7 @@ builds.push(
       ...common,
       entryPoints: [entry],
       outfile: `dist/lib/${name}.cjs`,
-      plugins: [stubs, requireFromDist('vendor-from-lib', new RegExp(`^(${Object.keys(VENDOR).join('|')})$`), (pkg) => `../vendor/${pkg}.cjs`)],
+      plugins: [stubs, requireFromDist('vendor-from-lib', VENDOR_PATHS, (path) => `../vendor/${vendorOf(path)}.cjs`)],
     }),
   ),
 );

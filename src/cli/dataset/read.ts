@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import type { SchemaElement } from 'hyparquet';
 
 // Reading the dataset's own files back (info, compact): hyparquet, loaded by these commands only.
@@ -46,6 +47,8 @@ export async function readPartFile(path: string): Promise<PartFile & { file: Awa
 /** One row group's values, column by column, as the writer takes them back (timestamps as their microseconds). */
 export async function readColumns(part: Awaited<ReturnType<typeof readPartFile>>, group: { start: number; end: number }): Promise<{ name: string; data: unknown[] }[]> {
   const { parquetReadObjects } = await load();
-  const rows = await parquetReadObjects({ file: part.file, rowStart: group.start, rowEnd: group.end, utf8: true, parsers: { timestampFromMicroseconds: (micros: bigint) => micros } });
+  // sgq writes GZIP pages (src/cli/output/parquet-chunk.ts); hyparquet reads Snappy only by itself.
+  const compressors = { GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)) };
+  const rows = await parquetReadObjects({ file: part.file, rowStart: group.start, rowEnd: group.end, utf8: true, compressors, parsers: { timestampFromMicroseconds: (micros: bigint) => micros } });
   return part.schema.slice(1).map(({ name }) => ({ name, data: rows.map((r) => r[name] ?? null) }));
 }
