@@ -24,7 +24,7 @@ import { splitDeclarations } from './declarations.mjs';
 // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
 // CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
 // The subpaths of hyparquet-writer that src/cli/output/parquet-lib.ts imports.
-const PARQUET_INTERNALS = ['datapage', 'metadata', 'encoding'];
+const PARQUET_INTERNALS = ['bytewriter', 'datapage', 'metadata', 'encoding'];
 const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
 const VENDOR = {
   // undici's index also loads its HTTP/2 client, fetch, WebSocket, caches and mocks, about 30 ms
@@ -37,9 +37,9 @@ const VENDOR = {
   ora: esmDefault('ora'),
   // jq 1.8 as WebAssembly; the inline entry carries the wasm in the bundle, so dist/ needs no asset.
   'jq-wasm/inline': "module.exports = require('jq-wasm/inline');",
-  // Parquet: the package's writer classes and the internals sgq's column encoder uses
-  // (src/cli/output/parquet-lib.ts), all in one file: VENDOR_PATHS maps each import onto it.
-  'hyparquet-writer': `module.exports = Object.assign({}, require('hyparquet-writer'), ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
+  // Parquet: the parts of hyparquet-writer sgq's own column encoder uses (src/cli/output/parquet-lib.ts),
+  // all in one file: VENDOR_PATHS maps each import onto it.
+  'hyparquet-writer': `module.exports = Object.assign({}, ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
   // The reader, for `sgq dataset info` and `compact` only.
   hyparquet: "module.exports = require('hyparquet');",
 };

@@ -4,10 +4,8 @@
 // and the footer in Thrift, and the RLE/bit-packed hybrid of levels and indices.
 // The build maps these subpaths onto the one vendor file (scripts/build.mjs).
 
-type Writer = typeof import('hyparquet-writer');
-
 export interface ParquetLib {
-  ByteWriter: Writer['ByteWriter'];
+  ByteWriter: typeof import('hyparquet-writer/src/bytewriter.js').ByteWriter;
   writePageHeader: typeof import('hyparquet-writer/src/datapage.js').writePageHeader;
   writeMetadata: typeof import('hyparquet-writer/src/metadata.js').writeMetadata;
   writeRleBitPackedHybrid: typeof import('hyparquet-writer/src/encoding.js').writeRleBitPackedHybrid;
@@ -18,7 +16,7 @@ let lib: ParquetLib | undefined;
 export async function loadParquetLib(): Promise<ParquetLib> {
   if (lib) return lib;
   const [{ ByteWriter }, { writePageHeader }, { writeMetadata }, { writeRleBitPackedHybrid }] = await Promise.all([
-    import('hyparquet-writer'),
+    import('hyparquet-writer/src/bytewriter.js'),
     import('hyparquet-writer/src/datapage.js'),
     import('hyparquet-writer/src/metadata.js'),
     import('hyparquet-writer/src/encoding.js'),
