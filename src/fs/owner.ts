@@ -7,7 +7,7 @@ let host: string | undefined;
 
 /** This machine's host name, as lock files record it (read once). */
 export function thisHost(): string {
-  // node:os is loaded here, not at start-up: a run that takes no lock never asks.
+  // node:os on first use, not at start-up: help, --version and runs that write no file never load it.
   host ??= process.getBuiltinModule('node:os').hostname();
   return host;
 }
