@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { splitDeclarations } from './declarations.mjs';
+import { jqWasmBulkIo } from './jq-wasm-io.mjs';
 
 // The large dependencies that only some commands need, each bundled on its own into
 // dist/vendor/NAME.cjs and required on first use. Each entry is the whole of what sgq gets from
@@ -125,7 +126,8 @@ const builds = [
     plugins: [requireFromDist('jq-from-dist', /^jq-wasm\/inline$/, (pkg) => `./vendor/${pkg}.cjs`)],
   }),
   ...Object.entries(VENDOR).map(([pkg, contents]) =>
-    build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs] }),
+    // jq-wasm's devices get a bulk path for jq's input and output (scripts/jq-wasm-io.mjs).
+    build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs, jqWasmBulkIo] }),
   ),
 ];
 // The library (`import … from 'sgq'`, `require('sgq')`, and `sgq/sandbox`): CommonJS bundles

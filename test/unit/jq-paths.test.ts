@@ -25,7 +25,7 @@ async function formatted(filter: string, pages: JsonObject[][]): Promise<string>
 async function byJq(filter: string, pages: JsonObject[][]): Promise<string> {
   const jq = await loadJq();
   const records = pages.flat().map((r) => stringifyJson(r));
-  const result = runBatch(jq, { filter, flags: jqFlags() }, records);
+  const result = runBatch(jq, { filter, flags: jqFlags() }, new TextEncoder().encode(records.join('\n')));
   return result.failedAt === undefined ? result.out : `${result.out}!--jq failed on record ${(result.failedAt + 1).toLocaleString('en-US')}: ${result.message}`;
 }
 

@@ -8,7 +8,7 @@ import { compileError, runBatch, type JqProgram } from './jq-engine.js';
 
 export type WorkerRequest =
   | { kind: 'check' }
-  | { kind: 'batch'; records: string[]; slurp: boolean };
+  | { kind: 'batch'; batch: Uint8Array; slurp: boolean };
 
 interface Data {
   port: MessagePort;
@@ -19,8 +19,8 @@ interface Data {
 const { port, done, program } = workerData as Data;
 const loaded = import('jq-wasm/inline').then(({ loadJq }) => loadJq());
 
-const answer = (message: unknown) => {
-  port.postMessage(message);
+const answer = (message: unknown, transfer: ArrayBuffer[] = []) => {
+  port.postMessage(message, transfer);
   Atomics.add(done, 0, 1);
   Atomics.notify(done, 0);
 };
@@ -30,7 +30,9 @@ port.on('message', (request: WorkerRequest) => {
   queue = queue.then(async () => {
     try {
       const jq = await loaded;
-      answer(request.kind === 'check' ? { error: compileError(jq, program) } : runBatch(jq, program, request.records, request.slurp));
+      if (request.kind === 'check') answer({ error: compileError(jq, program) });
+      // The batch's buffer goes back with the answer, to be filled again (no copy either way).
+      else answer({ ...runBatch(jq, program, request.batch, request.slurp), spare: request.batch }, [request.batch.buffer as ArrayBuffer]);
     } catch (error) {
       answer({ broken: (error as Error).message });
     }
