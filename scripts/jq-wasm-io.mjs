@@ -82,10 +82,10 @@ export function withBulkIo(source) {
   return text;
 }
 
-/** The esbuild plugin: jq-wasm's inline entry, loaded with the bulk paths. */
+/** The esbuild plugin: jq-wasm's Node entry, loaded with the bulk paths. */
 export const jqWasmBulkIo = {
   name: 'jq-wasm-bulk-io',
   setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]jq-wasm[\\/]dist[\\/]inline\.cjs$/ }, (args) => ({ contents: withBulkIo(readFileSync(args.path, 'utf8')), loader: 'js' }));
+    b.onLoad({ filter: /[\\/]node_modules[\\/]jq-wasm[\\/]dist[\\/]index\.cjs$/ }, (args) => ({ contents: withBulkIo(readFileSync(args.path, 'utf8')), loader: 'js' }));
   },
 };

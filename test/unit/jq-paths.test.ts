@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadJq } from 'jq-wasm/inline';
+import { loadJq } from 'jq-wasm';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import { jqFlags, runBatch } from '../../src/cli/output/jq-engine.js';
 import { fieldPath, pathLines } from '../../src/cli/output/jq-paths.js';

@@ -2,7 +2,7 @@
 // no worker file exists (sgq run from its sources), in the main thread. Plain data in and out:
 // no sgq errors, so the worker bundle stays small.
 
-export type Jq = Awaited<ReturnType<typeof import('jq-wasm/inline').loadJq>>;
+export type Jq = Awaited<ReturnType<typeof import('jq-wasm').loadJq>>;
 type JqResult = ReturnType<Jq['raw']>;
 
 /** What the filter needs besides the records: its text and jq's flags (-c, --arg, --argjson). */

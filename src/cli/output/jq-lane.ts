@@ -37,7 +37,7 @@ function workerFile(): string | undefined {
 export async function openLane(program: JqProgram): Promise<JqLane> {
   const file = workerFile();
   if (file) return workerLane(file, program);
-  const { loadJq } = await import('jq-wasm/inline');
+  const { loadJq } = await import('jq-wasm');
   return mainThreadLane(await loadJq(), program);
 }
 
@@ -83,7 +83,8 @@ function workerLane(file: string, program: JqProgram): JqLane {
   };
   const post = (request: WorkerRequest, transfer: ArrayBuffer[] = []) => {
     if (!worker) {
-      worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2] });
+      // A small young generation: the worker's garbage is jq's output text, a page or two at a time.
+      worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
       // It never keeps sgq alive: every wait for an answer blocks, so none is left behind at exit.
       worker.unref();
     }
