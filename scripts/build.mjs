@@ -25,6 +25,8 @@ import { jqWasmBulkIo } from './jq-wasm-io.mjs';
 // the package: an import of anything else from it is undefined in the bundle.
 // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
 // CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
+// The subpaths of hyparquet-writer that src/cli/output/parquet-lib.ts imports.
+const PARQUET_INTERNALS = ['bytewriter', 'datapage', 'metadata', 'encoding'];
 const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
 const VENDOR = {
   // undici's index also loads its HTTP/2 client, fetch, WebSocket, caches and mocks, about 30 ms
@@ -38,10 +40,16 @@ const VENDOR = {
   // jq 1.8 as WebAssembly, read from dist/vendor/build/jq.wasm (copied below): the package's
   // inline entry carried it as base64 in the script, some 2.5 MiB more of the worker's heap.
   'jq-wasm': "module.exports = require('jq-wasm');",
-  'hyparquet-writer': "module.exports = require('hyparquet-writer');",
+  // Parquet: the parts of hyparquet-writer sgq's own column encoder uses (src/cli/output/parquet-lib.ts),
+  // all in one file: VENDOR_PATHS maps each import onto it.
+  'hyparquet-writer': `module.exports = Object.assign({}, ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
   // The reader, for `sgq dataset info` and `compact` only.
   hyparquet: "module.exports = require('hyparquet');",
 };
+
+// An import of a vendor package (or of the hyparquet-writer internals its vendor file carries).
+const VENDOR_PATHS = new RegExp(`^(${Object.keys(VENDOR).join('|')}|hyparquet-writer/src/(${PARQUET_INTERNALS.join('|')})\\.js)$`);
+const vendorOf = (path) => (path.startsWith('hyparquet-writer/') ? 'hyparquet-writer' : path);
 
 const common = {
   bundle: true,
@@ -120,7 +128,7 @@ const builds = [
     outfile: 'dist/main.cjs',
     plugins: [
       stubs,
-      requireFromDist('vendor-from-dist', new RegExp(`^(${Object.keys(VENDOR).join('|')})$`), (pkg) => `./vendor/${pkg}.cjs`),
+      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
     ],
   }),
   // --jq's worker thread (src/cli/output/jq-worker.ts), started by main.cjs from beside it.
@@ -144,7 +152,7 @@ builds.push(
       ...common,
       entryPoints: [entry],
       outfile: `dist/lib/${name}.cjs`,
-      plugins: [stubs, requireFromDist('vendor-from-lib', new RegExp(`^(${Object.keys(VENDOR).join('|')})$`), (pkg) => `../vendor/${pkg}.cjs`)],
+      plugins: [stubs, requireFromDist('vendor-from-lib', VENDOR_PATHS, (path) => `../vendor/${vendorOf(path)}.cjs`)],
     }),
   ),
 );

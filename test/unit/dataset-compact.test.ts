@@ -10,6 +10,7 @@ import { compactDataset } from '../../src/cli/dataset/compact.js';
 import { DatasetLayout } from '../../src/cli/dataset/layout.js';
 import { DatasetStream } from '../../src/cli/dataset/stream.js';
 import { loadParquet, ROW_GROUP } from '../../src/cli/output/parquet.js';
+import { parseJson } from '../../src/core/json.js';
 import { withDuckDb } from '../helpers/duckdb.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -78,6 +79,32 @@ describe('compactDataset', () => {
     ]);
     expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
     expect(readdirSync(layout.staging)).toEqual([]);
+  });
+
+  it('merges files of every type by copying their column chunks: decimals, ids past 2^53, timestamps and text exact, statistics kept', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const layout = new DatasetLayout(dir);
+    const line = (i: number) =>
+      `{"id":${9007199254740993n + BigInt(i)},"score":12345678901234567890.${String(i % 1000).padStart(3, '0')}1,"ok":${i % 2 === 0},"seen":"2026-11-2${i % 9}T03:15:00.00000${i % 10}Z","name":"東京 😀 ${i}","where":"${i % 3 ? 'Berlin' : 'Osaka'}","n":${i % 5 ? i : null}}`;
+    const batch = (from: number, count: number) => Array.from({ length: count }, (_, k) => parseJson(line(from + k)) as JsonObject);
+    run(layout, batch(0, 7), 'run1');
+    run(layout, batch(7, ROW_GROUP + 3), 'run2');
+    run(layout, batch(ROW_GROUP + 10, 5), 'run3');
+    const table = `read_parquet('${dir}/records/**/*.parquet')`;
+    const everything = `SELECT id::VARCHAR AS id, score::VARCHAR AS score, ok, seen::VARCHAR AS seen, name, "where", n FROM ${table} ORDER BY id`;
+    const before = await query(everything);
+    const stats = `SELECT path_in_schema, min(stats_min_value) AS lo, max(stats_max_value) AS hi FROM parquet_metadata('${dir}/records/**/*.parquet') GROUP BY ALL ORDER BY 1`;
+    const statsBefore = await query(stats);
+    const merged = await compactDataset(layout, undefined, lockOptions);
+    expect(merged.map((m) => [m.files, m.rows, m.kept])).toEqual([[3, ROW_GROUP + 15, 0]]);
+    expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(1);
+    expect(await query(everything)).toEqual(before);
+    expect(before).toHaveLength(ROW_GROUP + 15);
+    expect(before[0]).toMatchObject({ id: '9007199254740993', score: '12345678901234567890.0001' });
+    // Every bound survives but the decimal's, which the reader would have rounded.
+    const statsAfter = await query(stats);
+    expect(statsAfter.filter((s) => s.path_in_schema !== 'score')).toEqual(statsBefore.filter((s) => s.path_in_schema !== 'score'));
+    expect(statsAfter.find((s) => s.path_in_schema === 'score')).toMatchObject({ lo: null, hi: null });
   });
 
   it('a half-built version a failed compaction left goes; the version readers use stays', async () => {

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoMicros } from '../../src/cli/output/parquet.js';
+import { isoMicros as micros, timestampReader } from '../../src/cli/output/iso-micros.js';
+
+/** The microseconds as a bigint, whichever of number or bigint isoMicros gave. */
+const isoMicros = (text: string): bigint | undefined => {
+  const value = micros(text);
+  return value === undefined ? undefined : BigInt(value);
+};
 
 // isoMicros decides which strings a TIMESTAMP column holds and their values: made faster, it
 // must answer exactly as the Date-object version DuckDB's reads were checked against.
@@ -9,8 +15,11 @@ function reference(text: string): bigint | undefined {
   const m = ISO.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, fraction = '', zone] = m;
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
-  const check = new Date(ms);
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0 to 99 as 1900 to 1999.
+  const check = new Date(0);
+  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  check.setUTCHours(Number(h), Number(mi), Number(s));
+  const ms = check.getTime();
   if (check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   let offsetMinutes = 0;
   if (zone !== 'Z') offsetMinutes = (zone!.startsWith('-') ? -1 : 1) * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
@@ -47,5 +56,15 @@ describe('isoMicros', () => {
     expect(isoMicros('2026-04-31T00:00:00Z')).toBeUndefined();
     expect(isoMicros('2026-11-01T00:00:00.000568+00:00')).toBe(1_793_491_200_000_568n);
     expect(isoMicros('9999-12-31T23:59:59.999999-23:59')).toBe(reference('9999-12-31T23:59:59.999999-23:59'));
+    // The first century is itself, not the 1900s (Date.UTC's reading, which 3.0 followed).
+    expect(isoMicros('0001-01-01T00:00:00Z')).toBe(-62_135_596_800_000_000n);
+    expect(isoMicros('0099-12-31T23:59:59.5Z')).toBe(-59_011_459_200_500_000n);
+    expect(isoMicros('0000-02-29T00:00:00Z')).toBe(-62_162_121_600_000_000n);
+  });
+
+  it('a column\'s reader remembers its last text, and answers as isoMicros in any order', () => {
+    const read = timestampReader();
+    const texts = ['2026-11-01T00:00:00.000568+00:00', '2026-11-01T00:00:00.000568+00:00', 'not a date', 'not a date', '2026-11-01T00:00:00.000568+00:00', '2024-02-29T00:00:00Z'];
+    expect(texts.map(read)).toEqual(texts.map(micros));
   });
 });

@@ -1,12 +1,12 @@
-import { closeSync, linkSync, mkdirSync, rmSync } from 'node:fs';
+import { linkSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { copyIntoPlace, createTemp, moveIntoPlace, sealTemp, syncFolder, writeAll } from '../../fs/atomic.js';
+import { copyIntoPlace, moveIntoPlace, syncFolder } from '../../fs/atomic.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
-import { ROW_GROUP } from '../output/parquet.js';
 import { partitions, type Partition } from './inventory.js';
 import { COMMIT_WAIT_MS, KINDS, partName, runId, type DatasetLayout, type Kind } from './layout.js';
 import { DATASET_FILE } from './part.js';
-import { readColumns, readPartFile } from './read.js';
+import { mergeParts } from './merge-parts.js';
+import { readPartFile, type PartFile } from './read.js';
 
 // `sgq dataset compact`: a partition's files of one schema become one file. The merged files
 // are written under .sgq/staging while runs go on; then, holding the commit lock (so no run
@@ -20,7 +20,7 @@ export interface Merged {
   date: string;
   files: number;
   rows: number;
-  /** Files left as they were: another schema, or columns sgq does not copy (DECIMAL). */
+  /** Files left as they were: the only one of their schema in the partition. */
   kept: number;
 }
 
@@ -56,18 +56,16 @@ async function mergeAll(layout: DatasetLayout, kind: Kind, before: string | unde
   try {
     for (const partition of partitions(layout, [kind])) {
       if (before !== undefined && partition.date >= before) continue;
-      const groups = new Map<string, { name: string; part: ReadPart }[]>();
-      let kept = 0;
+      const groups = new Map<string, { name: string; part: PartFile }[]>();
       for (const name of partition.files) {
         const part = await readPartFile(join(partition.folder, name));
-        if (!part.copyable) kept++;
-        else groups.set(part.signature, [...(groups.get(part.signature) ?? []), { name, part }]);
+        groups.set(part.signature, [...(groups.get(part.signature) ?? []), { name, part }]);
       }
       const several = [...groups.values()].filter((files) => files.length > 1);
-      kept += [...groups.values()].filter((files) => files.length === 1).length;
+      const kept = [...groups.values()].filter((files) => files.length === 1).length;
       let n = 0;
       for (const files of several) {
-        const { temp, rows } = await mergeFiles(files.map((f) => f.part), layout.staging);
+        const { temp, rows } = await mergeParts(files.map((f) => f.part), layout.staging);
         const sources = files.map((f) => f.name);
         merges.push({ kind, route: partition.route, date: partition.date, files: sources.length, rows, kept, partition, sources, temp, name: partName(`compacted-${id}`, ++n) });
       }
@@ -77,50 +75,6 @@ async function mergeAll(layout: DatasetLayout, kind: Kind, before: string | unde
     throw error;
   }
   return merges;
-}
-
-type ReadPart = Awaited<ReturnType<typeof readPartFile>>;
-
-/** One file from several of one schema (their footers as mergeAll read them), row groups of up to ROW_GROUP rows, written to a temporary file and flushed. */
-async function mergeFiles(parts: ReadPart[], staging: string): Promise<{ temp: string; rows: number }> {
-  const { ByteWriter, ParquetWriter } = await import('hyparquet-writer');
-  const temp = createTemp(join(staging, 'compact.parquet'), DATASET_FILE);
-  try {
-    const bytes: InstanceType<typeof ByteWriter> & { flush?: () => void } = new ByteWriter();
-    const handOver = () => {
-      writeAll(temp.fd, new Uint8Array(bytes.buffer.slice(0, bytes.index)));
-      bytes.index = 0;
-    };
-    bytes.flush = handOver;
-    bytes.finish = handOver;
-    let writer: InstanceType<typeof ParquetWriter> | undefined;
-    let buffered: { name: string; data: unknown[] }[] = [];
-    let rows = 0;
-    const flush = () => {
-      const size = buffered[0]?.data.length ?? 0;
-      if (size > 0) void writer!.write({ columnData: buffered as never, rowGroupSize: size });
-      buffered = buffered.map(({ name }) => ({ name, data: [] }));
-    };
-    for (const part of parts) {
-      writer ??= new ParquetWriter({ writer: bytes, schema: part.schema as never, createdBy: 'sgq' });
-      if (buffered.length === 0) buffered = part.schema.slice(1).map(({ name }) => ({ name, data: [] }));
-      for (const group of part.rowGroups) {
-        const columns = await readColumns(part, group);
-        columns.forEach((column, i) => buffered[i]!.data.push(...column.data));
-        rows += group.end - group.start;
-        if (buffered[0]!.data.length >= ROW_GROUP) flush();
-      }
-    }
-    flush();
-    void writer!.finish();
-    sealTemp(temp.fd, { mode: DATASET_FILE });
-    closeSync(temp.fd);
-    return { temp: temp.path, rows };
-  } catch (error) {
-    closeSync(temp.fd);
-    rmSync(temp.path, { force: true });
-    throw error;
-  }
 }
 
 /**

@@ -1,6 +1,8 @@
-import type { SchemaElement } from 'hyparquet';
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { ColumnChunk, FileMetaData, SchemaElement } from 'hyparquet';
 
-// Reading the dataset's own files back (info, compact): hyparquet, loaded by these commands only.
+// Reading the dataset's own files back (info, compact): their footers only, through hyparquet,
+// loaded by these commands only. No value is decoded: compaction copies column chunks as bytes.
 
 type Hyparquet = typeof import('hyparquet');
 let reader: Hyparquet | undefined;
@@ -12,40 +14,45 @@ async function load(): Promise<Hyparquet> {
 export interface PartFile {
   rows: number;
   schema: SchemaElement[];
-  rowGroups: { start: number; end: number }[];
-  /** Column types sgq can copy exactly: BOOLEAN, INT64 (timestamps too), DOUBLE and UTF-8 strings. */
-  copyable: boolean;
-  /** Names and types of the columns: files of one signature merge into one. */
+  /** The footer; statistics as sgq wrote them (timestamps as microseconds, strings as their UTF-8 bytes). */
+  metadata: FileMetaData;
+  /** Every property of every column: files of one signature merge into one. */
   signature: string;
+  /** The bytes of [start, end) of the file. */
+  read(start: number, end: number): Uint8Array;
 }
 
-const COPYABLE = new Set(['BOOLEAN', 'INT64', 'DOUBLE', 'BYTE_ARRAY']);
+// Statistics are read back as they were written, so that a merged file can carry them unchanged.
+const RAW = { timestampFromMicroseconds: (micros: bigint) => micros, stringFromBytes: (bytes: Uint8Array) => bytes };
 
-export async function readPartFile(path: string): Promise<PartFile & { file: Awaited<ReturnType<Hyparquet['asyncBufferFromFile']>> }> {
+export async function readPartFile(path: string): Promise<PartFile> {
   const { asyncBufferFromFile, parquetMetadataAsync } = await load();
   const file = await asyncBufferFromFile(path);
-  const metadata = await parquetMetadataAsync(file);
-  const rowGroups: PartFile['rowGroups'] = [];
-  let start = 0;
-  for (const group of metadata.row_groups) {
-    const end = start + Number(group.num_rows);
-    rowGroups.push({ start, end });
-    start = end;
-  }
+  const metadata = await parquetMetadataAsync(file, { parsers: RAW });
   const columns = metadata.schema.slice(1);
   return {
-    file,
     rows: Number(metadata.num_rows),
     schema: metadata.schema,
-    rowGroups,
-    copyable: columns.every((c) => c.type !== undefined && COPYABLE.has(c.type) && (c.type !== 'BYTE_ARRAY' || c.converted_type === 'UTF8')),
-    signature: columns.map((c) => `${c.name}:${c.type}:${c.converted_type ?? ''}:${c.logical_type?.type ?? ''}`).join(','),
+    metadata,
+    signature: JSON.stringify(columns.map(({ name, type, type_length, repetition_type, converted_type, scale, precision, logical_type }) => [name, type, type_length, repetition_type, converted_type, scale, precision, logical_type])),
+    read: (start, end) => readRange(path, start, end),
   };
 }
 
-/** One row group's values, column by column, as the writer takes them back (timestamps as their microseconds). */
-export async function readColumns(part: Awaited<ReturnType<typeof readPartFile>>, group: { start: number; end: number }): Promise<{ name: string; data: unknown[] }[]> {
-  const { parquetReadObjects } = await load();
-  const rows = await parquetReadObjects({ file: part.file, rowStart: group.start, rowEnd: group.end, utf8: true, parsers: { timestampFromMicroseconds: (micros: bigint) => micros } });
-  return part.schema.slice(1).map(({ name }) => ({ name, data: rows.map((r) => r[name] ?? null) }));
+/** Bytes of a file the dataset never rewrites (a part is renamed into place whole). */
+function readRange(path: string, start: number, end: number): Uint8Array {
+  const bytes = Buffer.allocUnsafe(end - start);
+  const fd = openSync(path, 'r');
+  try {
+    for (let done = 0; done < bytes.length; ) {
+      const n = readSync(fd, bytes, done, bytes.length - done, start + done);
+      if (n === 0) throw new Error(`${path} ended before byte ${start + done}`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
 }
+
+export type { ColumnChunk };

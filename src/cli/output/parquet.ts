@@ -2,13 +2,16 @@ import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
 import { unionKeys } from './delimited.js';
 import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscaled } from './parquet-numbers.js';
+import type { ColumnType } from './parquet-chunk.js';
+import { isoMicros, timestampReader, type Micros } from './iso-micros.js';
+import { ParquetFile } from './parquet-file.js';
+import { loadParquetLib, parquetLib } from './parquet-lib.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 
-// hyparquet-writer (pure JS, snappy built in) is loaded with this format only.
-let hyparquet: typeof import('hyparquet-writer') | undefined;
+/** Loads what writing Parquet needs (with this format only). */
 export async function loadParquet(): Promise<void> {
-  hyparquet ??= await import('hyparquet-writer');
+  await loadParquetLib();
 }
 
 /**
@@ -17,77 +20,22 @@ export async function loadParquet(): Promise<void> {
  */
 export const ROW_GROUP = 10_000;
 
-type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'DECIMAL' | 'TIMESTAMP' | 'STRING';
-
 interface Column {
   name: string;
   type: ColumnType;
   /** DECIMAL: digits before and after the point. */
   whole?: number;
   scale?: number;
+  /** TIMESTAMP: the column's reader of its texts. */
+  micros?: (text: string) => Micros | undefined;
 }
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-const SEPARATORS: readonly [number, number][] = [[4, 0x2d], [7, 0x2d], [10, 0x54], [13, 0x3a], [16, 0x3a]]; // - - T : :
-
-/** The number written by the ASCII digits of text[from, from + count), or -1 if one is not a digit. */
-function digitsAt(text: string, from: number, count: number): number {
-  let value = 0;
-  for (let i = from; i < from + count; i++) {
-    const digit = text.charCodeAt(i) - 0x30;
-    if (!(digit >= 0 && digit <= 9)) return -1; // NaN past the end too
-    value = value * 10 + digit;
-  }
-  return value;
-}
-
-/** The zone's offset in minutes (`Z`, `+HH:MM`, `-HH:MM` ending the text at `at`), or undefined. */
-function zoneMinutes(text: string, at: number): number | undefined {
-  if (at === text.length - 1 && text.charCodeAt(at) === 0x5a /* Z */) return 0;
-  const sign = text.charCodeAt(at);
-  if (at !== text.length - 6 || (sign !== 0x2b && sign !== 0x2d) || text.charCodeAt(at + 3) !== 0x3a) return undefined;
-  const [h, m] = [digitsAt(text, at + 1, 2), digitsAt(text, at + 4, 2)];
-  if (h < 0 || m < 0) return undefined;
-  return (sign === 0x2d ? -1 : 1) * (h * 60 + m);
-}
-
-/**
- * Microseconds since 1970 (UTC) of an ISO 8601 date-time with a zone and at most microseconds
- * (what a TIMESTAMP holds exactly), or undefined when it is not one. Called for every value of
- * a TIMESTAMP column, so read by hand rather than by a regular expression, the date checked
- * against a table rather than through a Date object, and the sum made in doubles, exact below
- * 2^53 µs (the year 2255), in BigInt beyond.
- */
-export function isoMicros(text: string): bigint | undefined {
-  if (text.length < 20 || SEPARATORS.some(([at, code]) => text.charCodeAt(at) !== code)) return undefined;
-  const [y, mo, d, h, mi, s] = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2), digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)];
-  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || s < 0) return undefined;
-  let at = 19;
-  let fraction = 0;
-  if (text.charCodeAt(at) === 0x2e /* . */) {
-    let end = at + 1;
-    while (end < text.length && end - at <= 6 && digitsAt(text, end, 1) >= 0) end++;
-    if (end === at + 1 || digitsAt(text, end, 1) >= 0) return undefined; // no digit, or more than 6
-    fraction = digitsAt(text, at + 1, end - at - 1) * 10 ** (6 - (end - at - 1));
-    at = end;
-  }
-  const offsetMinutes = zoneMinutes(text, at);
-  if (offsetMinutes === undefined) return undefined;
-  // Date.UTC reads the years 0 to 99 as 1900 to 1999: so are they checked.
-  const year = y <= 99 ? 1900 + y : y;
-  const days = mo === 2 && isLeap(year) ? 29 : DAYS_IN_MONTH[mo - 1];
-  if (days === undefined || d < 1 || d > days || h > 23 || mi > 59 || s > 59) return undefined;
-  const ms = Date.UTC(y, mo - 1, d, h, mi, s) - offsetMinutes * 60_000;
-  const micros = ms * 1000 + fraction;
-  return Number.isSafeInteger(micros) ? BigInt(micros) : BigInt(ms) * 1000n + BigInt(fraction);
-}
-
 /** The integer a value holds, when it is one that fits in 64 bits (`1.0` and `2E+3` are integers). */
-function int64(value: Json): bigint | undefined {
+function int64(value: Json): number | bigint | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value; // no BigInt for the common case
   let n: bigint | undefined;
   if (typeof value === 'number') n = Number.isInteger(value) ? BigInt(value) : undefined;
   else if (value instanceof RawNumber) n = integerOf(value.text);
@@ -109,7 +57,7 @@ function inferType(name: string, values: readonly Json[]): Column {
   if (present.every((v) => typeof v === 'boolean')) return as('BOOLEAN');
   if (present.every((v) => int64(v) !== undefined)) return as('INT64');
   if (present.every(fitsDouble)) return as('DOUBLE');
-  if (present.every((v) => typeof v === 'string' && isoMicros(v) !== undefined)) return as('TIMESTAMP');
+  if (present.every((v) => typeof v === 'string' && isoMicros(v) !== undefined)) return { name, type: 'TIMESTAMP', micros: timestampReader() };
   const shapes = present.map((v) => {
     const text = numberText(v);
     return text === undefined ? undefined : decimalShape(text);
@@ -133,7 +81,7 @@ function convert(column: Column, value: Json): unknown {
     case 'DECIMAL':
       return decimalValue(column, value);
     case 'TIMESTAMP':
-      return typeof value === 'string' ? isoMicros(value) : undefined;
+      return typeof value === 'string' ? column.micros!(value) : undefined;
     case 'STRING':
       // Nested values and anything else as JSON text, numbers as sent.
       return typeof value === 'string' ? value : stringifyJson(value);
@@ -176,11 +124,12 @@ function schemaElement({ name, type, whole = 0, scale = 0 }: Column): Record<str
  * value that does not fit its column is written as null, each reported once on stderr.
  */
 export function parquetFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: (line: string) => void): Formatter {
-  if (!hyparquet) throw new Error('loadParquet() must run before Parquet is written');
-  const { ByteWriter, ParquetWriter } = hyparquet;
-  let rows: JsonObject[] = [];
-  let columns: Column[] | undefined;
-  let writer: InstanceType<typeof ParquetWriter> | undefined;
+  const lib = parquetLib();
+  // The first row group's records, kept until they have typed the columns.
+  let first: JsonObject[] | undefined = [];
+  let columns: Column[] = [];
+  let known = new Set<string>();
+  let file: ParquetFile | undefined;
   const reported = new Set<string>();
   const report = (key: string, line: string) => {
     if (reported.has(key)) return;
@@ -188,44 +137,33 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     warn?.(line);
   };
 
-  // The bytes of each finished row group go to the sink; the buffer is then reused.
-  const bytes: InstanceType<typeof ByteWriter> & { flush?: () => void } = new ByteWriter();
-  const handOver = () => {
-    if (bytes.index === 0) return;
-    sink.write(new Uint8Array(bytes.buffer.slice(0, bytes.index)));
-    bytes.index = 0;
+  const open = (): ParquetFile => {
+    const names = fields ?? unionKeys(first!);
+    columns = names.map((name) => inferType(name, first!.map((r) => r[name] ?? null)));
+    known = new Set(names);
+    const schema = [{ name: 'root', num_children: columns.length }, ...columns.map(schemaElement)];
+    const opened = new ParquetFile(lib, columns, schema, (bytes) => sink.write(bytes), ROW_GROUP);
+    const records = first!;
+    first = undefined;
+    for (const r of records) add(opened, r);
+    return opened;
   };
-  bytes.flush = handOver;
-  bytes.finish = handOver;
 
-  const writeGroup = () => {
-    if (rows.length === 0 && writer) return;
-    if (!columns) {
-      const names = fields ?? unionKeys(rows);
-      columns = names.map((name) => inferType(name, rows.map((r) => r[name] ?? null)));
-      const schema = [{ name: 'root', num_children: columns.length }, ...columns.map(schemaElement)];
-      writer = new ParquetWriter({ writer: bytes, schema: schema as never, createdBy: 'sgq' });
-    }
-    if (rows.length === 0) return;
-    const known = new Set(columns.map((c) => c.name));
-    for (const r of rows) {
-      for (const key in r) {
-        if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
+  const add = (to: ParquetFile, r: JsonObject) => {
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i]!;
+      const value = r[column.name];
+      let stored: unknown = null;
+      if (value !== null && value !== undefined) {
+        stored = convert(column, value);
+        if (stored === undefined) report(column.name, `parquet: column "${column.name}" holds ${column.type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
       }
+      to.column(i).add(stored ?? null);
     }
-    const columnData = columns.map((column) => ({
-      name: column.name,
-      data: rows.map((r) => {
-        const { name, type } = column;
-        const value = r[name];
-        if (value === null || value === undefined) return null;
-        const stored = convert(column, value);
-        if (stored === undefined) report(name, `parquet: column "${name}" holds ${type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
-        return stored ?? null;
-      }),
-    }));
-    void writer!.write({ columnData: columnData as never, rowGroupSize: rows.length });
-    rows = [];
+    for (const key in r) {
+      if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
+    }
+    if (to.pending >= ROW_GROUP) to.writeGroup();
   };
 
   return {
@@ -233,13 +171,16 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     holdsUntilEnd: true,
     write(records) {
       for (const r of records) {
-        rows.push(r);
-        if (rows.length >= ROW_GROUP) writeGroup();
+        if (file) add(file, r);
+        else {
+          first!.push(r);
+          if (first!.length >= ROW_GROUP) file = open();
+        }
       }
     },
     end() {
-      writeGroup();
-      void writer!.finish();
+      file ??= open();
+      file.finish();
     },
   };
 }
