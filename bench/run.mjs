@@ -539,12 +539,12 @@ async function churn() {
     });
     exportsOf.push(file);
   }
-  log('churn: sgq diff OLD NEW (sorted on disk), once');
+  log('churn: sgq diff OLD NEW (spilled to disk), once');
   const tmp = join(scratch, 'sort-tmp');
   mkdirSync(tmp, { recursive: true });
   const asFiles = await run(NODE, [...SGQ, 'diff', ...exportsOf], { rss: true, env: { TMPDIR: tmp } });
   const filesPeak = asFiles.rssKiB / 1024;
-  row('`sgq diff OLD NEW`: the same lists as two unsorted gzip NDJSON exports (sorted on disk first) vs gunzipping the snapshots', `${fmt(asFiles.ms)} ms, ${filesPeak.toFixed(1)} MiB peak`, `${fmt(readMs)} ms`, `${(asFiles.ms / readMs).toFixed(2)}x`, `< 200 MiB ${verdict(filesPeak < 200 && asFiles.stderr.includes(`${fmt(lost)} lost`))}`);
+  row('`sgq diff OLD NEW`: the same lists as two unsorted gzip NDJSON exports (spilled to disk) vs gunzipping the snapshots', `${fmt(asFiles.ms)} ms, ${filesPeak.toFixed(1)} MiB peak`, `${fmt(readMs)} ms`, `${(asFiles.ms / readMs).toFixed(2)}x`, `< 200 MiB ${verdict(filesPeak < 200 && asFiles.stderr.includes(`${fmt(lost)} lost`))}`);
   await diffStops(exportsOf, tmp);
 }
 
@@ -624,7 +624,8 @@ async function diffStops(exportsOf, tmp) {
     if (code !== 143 && signal !== 'SIGTERM') throw new Error(`${args.join(' ')} ended with ${code ?? signal} after SIGTERM, not 143`);
     return performance.now() - sent;
   };
-  const sorting = async () => readdirSync(tmp).some((f) => f.startsWith('.sort.run.'));
+  // A spill on disk: a partition of the hash diff (sgq 3.1), or a sorted run (before).
+  const sorting = async () => readdirSync(tmp).some((f) => f.startsWith('.diff.part.') || f.startsWith('.sort.run.'));
   const merging = async (wrote) => wrote();
   const idle = () => stopAfter(['-e', "process.on('SIGTERM',()=>process.exit(143));setInterval(()=>{},1000);console.log('up')"], merging);
   log(`churn: SIGTERM to sgq diff while it sorts and while it merges, ${runs} times each`);
@@ -637,7 +638,7 @@ async function diffStops(exportsOf, tmp) {
   const base = median(times.idle);
   for (const phase of ['sorting', 'merging']) {
     const ms = median(times[phase]);
-    row(`\`sgq diff OLD NEW\` of ${fmt(CHURN_RECORDS)}-line exports: SIGTERM to exit while ${phase} (median of ${runs}; baseline: an idle node process)`, `${fmt(ms)} ms`, `${fmt(base)} ms`, `${(ms / base).toFixed(1)}x`, `≤ 1,000 ms ${verdict(ms <= 1000)}`);
+    row(`\`sgq diff OLD NEW\` of ${fmt(CHURN_RECORDS)}-line exports: SIGTERM to exit while ${phase === 'sorting' ? 'reading (a spill on disk)' : 'writing changes'} (median of ${runs}; baseline: an idle node process)`, `${fmt(ms)} ms`, `${fmt(base)} ms`, `${(ms / base).toFixed(1)}x`, `≤ 1,000 ms ${verdict(ms <= 1000)}`);
   }
 }
 

@@ -37,7 +37,7 @@ describe('sgq diff and signals', () => {
     await Promise.all([writeExport(older, 0), writeExport(newer, 7)]);
   }, 60_000);
 
-  /** Starts the diff with its sorted runs in a folder of its own, so the test sees them come and go. */
+  /** Starts the diff with what it spills in a folder of its own, so the test sees it come and go. */
   function start() {
     const tmp = tempDir('sgq-diff-tmp-');
     const child = sgq(['diff', older, newer], { env: { TMPDIR: tmp }, timeout: 120_000 });
@@ -53,10 +53,10 @@ describe('sgq diff and signals', () => {
     return { r, ms: Date.now() - sent };
   }
 
-  it('SIGTERM while reading and sorting: exit 143 at once, sorted runs removed', async () => {
+  it('SIGTERM while reading: exit 143 at once, spilled partitions removed', async () => {
     const run = start();
-    // A sorted run on disk: the first side is being read and sorted.
-    await waitFor(() => readdirSync(run.tmp).some((f) => f.startsWith('.sort.run.')), 'a sorted run', 60_000);
+    // A partition on disk: the first side is being read and split by the hash of its keys.
+    await waitFor(() => readdirSync(run.tmp).some((f) => f.startsWith('.diff.part.')), 'a spilled partition', 60_000);
     const { r, ms } = await stopWithin(run, 'SIGTERM');
     expect(r.exitCode, r.stderr).toBe(143);
     expect(ms).toBeLessThan(DEADLINE_MS);
@@ -64,9 +64,9 @@ describe('sgq diff and signals', () => {
     expect(readdirSync(run.tmp)).toEqual([]);
   }, 120_000);
 
-  it('SIGINT while merging: exit 130 at once', async () => {
+  it('SIGINT while writing changes: exit 130 at once', async () => {
     const run = start();
-    // Changes on stdout: both sides are sorted and the merge is under way.
+    // Changes on stdout: both sides are joined and their changes, in key order, are being written.
     await waitFor(() => run.written() > 0, 'the first changes', 100_000);
     const { r, ms } = await stopWithin(run, 'SIGINT');
     expect(r.exitCode, r.stderr).toBe(130);

@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ExternalSort } from '../../src/core/churn/external-sort.js';
 import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
 import { keyReader } from '../../src/core/churn/record-key.js';
-import { exportLines, sortedExport } from '../../src/core/churn/sources.js';
-import { keyedInOrder, type Keyed } from '../../src/core/churn/keyed.js';
+import { exportLines } from '../../src/core/churn/sources.js';
+import { diffUnsorted } from '../../src/core/churn/unsorted-diff.js';
+import { keyedInOrder } from '../../src/core/churn/keyed.js';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import { StreamSink } from '../../src/cli/output/sink.js';
 import { tempDir } from '../helpers/run.js';
@@ -115,9 +116,15 @@ describe('reading exports', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'a.json'), '[\n{"username":"b"},\n{"username":"a"}\n]\n');
     writeFileSync(join(dir, 'a.ndjson.gz'), gzipSync('{"username":"b"}\r\n\n{"username":"a"}\n'));
+    writeFileSync(join(dir, 'empty.ndjson'), '');
     for (const name of ['a.json', 'a.ndjson.gz']) {
-      const { records } = await sortedExport(join(dir, name), 'username', dir);
-      expect((await collect(records)).map((k: Keyed) => k.key)).toEqual(['a', 'b']);
+      const side = (source: string) => ({ source, isExport: true, field: 'username', key: keyReader('username'), stats: { missingKey: 0, duplicates: 0 }, where: source });
+      const changes: Change[] = [];
+      await diffUnsorted(side(join(dir, 'empty.ndjson')), side(join(dir, name)), { changed: false, tempDir: dir }, async (batch) => void changes.push(...batch));
+      expect(changes).toEqual([
+        { change: 'gained', line: '{"username":"a"}' },
+        { change: 'gained', line: '{"username":"b"}' },
+      ]);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
-import { diffMatched, matchSides, type Matched } from '../../core/churn/pair.js';
+import { diffMatched, matchSides } from '../../core/churn/pair.js';
 import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
@@ -178,18 +178,12 @@ async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { 
     return;
   }
   const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
-  let matched: Matched | undefined;
-  try {
-    matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
-    if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
-    const renames = matched.match.by === 'id';
-    const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
-    const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
-    reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
-  } finally {
-    matched?.older.close();
-    matched?.newer.close();
-  }
+  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
+  if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
+  const renames = matched.match.by === 'id';
+  const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
+  const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
+  reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
 }
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;

@@ -107,9 +107,9 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
   const changed = flags.changed === true;
   const prefix = who === null ? '' : `${who}: `;
   let counts: DiffCounts;
-  let matched: Matched | undefined;
+  let matched: Matched;
   try {
-    matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: tmpdir(), signal });
+    matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: tmpdir() });
     if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
     const renames = matched.match.by === 'id';
     counts = await diffMatched(matched, { changed, signal }, async (batch) => {
@@ -119,9 +119,6 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
     });
   } catch (error) {
     throw readError(error);
-  } finally {
-    matched?.older.close();
-    matched?.newer.close();
   }
   const { match } = matched;
   const sides = [[older, match.older, matched.older.stats], [newer, match.newer, matched.newer.stats]] as const;
@@ -193,7 +190,7 @@ function snapshotSide(snapshot: OpenSnapshot): Side {
   return { source: { kind: 'snapshot', handle, sortedBy: meta.sorted_by, path, where: label }, label, complete: meta.complete };
 }
 
-/** An export: sorted on disk in the temporary folder (TMPDIR). */
+/** An export: joined by hash, spilling partitions to the temporary folder (TMPDIR) when it is large. */
 function fileSide(file: string): Side {
   return { source: { kind: 'export', source: file, where: file }, label: file };
 }

@@ -4,36 +4,38 @@ import type { Keyed, KeyStats } from './keyed.js';
 import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { NotARecord, keyReader } from './record-key.js';
-import { exportLines, glimpse, snapshotRecords, sortedExport } from './sources.js';
+import { exportLines, glimpse, snapshotRecords } from './sources.js';
+import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 
 // The two sides of a diff, matched on the identity they share: each is glanced at for its
-// shape, then read in order of the field chosen for it (a stored snapshot as it is when it is
-// sorted by that field, anything else sorted on disk first).
+// shape, then diffed: by a merge when both are snapshots stored in order of the field chosen,
+// else by a hash join.
 
 /** One side of a diff before it is keyed: an export, or a stored snapshot in order by `sortedBy`. */
 export type DiffSource =
   | { kind: 'export'; source: string | FileHandle; where: string }
   | { kind: 'snapshot'; handle: FileHandle; sortedBy: string; path: string; where: string };
 
-/** A side's records in key order; `close` removes what sorting it left on disk. */
-export interface KeyedSide {
-  records: AsyncIterable<Keyed[]>;
+/** One side of a diff with the field chosen to key it, and what keying it left out. */
+export interface MatchedSide {
+  source: DiffSource;
+  field: string;
   stats: KeyStats;
-  close: () => void;
 }
 
 export interface Matched {
   match: Match;
-  older: KeyedSide;
-  newer: KeyedSide;
+  older: MatchedSide;
+  newer: MatchedSide;
+  /** Where a diff of sides not in key order spills. */
+  tempDir: string;
 }
 
 export interface MatchOptions {
   /** The field --key named; by default an id, else the username. */
   key?: string;
-  /** Where a side that must be sorted spills its runs. */
+  /** Where a diff of sides not in key order spills its partitions. */
   tempDir: string;
-  signal?: AbortSignal;
 }
 
 /** Runs a step on one side; a record it cannot read is named with the side. */
@@ -51,35 +53,35 @@ async function glimpseOf(source: DiffSource, key: string | undefined): Promise<G
   return { ...(await onSide(source, () => glimpse(lines, key))), where: source.where };
 }
 
-function keyedSide(source: DiffSource, field: string, options: MatchOptions): Promise<KeyedSide> {
-  return onSide(source, () => openKeyed(source, field, options));
-}
-
-async function openKeyed(source: DiffSource, field: string, options: MatchOptions): Promise<KeyedSide> {
-  if (source.kind === 'snapshot' && source.sortedBy === field) {
-    const stats: KeyStats = { missingKey: 0, duplicates: 0 };
-    return { records: snapshotRecords(source.handle, field, stats, source.path), stats, close: () => undefined };
-  }
-  const from = source.kind === 'export' ? source.source : source.handle;
-  const { records, stats, discard } = await sortedExport(from, field, options.tempDir, options.signal);
-  return { records, stats, close: discard };
-}
-
-/** Chooses the identity both sides share (an error when there is none) and opens them keyed by it. */
+/** Chooses the identity both sides share (an error when there is none). */
 export async function matchSides(older: DiffSource, newer: DiffSource, options: MatchOptions): Promise<Matched> {
   const match = chooseMatch(await glimpseOf(older, options.key), await glimpseOf(newer, options.key), options.key);
-  const a = await keyedSide(older, match.older, options);
-  try {
-    return { match, older: a, newer: await keyedSide(newer, match.newer, options) };
-  } catch (error) {
-    a.close();
-    throw error;
-  }
+  const side = (source: DiffSource, field: string): MatchedSide => ({ source, field, stats: { missingKey: 0, duplicates: 0 } });
+  return { match, older: side(older, match.older), newer: side(newer, match.newer), tempDir: options.tempDir };
 }
 
-/** The diff of matched sides; matched by id, a same id under another username is a rename. */
+/**
+ * The diff of matched sides; matched by id, a same id under another username is a rename.
+ * Two snapshots stored in order of the chosen field are merged as they are read; anything
+ * else is joined by hash (unsorted-diff.ts). Either way the changes come in key order.
+ */
 export function diffMatched(matched: Matched, options: { changed: boolean; signal?: AbortSignal }, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { names } = matched.match;
   const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
-  return diffSorted(matched.older.records, matched.newer.records, { ...options, names: readers }, emit);
+  const { older, newer } = matched;
+  if (inOrder(older) && inOrder(newer)) return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
+  return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names: readers, tempDir: matched.tempDir }, emit);
+}
+
+const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.source.sortedBy === side.field;
+
+function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
+  const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
+  return snapshotRecords(source.handle, side.field, side.stats, source.path);
+}
+
+function unsorted(side: MatchedSide): UnsortedSide {
+  const { source, field, stats } = side;
+  const from = source.kind === 'export' ? source.source : source.handle;
+  return { source: from, isExport: source.kind === 'export', field, key: keyReader(field), stats, where: source.where };
 }

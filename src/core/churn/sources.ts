@@ -1,5 +1,4 @@
 import type { FileHandle } from 'node:fs/promises';
-import { ExternalSort } from './external-sort.js';
 import { keyedInOrder, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches, openText, textChunks } from './lines.js';
 import { csvRecordLines } from './csv-records.js';
@@ -7,7 +6,7 @@ import { keyReader, parseRecord } from './record-key.js';
 import { fieldsOf, type Glimpse } from './identity.js';
 
 // Where the two sides of a diff come from: stored snapshots are already in key order and
-// are read as they are; any other file is sorted on disk first.
+// are read as they are; exports are read as lines (their shape glanced at, CSV as JSON lines).
 
 /** A stored snapshot's records, in key order, from its open data file. */
 export async function* snapshotRecords(handle: FileHandle, sortedBy: string, stats: KeyStats, where: string): AsyncGenerator<Keyed[]> {
@@ -34,30 +33,6 @@ export async function* exportLines(source: string | FileHandle): AsyncGenerator<
     }
     if (records.length) yield records;
   }
-}
-
-/**
- * An export's records sorted by `key` on disk (in `tempDir`), each key once. `signal` stops
- * the reading between chunks and the merging between batches, with its reason.
- */
-export async function sortedExport(
-  path: string | FileHandle,
-  key: string,
-  tempDir: string,
-  signal?: AbortSignal,
-): Promise<{ records: AsyncGenerator<Keyed[]>; stats: KeyStats; discard: () => void }> {
-  const sort = new ExternalSort(keyReader(key), tempDir, undefined, undefined, signal);
-  try {
-    for await (const lines of exportLines(path)) {
-      signal?.throwIfAborted();
-      await sort.add(lines);
-    }
-    await sort.seal();
-  } catch (error) {
-    sort.discard();
-    throw error;
-  }
-  return { records: sort.sorted(), stats: sort.stats, discard: () => sort.discard() };
 }
 
 /**

@@ -1,0 +1,74 @@
+import { ExternalSort } from './external-sort.js';
+import type { Change, ChangeKind } from './merge-diff.js';
+
+// The changes a hash diff finds, put in key order: the order a merge of sorted sides gives,
+// so that the output does not depend on how the sides were read. Changes are few next to
+// the records (a night's churn), and sorted on disk beyond a bounded size when they are not.
+
+const KINDS: Record<string, ChangeKind> = { g: 'gained', l: 'lost', r: 'renamed', c: 'changed' };
+
+/** A change as one line: its key as JSON (no raw line break), a letter, the old name as JSON or nothing, the record line. */
+const encode = (key: string, change: ChangeKind, line: string, from?: string) => `${JSON.stringify(key)}\t${change[0]}\t${from === undefined ? '' : JSON.stringify(from)}\t${line}`;
+
+/** Where the JSON string at the start of `text` ends (its closing quote). */
+function stringEnd(text: string, from = 0): number {
+  let i = from + 1;
+  while (text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+  return i;
+}
+
+function keyOf(text: string): string {
+  const end = stringEnd(text);
+  const inner = text.slice(1, end);
+  return inner.includes('\\') ? (JSON.parse(text.slice(0, end + 1)) as string) : inner;
+}
+
+function decode(text: string): Change {
+  const kindAt = stringEnd(text) + 2;
+  const change = KINDS[text[kindAt]!]!;
+  const fromAt = kindAt + 2;
+  if (text.charCodeAt(fromAt) === 0x09) return { change, line: text.slice(fromAt + 1) };
+  const fromEnd = stringEnd(text, fromAt);
+  return { change, from: JSON.parse(text.slice(fromAt, fromEnd + 1)) as string, line: text.slice(fromEnd + 2) };
+}
+
+const BATCH = 1000;
+
+export class ChangeOrder {
+  private readonly sort: ExternalSort;
+  private pending: string[] = [];
+
+  constructor(dir: string, signal?: AbortSignal) {
+    this.sort = new ExternalSort(keyOf, dir, undefined, undefined, signal);
+  }
+
+  push(key: string, change: ChangeKind, line: string, from?: string): void {
+    this.pending.push(encode(key, change, line, from));
+  }
+
+  /** Hands what was pushed to the sort (which may spill a run): call between chunks. */
+  async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const lines = this.pending;
+    this.pending = [];
+    await this.sort.add(lines);
+  }
+
+  /** Every change, in key order, in batches. */
+  async *sorted(): AsyncGenerator<Change[]> {
+    await this.flush();
+    let out: Change[] = [];
+    for await (const batch of this.sort.sorted()) {
+      for (const item of batch) out.push(decode(item.line));
+      if (out.length >= BATCH) {
+        yield out;
+        out = [];
+      }
+    }
+    if (out.length) yield out;
+  }
+
+  discard(): void {
+    this.sort.discard();
+  }
+}

@@ -1,0 +1,230 @@
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PRIVATE_FILE } from '../../fs/modes.js';
+import { tempPath } from '../../fs/temp-names.js';
+
+// The partitions of a hash diff: each side's records split by the hash of their key, so that
+// one partition of the older side fits in memory at a time. A record is kept in a binary form
+// (a header, the line, the key when it is not in the line), so that it is never read for its
+// key again. Partition 0 stays in memory while it is small enough; the others are spilled to
+// files under sgq's temporary names in the temporary folder.
+
+/** The record header: hash, line length, key offset in the line (-1: after it), key length. */
+const HEADER = 16;
+const BLOCK = 256 * 1024;
+
+/** writeUInt32LE without its checks (a profile showed them): the header is always in range. */
+function put32(b: Buffer, at: number, value: number): void {
+  b[at] = value;
+  b[at + 1] = value >>> 8;
+  b[at + 2] = value >>> 16;
+  b[at + 3] = value >>> 24;
+}
+
+/**
+ * Copies `src[start, end)` to `dst` at `at`; returns where it ends. Buffer#copy of a part of a
+ * buffer makes a Uint8Array view each call: at two million records, the profile showed that
+ * garbage as a sixth of the time. A record line is short; a loop makes none.
+ */
+function copyBytes(src: Buffer, start: number, end: number, dst: Buffer, at: number): number {
+  if (end - start > 512) return at + src.copy(dst, at, start, end);
+  for (let i = start; i < end; i++) dst[at++] = src[i]!;
+  return at;
+}
+
+/** Receives one record of a partition. */
+export type OnRecord = (line: Buffer, lineStart: number, lineEnd: number, key: Buffer, keyStart: number, keyEnd: number, hash: number) => void;
+
+export class Part {
+  /** Filled blocks not yet written (or, kept in memory, all of them). */
+  private blocks: Buffer[] = [];
+  private block = Buffer.allocUnsafe(0);
+  private used = 0;
+  private fd: number | undefined;
+  path: string | undefined;
+  bytes = 0;
+  records = 0;
+
+  constructor(
+    readonly dir: string,
+    /** Kept in memory until it holds this many bytes (0: spilled from the start). */
+    private readonly keepUpTo: number,
+  ) {}
+
+  add(line: Buffer, ls: number, le: number, key: Buffer, ks: number, ke: number, hash: number): void {
+    const inLine = key === line && ks >= ls && ke <= le;
+    const size = HEADER + (le - ls) + (inLine ? 0 : ke - ks);
+    if (this.used + size > this.block.length) this.nextBlock(size);
+    const b = this.block;
+    let at = this.used;
+    put32(b, at, hash);
+    put32(b, at + 4, le - ls);
+    put32(b, at + 8, inLine ? ks - ls : -1);
+    put32(b, at + 12, ke - ks);
+    at += HEADER;
+    at = copyBytes(line, ls, le, b, at);
+    if (!inLine) at = copyBytes(key, ks, ke, b, at);
+    this.used = at;
+    this.bytes += size;
+    this.records++;
+  }
+
+  private nextBlock(size: number): void {
+    if (this.used) this.blocks.push(this.block.subarray(0, this.used));
+    this.used = 0;
+    // Written at once, a spilled block is used again: reading a side makes no garbage here.
+    if (this.fd !== undefined || this.bytes > this.keepUpTo) {
+      this.spill();
+      if (this.block.length >= size) return;
+    }
+    this.block = Buffer.allocUnsafe(Math.max(BLOCK, size));
+  }
+
+  private spill(): void {
+    if (this.fd === undefined) {
+      this.path = tempPath(join(this.dir, 'diff.part'));
+      this.fd = openSync(this.path, 'wx', PRIVATE_FILE);
+    }
+    for (const block of this.blocks) writeSync(this.fd, block);
+    this.blocks = [];
+  }
+
+  /** Whether nothing of it was spilled. */
+  get inMemory(): boolean {
+    return this.path === undefined;
+  }
+
+  /** Ends writing: whatever is spilled is closed; the rest stays in memory. */
+  seal(): void {
+    if (this.used) this.blocks.push(this.block.subarray(0, this.used));
+    this.block = Buffer.allocUnsafe(0);
+    this.used = 0;
+    if (this.fd !== undefined) {
+      this.spill();
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+
+  /** The whole partition in one buffer: `scratch.buffer`, replaced by a larger one when it is too small. */
+  async load(scratch: { buffer: Buffer }): Promise<Buffer> {
+    if (scratch.buffer.length < this.bytes) scratch.buffer = Buffer.allocUnsafe(Math.ceil(this.bytes * 1.25));
+    const into = scratch.buffer;
+    let at = 0;
+    if (this.path !== undefined) {
+      const handle = await open(this.path, 'r');
+      try {
+        for (let got = -1; got !== 0 && at < this.bytes; at += got) ({ bytesRead: got } = await handle.read(into, at, this.bytes - at, at));
+      } finally {
+        await handle.close();
+      }
+    }
+    for (const block of this.blocks) at += block.copy(into, at);
+    return into.subarray(0, at);
+  }
+
+  /** The partition in buffers of whole records, read a block at a time. */
+  async *chunks(): AsyncGenerator<Buffer> {
+    if (this.path !== undefined) yield* fileChunks(this.path);
+    yield* this.blocks;
+  }
+
+  discard(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    if (this.path !== undefined) rmSync(this.path, { force: true });
+    this.path = undefined;
+    this.blocks = [];
+  }
+}
+
+/** A spilled partition's records, in buffers that each end on a record's end. */
+async function* fileChunks(path: string): AsyncGenerator<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    let buffer = Buffer.allocUnsafe(4 * BLOCK);
+    let held = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, held, buffer.length - held, null);
+      const filled = held + bytesRead;
+      const whole = wholeRecords(buffer, filled);
+      if (bytesRead === 0) {
+        if (whole < filled) throw new Error(`${path}: a partition ends inside a record`);
+        return;
+      }
+      // A view: the reader is done with it before the next read.
+      if (whole) yield buffer.subarray(0, whole);
+      held = filled - whole;
+      // The record cut at the end moves to the front; one longer than the buffer gets a larger one.
+      const need = held ? recordSize(buffer, whole, filled) : 0;
+      const next = need > buffer.length ? Buffer.allocUnsafe(2 * need) : buffer;
+      buffer.copy(next, 0, whole, filled);
+      buffer = next;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+const recordSize = (b: Buffer, at: number, end: number) => (end - at < HEADER ? HEADER : HEADER + b.readUInt32LE(at + 4) + (b.readInt32LE(at + 8) < 0 ? b.readUInt32LE(at + 12) : 0));
+
+/** Where the last whole record in `b[0, end)` ends. */
+function wholeRecords(b: Buffer, end: number): number {
+  let at = 0;
+  for (;;) {
+    const size = recordSize(b, at, end);
+    if (at + size > end) return at;
+    at += size;
+  }
+}
+
+/** Calls `each` for every record of a buffer of whole records. */
+export function eachRecord(b: Buffer, each: OnRecord): void {
+  for (let at = 0; at < b.length; ) {
+    const hash = b.readInt32LE(at);
+    const lineLength = b.readUInt32LE(at + 4);
+    const keyAt = b.readInt32LE(at + 8);
+    const keyLength = b.readUInt32LE(at + 12);
+    const ls = at + HEADER;
+    const le = ls + lineLength;
+    const ks = keyAt < 0 ? le : ls + keyAt;
+    each(b, ls, le, b, ks, ks + keyLength, hash);
+    at = le + (keyAt < 0 ? keyLength : 0);
+  }
+}
+
+/** One side's partitions; a record goes to the one its hash's high bits name. */
+export class Partitions {
+  readonly parts: Part[];
+  private readonly shift: number;
+
+  constructor(
+    count: number,
+    dir: string,
+    firstInMemoryUpTo: number,
+    /** High bits of the hash that chose the partition being split again: the next ones choose here. */
+    readonly usedBits = 0,
+  ) {
+    this.parts = Array.from({ length: count }, (_, i) => new Part(dir, i === 0 ? firstInMemoryUpTo : 0));
+    this.bits = Math.log2(count);
+    this.shift = 32 - this.bits;
+  }
+
+  readonly bits: number;
+
+  /** The partition of a hash (count is a power of two). */
+  of(hash: number): number {
+    return this.bits === 0 ? 0 : (hash << this.usedBits) >>> this.shift;
+  }
+
+  readonly add: OnRecord = (line, ls, le, key, ks, ke, hash) => this.parts[this.of(hash)]!.add(line, ls, le, key, ks, ke, hash);
+
+  seal(): void {
+    for (const part of this.parts) part.seal();
+  }
+
+  discard(): void {
+    for (const part of this.parts) part.discard();
+  }
+}
