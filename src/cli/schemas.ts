@@ -20,68 +20,82 @@ function fieldSchemas(): Record<string, { type: string | string[]; description: 
   return out;
 }
 
-/** A record as the service sent it: the fields the routes are known to send, any others too; `query_user` first when several users ran. */
-const record = {
-  type: 'object',
-  properties: {
-    query_user: { type: 'string', description: 'the user the record was fetched for (several users, or named in --fields)' },
-    ...fieldSchemas(),
-  },
-  additionalProperties: true,
-  description: 'one record, exactly as the service sent it (integers past 2^53 keep every digit); every field is optional; --fields selects and orders its keys, missing ones are null',
-} as const;
+// Built on first use: the tables below hold every record field, and only `describe --schema`
+// needs them; help and `describe` name the schemas by their titles.
 
-const count = { type: 'integer', minimum: 0 } as const;
+/** Each schema's title, by name. */
+export const SCHEMA_TITLES = { summary: 'sgq --summary json', ndjson: 'one line of -o ndjson', json: '-o json' } as const;
 
-export const SCHEMAS = {
-  summary: {
-    $schema: SCHEMA,
-    title: 'sgq --summary json',
-    description: 'the last line of stderr with --summary json',
+export type SchemaName = keyof typeof SCHEMA_TITLES;
+export const SCHEMA_NAMES = Object.keys(SCHEMA_TITLES) as SchemaName[];
+
+let built: ReturnType<typeof buildSchemas> | undefined;
+
+/** The JSON Schema of each name. */
+export function schemas(): ReturnType<typeof buildSchemas> {
+  return (built ??= buildSchemas());
+}
+
+function buildSchemas() {
+  /** A record as the service sent it: the fields the routes are known to send, any others too; `query_user` first when several users ran. */
+  const record = {
     type: 'object',
-    required: ['users', 'totals', 'exit_code'],
     properties: {
-      users: {
-        type: 'array',
-        description: 'one entry per user (with many users, only those that failed)',
-        items: {
+      query_user: { type: 'string', description: 'the user the record was fetched for (several users, or named in --fields)' },
+      ...fieldSchemas(),
+    },
+    additionalProperties: true,
+    description: 'one record, exactly as the service sent it (integers past 2^53 keep every digit); every field is optional; --fields selects and orders its keys, missing ones are null',
+  } as const;
+  const count = { type: 'integer', minimum: 0 } as const;
+
+  return {
+    summary: {
+      $schema: SCHEMA,
+      title: SCHEMA_TITLES.summary,
+      description: 'the last line of stderr with --summary json',
+      type: 'object',
+      required: ['users', 'totals', 'exit_code'],
+      properties: {
+        users: {
+          type: 'array',
+          description: 'one entry per user (with many users, only those that failed)',
+          items: {
+            type: 'object',
+            required: ['user', 'pages', 'records', 'credits_used', 'errors', 'exit_code'],
+            properties: {
+              user: { type: ['string', 'null'] },
+              pages: count,
+              records: count,
+              credits_used: count,
+              errors: { type: 'array', items: { type: 'string' } },
+              exit_code: count,
+              extra_calls: { type: 'integer', minimum: 0, description: 'with --parallel, when not 0: calls made ahead that wrote nothing' },
+              resume: { type: 'string', description: 'the command that fetches the rest' },
+            },
+            additionalProperties: true,
+          },
+        },
+        totals: {
           type: 'object',
-          required: ['user', 'pages', 'records', 'credits_used', 'errors', 'exit_code'],
+          required: ['users', 'failed', 'pages', 'records', 'credits_used', 'credits_left'],
           properties: {
-            user: { type: ['string', 'null'] },
+            users: count,
+            failed: count,
             pages: count,
             records: count,
+            extra_calls: { type: 'integer', minimum: 0, description: 'with --parallel: calls made ahead that wrote nothing (past the end, or dropped at a failure or stop)' },
             credits_used: count,
-            errors: { type: 'array', items: { type: 'string' } },
-            exit_code: count,
-            extra_calls: { type: 'integer', minimum: 0, description: 'with --parallel, when not 0: calls made ahead that wrote nothing' },
-            resume: { type: 'string', description: 'the command that fetches the rest' },
+            credits_left: { type: ['integer', 'null'], description: 'the last current_credits seen; null when none was reported' },
+            cached_pages: { ...count, description: 'pages answered from the cache (--cache); present only when there were some' },
           },
           additionalProperties: true,
         },
+        exit_code: count,
       },
-      totals: {
-        type: 'object',
-        required: ['users', 'failed', 'pages', 'records', 'credits_used', 'credits_left'],
-        properties: {
-          users: count,
-          failed: count,
-          pages: count,
-          records: count,
-          extra_calls: { type: 'integer', minimum: 0, description: 'with --parallel: calls made ahead that wrote nothing (past the end, or dropped at a failure or stop)' },
-          credits_used: count,
-          credits_left: { type: ['integer', 'null'], description: 'the last current_credits seen; null when none was reported' },
-          cached_pages: { ...count, description: 'pages answered from the cache (--cache); present only when there were some' },
-        },
-        additionalProperties: true,
-      },
-      exit_code: count,
+      additionalProperties: true,
     },
-    additionalProperties: true,
-  },
-  ndjson: { $schema: SCHEMA, title: 'one line of -o ndjson', ...record },
-  json: { $schema: SCHEMA, title: '-o json', description: 'one array of every record of the run', type: 'array', items: record },
-} as const;
-
-export type SchemaName = keyof typeof SCHEMAS;
-export const SCHEMA_NAMES = Object.keys(SCHEMAS) as SchemaName[];
+    ndjson: { $schema: SCHEMA, title: SCHEMA_TITLES.ndjson, ...record },
+    json: { $schema: SCHEMA, title: SCHEMA_TITLES.json, description: 'one array of every record of the run', type: 'array', items: record },
+  } as const satisfies Record<SchemaName, { title: string; [key: string]: unknown }>;
+}

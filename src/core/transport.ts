@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Agent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { CallError } from './classify.js';
@@ -57,9 +58,9 @@ const bodyTooLarge = (limit: number) => new CallError(ExitCode.network, `the ser
 const notUtf8 = (status: number) =>
   new CallError(ExitCode.network, 'the service sent a body that is not valid UTF-8', 'nothing of it was kept; try again later, or report it to the service', false, undefined, [], { status });
 
-// Fatal: a byte that is not UTF-8 must not become U+FFFD, which would turn two different names
-// into one. The BOM is kept, as the bytes were.
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// Strict: a byte that is not UTF-8 must not become U+FFFD, which would turn two different names
+// into one. The BOM is kept, as the bytes were. isUtf8 checks what a fatal TextDecoder would
+// refuse, without loading Node's TextDecoder (some 0.15 ms of every start).
 
 /**
  * The text of a body, or undefined when a successful answer is not valid UTF-8. The body of a
@@ -67,11 +68,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 function decodeBody(body: Buffer, statusCode: number): string | undefined {
   if (statusCode < 200 || statusCode >= 300) return body.toString('utf8');
-  try {
-    return strictUtf8.decode(body);
-  } catch {
-    return undefined;
-  }
+  return isUtf8(body) ? body.toString('utf8') : undefined;
 }
 
 const aborted = () => Object.assign(new Error('the request was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });

@@ -1,6 +1,5 @@
 import { linkSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ExitCode, SgqError } from '../core/errors.js';
 import { LOCK_FILE } from './modes.js';
 import { processAlive, processStart, thisHost } from './owner.js';
@@ -72,7 +71,8 @@ export async function acquireLock(target: string, options: LockOptions): Promise
     if (left <= 0) throw busyError(file, taken, options);
     if (delay === 25) options.onWait?.(`sgq: waiting for ${options.what}, in use by pid ${taken.holder.pid} (${options.waitFlag ?? 'lock'})`);
     try {
-      await sleep(Math.min(delay, left), undefined, { signal: options.signal });
+      // node:timers/promises only when a lock is busy: most runs never wait.
+      await process.getBuiltinModule('node:timers/promises').setTimeout(Math.min(delay, left), undefined, { signal: options.signal });
     } catch {
       const reason = options.signal?.reason as unknown;
       throw new SgqError(reason === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted, `interrupted while waiting for ${options.what} (locked by pid ${taken.holder.pid})`);

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 
 // Who a lock or a temporary file belongs to: a process on this host (checked by pid and start
 // time) or one on another host (a container sharing the folder), which cannot be checked.
@@ -8,7 +7,8 @@ let host: string | undefined;
 
 /** This machine's host name, as lock files record it (read once). */
 export function thisHost(): string {
-  host ??= hostname();
+  // node:os on first use, not at start-up: help, --version and runs that write no file never load it.
+  host ??= process.getBuiltinModule('node:os').hostname();
   return host;
 }
 

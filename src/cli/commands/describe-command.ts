@@ -5,7 +5,7 @@ import { EXIT_MEANINGS, ExitCode } from '../../core/errors.js';
 import { ROUTES, commandName, methodName } from '../../core/routes.js';
 import { VERSION } from '../../core/version.js';
 import type { CommandContext } from '../context.js';
-import { SCHEMAS, SCHEMA_NAMES, type SchemaName } from '../schemas.js';
+import { SCHEMA_NAMES, schemas, type SchemaName } from '../schemas.js';
 import { FORMATS } from '../../core/format-names.js';
 import { environmentVariables } from '../help/environment.js';
 import { FORMAT_DESCRIPTIONS } from '../help/values.js';
@@ -17,7 +17,7 @@ export const DESCRIBE_SCHEMA_VERSION = 1;
 export function runDescribeCommand(ctx: CommandContext, program: Command, flags: { schema?: SchemaName }): number {
   const { io } = ctx;
   if (flags.schema) {
-    io.stdout.write(`${JSON.stringify(SCHEMAS[flags.schema], null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify(schemas()[flags.schema], null, 2)}\n`);
     return ExitCode.ok;
   }
   io.stdout.write(`${JSON.stringify(describeProgram(program), null, 2)}\n`);

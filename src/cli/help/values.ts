@@ -2,7 +2,7 @@ import { SETTINGS, type SettingName } from '../../core/config.js';
 import type { Format } from '../../core/format-names.js';
 import type { MalformedKind } from '../../sandbox/fault-kinds.js';
 import type { Shape } from '../../sandbox/shapes.js';
-import { SCHEMAS, type SchemaName } from '../schemas.js';
+import { SCHEMA_TITLES, type SchemaName } from '../schemas.js';
 
 // What each value of a fixed list means: a format, a setting, a shell. `sgq help formats`,
 // `sgq describe` and the completion scripts (fish and zsh show a description per value) all
@@ -44,7 +44,7 @@ const SHAPE_DESCRIPTIONS: Record<Shape, string> = {
 };
 
 const settingDescriptions = Object.fromEntries(Object.entries(SETTINGS).map(([name, s]) => [name, s.describe])) as Record<SettingName, string>;
-const schemaDescriptions = Object.fromEntries(Object.entries(SCHEMAS).map(([name, s]) => [name, `JSON Schema of ${s.title}`])) as Record<SchemaName, string>;
+const schemaDescriptions = Object.fromEntries(Object.entries(SCHEMA_TITLES).map(([name, title]) => [name, `JSON Schema of ${title}`])) as Record<SchemaName, string>;
 
 /** Every table of values; a list of choices takes its descriptions from the first that holds them all. */
 const VOCABULARIES: readonly Readonly<Record<string, string>>[] = [

@@ -5,7 +5,8 @@ import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags } from './jq-engine.js';
 import { fieldPath, pathLines } from './jq-paths.js';
 import { ByteBatch } from './jq-batch.js';
-import { openLane, type Answer, type JqLane } from './jq-lane.js';
+// The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
+import type { Answer, JqLane } from './jq-lane.js';
 import type { Sink } from './sink.js';
 
 export type { JqOptions } from './formatter.js';
@@ -42,6 +43,7 @@ export function loadJqFilter(options: JqOptions): Promise<JqLane> {
 }
 
 async function openChecked(options: JqOptions): Promise<JqLane> {
+  const { openLane } = await import('./jq-lane.js');
   const ready = await openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
   // A path of names always compiles: jq need not start unless a value needs it (jq-paths.ts).
   const message = fieldPath(options.filter) ? undefined : await ready.check();

@@ -1,5 +1,4 @@
 import { closeSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { configPath, type Env } from '../../core/config.js';
 import { createTemp, moveIntoPlace, sealTemp, type TempFile } from '../../fs/atomic.js';
@@ -16,7 +15,8 @@ export const INLINE_UP_TO = 10;
  */
 export function defaultRemainingFile(label: string, env: Env): string {
   const config = configPath(env);
-  return join(config ? dirname(config) : tmpdir(), 'remaining', `${label.replace(/[^\w.-]+/g, '-')}.txt`);
+  // node:os only without a config folder: every run works this name out.
+  return join(config ? dirname(config) : process.getBuiltinModule('node:os').tmpdir(), 'remaining', `${label.replace(/[^\w.-]+/g, '-')}.txt`);
 }
 
 /** Where a resume finds its users: on its command line, or in a file given on stdin. */

@@ -1,0 +1,38 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sgq, useSandboxProcess } from '../helpers/e2e.js';
+import { tempDir } from '../helpers/run.js';
+
+// A one-page command is what scripts and loops run most (issue 22's one-shot figure): it loads
+// none of Node's modules that only other paths need. A preload writes process.moduleLoadList
+// (every Node module the process loaded) when the run exits; the run itself is the real one.
+
+/** The Node modules a run of `args` loaded, and the run's result. */
+async function loadedBy(args: string[], env: Record<string, string>) {
+  const dir = tempDir();
+  const list = join(dir, 'modules.txt');
+  const preload = join(dir, 'record-modules.cjs');
+  writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+  const run = await sgq(args, { env, nodeFlags: ['--require', preload] });
+  return { run, modules: readFileSync(list, 'utf8').split('\n') };
+}
+
+describe('a one-page command', () => {
+  const sandbox = useSandboxProcess();
+
+  it('loads neither the worker threads of --jq, node:zlib of Parquet, node:module nor node:timers/promises', async () => {
+    const { run, modules } = await loadedBy(['graph', 'followers', 'alice', '-q'], sandbox.env());
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.split('\n').length).toBeGreaterThan(1);
+    // The check itself works: the run did load the modules it needs.
+    expect(modules).toContain('NativeModule http');
+    for (const unused of ['worker_threads', 'zlib', 'module', 'timers/promises']) expect(modules).not.toContain(`NativeModule ${unused}`);
+  });
+
+  it('with --jq, loads the worker threads it runs jq in', async () => {
+    const { run, modules } = await loadedBy(['graph', 'followers', 'alice', '-q', '--jq', '.username | length'], sandbox.env());
+    expect(run.exitCode).toBe(0);
+    expect(modules).toContain('NativeModule worker_threads');
+  });
+});
