@@ -9,15 +9,17 @@
 //                        import()ed (each command's runner, the sandbox) is compiled lazily
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
+//   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { splitDeclarations } from './declarations.mjs';
+import { jqWasmBulkIo } from './jq-wasm-io.mjs';
 
 // The large dependencies that only some commands need, each bundled on its own into
 // dist/vendor/NAME.cjs and required on first use. Each entry is the whole of what sgq gets from
@@ -36,8 +38,9 @@ const VENDOR = {
     module.exports = { Pool: require('undici/lib/dispatcher/pool'), ProxyAgent: require('undici/lib/dispatcher/proxy-agent') };`,
   conf: esmDefault('conf'),
   ora: esmDefault('ora'),
-  // jq 1.8 as WebAssembly; the inline entry carries the wasm in the bundle, so dist/ needs no asset.
-  'jq-wasm/inline': "module.exports = require('jq-wasm/inline');",
+  // jq 1.8 as WebAssembly, read from dist/vendor/build/jq.wasm (copied below): the package's
+  // inline entry carried it as base64 in the script, some 2.5 MiB more of the worker's heap.
+  'jq-wasm': "module.exports = require('jq-wasm');",
   // Parquet: the parts of hyparquet-writer sgq's own column encoder uses (src/cli/output/parquet-lib.ts),
   // all in one file: VENDOR_PATHS maps each import onto it.
   'hyparquet-writer': `module.exports = Object.assign({}, ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
@@ -109,6 +112,9 @@ if (process.env.SGQ_BUILD === 'skip' && existsSync('dist/cli.cjs')) process.exit
 
 rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist/vendor', { recursive: true });
+// jq's WebAssembly, where the bundled jq-wasm (dist/vendor/jq-wasm.cjs) reads it: build/ beside itself.
+mkdirSync('dist/vendor/build');
+copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/vendor/build/jq.wasm');
 
 const builds = [
   build({
@@ -131,7 +137,7 @@ const builds = [
     ...common,
     entryPoints: ['src/cli/output/jq-worker.ts'],
     outfile: 'dist/jq-worker.cjs',
-    plugins: [requireFromDist('jq-from-dist', /^jq-wasm\/inline$/, (pkg) => `./vendor/${pkg}.cjs`)],
+    plugins: [requireFromDist('jq-from-dist', /^jq-wasm$/, (pkg) => `./vendor/${pkg}.cjs`)],
   }),
   // --dataset's worker thread (src/cli/dataset/worker.ts), started by main.cjs from beside it.
   build({
@@ -141,7 +147,8 @@ const builds = [
     plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`)],
   }),
   ...Object.entries(VENDOR).map(([pkg, contents]) =>
-    build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs] }),
+    // jq-wasm's devices get a bulk path for jq's input and output (scripts/jq-wasm-io.mjs).
+    build({ ...common, stdin: { contents, resolveDir: '.', loader: 'js' }, outfile: `dist/vendor/${pkg}.cjs`, plugins: [stubs, jqWasmBulkIo] }),
   ),
 ];
 // The library (`import … from 'sgq'`, `require('sgq')`, and `sgq/sandbox`): CommonJS bundles

@@ -79,4 +79,18 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(r.stderr).toContain('sgq: --jq failed on record 9: last; the output holds the results before it');
     expect(marksOf(state)[KEY('c')]).toBeUndefined();
   });
+
+  it('batches of MiBs go to the worker as bytes and come back byte for byte: any text, numbers as sent, a failure deep in a later batch', async () => {
+    const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
+    // About 3.5 MiB: several batches, each buffer reused; characters of 1 to 4 bytes, exact numbers.
+    const lines = Array.from({ length: 30_000 }, (_, i) => `{"i":${i},"s":"é中😀\\t${'x'.repeat(i % 50)}","n":1234567890123456789${i % 10},"d":0.1000000000000000055511151231257827,"e":1.0}`);
+    const input = `${lines.join('\n')}\n`;
+    const same = await sgq(['fmt', '-', '--jq', '.'], { env: offline, input });
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stdout).toBe(lines.join('\n'));
+    const failed = await sgq(['fmt', '-', '--jq', 'if .i == 25000 then error("deep") else .s end'], { env: offline, input });
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toContain('sgq: --jq failed on record 25,001: deep; the output holds the results before it');
+    expect(failed.stdout.split('\n')).toEqual(lines.slice(0, 25_000).map((l) => (JSON.parse(l) as { s: string }).s));
+  });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadJq } from 'jq-wasm/inline';
+import { loadJq } from 'jq-wasm';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import { jqFlags, runBatch } from '../../src/cli/output/jq-engine.js';
 import { fieldPath, pathLines } from '../../src/cli/output/jq-paths.js';
@@ -25,7 +25,7 @@ async function formatted(filter: string, pages: JsonObject[][]): Promise<string>
 async function byJq(filter: string, pages: JsonObject[][]): Promise<string> {
   const jq = await loadJq();
   const records = pages.flat().map((r) => stringifyJson(r));
-  const result = runBatch(jq, { filter, flags: jqFlags() }, records);
+  const result = runBatch(jq, { filter, flags: jqFlags() }, new TextEncoder().encode(records.join('\n')));
   return result.failedAt === undefined ? result.out : `${result.out}!--jq failed on record ${(result.failedAt + 1).toLocaleString('en-US')}: ${result.message}`;
 }
 

@@ -1,10 +1,37 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import type { JqOptions } from '../../src/cli/output/jq.js';
 import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';
 import { SgqError } from '../../src/core/errors.js';
 import { until } from '../helpers/wait.js';
+import { jqFormatter } from '../../src/cli/output/jq.js';
+import type { Answer, JqLane } from '../../src/cli/output/jq-lane.js';
+
+/** A lane whose worker is busy until `finish` answers everything submitted; it records each batch's text. */
+function busyLane() {
+  const batches: string[] = [];
+  let answers: Answer[] = [];
+  const lane: JqLane & { inFlight: number; finish(): Answer[] } = {
+    inFlight: 0,
+    check: () => Promise.resolve(undefined),
+    submit(batch: Uint8Array) {
+      batches.push(new TextDecoder().decode(batch));
+      answers.push({ out: '', stderr: '', spare: batch });
+      lane.inFlight++;
+    },
+    poll: () => [],
+    waitBelow: (): Answer[] => lane.finish(),
+    finish() {
+      lane.inFlight = 0;
+      return answers.splice(0);
+    },
+    close() {
+      answers = [];
+    },
+  };
+  return { lane, batches };
+}
 
 async function jq(options: JqOptions, pages: unknown[][]): Promise<string> {
   const sink = captureSink();
@@ -79,6 +106,28 @@ describe('--jq', () => {
       f.end();
     }).toThrow(/^--jq failed on record 1,235: bad 1234$/);
     expect(sink.text).toBe(Array.from({ length: 1234 }, (_, i) => `${i}\n`).join(''));
+  });
+
+  it('a batch that is not full waits while jq is busy, and goes once jq is idle (one call, not one a page)', () => {
+    vi.useFakeTimers();
+    try {
+      const { lane, batches } = busyLane();
+      const f = jqFormatter(lane, { filter: '.i' }, captureSink());
+      f.write([{ i: 1 }] as never); // the first page goes at once: jq is busy with it
+      expect(batches).toEqual(['{"i":1}']);
+      f.write([{ i: 2 }] as never);
+      f.write([{ i: 3 }] as never);
+      // Long past its moment to go, the batch stays while jq is busy...
+      vi.advanceTimersByTime(1000);
+      expect(batches).toHaveLength(1);
+      // ...and goes, whole, once jq is idle again.
+      lane.finish();
+      vi.advanceTimersByTime(1000);
+      expect(batches).toEqual(['{"i":1}', '{"i":2}\n{"i":3}']);
+      f.end();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('holds its records until their results reach the sink: no checkpoint commits over results still with jq', async () => {

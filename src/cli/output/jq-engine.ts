@@ -2,7 +2,8 @@
 // no worker file exists (sgq run from its sources), in the main thread. Plain data in and out:
 // no sgq errors, so the worker bundle stays small.
 
-export type Jq = Awaited<ReturnType<typeof import('jq-wasm/inline').loadJq>>;
+export type Jq = Awaited<ReturnType<typeof import('jq-wasm').loadJq>>;
+type JqResult = ReturnType<Jq['raw']>;
 
 /** What the filter needs besides the records: its text and jq's flags (-c, --arg, --argjson). */
 export interface JqProgram {
@@ -54,19 +55,57 @@ function rawLines(stdout: string): string {
   return out;
 }
 
-const failed = (result: { stderr: string; exitCode: number }) => result.exitCode === 5 || /^jq: error/m.test(result.stderr);
+const failed = (result: JqResult) => result.exitCode === 5 || /^jq: error/m.test(result.stderr);
+
+// jq-wasm reads its input as a string, which it encodes to UTF-8 again; the build's copy takes
+// the bytes themselves (scripts/jq-wasm-io.mjs marks its handle `bytes`). Run from sources, the
+// package as published gets the text.
+const decoder = new TextDecoder();
+const input = (jq: Jq, bytes: Uint8Array): string | Uint8Array => ((jq as { bytes?: boolean }).bytes ? bytes : decoder.decode(bytes));
+
+const NEWLINE = 0x0a;
 
 /**
- * Runs the filter over each record of the batch (one jq call: each call recompiles the filter
- * and jq's builtins, about 1.5 ms, so a call per page cost more than jq's own work), or once
- * over the array of them with `slurp`. When a record fails, halves of the batch are run again
- * to find the first one, so the output holds exactly the results before it.
+ * Runs the filter over each record of the batch (ByteBatch: JSON texts, one a line; one jq call:
+ * each call recompiles the filter and jq's builtins, about 1.5 ms, so a call per page cost more
+ * than jq's own work), or once over the array of them with `slurp`. When a record fails, halves
+ * of the batch are run again to find the first one, so the output holds exactly the results before it.
  */
-export function runBatch(jq: Jq, program: JqProgram, records: readonly string[], slurp = false): BatchResult {
-  const run = (from: number, to: number) => jq.raw(slurp ? `[${records.join(',')}]` : records.slice(from, to).join('\n'), program.filter, program.flags);
-  const whole = run(0, records.length);
+export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, slurp = false): BatchResult {
+  const raw = (bytes: Uint8Array) => jq.raw(input(jq, bytes) as string, program.filter, program.flags);
+  if (slurp) {
+    const whole = raw(asArray(batch));
+    return failed(whole) ? { out: '', stderr: '', failedAt: 0, message: jqMessage(whole.stderr) } : { out: rawLines(whole.stdout), stderr: whole.stderr };
+  }
+  const whole = raw(batch);
   if (!failed(whole)) return { out: rawLines(whole.stdout), stderr: whole.stderr };
-  if (slurp) return { out: '', stderr: '', failedAt: 0, message: jqMessage(whole.stderr) };
+  return firstFailure(raw, lines(batch), whole);
+}
+
+/** The batch as one JSON array: its lines between brackets, separated by commas (a record's text holds no raw newline). */
+function asArray(batch: Uint8Array): Uint8Array {
+  const array = new Uint8Array(batch.length + 2);
+  array.set(batch, 1);
+  for (let at = array.indexOf(NEWLINE); at !== -1; at = array.indexOf(NEWLINE, at + 1)) array[at] = 0x2c;
+  [array[0], array[array.length - 1]] = [0x5b, 0x5d];
+  return array;
+}
+
+/** The batch's records, each a view of its bytes. */
+function lines(batch: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let from = 0; from <= batch.length; ) {
+    const end = batch.indexOf(NEWLINE, from);
+    const to = end === -1 ? batch.length : end;
+    out.push(batch.subarray(from, to));
+    from = to + 1;
+  }
+  return out;
+}
+
+/** The results before the first record of the batch that fails, found by halving, and jq's message for it. */
+function firstFailure(raw: (bytes: Uint8Array) => JqResult, records: readonly Uint8Array[], whole: JqResult): BatchResult {
+  const run = (from: number, to: number) => raw(joinLines(records.slice(from, to)));
   // The first failing record lies in [lo, hi); everything before lo ran cleanly into `out`.
   let [lo, hi, out, stderr, last] = [0, records.length, '', '', whole];
   while (hi - lo > 1) {
@@ -77,4 +116,16 @@ export function runBatch(jq: Jq, program: JqProgram, records: readonly string[],
   }
   if (records.length > 1) last = run(lo, lo + 1);
   return { out, stderr, failedAt: lo, message: jqMessage(last.stderr) };
+}
+
+/** Records' bytes joined with newlines (a copy: the failure path only). */
+function joinLines(records: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(records.reduce((n, r) => n + r.length + 1, 0));
+  let at = 0;
+  for (const record of records) {
+    out.set(record, at);
+    at += record.length;
+    out[at++] = NEWLINE;
+  }
+  return out;
 }

@@ -8,13 +8,14 @@ import type { WorkerRequest } from './jq-worker.js';
 // works on the second core as it would at the end of a pipe; or, run from sources (tests), the
 // main thread. Batches go in and answers come out in order either way.
 
-/** A batch's answer, or what broke jq itself. */
-export type Answer = BatchResult & { broken?: string };
+/** A batch's answer, or what broke jq itself; `spare` is the batch's buffer, handed back to be filled again. */
+export type Answer = BatchResult & { broken?: string; spare?: Uint8Array };
 
 export interface JqLane {
   /** jq's message if the filter does not compile; the filter never runs. */
   check(): Promise<string | undefined>;
-  submit(records: string[], slurp: boolean): void;
+  /** Hands jq a batch (jq-batch.ts); its buffer is moved to the worker, not copied, and comes back with the answer. */
+  submit(batch: Uint8Array, slurp: boolean): void;
   /** Answers that have arrived, in order, without waiting. */
   poll(): Answer[];
   /** Waits until at most `n` batches are still running; returns the answers not yet taken. */
@@ -36,7 +37,7 @@ function workerFile(): string | undefined {
 export async function openLane(program: JqProgram): Promise<JqLane> {
   const file = workerFile();
   if (file) return workerLane(file, program);
-  const { loadJq } = await import('jq-wasm/inline');
+  const { loadJq } = await import('jq-wasm');
   return mainThreadLane(await loadJq(), program);
 }
 
@@ -45,8 +46,8 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
   const take = () => arrived.splice(0);
   const lane: JqLane = {
     check: () => Promise.resolve(compileError(jq, program)),
-    submit(records, slurp) {
-      arrived.push(runBatch(jq, program, records, slurp));
+    submit(batch, slurp) {
+      arrived.push({ ...runBatch(jq, program, batch, slurp), spare: batch });
       lane.onAnswer?.();
     },
     poll: take,
@@ -80,13 +81,14 @@ function workerLane(file: string, program: JqProgram): JqLane {
     for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) receive(m.message as Answer);
     return arrived.splice(0);
   };
-  const post = (request: WorkerRequest) => {
+  const post = (request: WorkerRequest, transfer: ArrayBuffer[] = []) => {
     if (!worker) {
-      worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2] });
+      // A small young generation: the worker's garbage is jq's output text, a page or two at a time.
+      worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
       // It never keeps sgq alive: every wait for an answer blocks, so none is left behind at exit.
       worker.unref();
     }
-    port1.postMessage(request);
+    port1.postMessage(request, transfer);
     sent++;
   };
   const waitFor = (count: number) => {
@@ -100,7 +102,7 @@ function workerLane(file: string, program: JqProgram): JqLane {
       if (answer.broken !== undefined) throw new Error(answer.broken);
       return Promise.resolve(answer.error);
     },
-    submit: (records, slurp) => post({ kind: 'batch', records, slurp }),
+    submit: (batch, slurp) => post({ kind: 'batch', batch, slurp }, [batch.buffer as ArrayBuffer]),
     poll: take,
     waitBelow(n) {
       waitFor(sent - n);

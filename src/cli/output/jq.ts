@@ -4,6 +4,7 @@ import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags } from './jq-engine.js';
 import { fieldPath, pathLines } from './jq-paths.js';
+import { ByteBatch } from './jq-batch.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
 import type { Answer, JqLane } from './jq-lane.js';
 import type { Sink } from './sink.js';
@@ -11,11 +12,15 @@ import type { Sink } from './sink.js';
 export type { JqOptions } from './formatter.js';
 
 // Records go to jq in batches of about this much NDJSON: a jq call recompiles the filter with
-// jq's builtins (about 1.5 ms), which, once a page, cost more than jq's own work.
-const BATCH_CHARS = 1 << 20;
-// Batches queued for the worker at most; the main thread waits for jq beyond that (bounded memory).
-const IN_FLIGHT = 2;
-// A batch that is not full goes to jq after this long, so that a slow service's pages still show.
+// jq's builtins (about 1.5 ms), which, once a page, cost more than jq's own work. A buffer has
+// room for a page more, so that the page that fills a batch seldom has to grow it.
+const BATCH_BYTES = 1 << 20;
+const BUFFER_BYTES = BATCH_BYTES + (256 << 10);
+// Batches queued for the worker beside the one it runs; the main thread waits for jq beyond
+// that (bounded memory). jq is the slower side, so one waiting batch keeps it busy.
+const IN_FLIGHT = 1;
+// A batch that is not full goes to jq after this long, so that a slow service's pages still
+// show; while jq is busy it waits on and fills up (a call costs jq a compile of its builtins).
 const LINGER_MS = 20;
 
 // The lane opened and checked, for the formatter of the same options to take over without
@@ -56,6 +61,8 @@ class Results {
   /** Records whose results reached the sink. */
   position = 0;
   failure?: SgqError;
+  /** Batch buffers back from jq, to be filled again. */
+  private readonly spares: Uint8Array[] = [];
 
   constructor(
     private readonly sink: Sink,
@@ -65,6 +72,7 @@ class Results {
   deliver(answers: Answer[]): void {
     for (const answer of answers) {
       const size = this.sizes.shift() ?? 0;
+      if (answer.spare) this.spares.push(new Uint8Array(answer.spare.buffer));
       if (this.failure) continue;
       if (answer.broken !== undefined) this.failure = new SgqError(ExitCode.internal, `--jq stopped: jq itself failed (${answer.broken})`, 'run the same filter with the jq command on sgq -o ndjson');
       if (answer.out) this.sink.write(answer.out);
@@ -75,6 +83,11 @@ class Results {
       }
       this.position += size;
     }
+  }
+
+  /** An empty buffer for the next batch. */
+  spare(): Uint8Array {
+    return this.spares.pop() ?? new Uint8Array(BUFFER_BYTES);
   }
 }
 
@@ -87,22 +100,25 @@ class Results {
  */
 export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Formatter {
   opened.delete(options);
-  let batch: string[] = [];
-  let chars = 0;
   let first = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // A filter naming a field is answered here while every value is a string, boolean or null.
   let path = options.slurp ? undefined : fieldPath(options.filter);
   const results = new Results(sink, options);
+  const batch = new ByteBatch(results.spare());
   const deliver = (answers: Answer[]) => results.deliver(answers);
   lane.onAnswer = () => deliver(lane.poll());
   const submit = (slurp = false) => {
     clearTimeout(timer);
     timer = undefined;
-    if (batch.length === 0 && !slurp) return;
-    results.sizes.push(batch.length);
-    lane.submit(batch, slurp);
-    [batch, chars, first] = [[], 0, false];
+    if (batch.records === 0 && !slurp) return;
+    results.sizes.push(batch.records);
+    lane.submit(batch.take(results.spare()), slurp);
+    first = false;
+  };
+  const linger = () => {
+    if (lane.inFlight === 0) submit();
+    else timer = setTimeout(linger, LINGER_MS).unref();
   };
   const check = () => {
     if (results.failure) {
@@ -116,7 +132,7 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
     get holdsUntilEnd() {
       if (options.slurp) return true;
       deliver(lane.poll());
-      return results.failure !== undefined || batch.length > 0 || lane.inFlight > 0;
+      return results.failure !== undefined || batch.records > 0 || lane.inFlight > 0;
     },
     settle() {
       if (options.slurp || results.failure) return;
@@ -136,15 +152,11 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
         path = undefined; // this page and every later one go to jq, in order
       }
       const text = lossless ? stringifyJson : JSON.stringify;
-      for (const r of records) {
-        const line = text(r);
-        batch.push(line);
-        chars += line.length;
-      }
+      batch.append(records.map((r) => text(r)));
       if (options.slurp) return;
       // The first page goes at once: a filter that fails on every record fails on the first page.
-      if (first || chars >= BATCH_CHARS) submit();
-      else timer ??= setTimeout(() => submit(), LINGER_MS).unref();
+      if (first || batch.length >= BATCH_BYTES) submit();
+      else timer ??= setTimeout(linger, LINGER_MS).unref();
       deliver(lane.poll());
       if (lane.inFlight > IN_FLIGHT) deliver(lane.waitBelow(IN_FLIGHT));
       check();

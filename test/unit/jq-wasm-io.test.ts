@@ -1,0 +1,44 @@
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error: a build script, plain JavaScript
+import { withBulkIo } from '../../scripts/jq-wasm-io.mjs';
+import { tempDir } from '../helpers/run.js';
+
+// The build gives jq-wasm's stdin and stdout a bulk path and lets its input be bytes
+// (scripts/jq-wasm-io.mjs). Here the patched glue is loaded as the bundle loads it, and must
+// print what the package as published prints.
+
+const require = createRequire(import.meta.url);
+const glue = require.resolve('jq-wasm');
+type Jq = { raw(input: string | Uint8Array, filter: string, flags: string[]): { stdout: string; stderr: string; exitCode: number }; bytes?: boolean };
+
+async function patchedJq(): Promise<Jq> {
+  const dir = tempDir('sgq-jq-io-');
+  mkdirSync(join(dir, 'build'));
+  copyFileSync(require.resolve('jq-wasm/jq.wasm'), join(dir, 'build', 'jq.wasm'));
+  writeFileSync(join(dir, 'jq-wasm.cjs'), (withBulkIo as (s: string) => string)(readFileSync(glue, 'utf8')));
+  return ((await (require(join(dir, 'jq-wasm.cjs')) as { loadJq(): Promise<Jq> }).loadJq()));
+}
+
+describe('jq-wasm with bulk input and output (the build plugin)', () => {
+  it('prints what the published package prints, over input and output of several MiB, and takes bytes', async () => {
+    const jq = await patchedJq();
+    const plain = await (require('jq-wasm') as { loadJq(): Promise<Jq> }).loadJq();
+    expect(jq.bytes).toBe(true);
+    const lines = Array.from({ length: 40_000 }, (_, i) => `{"i":${i},"s":"é中😀\\t${'x'.repeat(i % 37)}","n":12345678901234567890${i},"d":0.1000000000000000055511151231257827}`);
+    const input = lines.join('\n');
+    for (const filter of ['.', '.s', 'select(.i % 1000 == 7) | {i, n}', 'if .i == 30000 then error("x") else .i end']) {
+      const expected = plain.raw(input, filter, ['-c']);
+      expect(jq.raw(new TextEncoder().encode(input), filter, ['-c'])).toEqual(expected);
+      expect(jq.raw(input, filter, ['-c'])).toEqual(expected);
+    }
+    expect(jq.raw(input, '.', ['-c']).stdout).toBe(input);
+  });
+
+  it('fails the build, naming the edit, when the glue no longer matches', () => {
+    const changed = readFileSync(glue, 'utf8').replace('stdinBuffer = toByteArray(jsonString);', 'stdinBuffer = encode(jsonString);');
+    expect(() => (withBulkIo as (s: string) => string)(changed)).toThrow(/^jq-wasm's glue has changed \(an edit of scripts\/jq-wasm-io\.mjs matches 0 times\)/);
+  });
+});
