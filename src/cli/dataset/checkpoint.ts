@@ -80,7 +80,7 @@ export class DatasetCheckpoint implements Checkpoint {
     }
     const { startedAt, route, reporter } = options;
     const setup = { root: layout.root, route, date: startedAt.toISOString().slice(0, 10), runId: runId(startedAt), startedAt: startedAt.toISOString() };
-    const lane = await openWriterLane(setup, (line) => reporter.warn(`dataset: ${line}`), options.workerFile);
+    const lane = await openWriterLane(setup, datasetWarning(reporter), options.workerFile);
     return new DatasetCheckpoint(layout, options, setup, lane, lane.send({ kind: 'open' }));
   }
 
@@ -92,7 +92,7 @@ export class DatasetCheckpoint implements Checkpoint {
     let { failure } = await this.opened;
     if (failure?.thread) {
       await this.lane.close();
-      this.lane = await openWriterLane(this.setup, (line) => this.options.reporter.warn(`dataset: ${line}`), null);
+      this.lane = await openWriterLane(this.setup, datasetWarning(this.options.reporter), null);
       ({ failure } = await this.lane.send({ kind: 'open' }));
     }
     if (failure) throw datasetError(this.layout.root, failure, OPEN_HINT);
@@ -185,6 +185,9 @@ export class DatasetCheckpoint implements Checkpoint {
 }
 
 const ndjson = (records: readonly JsonObject[]): string => records.map((r) => `${stringifyJson(r)}\n`).join('');
+
+/** The writer's warnings (a column left out, a value that does not fit), as the run shows them. */
+const datasetWarning = (reporter: Pick<Reporter, 'warn'>) => (line: string) => reporter.warn(`dataset: ${line}`);
 
 function datasetError(root: string, error: unknown, hint: string): SgqError {
   if (error instanceof SgqError) return error;

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { builtFile } from '../built-file.js';
 import { loadParquet } from '../output/parquet.js';
 import type { WorkerMessage } from './worker.js';
 import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup } from './writer.js';
@@ -35,15 +34,8 @@ const BATCH_REQUESTS = 8;
 const BATCH_CHARS = 1 << 19;
 const BATCHES_IN_FLIGHT = 4;
 
-/** The worker's file beside the bundle, if sgq runs from dist/. */
-function workerFile(): string | undefined {
-  if (typeof __dirname !== 'string') return undefined;
-  const file = join(__dirname, 'dataset-worker.cjs');
-  return existsSync(file) ? file : undefined;
-}
-
 /** The writer in a worker thread running `file` (by default the one beside the bundle), else (null) in this thread. */
-export async function openWriterLane(setup: WriterSetup, warn: (line: string) => void, file: string | null | undefined = workerFile()): Promise<WriterLane> {
+export async function openWriterLane(setup: WriterSetup, warn: (line: string) => void, file: string | null | undefined = builtFile('dataset-worker.cjs')): Promise<WriterLane> {
   if (file) {
     try {
       return workerLane(new Worker(file, { workerData: setup }), warn);

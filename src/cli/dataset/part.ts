@@ -2,8 +2,7 @@ import { closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../../core/classify.js';
 import { createTemp, sealTemp, writeAll, type TempFile } from '../../fs/atomic.js';
-import { parquetFormatter, ROW_GROUP } from '../output/parquet.js';
-import type { Formatter } from '../output/formatter.js';
+import { parquetFormatter, type ParquetFormatter } from '../output/parquet.js';
 import type { Sink } from '../output/sink.js';
 
 // One Parquet file of the dataset being written: a temporary file under .sgq/staging, fed a
@@ -20,9 +19,7 @@ export interface SealedPart {
 
 export class PartWriter {
   private readonly temp: TempFile;
-  private readonly formatter: Formatter;
-  /** The keys the first row group has seen: it sets the columns of the whole file. */
-  private readonly keys = new Set<string>();
+  private readonly formatter: ParquetFormatter;
   rows = 0;
   private closed = false;
 
@@ -34,24 +31,14 @@ export class PartWriter {
   }
 
   /**
-   * Whether `record`, the part's row `rows + pending` (`pending` records before it are not
-   * written yet), fits the columns: within the first row group it does, and its keys join
-   * them; past it, false when it brings a key they lack (a new part takes it).
+   * Writes records from `from` up to the first that brings a key the columns lack (the first
+   * row group sets the columns of the whole file) and returns its index, or `records.length`.
+   * A full row group goes to the file at once: this may throw ENOSPC.
    */
-  fits(record: JsonObject, pending: number): boolean {
-    if (this.rows + pending < ROW_GROUP) {
-      for (const key in record) this.keys.add(key);
-      return true;
-    }
-    for (const key in record) if (!this.keys.has(key)) return false;
-    return true;
-  }
-
-  /** Writes records that fit (a full row group goes to the file at once: this may throw ENOSPC). */
-  write(records: JsonObject[]): void {
-    if (records.length === 0) return;
-    this.rows += records.length;
-    this.formatter.write(records, true);
+  write(records: readonly JsonObject[], from: number): number {
+    const end = this.formatter.writeFitting(records, from);
+    this.rows += end - from;
+    return end;
   }
 
   /** Writes the footer and flushes the file to disk; the caller renames it into place. */

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { ColumnChunk, FileMetaData, SchemaElement } from 'hyparquet';
+import type { FileMetaData, SchemaElement } from 'hyparquet';
 
 // Reading the dataset's own files back (info, compact): their footers only, through hyparquet,
 // loaded by these commands only. No value is decoded: compaction copies column chunks as bytes.
@@ -55,4 +55,3 @@ function readRange(path: string, start: number, end: number): Uint8Array {
   return bytes;
 }
 
-export type { ColumnChunk };

@@ -43,17 +43,11 @@ export class DatasetStream {
   add(records: JsonObject[]): void {
     if (records.length === 0) return;
     let part = this.open();
-    let from = 0;
-    for (let i = 0; i < records.length; i++) {
-      // Each record's row in the part is checked, so a key first seen past the first row group starts a new part.
-      if (part.fits(records[i]!, i - from)) continue;
-      part.write(records.slice(from, i));
-      from = i;
+    // A record bringing a key the part's columns lack ends the part: the next one takes it (a new part always takes a record).
+    for (let from = part.write(records, 0); from < records.length; from = part.write(records, from)) {
       this.sealed.push(part.seal());
       this.part = part = new PartWriter(this.place.layout.staging, this.warn);
-      part.fits(records[i]!, 0);
     }
-    part.write(from === 0 ? records : records.slice(from));
   }
 
   /** Seals the part in progress, then renames every sealed part into the partition; the caller holds the commit lock. */

@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { builtFile } from '../built-file.js';
 import { compileError, runBatch, type BatchResult, type Jq, type JqProgram } from './jq-engine.js';
 import type { WorkerRequest } from './jq-worker.js';
 
@@ -27,15 +26,8 @@ export interface JqLane {
   close(): void;
 }
 
-/** The worker's file beside the bundle, if sgq runs from dist/. */
-function workerFile(): string | undefined {
-  if (typeof __dirname !== 'string') return undefined;
-  const file = join(__dirname, 'jq-worker.cjs');
-  return existsSync(file) ? file : undefined;
-}
-
 export async function openLane(program: JqProgram): Promise<JqLane> {
-  const file = workerFile();
+  const file = builtFile('jq-worker.cjs');
   if (file) return workerLane(file, program);
   const { loadJq } = await import('jq-wasm');
   return mainThreadLane(await loadJq(), program);

@@ -117,13 +117,37 @@ function schemaElement({ name, type, whole = 0, scale = 0 }: Column): Record<str
   }
 }
 
+/** A record's row: each column's value as it stores it; a value that does not fit is null, reported once. */
+function addRow(to: ParquetFile, columns: readonly Column[], r: JsonObject, report: (key: string, line: string) => void): void {
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i]!;
+    const value = r[column.name];
+    let stored: unknown = null;
+    if (value !== null && value !== undefined) {
+      stored = convert(column, value);
+      if (stored === undefined) report(column.name, `parquet: column "${column.name}" holds ${column.type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
+    }
+    to.column(i).add(stored ?? null);
+  }
+}
+
+/** Parquet's formatter, and the dataset's way of writing into it (part.ts). */
+export interface ParquetFormatter extends Formatter {
+  /**
+   * Writes records from `from` up to the first that brings a key the columns lack (once the
+   * first row group has set them) and returns its index, or `records.length`: a dataset part
+   * ends there and the next part takes that record, so the key becomes a column.
+   */
+  writeFitting(records: readonly JsonObject[], from: number): number;
+}
+
 /**
  * Parquet, streamed: records are buffered a row group at a time, each group is encoded and
  * handed to the sink, and the footer goes last. The columns and their types come from the
  * first group (or `--fields` for the columns); a key first seen later is left out, and a later
  * value that does not fit its column is written as null, each reported once on stderr.
  */
-export function parquetFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: (line: string) => void): Formatter {
+export function parquetFormatter(sink: Sink, fields: readonly string[] | undefined, warn?: (line: string) => void): ParquetFormatter {
   const lib = parquetLib();
   // The first row group's records, kept until they have typed the columns.
   let first: JsonObject[] | undefined = [];
@@ -136,6 +160,15 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     reported.add(key);
     warn?.(line);
   };
+  const fits = (r: JsonObject): boolean => {
+    for (const key in r) if (!known.has(key)) return false;
+    return true;
+  };
+  const reportNewKeys = (r: JsonObject) => {
+    for (const key in r) {
+      if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
+    }
+  };
 
   const open = (): ParquetFile => {
     const names = fields ?? unionKeys(first!);
@@ -145,25 +178,23 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     const opened = new ParquetFile(lib, columns, schema, (bytes) => sink.write(bytes), ROW_GROUP);
     const records = first!;
     first = undefined;
-    for (const r of records) add(opened, r);
+    for (const r of records) {
+      // Without --fields the columns are the first group's keys: none of its records brings another.
+      if (fields) reportNewKeys(r);
+      add(opened, r);
+    }
     return opened;
   };
 
   const add = (to: ParquetFile, r: JsonObject) => {
-    for (let i = 0; i < columns.length; i++) {
-      const column = columns[i]!;
-      const value = r[column.name];
-      let stored: unknown = null;
-      if (value !== null && value !== undefined) {
-        stored = convert(column, value);
-        if (stored === undefined) report(column.name, `parquet: column "${column.name}" holds ${column.type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
-      }
-      to.column(i).add(stored ?? null);
-    }
-    for (const key in r) {
-      if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
-    }
+    addRow(to, columns, r, report);
     if (to.pending >= ROW_GROUP) to.writeGroup();
+  };
+
+  const push = (r: JsonObject): void => {
+    if (file) return add(file, r);
+    first!.push(r);
+    if (first!.length >= ROW_GROUP) file = open();
   };
 
   return {
@@ -171,12 +202,16 @@ export function parquetFormatter(sink: Sink, fields: readonly string[] | undefin
     holdsUntilEnd: true,
     write(records) {
       for (const r of records) {
-        if (file) add(file, r);
-        else {
-          first!.push(r);
-          if (first!.length >= ROW_GROUP) file = open();
-        }
+        if (file) reportNewKeys(r);
+        push(r);
       }
+    },
+    writeFitting(records, from) {
+      for (let i = from; i < records.length; i++) {
+        if (file && !fits(records[i]!)) return i;
+        push(records[i]!);
+      }
+      return records.length;
     },
     end() {
       file ??= open();
