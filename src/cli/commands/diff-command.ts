@@ -15,6 +15,7 @@ import type { Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';
 import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
+import { builtFile } from '../built-file.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
 
@@ -112,7 +113,7 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
     matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: tmpdir() });
     if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
     const renames = matched.match.by === 'id';
-    counts = await diffMatched(matched, { changed, signal }, async (batch) => {
+    counts = await diffMatched(matched, { changed, signal, workerFile: builtFile('diff-worker.cjs') }, async (batch) => {
       const records = changeRecords(batch, renames);
       formatter.write(flags.tag && who !== null ? records.map((r) => ({ query_user: who, ...r })) : records, true);
       await sink.drain();

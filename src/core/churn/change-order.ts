@@ -8,7 +8,7 @@ import type { Change, ChangeKind } from './merge-diff.js';
 const KINDS: Record<string, ChangeKind> = { g: 'gained', l: 'lost', r: 'renamed', c: 'changed' };
 
 /** A change as one line: its key as JSON (no raw line break), a letter, the old name as JSON or nothing, the record line. */
-const encode = (key: string, change: ChangeKind, line: string, from?: string) => `${JSON.stringify(key)}\t${change[0]}\t${from === undefined ? '' : JSON.stringify(from)}\t${line}`;
+export const encodeChange = (key: string, change: ChangeKind, line: string, from?: string) => `${JSON.stringify(key)}\t${change[0]}\t${from === undefined ? '' : JSON.stringify(from)}\t${line}`;
 
 /** Where the JSON string at the start of `text` ends (its closing quote). */
 function stringEnd(text: string, from = 0): number {
@@ -34,7 +34,14 @@ function decode(text: string): Change {
 
 const BATCH = 1000;
 
-export class ChangeOrder {
+/** Where a partition's join puts its changes: the order below, or a worker's batch for it (diff-worker.ts). */
+export interface ChangeSink {
+  push(key: string, change: ChangeKind, line: string, from?: string): void;
+  /** Called between chunks: what was pushed moves on. */
+  flush(): Promise<void>;
+}
+
+export class ChangeOrder implements ChangeSink {
   private readonly sort: ExternalSort;
   private pending: string[] = [];
 
@@ -43,7 +50,12 @@ export class ChangeOrder {
   }
 
   push(key: string, change: ChangeKind, line: string, from?: string): void {
-    this.pending.push(encode(key, change, line, from));
+    this.pending.push(encodeChange(key, change, line, from));
+  }
+
+  /** Changes another thread encoded (encodeChange), taken in with the next flush. */
+  pushEncoded(lines: readonly string[]): void {
+    for (const line of lines) this.pending.push(line);
   }
 
   /** Hands what was pushed to the sort (which may spill a run): call between chunks. */

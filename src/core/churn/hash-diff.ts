@@ -1,4 +1,4 @@
-import { ChangeOrder } from './change-order.js';
+import type { ChangeSink } from './change-order.js';
 import type { KeyStats } from './keyed.js';
 import { KeyTable } from './key-table.js';
 import type { DiffCounts } from './merge-diff.js';
@@ -21,7 +21,7 @@ export interface JoinContext {
   names?: { older: KeyOf; newer: KeyOf };
   stats: { older: KeyStats; newer: KeyStats };
   counts: DiffCounts;
-  changes: ChangeOrder;
+  changes: ChangeSink;
   /** Whether `changed` records are printed (`--changed`); they are counted either way. */
   printChanged: boolean;
 }
