@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { changeLines, changeRecords } from '../../src/cli/churn/churn-text.js';
+import { changeLines, changeRecords, countsText } from '../../src/cli/churn/churn-text.js';
 import { isCanonicalObject } from '../../src/core/churn/canonical-line.js';
 import type { Change, ChangeKind } from '../../src/core/churn/merge-diff.js';
 import { stringifyJson } from '../../src/core/json.js';
@@ -78,5 +78,17 @@ describe('changeLines', () => {
 
   it('gives a line the long way cannot read the long way, so that it fails as before', () => {
     expect(() => changeLines([{ change: 'gained', line: '{"username":"x",oops}' }])).toThrow();
+  });
+});
+
+describe('countsText', () => {
+  it('writes counts as toLocaleString("en-US") does', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(9_999_999_999), (a, b) => {
+        const counts = { gained: a, lost: b, renamed: 0, changed: 1000, unchanged: 999 };
+        const n = (x: number) => x.toLocaleString('en-US');
+        expect(countsText(counts, { changed: true, renames: true })).toBe(`${n(a)} gained, ${n(b)} lost, 0 renamed, 1,000 changed, 999 unchanged`);
+      }),
+    );
   });
 });

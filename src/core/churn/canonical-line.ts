@@ -79,21 +79,37 @@ function arrayEnd(text: string, at: number, depth: number): number {
   }
 }
 
-/** A key JS objects put before the others (an array index), whose order stringify would change: all digits is refused. */
-const DIGITS = /^"\d+"$/;
+/** Whether text[at, end) is all digits: a key JS objects put before the others (an array index), whose order stringify would change. */
+function allDigits(text: string, at: number, end: number): boolean {
+  for (let i = at; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return end > at;
+}
 
-/** The object at `at`; its keys (as written) go to `keys` when given. */
-function objectEnd(text: string, at: number, depth: number, keys: string[] = []): number {
+/** Whether the key at [at, end) is among `keys` (offset pairs): escapes are canonical here, so a same key is the same text. */
+function seen(text: string, keys: number[], at: number, end: number): boolean {
+  for (let k = 0; k < keys.length; k += 2) if (keys[k + 1]! - keys[k]! === end - at && sameText(text, keys[k]!, at, end - at)) return true;
+  return false;
+}
+
+function sameText(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
+}
+
+/** The object at `at`; where its keys are (offset pairs of their text, quotes included) goes to `keys`. */
+function objectEnd(text: string, at: number, depth: number, keys: number[] = []): number {
   let i = at + 1;
   if (text.charCodeAt(i) === 0x7d) return i + 1;
   for (;;) {
     if (text.charCodeAt(i) !== QUOTE) return -1;
     const keyEnd = stringEnd(text, i);
     if (keyEnd < 0 || text.charCodeAt(keyEnd) !== 0x3a) return -1;
-    const key = text.slice(i, keyEnd);
-    // Escapes are canonical here, so a key twice is the same text twice; parsing keeps the last.
-    if (DIGITS.test(key) || keys.includes(key)) return -1;
-    keys.push(key);
+    // A key twice: parsing keeps the last.
+    if (allDigits(text, i + 1, keyEnd - 1) || seen(text, keys, i, keyEnd)) return -1;
+    keys.push(i, keyEnd);
     i = valueEnd(text, keyEnd + 1, depth);
     if (i < 0) return -1;
     const c = text.charCodeAt(i);
@@ -109,7 +125,11 @@ function objectEnd(text: string, at: number, depth: number, keys: string[] = [])
  */
 export function isCanonicalObject(line: string, taken: readonly string[]): boolean {
   if (line.charCodeAt(0) !== 0x7b) return false;
-  const keys: string[] = [];
+  const keys: number[] = [];
   if (objectEnd(line, 0, 1, keys) !== line.length) return false;
-  return !taken.some((key) => keys.includes(JSON.stringify(key)));
+  return !taken.some((key) => {
+    const quoted = JSON.stringify(key);
+    for (let k = 0; k < keys.length; k += 2) if (keys[k + 1]! - keys[k]! === quoted.length && line.startsWith(quoted, keys[k]!)) return true;
+    return false;
+  });
 }
