@@ -57,7 +57,8 @@ export class DiffLane {
     changes: ChangeOrder,
   ) {
     this.next = new Int32Array(job.next);
-    this.worker = new Worker(file, { workerData: job });
+    // A small young generation, as --jq's worker has: its garbage is short lines, a chunk at a time.
+    this.worker = new Worker(file, { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     const failed = new Promise<never>((_, reject) => {
       this.worker.on('message', (m: FromWorker) => (m.kind === 'error' ? reject(rebuilt(m)) : m.kind === 'changes' ? changes.pushEncoded(m.lines) : undefined));
       this.worker.once('error', reject);

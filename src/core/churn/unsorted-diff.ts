@@ -50,18 +50,27 @@ export interface UnsortedOptions {
  * 150, 215 MiB); below it, more partitions cost more than they saved.
  */
 export const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16));
+/**
+ * The largest older side (its text, estimated) read with the worker thread. Past it, the main
+ * thread does all: with a second heap and the main thread's own growing faster (V8 lets more
+ * garbage pile up), the 5,000,000 x 5,000,000 diff of the bench peaked at 258 MiB, not 159,
+ * where the target is 200. The 1,000,000-record exports of the bench are 76 MB.
+ */
+const LANE_MAX_BYTES = 128 * 1024 * 1024;
+
 /** The diff of two unsorted sides; the changes reach `emit` in key order, in batches. */
 export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { signal, tempDir } = options;
   const size = options.partitionBytes ?? PARTITION_BYTES;
-  const count = partitionCount(await estimateBytes(older), size);
+  const bytes = await estimateBytes(older);
+  const count = partitionCount(bytes, size);
   const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
   const changes = new ChangeOrder(tempDir, signal);
   const names = options.names && { older: keyReader(options.names.older), newer: keyReader(options.names.newer) };
   const context: JoinContext = { keys: { older: older.key, newer: newer.key }, names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
   const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, signal, size, dir: tempDir };
   try {
-    const lane = startLane(older, newer, options, { count, size, changes });
+    const lane = bytes <= LANE_MAX_BYTES ? startLane(older, newer, options, { count, size, changes }) : undefined;
     await (lane ? joinOnTwoCores(older, newer, count, lane, run) : joinHere(older, newer, count, run));
     // The joins are done: their buffer and table go before the changes are sorted and written.
     Object.assign(run.scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
