@@ -80,6 +80,17 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(marksOf(state)[KEY('c')]).toBeUndefined();
   });
 
+  it('a filter of the subset is answered without jq until a record needs jq, then jq takes over, in order', async () => {
+    const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
+    const plain = Array.from({ length: 20_000 }, (_, i) => `{"u":"日本_${i}","t":"😀x\\u007f${i}"}`);
+    // A number past 2^53 only jq prints as sent: from its page on, jq answers.
+    const lines = [...plain, '{"u":"n_7","n":12345678901234567890}', '{"u":"x7","t":"abc"}'];
+    const r = await sgq(['fmt', '-', '--jq', 'select(.u | test("7$"))'], { env: offline, input: `${lines.join('\n')}\n` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // jq writes DEL escaped, as the input has it.
+    expect(r.stdout.split('\n')).toEqual([...lines.filter((l) => /7","/.test(l) || l.includes('"n_7"') || l.includes('"x7"'))]);
+  });
+
   it('batches of MiBs go to the worker as bytes and come back byte for byte: any text, numbers as sent, a failure deep in a later batch', async () => {
     const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
     // About 3.5 MiB: several batches, each buffer reused; characters of 1 to 4 bytes, exact numbers.

@@ -60,7 +60,7 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
 function workerLane(file: string, program: JqProgram): JqLane {
   const { port1, port2 } = new MessageChannel();
   const done = new Int32Array(new SharedArrayBuffer(4));
-  // Started with the first request: a filter that jq never has to run (jq-paths.ts) costs no thread.
+  // Started with the first request: a filter that jq never has to run (jq-subset.ts) costs no thread.
   let worker: Worker | undefined;
   let sent = 0;
   let received = 0;

@@ -3,7 +3,7 @@ import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags } from './jq-engine.js';
-import { fieldPath, pathLines } from './jq-paths.js';
+import { compileSubset, subsetLines, type Subset } from './jq-subset.js';
 import { ByteBatch } from './jq-batch.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
 import type { Answer, JqLane } from './jq-lane.js';
@@ -45,13 +45,21 @@ export function loadJqFilter(options: JqOptions): Promise<JqLane> {
 async function openChecked(options: JqOptions): Promise<JqLane> {
   const { openLane } = await import('./jq-lane.js');
   const ready = await openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
-  // A path of names always compiles: jq need not start unless a value needs it (jq-paths.ts).
-  const message = fieldPath(options.filter) ? undefined : await ready.check();
+  // A filter of the subset always compiles: jq need not start unless a value needs it (jq-subset.ts).
+  const message = subsetOf(options) ? undefined : await ready.check();
   if (message !== undefined) {
     ready.close();
     throw usageError(`--jq does not compile: ${message}`, "see jq's manual, https://jqlang.org/manual/ (sgq runs jq 1.8)");
   }
   return ready;
+}
+
+/**
+ * The filter compiled by the subset of jq that sgq answers itself, if it is one. Not with
+ * --argjson, whose JSON only jq reads (and may refuse).
+ */
+function subsetOf(options: JqOptions): Subset | undefined {
+  return options.argjson?.length ? undefined : compileSubset(options.filter);
 }
 
 /** Hands jq's answers to the sink in order, counting the records they cover; keeps the first failure. */
@@ -102,8 +110,8 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
   opened.delete(options);
   let first = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  // A filter naming a field is answered here while every value is a string, boolean or null.
-  let path = options.slurp ? undefined : fieldPath(options.filter);
+  // A filter of the subset is answered here until a value needs jq (jq-subset.ts).
+  let subset = options.slurp ? undefined : subsetOf(options);
   const results = new Results(sink, options);
   const batch = new ByteBatch(results.spare());
   const deliver = (answers: Answer[]) => results.deliver(answers);
@@ -142,14 +150,14 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
     write(records: readonly JsonObject[], lossless = true) {
       check();
       if (records.length === 0) return;
-      if (path) {
-        const lines = pathLines(records, path);
+      if (subset) {
+        const lines = subsetLines(records, subset);
         if (lines !== undefined) {
-          sink.write(lines);
+          if (lines) sink.write(lines);
           results.position += records.length;
           return;
         }
-        path = undefined; // this page and every later one go to jq, in order
+        subset = undefined; // this page and every later one go to jq, in order
       }
       const text = lossless ? stringifyJson : JSON.stringify;
       batch.append(records.map((r) => text(r)));

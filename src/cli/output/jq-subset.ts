@@ -1,0 +1,243 @@
+import type { JsonObject } from '../../core/classify.js';
+import type { Json } from '../../core/json.js';
+import { Bail, EMPTY, equal, field, line, literalPattern, readable, slice, stringInput, truthy, type Result } from './jq-subset-values.js';
+
+// The commonest --jq filters pick fields, select records and build small objects:
+// `.username`, `select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}`. jq
+// re-reads every record's JSON and, as WebAssembly, first pays V8's optimizing compile of its hot
+// functions (about a quarter of a second of CPU in each run); such filters are answered here over
+// the records already parsed. A strict subset of jq's grammar, each construct with jq's meaning:
+//   pipe  := or ('|' or)*                  or  := and ('or' and)*      and := cmp ('and' cmp)*
+//   cmp   := term (('=='|'!=') term)?      term := primary suffix*    suffix := .name | [m:n]
+//   primary := . | .name | "text" | null | true | false | not | (pipe) | { key: value, key, … }
+//            | select(pipe) | test("literal") | startswith("text") | endswith("text")
+//   value := term ('|' term)*  (jq's grammar: an object's values take no operators)
+// Any other filter goes to jq; a value the subset cannot answer exactly (values-of: jq-subset-values.ts)
+// sends its page, and every later one, to jq. Results match jq-wasm's byte for byte
+// (test/unit/jq-subset.test.ts compares them over hostile records).
+
+/** A compiled filter: its result for a value, EMPTY for none; throws Bail where only jq knows. */
+export type Subset = (v: Json) => Result;
+
+// A string literal holds no escape and no control character (jq's escapes, \( above all, stay jq's).
+// jq's white space is these four characters only (JavaScript's \s has many more).
+// eslint-disable-next-line no-control-regex
+const TOKEN = /[ \t\r\n]*(?:(\.[A-Za-z_][A-Za-z0-9_]*)|("[^"\\\x00-\x1f]*")|([A-Za-z_][A-Za-z0-9_]*)|(-?[0-9]+)|(==|!=|[.|(){}[\]:,]))/y;
+// jq's keywords: not an object's key here (jq 1.6 refused them), never a function.
+const KEYWORDS = new Set(['__loc__', 'and', 'as', 'catch', 'def', 'elif', 'else', 'end', 'foreach', 'if', 'import', 'include', 'label', 'or', 'reduce', 'then', 'try']);
+
+/** The filter's tokens, or undefined if it holds anything outside the subset (`..`, `$x`, `?`, `#`, escapes). */
+function tokenize(filter: string): string[] | undefined {
+  const tokens: string[] = [];
+  const end = filter.replace(/[ \t\r\n]+$/, '').length;
+  for (TOKEN.lastIndex = 0; TOKEN.lastIndex < end; ) {
+    const m = TOKEN.exec(filter);
+    // `..` is jq's recursion, not two dots.
+    if (!m || (m[5] === '.' && filter[TOKEN.lastIndex] === '.')) return undefined;
+    tokens.push(m[0].replace(/^[ \t\r\n]+/, ''));
+  }
+  return tokens;
+}
+
+/** The filter compiled, or undefined when it is not in the subset (jq then runs it). */
+export function compileSubset(filter: string): Subset | undefined {
+  const tokens = tokenize(filter);
+  if (!tokens) return undefined;
+  try {
+    const parser = new Parser(tokens);
+    const program = parser.pipe();
+    return parser.done() ? program : undefined;
+  } catch (error) {
+    if (error instanceof NotInSubset) return undefined;
+    throw error;
+  }
+}
+
+class NotInSubset extends Error {}
+
+/** Evaluates the operands of a binary operator on the same input, both of them (a failure in either is jq's). */
+function both(a: Subset, b: Subset, op: (x: Json, y: Json) => Json): Subset {
+  return (v) => {
+    const x = a(v);
+    const y = b(v);
+    return x === EMPTY || y === EMPTY ? EMPTY : op(x, y);
+  };
+}
+
+/** `a and b`, `a or b`: jq's short circuit, the result a boolean. */
+function logical(a: Subset, b: Subset, isAnd: boolean): Subset {
+  return (v) => {
+    const x = a(v);
+    if (x === EMPTY) return EMPTY;
+    if (truthy(x) !== isAnd) return !isAnd;
+    const y = b(v);
+    return y === EMPTY ? EMPTY : truthy(y);
+  };
+}
+
+const then = (a: Subset, b: Subset): Subset => (v) => {
+  const x = a(v);
+  return x === EMPTY ? EMPTY : b(x);
+};
+
+class Parser {
+  private at = 0;
+  constructor(private readonly tokens: string[]) {}
+
+  done = () => this.at === this.tokens.length;
+  private peek = () => this.tokens[this.at];
+  private next = () => this.tokens[this.at++] ?? this.fail();
+  private fail(): never {
+    throw new NotInSubset();
+  }
+  private eat(token: string): boolean {
+    if (this.peek() !== token) return false;
+    this.at++;
+    return true;
+  }
+  private expect(token: string): void {
+    if (!this.eat(token)) this.fail();
+  }
+  private string(): string {
+    const token = this.next();
+    return token.startsWith('"') ? (JSON.parse(token) as string) : this.fail();
+  }
+
+  pipe(operand = () => this.or()): Subset {
+    let program = operand();
+    while (this.eat('|')) program = then(program, operand());
+    return program;
+  }
+
+  private or(): Subset {
+    let program = this.and();
+    while (this.eat('or')) program = logical(program, this.and(), false);
+    return program;
+  }
+
+  private and(): Subset {
+    let program = this.cmp();
+    while (this.eat('and')) program = logical(program, this.cmp(), true);
+    return program;
+  }
+
+  private cmp(): Subset {
+    const left = this.term();
+    const op = this.peek();
+    if (op !== '==' && op !== '!=') return left;
+    this.at++;
+    return both(left, this.term(), (x, y) => equal(x, y) === (op === '=='));
+  }
+
+  private term(): Subset {
+    let program = this.primary();
+    for (;;) {
+      const token = this.peek();
+      if (token?.startsWith('.') && token.length > 1) {
+        this.at++;
+        const name = token.slice(1);
+        program = then(program, (v) => field(v, name));
+      } else if (token === '[') {
+        this.at++;
+        program = then(program, this.slice());
+      } else return program;
+    }
+  }
+
+  /** `[m:n]`, either bound left out (not both), each an integer literal. */
+  private slice(): Subset {
+    const bound = () => (/^-?[0-9]{1,9}$/.test(this.peek() ?? '') ? Number(this.next()) : undefined);
+    const from = bound();
+    this.expect(':');
+    const to = bound();
+    this.expect(']');
+    if (from === undefined && to === undefined) this.fail();
+    return (v) => slice(v, from, to);
+  }
+
+  private primary(): Subset {
+    const token = this.next();
+    if (token === '.') return (v) => v;
+    if (token.startsWith('.')) return (v) => field(v, token.slice(1));
+    if (token.startsWith('"')) {
+      const text = JSON.parse(token) as string;
+      return () => text;
+    }
+    if (token === '(') {
+      const inner = this.pipe();
+      this.expect(')');
+      return inner;
+    }
+    if (token === '{') return this.object();
+    return this.word(token);
+  }
+
+  private word(token: string): Subset {
+    if (token === 'null' || token === 'true' || token === 'false') {
+      const value = JSON.parse(token) as Json;
+      return () => value;
+    }
+    if (token === 'not') return (v) => !truthy(v);
+    this.expect('(');
+    const program = token === 'select' ? this.selectOf(this.pipe()) : this.stringTest(token, this.string());
+    this.expect(')');
+    return program;
+  }
+
+  private selectOf(condition: Subset): Subset {
+    return (v) => {
+      const c = condition(v);
+      return c !== EMPTY && truthy(c) ? v : EMPTY;
+    };
+  }
+
+  private stringTest(name: string, text: string): Subset {
+    const test = name === 'test' ? literalPattern(text) : name === 'startswith' ? (s: string) => s.startsWith(text) : name === 'endswith' ? (s: string) => s.endsWith(text) : undefined;
+    if (!test || !(text as string & { isWellFormed(): boolean }).isWellFormed()) this.fail();
+    return (v) => test(stringInput(v));
+  }
+
+  /** `{key: value, key, "text": value}`; keys as written, each once. */
+  private object(): Subset {
+    const entries: [string, Subset][] = [];
+    if (!this.eat('}')) {
+      do entries.push(this.entry());
+      while (this.eat(','));
+      this.expect('}');
+    }
+    if (new Set(entries.map(([key]) => key)).size !== entries.length) this.fail();
+    return (v) => {
+      const out: Record<string, Json> = Object.create(null) as Record<string, Json>;
+      let empty = false;
+      for (const [key, value] of entries) {
+        const x = value(v);
+        if (x === EMPTY) empty = true;
+        else out[key] = x;
+      }
+      return empty ? EMPTY : out;
+    };
+  }
+
+  private entry(): [string, Subset] {
+    const token = this.next();
+    const key = token.startsWith('"') ? (JSON.parse(token) as string) : /^[A-Za-z_]/.test(token) && !KEYWORDS.has(token) ? token : this.fail();
+    if (this.eat(':')) return [key, this.pipe(() => this.term())];
+    if (token.startsWith('"')) this.fail();
+    return [key, (v) => field(v, key)];
+  }
+}
+
+/** What sgq prints for these records (jq -r's lines), or undefined when a record needs jq itself. */
+export function subsetLines(records: readonly JsonObject[], program: Subset): string | undefined {
+  let out = '';
+  try {
+    for (const record of records) {
+      const result = program(readable(record));
+      if (result !== EMPTY) out += line(result);
+    }
+  } catch (error) {
+    if (error instanceof Bail) return undefined;
+    throw error;
+  }
+  return out;
+}

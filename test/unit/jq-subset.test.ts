@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { loadJq } from 'jq-wasm';
+import { createFormatter } from '../../src/cli/output/formats.js';
+import { compileError, jqFlags, runBatch } from '../../src/cli/output/jq-engine.js';
+import { compileSubset, subsetLines } from '../../src/cli/output/jq-subset.js';
+import { parseJson, stringifyJson } from '../../src/core/json.js';
+import type { JsonObject } from '../../src/core/classify.js';
+import { captureSink } from '../helpers/sink.js';
+
+/** What the formatter prints (or the error it throws) for the filter over these pages. */
+async function formatted(filter: string, pages: JsonObject[][]): Promise<string> {
+  const sink = captureSink();
+  const f = await createFormatter('ndjson', sink, { jq: { filter } });
+  try {
+    for (const page of pages) f.write(page);
+    f.end();
+  } catch (error) {
+    return `${sink.text}!${(error as Error).message}`;
+  }
+  return sink.text;
+}
+
+/** What jq itself prints over the same records, as sgq hands them to it, in the same shape. */
+const jqWasm = loadJq();
+async function byJq(filter: string, pages: JsonObject[][]): Promise<string> {
+  const jq = await jqWasm;
+  const records = pages.flat().map((r) => stringifyJson(r));
+  const result = runBatch(jq, { filter, flags: jqFlags() }, new TextEncoder().encode(records.join('\n')));
+  return result.failedAt === undefined ? result.out : `${result.out}!--jq failed on record ${(result.failedAt + 1).toLocaleString('en-US')}: ${result.message}`;
+}
+
+// Filters of the subset: each must compile in jq, and print what jq prints.
+const SUBSET = [
+  '.username', ' .user.screen_name ', '.', '.missing', '.a.b', '.n', '.tags',
+  'select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}',
+  'select(.a == "x")', 'select(.a != null) | .a', 'select(.flag) | .username', 'select(.flag | not)',
+  'select(.a == "x" or .b == true) | {a, b}', 'select(.a and .b) | .username', '.a == .b', '.a != "x"',
+  '{u: .username, "the time": .last_checked}', '{}', '{a: .a | .b}', '{a: select(.flag)}', '{n: .n, t: .tags}',
+  '.username[2:]', '.username[:-1]', '.username[-3:]', '.last_checked[0:10]', '.tags[1:2]', '.username[5:2]', '.username[-100:100]',
+  'select(.username | startswith("ka"))', 'select(.username | endswith("7"))', '.username | test("^a")', '.username | test("b-c")',
+  '.username | test("^x y$")', '.username | test("^ab-c$")', '.username | test("")', '(.a)', '"lit"', 'null', 'true', '.a | .b | .c', '.user | {screen_name}',
+  '.and', '{select: .a}', 'select(.a == .a) | .a',
+];
+// Not in the subset (jq runs them), valid or not.
+const OTHER = ['', '..', '..a', '.a?', '.["a"]', '."a"', '.a, .b', '$x', '.a // "d"', '.a == .b == .c', '{a: .x == "y"}', '{if: .a}', '{(.a): 1}',
+  'select(.a | test("a+"))', 'test("7$"; "x")', '.a | length', '. .a | length', 'select(.n > 1)', '.a + "x"', '"\\(.a)"', '.a # c', '.a\u00a0', '{"a"}', '{a: 1}', '.a | test("^x\\.y$")', '.[:]', '.[0]', '{a, a}', 'not(.a)'];
+
+const hostileString = fc.constantFrom(
+  '""', '"kaneta_7"', '"x\\n"', '"7\\n"', '"a7\\n\\n"', '"\\ud800"', '"a\\udfff7"', '"😀7"', '"日本語テキスト7"', '"\\u007f"', '"\\u0000\\u001f\\b\\t"',
+  '"quote\\"back\\\\slash"', '"/"', '"2026-11-24T18:00:00.000568+00:00"', '"😀😀😀😀😀😀😀😀😀😀😀"', '"ab-c"', '"x.y"', '"x.y\\n"', '"xzy"', '"\\u2028"',
+);
+const hostileNumber = fc.constantFrom('0', '-1', '42', '9007199254740993', '12345678901234567890123', '1.0', '-0', '1e2', '0.1', '1.5', '123.4560000000000000001', '1E400');
+const text: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { weight: 4, arbitrary: hostileString },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }).map((s) => JSON.stringify(s)) },
+    { weight: 2, arbitrary: fc.constantFrom('null', 'true', 'false') },
+    hostileNumber,
+    fc.array(tie('value'), { maxLength: 3 }).map((items) => `[${items.join(',')}]`),
+    fc.constantFrom('{"b":"x","1":"y"}', '{"b":null,"c":{"d":"e"}}', '{"__proto__":"p","b":"q"}', '{"b":1,"b":"dup"}', '{"screen_name":"n"}', '{}'),
+  ),
+})).value as fc.Arbitrary<string>;
+const FIELDS = ['username', 'last_checked', 'a', 'b', 'flag', 'n', 'tags', 'user'];
+const record: fc.Arbitrary<JsonObject> = fc
+  .array(fc.tuple(fc.constantFrom(...FIELDS), text), { maxLength: 6 })
+  .map((pairs) => parseJson(`{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`) as JsonObject);
+// Records like the service's, which the subset must answer itself.
+const plain = fc.record({ username: fc.string({ unit: 'grapheme', maxLength: 12 }), last_checked: fc.constantFrom('2026-11-24T18:00:00.000568+00:00', '2026-01-02T03:04:05Z'), a: fc.constantFrom('x', 'y', null), b: fc.boolean(), flag: fc.constantFrom(true, false, null) }) as fc.Arbitrary<JsonObject>;
+
+describe('--jq filters answered without jq (the subset)', () => {
+  it('takes exactly the filters of its grammar, each one that jq compiles', async () => {
+    const jq = await jqWasm;
+    for (const filter of SUBSET) {
+      expect(compileSubset(filter), filter).toBeDefined();
+      expect(compileError(jq, { filter, flags: jqFlags() }), filter).toBeUndefined();
+    }
+    for (const filter of OTHER) expect(compileSubset(filter), filter).toBeUndefined();
+  });
+
+  it('answers records like the service sends, and leaves to jq what only jq knows', () => {
+    const bench = compileSubset('select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}')!;
+    const records = [{ username: 'kaneta_7', last_checked: '2026-11-24T18:00:00.000568+00:00' }, { username: 'b_8', last_checked: 'x' }];
+    expect(subsetLines(records as JsonObject[], bench)).toBe('{"u":"kaneta_7","t":"2026-11-24"}\n');
+    for (const value of ['1.0', '9007199254740993', '"\\ud800"', '{"1":"a"}', '0.5']) {
+      expect(subsetLines([parseJson(`{"a":${value}}`) as JsonObject], compileSubset('.a')!), value).toBeUndefined();
+    }
+    expect(subsetLines([{ a: 'text' }] as JsonObject[], compileSubset('.a.b')!)).toBeUndefined(); // jq: cannot index string
+  });
+
+  it('prints what jq-wasm prints, byte for byte, errors and all, over hostile records and pages (fast-check)', async () => {
+    let answered = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(fc.oneof(record, plain), { maxLength: 5 }), { maxLength: 3 }), fc.constantFrom(...SUBSET), async (pages, filter) => {
+        if (pages.length > 0 && subsetLines(pages[0]!, compileSubset(filter)!) !== undefined) answered++;
+        expect(await formatted(filter, pages)).toBe(await byJq(filter, pages));
+      }),
+      { numRuns: 400 },
+    );
+    expect(answered).toBeGreaterThan(80); // the comparison covers the subset's own answers, not only jq's
+  }, 120_000);
+
+  it('answers plain records of every filter of the subset exactly as jq does (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(plain, { minLength: 1, maxLength: 8 }), fc.constantFrom(...SUBSET), async (page, filter) => {
+        expect(await formatted(filter, [page])).toBe(await byJq(filter, [page]));
+      }),
+      { numRuns: 200 },
+    );
+  }, 120_000);
+});
