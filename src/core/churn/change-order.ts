@@ -44,6 +44,7 @@ export interface ChangeSink {
 export class ChangeOrder implements ChangeSink {
   private readonly sort: ExternalSort;
   private pending: string[] = [];
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(dir: string, signal?: AbortSignal) {
     this.sort = new ExternalSort(keyOf, dir, undefined, undefined, signal);
@@ -53,13 +54,22 @@ export class ChangeOrder implements ChangeSink {
     this.pending.push(encodeChange(key, change, line, from));
   }
 
-  /** Changes another thread encoded (encodeChange), taken in with the next flush. */
+  /** Changes another thread encoded (encodeChange), taken in with the next flush (the caller's to call). */
   pushEncoded(lines: readonly string[]): void {
     for (const line of lines) this.pending.push(line);
   }
 
-  /** Hands what was pushed to the sort (which may spill a run): call between chunks. */
-  async flush(): Promise<void> {
+  /**
+   * Hands what was pushed to the sort (which may spill a run): call between chunks. Flushes
+   * run one after another: the worker thread's changes (diff-lane.ts) and this thread's may
+   * be flushed at once, and two spills at once could merge a run still being written.
+   */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.flushPending());
+    return this.flushing;
+  }
+
+  private async flushPending(): Promise<void> {
     if (!this.pending.length) return;
     const lines = this.pending;
     this.pending = [];

@@ -18,15 +18,29 @@ const job = workerData as LaneJob;
 const port = parentPort!;
 const post = (message: FromWorker) => port.postMessage(message);
 
-/** The changes of a join, posted at each flush. */
+/** The main thread's acknowledgements of batches of changes, and its message to join. */
+const acks: (() => void)[] = [];
+let onJoin: (message: Extract<ToWorker, { kind: 'join' }>) => void = () => undefined;
+port.on('message', (message: ToWorker) => (message.kind === 'ack' ? acks.shift()?.() : onJoin(message)));
+
+/** The changes of a join, posted at each flush, one batch at a time: the next once the main thread has taken the last in. */
 class PostedChanges implements ChangeSink {
   private lines: string[] = [];
+  private taken: Promise<void> = Promise.resolve();
   push(...change: Parameters<ChangeSink['push']>): void {
     this.lines.push(encodeChange(...change));
   }
   async flush(): Promise<void> {
-    if (this.lines.length) post({ kind: 'changes', lines: this.lines });
+    if (!this.lines.length) return;
+    await this.taken;
+    this.taken = new Promise((resolve) => acks.push(resolve));
+    post({ kind: 'changes', lines: this.lines });
     this.lines = [];
+  }
+  /** Waits for the last batch to be taken in. */
+  async done(): Promise<void> {
+    await this.flush();
+    await this.taken;
   }
 }
 
@@ -44,12 +58,13 @@ async function scan(): Promise<Partitions> {
   return parts;
 }
 
-async function join(older: Partitions, message: ToWorker): Promise<void> {
+async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join' }>): Promise<void> {
   const newer = Partitions.written(job.dir, message.newer.paths, message.newer.sizes);
   const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
   const stats = { older: { missingKey: 0, duplicates: 0 }, newer: { missingKey: 0, duplicates: 0 } };
   const names = job.names && { older: keyReader(job.names.older), newer: keyReader(job.names.newer) };
-  const context: JoinContext = { keys: { older: keyReader(job.older.field), newer: keyReader(job.newerField) }, names, stats, counts, changes: new PostedChanges(), printChanged: job.printChanged };
+  const changes = new PostedChanges();
+  const context: JoinContext = { keys: { older: keyReader(job.older.field), newer: keyReader(job.newerField) }, names, stats, counts, changes, printChanged: job.printChanged };
   const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, size: job.size, dir: job.dir };
   const next = new Int32Array(job.next);
   // The main thread keeps for itself any partition that must be split again: only it makes files.
@@ -57,13 +72,16 @@ async function join(older: Partitions, message: ToWorker): Promise<void> {
     const part = message.order[at]!;
     await joinSpilled(older.parts[part]!, newer.parts[part]!, older.bits, run);
   }
+  await changes.done();
   post({ kind: 'joined', counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates } });
 }
 
 async function main(): Promise<void> {
   const older = await scan();
-  const message = await new Promise<ToWorker>((resolve) => port.once('message', resolve));
+  const message = await new Promise<Extract<ToWorker, { kind: 'join' }>>((resolve) => (onJoin = resolve));
   await join(older, message);
+  // Nothing more to hear: the worker may end.
+  port.removeAllListeners('message');
 }
 
 main().catch((error: unknown) => post({ kind: 'error', name: errorKind(error), message: error instanceof Error ? error.message : String(error) }));
