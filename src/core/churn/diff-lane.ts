@@ -35,7 +35,7 @@ export interface PartSizes {
   sizes: { bytes: number; records: number }[];
 }
 
-/** `ack`: a batch of changes is in the sort; the worker posts the next only then, so that neither heap holds more than a batch. */
+/** `ack`: a batch of changes is in the sort; the worker keeps at most a few batches unacknowledged (diff-worker.ts' WINDOW), so that neither heap holds more. */
 export type ToWorker = { kind: 'join'; newer: PartSizes; order: number[] } | { kind: 'ack' };
 
 export type FromWorker =
@@ -75,7 +75,7 @@ export class DiffLane {
         }
       });
       this.worker.once('error', reject);
-      this.worker.once('exit', (code) => reject(new Error(`sgq diff's worker thread ended (code ${code}) before its work was done; run it again`)));
+      this.worker.once('exit', (code) => reject(new Error(`the worker thread of a hash diff ended (code ${code}) before its work was done; run it again`)));
     });
     const reply = <K extends FromWorker['kind']>(kind: K) =>
       Promise.race([failed, new Promise<Extract<FromWorker, { kind: K }>>((resolve) => this.worker.on('message', (m: FromWorker) => m.kind === kind && resolve(m as Extract<FromWorker, { kind: K }>)))]);

@@ -23,24 +23,31 @@ const acks: (() => void)[] = [];
 let onJoin: (message: Extract<ToWorker, { kind: 'join' }>) => void = () => undefined;
 port.on('message', (message: ToWorker) => (message.kind === 'ack' ? acks.shift()?.() : onJoin(message)));
 
-/** The changes of a join, posted at each flush, one batch at a time: the next once the main thread has taken the last in. */
+/**
+ * Batches of changes not yet acknowledged, at most: the main thread acknowledges a batch once
+ * it is in the sort. One at a time, the worker would wait on every batch for the main
+ * thread's current chunk; a few keep both busy, and memory bounded by a few chunks of changes.
+ */
+const WINDOW = 4;
+
+/** The changes of a join, posted at each flush, at most WINDOW batches ahead of the main thread. */
 class PostedChanges implements ChangeSink {
   private lines: string[] = [];
-  private taken: Promise<void> = Promise.resolve();
+  private readonly inFlight: Promise<void>[] = [];
   push(...change: Parameters<ChangeSink['push']>): void {
     this.lines.push(encodeChange(...change));
   }
   async flush(): Promise<void> {
     if (!this.lines.length) return;
-    await this.taken;
-    this.taken = new Promise((resolve) => acks.push(resolve));
+    if (this.inFlight.length >= WINDOW) await this.inFlight.shift();
+    this.inFlight.push(new Promise((resolve) => acks.push(resolve)));
     post({ kind: 'changes', lines: this.lines });
     this.lines = [];
   }
-  /** Waits for the last batch to be taken in. */
+  /** Waits for every batch to be taken in. */
   async done(): Promise<void> {
     await this.flush();
-    await this.taken;
+    await Promise.all(this.inFlight.splice(0));
   }
 }
 
