@@ -12,6 +12,7 @@
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
+//   dist/diff-worker.cjs the worker thread sgq diff reads the older side and joins partitions in
 //   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -145,6 +146,12 @@ const builds = [
     entryPoints: ['src/cli/dataset/worker.ts'],
     outfile: 'dist/dataset-worker.cjs',
     plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`)],
+  }),
+  // sgq diff's worker thread (src/core/churn/diff-worker.ts): the second core of a hash diff.
+  build({
+    ...common,
+    entryPoints: ['src/core/churn/diff-worker.ts'],
+    outfile: 'dist/diff-worker.cjs',
   }),
   ...Object.entries(VENDOR).map(([pkg, contents]) =>
     // jq-wasm's devices get a bulk path for jq's input and output (scripts/jq-wasm-io.mjs).

@@ -15,8 +15,9 @@ import type { Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';
 import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
+import { builtFile } from '../built-file.js';
 import { openSnapshotStore } from '../churn/open-store.js';
-import { changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
+import { changeLines, changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
 
 export interface DiffFlags {
   key?: string;
@@ -46,6 +47,8 @@ interface Output {
   sink: Sink;
   formatter: Formatter;
   reporter: Reporter;
+  /** NDJSON without --fields: the changes go to the sink as lines (changeLines), as its formatter would write them. */
+  lines: boolean;
   /** Ctrl-C or SIGTERM: checked between chunks and batches, so a diff of any size stops within one. */
   signal?: AbortSignal;
 }
@@ -74,7 +77,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   let exitCode: number = ExitCode.ok;
   let ok = false;
   try {
-    const output: Output = { sink, formatter, reporter, signal: io.signal };
+    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields, signal: io.signal };
     if (files) {
       await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {
@@ -112,9 +115,14 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
     matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: tmpdir() });
     if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
     const renames = matched.match.by === 'id';
-    counts = await diffMatched(matched, { changed, signal }, async (batch) => {
-      const records = changeRecords(batch, renames);
-      formatter.write(flags.tag && who !== null ? records.map((r) => ({ query_user: who, ...r })) : records, true);
+    counts = await diffMatched(matched, { changed, signal, workerFile: builtFile('diff-worker.cjs') }, async (batch) => {
+      const tagged = flags.tag && who !== null;
+      if (output.lines && !tagged) {
+        if (batch.length) sink.write(changeLines(batch, renames));
+      } else {
+        const records = changeRecords(batch, renames);
+        formatter.write(tagged ? records.map((r) => ({ query_user: who, ...r })) : records, true);
+      }
       await sink.drain();
     });
   } catch (error) {

@@ -8,7 +8,7 @@ import type { Change, ChangeKind } from './merge-diff.js';
 const KINDS: Record<string, ChangeKind> = { g: 'gained', l: 'lost', r: 'renamed', c: 'changed' };
 
 /** A change as one line: its key as JSON (no raw line break), a letter, the old name as JSON or nothing, the record line. */
-const encode = (key: string, change: ChangeKind, line: string, from?: string) => `${JSON.stringify(key)}\t${change[0]}\t${from === undefined ? '' : JSON.stringify(from)}\t${line}`;
+export const encodeChange = (key: string, change: ChangeKind, line: string, from?: string) => `${JSON.stringify(key)}\t${change[0]}\t${from === undefined ? '' : JSON.stringify(from)}\t${line}`;
 
 /** Where the JSON string at the start of `text` ends (its closing quote). */
 function stringEnd(text: string, from = 0): number {
@@ -34,20 +34,42 @@ function decode(text: string): Change {
 
 const BATCH = 1000;
 
-export class ChangeOrder {
+/** Where a partition's join puts its changes: the order below, or a worker's batch for it (diff-worker.ts). */
+export interface ChangeSink {
+  push(key: string, change: ChangeKind, line: string, from?: string): void;
+  /** Called between chunks: what was pushed moves on. */
+  flush(): Promise<void>;
+}
+
+export class ChangeOrder implements ChangeSink {
   private readonly sort: ExternalSort;
   private pending: string[] = [];
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(dir: string, signal?: AbortSignal) {
     this.sort = new ExternalSort(keyOf, dir, undefined, undefined, signal);
   }
 
   push(key: string, change: ChangeKind, line: string, from?: string): void {
-    this.pending.push(encode(key, change, line, from));
+    this.pending.push(encodeChange(key, change, line, from));
   }
 
-  /** Hands what was pushed to the sort (which may spill a run): call between chunks. */
-  async flush(): Promise<void> {
+  /** Changes another thread encoded (encodeChange), taken in with the next flush (the caller's to call). */
+  pushEncoded(lines: readonly string[]): void {
+    for (const line of lines) this.pending.push(line);
+  }
+
+  /**
+   * Hands what was pushed to the sort (which may spill a run): call between chunks. Flushes
+   * run one after another: the worker thread's changes (diff-lane.ts) and this thread's may
+   * be flushed at once, and two spills at once could merge a run still being written.
+   */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.flushPending());
+    return this.flushing;
+  }
+
+  private async flushPending(): Promise<void> {
     if (!this.pending.length) return;
     const lines = this.pending;
     this.pending = [];

@@ -1,4 +1,4 @@
-import { ChangeOrder } from './change-order.js';
+import type { ChangeSink } from './change-order.js';
 import type { KeyStats } from './keyed.js';
 import { KeyTable } from './key-table.js';
 import type { DiffCounts } from './merge-diff.js';
@@ -21,7 +21,7 @@ export interface JoinContext {
   names?: { older: KeyOf; newer: KeyOf };
   stats: { older: KeyStats; newer: KeyStats };
   counts: DiffCounts;
-  changes: ChangeOrder;
+  changes: ChangeSink;
   /** Whether `changed` records are printed (`--changed`); they are counted either way. */
   printChanged: boolean;
 }
@@ -69,7 +69,7 @@ export class PartitionJoin {
     table.marks[entry] = SEEN;
     const os = table.firsts[entry]!;
     const oe = table.seconds[entry]!;
-    if (oe - os === le - ls && this.older.compare(line, ls, le, os, oe) === 0) context.counts.unchanged++;
+    if (oe - os === le - ls && sameLine(this.older, os, line, ls, le - ls)) context.counts.unchanged++;
     else this.changed(this.older.toString('utf8', os, oe), line.toString('utf8', ls, le));
   };
 
@@ -114,4 +114,14 @@ export class PartitionJoin {
     this.arenaUsed += length;
     return this.arena;
   }
+}
+
+/**
+ * Whether two lines are the same bytes. A record line is short: a loop costs less than
+ * Buffer#compare's call into C++ (a sixth of a partition's probe in the profile).
+ */
+function sameLine(a: Buffer, at: number, b: Buffer, bt: number, length: number): boolean {
+  if (length > 256) return a.compare(b, bt, bt + length, at, at + length) === 0;
+  for (let i = length - 1; i >= 0; i--) if (a[at + i] !== b[bt + i]) return false;
+  return true;
 }

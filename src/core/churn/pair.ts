@@ -65,12 +65,14 @@ export async function matchSides(older: DiffSource, newer: DiffSource, options: 
  * Two snapshots stored in order of the chosen field are merged as they are read; anything
  * else is joined by hash (unsorted-diff.ts). Either way the changes come in key order.
  */
-export function diffMatched(matched: Matched, options: { changed: boolean; signal?: AbortSignal }, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
+export function diffMatched(matched: Matched, options: { changed: boolean; signal?: AbortSignal; workerFile?: string }, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { names } = matched.match;
-  const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
   const { older, newer } = matched;
-  if (inOrder(older) && inOrder(newer)) return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
-  return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names: readers, tempDir: matched.tempDir }, emit);
+  if (inOrder(older) && inOrder(newer)) {
+    const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
+    return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
+  }
+  return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, tempDir: matched.tempDir }, emit);
 }
 
 const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.source.sortedBy === side.field;

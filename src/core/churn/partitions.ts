@@ -22,6 +22,9 @@ function put32(b: Buffer, at: number, value: number): void {
   b[at + 3] = value >>> 24;
 }
 
+/** readInt32LE without its checks, for the header put32 wrote (lengths are below 2^31). */
+const get32 = (b: Buffer, at: number): number => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
+
 /**
  * Copies `src[start, end)` to `dst` at `at`; returns where it ends. Buffer#copy of a part of a
  * buffer makes a Uint8Array view each call: at two million records, the profile showed that
@@ -50,7 +53,16 @@ export class Part {
     readonly dir: string,
     /** Kept in memory until it holds this many bytes (0: spilled from the start). */
     private readonly keepUpTo: number,
+    /** The file it spills to, when another thread must know it beforehand (to remove it). */
+    private readonly spillTo?: string,
   ) {}
+
+  /** Takes over a partition another thread wrote to `path`, sealed. */
+  static written(dir: string, path: string | undefined, bytes: number, records: number): Part {
+    const part = new Part(dir, 0);
+    Object.assign(part, { path, bytes, records });
+    return part;
+  }
 
   add(line: Buffer, ls: number, le: number, key: Buffer, ks: number, ke: number, hash: number): void {
     const inLine = key === line && ks >= ls && ke <= le;
@@ -83,7 +95,7 @@ export class Part {
 
   private spill(): void {
     if (this.fd === undefined) {
-      this.path = tempPath(join(this.dir, 'diff.part'));
+      this.path = this.spillTo ?? partitionPath(this.dir);
       this.fd = openSync(this.path, 'wx', PRIVATE_FILE);
     }
     for (const block of this.blocks) writeSync(this.fd, block);
@@ -95,14 +107,14 @@ export class Part {
     return this.path === undefined;
   }
 
-  /** Ends writing: whatever is spilled is closed; the rest stays in memory. */
-  seal(): void {
+  /** Ends writing: whatever is spilled is closed; the rest stays in memory, or goes to the file too (`toDisk`). */
+  seal(toDisk = false): void {
     if (this.used) this.blocks.push(this.block.subarray(0, this.used));
     this.block = Buffer.allocUnsafe(0);
     this.used = 0;
-    if (this.fd !== undefined) {
+    if (this.fd !== undefined || (toDisk && this.bytes > 0)) {
       this.spill();
-      closeSync(this.fd);
+      closeSync(this.fd!);
       this.fd = undefined;
     }
   }
@@ -138,6 +150,9 @@ export class Part {
     this.blocks = [];
   }
 }
+
+/** A fresh name for a spilled partition, under sgq's temporary names. */
+export const partitionPath = (dir: string): string => tempPath(join(dir, 'diff.part'));
 
 /** A spilled partition's records, in buffers that each end on a record's end. */
 async function* fileChunks(path: string): AsyncGenerator<Buffer> {
@@ -182,10 +197,10 @@ function wholeRecords(b: Buffer, end: number): number {
 /** Calls `each` for every record of a buffer of whole records. */
 export function eachRecord(b: Buffer, each: OnRecord): void {
   for (let at = 0; at < b.length; ) {
-    const hash = b.readInt32LE(at);
-    const lineLength = b.readUInt32LE(at + 4);
-    const keyAt = b.readInt32LE(at + 8);
-    const keyLength = b.readUInt32LE(at + 12);
+    const hash = get32(b, at);
+    const lineLength = get32(b, at + 4);
+    const keyAt = get32(b, at + 8);
+    const keyLength = get32(b, at + 12);
     const ls = at + HEADER;
     const le = ls + lineLength;
     const ks = keyAt < 0 ? le : ls + keyAt;
@@ -205,8 +220,10 @@ export class Partitions {
     firstInMemoryUpTo: number,
     /** High bits of the hash that chose the partition being split again: the next ones choose here. */
     readonly usedBits = 0,
+    /** The files to spill to, one a partition, named beforehand. */
+    paths?: string[],
   ) {
-    this.parts = Array.from({ length: count }, (_, i) => new Part(dir, i === 0 ? firstInMemoryUpTo : 0));
+    this.parts = Array.from({ length: count }, (_, i) => new Part(dir, i === 0 ? firstInMemoryUpTo : 0, paths?.[i]));
     this.bits = Math.log2(count);
     this.shift = 32 - this.bits;
   }
@@ -220,8 +237,15 @@ export class Partitions {
 
   readonly add: OnRecord = (line, ls, le, key, ks, ke, hash) => this.parts[this.of(hash)]!.add(line, ls, le, key, ks, ke, hash);
 
-  seal(): void {
-    for (const part of this.parts) part.seal();
+  seal(toDisk = false): void {
+    for (const part of this.parts) part.seal(toDisk);
+  }
+
+  /** Partitions another thread wrote to `paths`, of these sizes. */
+  static written(dir: string, paths: readonly (string | undefined)[], sizes: { bytes: number; records: number }[]): Partitions {
+    const written = new Partitions(paths.length, dir, 0);
+    sizes.forEach(({ bytes, records }, i) => (written.parts[i] = Part.written(dir, bytes ? paths[i] : undefined, bytes, records)));
+    return written;
   }
 
   discard(): void {

@@ -1,12 +1,14 @@
 import { open } from 'node:fs/promises';
 import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
+import { addCounts, DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
 import { PartitionJoin, type JoinContext } from './hash-diff.js';
 import { KeyTable } from './key-table.js';
 import type { Change, DiffCounts } from './merge-diff.js';
-import { eachRecord, Partitions, type OnRecord, type Part } from './partitions.js';
-import type { KeyOf } from './record-key.js';
+import { Partitions, type OnRecord } from './partitions.js';
+import { keyReader, type KeyOf } from './record-key.js';
 import { isCsv, scanSide, type ScannedSide } from './side-scan.js';
+import { joinSpilled, needsSplit, partitionCount, type JoinRun } from './spilled-join.js';
 
 // The diff of two sides in no particular order (exports, and snapshots sorted by another
 // field): a hash join, not a sort. Each side is read once, as bytes, its key found by a scan
@@ -26,11 +28,17 @@ export interface UnsortedSide extends ScannedSide {
 export interface UnsortedOptions {
   changed: boolean;
   signal?: AbortSignal;
-  names?: { older: KeyOf; newer: KeyOf };
+  /** The username fields, when matching by id: a same id under another username is a rename. */
+  names?: { older: string; newer: string };
   /** Where partitions and sorted changes are spilled. */
   tempDir: string;
   /** The size of a partition (PARTITION_BYTES); tests make it tiny to spill and split. */
   partitionBytes?: number;
+  /**
+   * The worker thread's script (dist/diff-worker.cjs): the older side is read, and the
+   * partitions joined, on a second core. Without it (sgq run from its sources) this thread does all.
+   */
+  workerFile?: string;
 }
 
 /**
@@ -42,35 +50,35 @@ export interface UnsortedOptions {
  * 150, 215 MiB); below it, more partitions cost more than they saved.
  */
 export const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16));
-/** Partitions at most: each has a 256 KiB buffer while the sides are read. */
-const MAX_PARTITIONS = 64;
+/**
+ * The largest older side (its text, estimated) read with the worker thread. Past it, the main
+ * thread does all: with a second heap and the main thread's own growing faster (V8 lets more
+ * garbage pile up), the 5,000,000 x 5,000,000 diff of the bench peaked at 258 MiB, not 159,
+ * where the target is 200. The 1,000,000-record exports of the bench are 76 MB.
+ */
+const LANE_MAX_BYTES = 128 * 1024 * 1024;
 
 /** The diff of two unsorted sides; the changes reach `emit` in key order, in batches. */
 export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { signal, tempDir } = options;
   const size = options.partitionBytes ?? PARTITION_BYTES;
-  const count = partitionCount(await estimateBytes(older), size);
+  const bytes = await estimateBytes(older);
+  const count = partitionCount(bytes, size);
   const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
   const changes = new ChangeOrder(tempDir, signal);
-  const scratch = { buffer: Buffer.alloc(0), table: new KeyTable() };
-  const context: JoinContext = { keys: { older: older.key, newer: newer.key }, names: options.names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
-  const olderParts = new Partitions(count, tempDir, 2 * size);
-  const newerParts = new Partitions(count, tempDir, 0);
+  const names = options.names && { older: keyReader(options.names.older), newer: keyReader(options.names.newer) };
+  const context: JoinContext = { keys: { older: older.key, newer: newer.key }, names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
+  const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, signal, size, dir: tempDir };
   try {
-    await scanSide(older, olderParts.add, signal, async () => undefined);
-    olderParts.seal();
-    const run: JoinRun = { context, scratch, signal, size };
-    const joined = await readNewer(newer, olderParts, newerParts, run);
-    for (let part = joined ? 1 : 0; part < count; part++) await joinSpilled(olderParts.parts[part]!, newerParts.parts[part]!, olderParts.bits, run);
+    const lane = bytes <= LANE_MAX_BYTES ? startLane(older, newer, options, { count, size, changes }) : undefined;
+    await (lane ? joinOnTwoCores(older, newer, count, lane, run) : joinHere(older, newer, count, run));
     // The joins are done: their buffer and table go before the changes are sorted and written.
-    Object.assign(scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
+    Object.assign(run.scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
     for await (const batch of changes.sorted()) {
       signal?.throwIfAborted();
       await emit(batch);
     }
   } finally {
-    olderParts.discard();
-    newerParts.discard();
     changes.discard();
   }
   if (!options.changed) {
@@ -78,6 +86,68 @@ export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, opt
     counts.changed = 0;
   }
   return counts;
+}
+
+/** Both sides read and joined in this thread: partition 0 of the older side stays in memory. */
+async function joinHere(older: UnsortedSide, newer: UnsortedSide, count: number, run: JoinRun): Promise<void> {
+  const olderParts = new Partitions(count, run.dir, 2 * run.size);
+  const newerParts = new Partitions(count, run.dir, 0);
+  try {
+    await scanSide(older, olderParts.add, run.signal, async () => undefined);
+    olderParts.seal();
+    const joined = await readNewer(newer, olderParts, newerParts, run);
+    for (let part = joined ? 1 : 0; part < count; part++) await joinSpilled(olderParts.parts[part]!, newerParts.parts[part]!, olderParts.bits, run);
+  } finally {
+    olderParts.discard();
+    newerParts.discard();
+  }
+}
+
+/**
+ * The older side read by the worker thread while this one reads the newer; then the
+ * partitions joined by both, each taking the next (this thread alone those to split again).
+ */
+async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: number, lane: DiffLane, run: JoinRun): Promise<void> {
+  const { signal, context } = run;
+  const newerParts = new Partitions(count, run.dir, 0);
+  let olderParts: Partitions | undefined;
+  try {
+    await scanSide(newer, newerParts.add, signal, async () => undefined);
+    newerParts.seal(true);
+    const scanned = await untilAborted(lane.scanned, signal);
+    olderParts = scanned.parts;
+    older.stats.missingKey += scanned.missingKey;
+    const { parts, bits } = olderParts;
+    const shared = parts.flatMap((part, i) => (needsSplit(part, bits, run.size) ? [] : [i]));
+    lane.join(newerParts, shared);
+    for (let i = lane.take(shared); i !== undefined; i = lane.take(shared)) await joinSpilled(parts[i]!, newerParts.parts[i]!, bits, run);
+    for (const [i, part] of parts.entries()) if (needsSplit(part, bits, run.size)) await joinSpilled(part, newerParts.parts[i]!, bits, run);
+    addCounts(context.counts, context.stats, await untilAborted(lane.joined, signal));
+  } finally {
+    await lane.stop();
+    olderParts?.discard();
+    newerParts.discard();
+  }
+}
+
+/** The worker thread, when there is one to start and the older side is a file it can open itself. */
+function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, shared: { count: number; size: number; changes: ChangeOrder }): DiffLane | undefined {
+  const file = options.workerFile;
+  if (file === undefined || typeof older.source !== 'string') return undefined;
+  const { source, isExport, field, where } = older;
+  const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
+  return new DiffLane(file, job, shared.changes);
+}
+
+/** A promise, or the signal's reason as soon as it is aborted. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 /**
@@ -95,63 +165,6 @@ async function readNewer(newer: UnsortedSide, olderParts: Partitions, newerParts
   newerParts.seal();
   if (first) await first.lost();
   return first !== undefined;
-}
-
-/** What every partition's join shares: where results go, the buffers and table it reuses, the stop. */
-interface JoinRun {
-  context: JoinContext;
-  scratch: { buffer: Buffer; table: KeyTable };
-  signal?: AbortSignal;
-  /** The size of a partition. */
-  size: number;
-}
-
-/**
- * Joins one spilled partition, removing its files as soon as they are read. One whose older
- * records are more than twice what a partition is sized for (the side was larger than
- * estimated) is split again by the next bits of the hash, until no bit is left.
- */
-async function joinSpilled(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
-  const { context, scratch, signal } = run;
-  signal?.throwIfAborted();
-  if (older.bytes > 2 * run.size && usedBits < 32) return splitAndJoin(older, newer, usedBits, run);
-  const join = new PartitionJoin(await older.load(scratch), older.records, context, scratch.table);
-  older.discard();
-  for await (const chunk of newer.chunks()) {
-    signal?.throwIfAborted();
-    eachRecord(chunk, join.probe);
-    await context.changes.flush();
-  }
-  newer.discard();
-  await join.lost();
-  await context.changes.flush();
-}
-
-async function splitAndJoin(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
-  const { signal } = run;
-  const count = Math.min(partitionCount(older.bytes, run.size), 2 ** (32 - usedBits));
-  const [olderParts, newerParts] = [new Partitions(count, older.dir, 0, usedBits), new Partitions(count, older.dir, 0, usedBits)];
-  try {
-    for (const [from, to] of [[older, olderParts], [newer, newerParts]] as const) {
-      for await (const chunk of from.chunks()) {
-        signal?.throwIfAborted();
-        eachRecord(chunk, to.add);
-      }
-      from.discard();
-      to.seal();
-    }
-    for (let part = 0; part < count; part++) await joinSpilled(olderParts.parts[part]!, newerParts.parts[part]!, usedBits + olderParts.bits, run);
-  } finally {
-    olderParts.discard();
-    newerParts.discard();
-  }
-}
-
-/** The fewest partitions (a power of two) whose older records fit `size` each, headers included. */
-function partitionCount(bytes: number, size: number): number {
-  let count = 1;
-  while (count < MAX_PARTITIONS && (bytes * 1.25) / count > size) count *= 2;
-  return count;
 }
 
 /**

@@ -1,0 +1,126 @@
+import { rmSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { JsonTooDeep } from '../json.js';
+import type { ChangeOrder } from './change-order.js';
+import type { KeyStats } from './keyed.js';
+import { LineTooLong } from './lines.js';
+import type { DiffCounts } from './merge-diff.js';
+import { partitionPath, Partitions } from './partitions.js';
+import { NotARecord } from './record-key.js';
+import type { ScannedSide } from './side-scan.js';
+
+// The second core of a hash diff: a worker thread (diff-worker.ts, built as dist/diff-worker.cjs)
+// reads the older side into partitions while this thread reads the newer one, then joins the
+// partitions with this thread, each taking the next one not taken (a counter both share).
+// Every file the worker writes is named here beforehand, so that this thread removes them
+// whatever becomes of the worker (an error, a stop, a signal).
+
+/** What the worker is started with. */
+export interface LaneJob {
+  older: Pick<ScannedSide, 'isExport' | 'field' | 'where'> & { source: string };
+  newerField: string;
+  names?: { older: string; newer: string };
+  printChanged: boolean;
+  size: number;
+  dir: string;
+  /** One file a partition of the older side. */
+  paths: string[];
+  /** The index into `order` of the next partition to join: both threads take from it. */
+  next: SharedArrayBuffer;
+}
+
+/** Sizes of sealed partitions, as a thread hands them to the other. */
+export interface PartSizes {
+  paths: (string | undefined)[];
+  sizes: { bytes: number; records: number }[];
+}
+
+/** `ack`: a batch of changes is in the sort; the worker keeps at most a few batches unacknowledged (diff-worker.ts' WINDOW), so that neither heap holds more. */
+export type ToWorker = { kind: 'join'; newer: PartSizes; order: number[] } | { kind: 'ack' };
+
+export type FromWorker =
+  | { kind: 'scanned'; older: PartSizes; missingKey: number }
+  | { kind: 'changes'; lines: string[] }
+  | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number } }
+  | { kind: 'error'; name: string; message: string };
+
+export class DiffLane {
+  private readonly worker: Worker;
+  private readonly next: Int32Array;
+  /** The older side's partitions, and its records without a key, once the worker has read it. */
+  readonly scanned: Promise<{ parts: Partitions; missingKey: number }>;
+  /** The worker's counts and duplicates, once it has joined its share. */
+  readonly joined: Promise<Extract<FromWorker, { kind: 'joined' }>>;
+
+  constructor(
+    file: string,
+    private readonly job: LaneJob,
+    changes: ChangeOrder,
+  ) {
+    this.next = new Int32Array(job.next);
+    // A small young generation, as --jq's worker has: its garbage is short lines, a chunk at a time.
+    this.worker = new Worker(file, { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const failed = new Promise<never>((_, reject) => {
+      this.worker.on('message', (m: FromWorker) => {
+        if (m.kind === 'error') reject(rebuilt(m));
+        // Handed to the sort, which spills past its bound, and only then acknowledged: posted
+        // freely, the changes of 300,000 x 300,000 different accounts ran a 32 MiB heap out
+        // as they were read (test/e2e/churn.test.ts).
+        if (m.kind === 'changes') {
+          changes.pushEncoded(m.lines);
+          changes
+            .flush()
+            .then(() => this.worker.postMessage({ kind: 'ack' } satisfies ToWorker))
+            .catch(reject);
+        }
+      });
+      this.worker.once('error', reject);
+      this.worker.once('exit', (code) => reject(new Error(`the worker thread of a hash diff ended (code ${code}) before its work was done; run it again`)));
+    });
+    const reply = <K extends FromWorker['kind']>(kind: K) =>
+      Promise.race([failed, new Promise<Extract<FromWorker, { kind: K }>>((resolve) => this.worker.on('message', (m: FromWorker) => m.kind === kind && resolve(m as Extract<FromWorker, { kind: K }>)))]);
+    this.scanned = reply('scanned').then((m) => ({ parts: Partitions.written(job.dir, m.older.paths, m.older.sizes), missingKey: m.missingKey }));
+    this.joined = reply('joined').then(async (m) => {
+      await changes.flush();
+      return m;
+    });
+    for (const p of [this.scanned, this.joined, failed]) p.catch(() => undefined);
+  }
+
+  /** Lets the worker join its share of `order`, the partitions it may take, whose newer records are spilled. */
+  join(newer: Partitions, order: number[]): void {
+    const sizes: PartSizes = { paths: newer.parts.map((p) => p.path), sizes: newer.parts.map((p) => ({ bytes: p.bytes, records: p.records })) };
+    this.worker.postMessage({ kind: 'join', newer: sizes, order } satisfies ToWorker);
+  }
+
+  /** The next partition of `order` for this thread to join, or undefined when all are taken. */
+  take(order: number[]): number | undefined {
+    return order[Atomics.add(this.next, 0, 1)];
+  }
+
+  /** Ends the worker and removes every file it was to write. */
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+    for (const path of this.job.paths) rmSync(path, { force: true });
+  }
+}
+
+/** A new job's shared parts: the files of the older side's partitions, and the counter. */
+export const laneFiles = (count: number, dir: string) => ({ paths: Array.from({ length: count }, () => partitionPath(dir)), next: new SharedArrayBuffer(4) });
+
+/** The worker's error as this thread's own, so that it is told as one from here would be. */
+function rebuilt({ name, message }: { name: string; message: string }): Error {
+  const error = name === 'NotARecord' ? new NotARecord(message) : name === 'LineTooLong' ? new LineTooLong(0) : name === 'JsonTooDeep' ? new JsonTooDeep() : new Error(message);
+  error.message = message;
+  return error;
+}
+
+/** An error's kind as the worker posts it: by class, not by name (a bundle may rename classes). */
+export const errorKind = (error: unknown) => (error instanceof NotARecord ? 'NotARecord' : error instanceof LineTooLong ? 'LineTooLong' : error instanceof JsonTooDeep ? 'JsonTooDeep' : 'Error');
+
+/** Adds what the worker counted to this thread's counts. */
+export function addCounts(into: DiffCounts, stats: { older: KeyStats; newer: KeyStats }, from: Extract<FromWorker, { kind: 'joined' }>): void {
+  for (const k of Object.keys(into) as (keyof DiffCounts)[]) into[k] += from.counts[k];
+  stats.older.duplicates += from.duplicates.older;
+  stats.newer.duplicates += from.duplicates.newer;
+}

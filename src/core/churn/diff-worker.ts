@@ -1,0 +1,94 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { encodeChange, type ChangeSink } from './change-order.js';
+import type { LaneJob, FromWorker, ToWorker } from './diff-lane.js';
+import { errorKind } from './diff-lane.js';
+import type { JoinContext } from './hash-diff.js';
+import { KeyTable } from './key-table.js';
+import type { DiffCounts } from './merge-diff.js';
+import { Partitions } from './partitions.js';
+import { keyReader } from './record-key.js';
+import { scanSide } from './side-scan.js';
+import { joinSpilled, type JoinRun } from './spilled-join.js';
+
+// The worker thread of a hash diff (dist/diff-worker.cjs; diff-lane.ts starts it): it reads the
+// older side into the partitions the main thread named, then joins its share of them, posting
+// the changes it finds, encoded for the main thread's ChangeOrder.
+
+const job = workerData as LaneJob;
+const port = parentPort!;
+const post = (message: FromWorker) => port.postMessage(message);
+
+/** The main thread's acknowledgements of batches of changes, and its message to join. */
+const acks: (() => void)[] = [];
+let onJoin: (message: Extract<ToWorker, { kind: 'join' }>) => void = () => undefined;
+port.on('message', (message: ToWorker) => (message.kind === 'ack' ? acks.shift()?.() : onJoin(message)));
+
+/**
+ * Batches of changes not yet acknowledged, at most: the main thread acknowledges a batch once
+ * it is in the sort. One at a time, the worker would wait on every batch for the main
+ * thread's current chunk; a few keep both busy, and memory bounded by a few chunks of changes.
+ */
+const WINDOW = 4;
+
+/** The changes of a join, posted at each flush, at most WINDOW batches ahead of the main thread. */
+class PostedChanges implements ChangeSink {
+  private lines: string[] = [];
+  private readonly inFlight: Promise<void>[] = [];
+  push(...change: Parameters<ChangeSink['push']>): void {
+    this.lines.push(encodeChange(...change));
+  }
+  async flush(): Promise<void> {
+    if (!this.lines.length) return;
+    if (this.inFlight.length >= WINDOW) await this.inFlight.shift();
+    this.inFlight.push(new Promise((resolve) => acks.push(resolve)));
+    post({ kind: 'changes', lines: this.lines });
+    this.lines = [];
+  }
+  /** Waits for every batch to be taken in. */
+  async done(): Promise<void> {
+    await this.flush();
+    await Promise.all(this.inFlight.splice(0));
+  }
+}
+
+async function scan(): Promise<Partitions> {
+  const stats = { missingKey: 0, duplicates: 0 };
+  const parts = new Partitions(job.paths.length, job.dir, 0, 0, job.paths);
+  try {
+    await scanSide({ ...job.older, stats }, parts.add, undefined, async () => undefined);
+    parts.seal(true);
+  } catch (error) {
+    parts.discard();
+    throw error;
+  }
+  post({ kind: 'scanned', older: { paths: parts.parts.map((p) => p.path), sizes: parts.parts.map((p) => ({ bytes: p.bytes, records: p.records })) }, missingKey: stats.missingKey });
+  return parts;
+}
+
+async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join' }>): Promise<void> {
+  const newer = Partitions.written(job.dir, message.newer.paths, message.newer.sizes);
+  const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
+  const stats = { older: { missingKey: 0, duplicates: 0 }, newer: { missingKey: 0, duplicates: 0 } };
+  const names = job.names && { older: keyReader(job.names.older), newer: keyReader(job.names.newer) };
+  const changes = new PostedChanges();
+  const context: JoinContext = { keys: { older: keyReader(job.older.field), newer: keyReader(job.newerField) }, names, stats, counts, changes, printChanged: job.printChanged };
+  const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, size: job.size, dir: job.dir };
+  const next = new Int32Array(job.next);
+  // The main thread keeps for itself any partition that must be split again: only it makes files.
+  for (let at = Atomics.add(next, 0, 1); at < message.order.length; at = Atomics.add(next, 0, 1)) {
+    const part = message.order[at]!;
+    await joinSpilled(older.parts[part]!, newer.parts[part]!, older.bits, run);
+  }
+  await changes.done();
+  post({ kind: 'joined', counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates } });
+}
+
+async function main(): Promise<void> {
+  const older = await scan();
+  const message = await new Promise<Extract<ToWorker, { kind: 'join' }>>((resolve) => (onJoin = resolve));
+  await join(older, message);
+  // Nothing more to hear: the worker may end.
+  port.removeAllListeners('message');
+}
+
+main().catch((error: unknown) => post({ kind: 'error', name: errorKind(error), message: error instanceof Error ? error.message : String(error) }));
