@@ -85,11 +85,14 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   } catch (error) {
     throw io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
   } finally {
-    if (!sink.closed) formatter.end();
+    if (!sink.closed) await formatter.end();
+    // A stop heard while jq finished (--jq): what jq had not answered is not in the output.
+    if (io.signal?.aborted) ok = false;
     const note = await sink.finish(ok && exitCode === ExitCode.ok);
     claimed.release();
     if (note) reporter.error(note);
   }
+  if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   if (sink.failure) throw sink.failure;
   return sink.closed ? ExitCode.ok : exitCode;
 }
@@ -114,7 +117,7 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
     const renames = matched.match.by === 'id';
     counts = await diffMatched(matched, { changed, signal }, async (batch) => {
       const records = changeRecords(batch, renames);
-      formatter.write(flags.tag && who !== null ? records.map((r) => ({ query_user: who, ...r })) : records, true);
+      await formatter.write(flags.tag && who !== null ? records.map((r) => ({ query_user: who, ...r })) : records, true);
       await sink.drain();
     });
   } catch (error) {
