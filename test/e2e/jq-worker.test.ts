@@ -25,6 +25,11 @@ async function followers(hold?: (req: Recorded, user: string) => Promise<void>) 
 }
 
 const env = (url: string) => ({ SGQ_BASE_URL: url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0', XDG_CACHE_HOME: tempDir('sgq-cache-'), SGQ_CONFIG_DIR: tempDir() });
+/** CPU time a process has used so far (user and system, from /proc). */
+const cpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 const marksOf = (file: string): Record<string, string> =>
   existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { marks: Record<string, string> }).marks : {};
 
@@ -104,4 +109,29 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(failed.stderr).toContain('sgq: --jq failed on record 25,001: deep; the output holds the results before it');
     expect(failed.stdout.split('\n')).toEqual(lines.slice(0, 25_000).map((l) => (JSON.parse(l) as { s: string }).s));
   });
+  it('SIGTERM while jq works on a batch (a filter that would never end): exit 143 within the grace, no mark moved', async () => {
+    const stub = await followers();
+    const dir = tempDir();
+    const state = join(dir, 'marks.json');
+    // Before 3.2 the main thread blocked in Atomics.wait for jq's answer and never heard the signal.
+    const child = spawn(process.execPath, [BIN, 'graph', 'followers', 'a', '--since-last', '--state', state, '--jq', 'last(range(1e15))'], { env: { ...process.env, ...env(stub.url) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    let code: number | null | undefined;
+    void exited.then((c) => (code = c));
+    try {
+      // jq is at work once the process has spent a second of CPU (the main thread alone would sit idle).
+      await until(() => stub.requests.length > 0 && cpuSeconds(child.pid!) >= 1, 'jq to be at work on the page');
+      child.kill('SIGTERM');
+      // Generous for a busy machine; without the fix the run never ends.
+      await until(() => code !== undefined, 'sgq to end after SIGTERM', 15_000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(code, stderr).toBe(143);
+    expect(stderr).toContain('interrupted by SIGTERM');
+    expect(marksOf(state)).toEqual({});
+  });
 });
+

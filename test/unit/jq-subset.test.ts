@@ -13,8 +13,8 @@ async function formatted(filter: string, pages: JsonObject[][]): Promise<string>
   const sink = captureSink();
   const f = await createFormatter('ndjson', sink, { jq: { filter } });
   try {
-    for (const page of pages) f.write(page);
-    f.end();
+    for (const page of pages) await f.write(page);
+    await f.end();
   } catch (error) {
     return `${sink.text}!${(error as Error).message}`;
   }

@@ -21,7 +21,8 @@ function busyLane() {
       lane.inFlight++;
     },
     poll: () => [],
-    waitBelow: (): Answer[] => lane.finish(),
+    waitBelow: (): Promise<Answer[]> => Promise.resolve(lane.finish()),
+    stop() {},
     finish() {
       lane.inFlight = 0;
       return answers.splice(0);
@@ -36,8 +37,8 @@ function busyLane() {
 async function jq(options: JqOptions, pages: unknown[][]): Promise<string> {
   const sink = captureSink();
   const f = await createFormatter('ndjson', sink, { jq: options });
-  for (const page of pages) f.write(page as never, true);
-  f.end();
+  for (const page of pages) await f.write(page as never, true);
+  await f.end();
   return sink.text;
 }
 
@@ -82,18 +83,18 @@ describe('--jq', () => {
     // jq runs on batches beside the main thread: the error surfaces at a later write or at the end.
     const sink = captureSink();
     const f = await createFormatter('ndjson', sink, { jq: { filter: '.n + 1' } });
-    f.write([{ n: 1 }, { n: 2 }] as never);
-    expect(() => {
-      f.write([{ n: 3 }, { n: 'x' }, { n: 5 }] as never);
-      f.end();
-    }).toThrow(/^--jq failed on record 4: string \("x"\) and number \(1\) cannot be added$/);
+    await f.write([{ n: 1 }, { n: 2 }] as never);
+    await expect((async () => {
+      await f.write([{ n: 3 }, { n: 'x' }, { n: 5 }] as never);
+      await f.end();
+    })()).rejects.toThrow(/^--jq failed on record 4: string \("x"\) and number \(1\) cannot be added$/);
     expect(sink.text).toBe('2\n3\n4\n');
     const custom = captureSink();
     const g = await createFormatter('ndjson', custom, { jq: { filter: 'if .n == 2 then error("no good") else .n end' } });
-    expect(() => {
-      g.write([{ n: 1 }, { n: 2 }] as never);
-      g.end();
-    }).toThrow(/^--jq failed on record 2: no good$/);
+    await expect((async () => {
+      await g.write([{ n: 1 }, { n: 2 }] as never);
+      await g.end();
+    })()).rejects.toThrow(/^--jq failed on record 2: no good$/);
     expect(custom.text).toBe('1\n');
   });
 
@@ -101,14 +102,14 @@ describe('--jq', () => {
     const sink = captureSink();
     const f = await createFormatter('ndjson', sink, { jq: { filter: 'if .i == 1234 or .i == 1500 then error("bad \\(.i)") else .i end' } });
     const pages = Array.from({ length: 6 }, (_, p) => Array.from({ length: 500 }, (_, i) => ({ i: p * 500 + i })));
-    expect(() => {
-      for (const page of pages) f.write(page as never);
-      f.end();
-    }).toThrow(/^--jq failed on record 1,235: bad 1234$/);
+    await expect((async () => {
+      for (const page of pages) await f.write(page as never);
+      await f.end();
+    })()).rejects.toThrow(/^--jq failed on record 1,235: bad 1234$/);
     expect(sink.text).toBe(Array.from({ length: 1234 }, (_, i) => `${i}\n`).join(''));
   });
 
-  it('a batch that is not full waits while jq is busy, and goes once jq is idle (one call, not one a page)', () => {
+  it('a batch that is not full waits while jq is busy, and goes once jq is idle (one call, not one a page)', async () => {
     vi.useFakeTimers();
     try {
       const { lane, batches } = busyLane();
@@ -125,7 +126,7 @@ describe('--jq', () => {
       lane.finish();
       vi.advanceTimersByTime(1000);
       expect(batches).toEqual(['{"i":1}', '{"i":2}\n{"i":3}']);
-      f.end();
+      await f.end();
     } finally {
       vi.useRealTimers();
     }
@@ -141,7 +142,7 @@ describe('--jq', () => {
     expect(sink.text).toBe('1\n');
     await until(() => !f.holdsUntilEnd, 'the second result to reach the sink');
     expect(sink.text).toBe('1\n2\n');
-    f.end();
+    await f.end();
     expect(sink.text).toBe('1\n2\n');
   });
 });

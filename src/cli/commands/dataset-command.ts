@@ -43,8 +43,8 @@ export async function runDatasetCommand(ctx: CommandContext, verb: 'info' | 'com
     rows.push({ kind: p.kind, route: p.route, date: p.date, files: p.files.length, rows: count, bytes: bytesOf(p) });
   }
   const { formatter, sink } = await ctx.output(flags);
-  formatter.write(rows, false);
-  formatter.end();
+  await formatter.write(rows, false);
+  await formatter.end();
   await sink.drain();
   if (!rows.length) reporter.info(`sgq: no partitions in ${layout.root}`);
   if (sink.failure) throw sink.failure;

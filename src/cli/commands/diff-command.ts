@@ -88,11 +88,14 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   } catch (error) {
     throw io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
   } finally {
-    if (!sink.closed) formatter.end();
+    if (!sink.closed) await formatter.end();
+    // A stop heard while jq finished (--jq): what jq had not answered is not in the output.
+    if (io.signal?.aborted) ok = false;
     const note = await sink.finish(ok && exitCode === ExitCode.ok);
     claimed.release();
     if (note) reporter.error(note);
   }
+  if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   if (sink.failure) throw sink.failure;
   return sink.closed ? ExitCode.ok : exitCode;
 }
@@ -121,7 +124,7 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
         if (batch.length) sink.write(changeLines(batch, renames));
       } else {
         const records = changeRecords(batch, renames);
-        formatter.write(tagged ? records.map((r) => ({ query_user: who, ...r })) : records, true);
+        await formatter.write(tagged ? records.map((r) => ({ query_user: who, ...r })) : records, true);
       }
       await sink.drain();
     });

@@ -39,7 +39,7 @@ async function render(lines: AsyncIterable<string>, name: string, formatter: For
   let batch: JsonObject[] = [];
   let lossless = false;
   const flush = async () => {
-    formatter.write(batch, lossless);
+    await formatter.write(batch, lossless);
     batch = [];
     lossless = false;
     await sink.drain();
@@ -100,7 +100,9 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   try {
     await render(lines, name, formatter, sink, () => closed || io.signal?.aborted === true);
     if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
-    if (!closed) formatter.end();
+    if (!closed) await formatter.end();
+    // A stop heard while jq finished (--jq): what jq had not answered is not in the output.
+    if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   } catch (error) {
     failure = io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
   } finally {

@@ -40,8 +40,8 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
       complete: meta.complete,
       file: dataPath,
     }));
-  formatter.write(rows, false);
-  formatter.end();
+  await formatter.write(rows, false);
+  await formatter.end();
   await sink.drain();
   if (!rows.length) reporter.info(`sgq: no snapshots${only ? ' of those users' : ''} in ${store.root}`);
   if (sink.failure) throw sink.failure;

@@ -34,7 +34,7 @@ export function terminalWidth(io: { stdoutIsTTY: boolean; stdout: unknown }): nu
 
 /** The formatter of `format`, after loading what only that format needs (the others never pay for it). */
 export async function createFormatter(format: Format, sink: Sink, options: FormatOptions = {}): Promise<Formatter> {
-  if (options.jq) return jqFormatter(await loadJqFilter(options.jq), options.jq, sink);
+  if (options.jq) return jqFormatter(await loadJqFilter(options.jq), options.jq, sink, options.signal);
   if (format === 'table') await loadTable();
   if (format === 'parquet') {
     if (!options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
@@ -47,11 +47,12 @@ export async function createFormatter(format: Format, sink: Sink, options: Forma
   return {
     holdsUntilEnd: inner.holdsUntilEnd,
     write(records, lossless) {
-      inner.write(records.map(project), lossless);
+      return inner.write(records.map(project), lossless);
     },
     end() {
-      inner.end();
+      const done = inner.end();
       end();
+      return done;
     },
     get columns() {
       return inner.columns;

@@ -2,11 +2,15 @@ import type { JsonObject } from '../../core/classify.js';
 
 // What every format implements, apart from the registry that picks one (formats.ts).
 
-/** One streaming interface for every format: records go in page by page, `end` closes the document. */
+/**
+ * One streaming interface for every format: records go in page by page, `end` closes the
+ * document. A write, an end or a settle may return a promise (--jq waits for its worker
+ * thread without blocking the event loop, so a signal is heard): callers await it.
+ */
 export interface Formatter {
   /** `lossless` says the records may hold RawNumbers; without it the native serializer is exact. */
-  write(records: readonly JsonObject[], lossless?: boolean): void;
-  end(): void;
+  write(records: readonly JsonObject[], lossless?: boolean): void | Promise<void>;
+  end(): void | Promise<void>;
   /**
    * The records written reach the sink only at `end()` (a table, `--jq --slurp`, Parquet's row
    * groups and footer): until then nothing they hold is durable, whatever the sink says.
@@ -16,7 +20,7 @@ export interface Formatter {
    * Hands the sink everything written so far, waiting for it if it must (--jq's worker thread
    * works beside the main thread): called before a checkpoint commits.
    */
-  settle?(): void;
+  settle?(): void | Promise<void>;
   /** csv and tsv: the columns in use once known, so that a resume can write the same ones. */
   readonly columns?: readonly string[];
   /** csv and tsv: whether the header line was written (a resume that appends must not repeat it). */
@@ -38,6 +42,8 @@ export interface FormatOptions {
   toFile?: boolean;
   /** `--jq`: the filter's results replace the format. */
   jq?: JqOptions;
+  /** SIGINT or SIGTERM: --jq gives jq a moment to answer what it holds, then ends its thread. */
+  signal?: AbortSignal;
 }
 
 /** `--jq` and the flags that go with it. */

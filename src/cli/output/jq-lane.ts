@@ -1,4 +1,4 @@
-import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { builtFile } from '../built-file.js';
 import { compileError, runBatch, type BatchResult, type Jq, type JqProgram } from './jq-engine.js';
 import type { WorkerRequest } from './jq-worker.js';
@@ -17,13 +17,29 @@ export interface JqLane {
   submit(batch: Uint8Array, slurp: boolean): void;
   /** Answers that have arrived, in order, without waiting. */
   poll(): Answer[];
-  /** Waits until at most `n` batches are still running; returns the answers not yet taken. */
-  waitBelow(n: number): Answer[];
+  /**
+   * Resolves once at most `n` batches are still running, with the answers not yet taken. It
+   * waits without blocking the event loop, so SIGINT and SIGTERM are heard while jq works;
+   * it rejects with a LaneStopped when jq's thread ends first (stopped, or gone).
+   */
+  waitBelow(n: number): Promise<Answer[]>;
   /** Batches submitted and not yet answered. */
   readonly inFlight: number;
   /** Called when an answer arrives while the main thread is idle. */
   onAnswer?: () => void;
+  /** The run is stopping: jq gets `graceMs` to answer what it holds, then its thread ends. */
+  stop(graceMs: number): void;
   close(): void;
+}
+
+/** Why a lane can answer no more: `stopped` when the run asked it to (a signal), else jq's thread itself ended. */
+export class LaneStopped extends Error {
+  constructor(
+    message: string,
+    readonly stopped: boolean,
+  ) {
+    super(message);
+  }
 }
 
 export async function openLane(program: JqProgram): Promise<JqLane> {
@@ -43,8 +59,9 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
       lane.onAnswer?.();
     },
     poll: take,
-    waitBelow: take,
+    waitBelow: () => Promise.resolve(take()),
     inFlight: 0,
+    stop() {},
     close() {
       arrived = [];
     },
@@ -53,57 +70,77 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
 }
 
 /**
- * The worker answers on a port of its own and then moves a shared counter: blocking on the
- * counter (Atomics.wait) and taking the answers with receiveMessageOnPort makes waiting for
- * jq synchronous, as a formatter's write and end are.
+ * The worker answers on a port of its own, in order. Waiting for an answer is a promise
+ * settled by the port's messages or by the thread's end, never a blocking wait: a thread that
+ * dies (out of memory, a crash) fails the run with a line, and a signal is heard while jq works.
  */
-function workerLane(file: string, program: JqProgram): JqLane {
+export function workerLane(file: string, program: JqProgram): JqLane {
   const { port1, port2 } = new MessageChannel();
-  const done = new Int32Array(new SharedArrayBuffer(4));
   // Started with the first request: a filter that jq never has to run (jq-subset.ts) costs no thread.
   let worker: Worker | undefined;
   let sent = 0;
   let received = 0;
+  let ended: LaneStopped | undefined;
   const arrived: Answer[] = [];
-  const receive = (answer: Answer) => {
-    arrived.push(answer);
-    received++;
-  };
+  const waiters: { below: number; resolve: (answers: Answer[]) => void; reject: (error: LaneStopped) => void }[] = [];
   const take = () => {
     for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) receive(m.message as Answer);
     return arrived.splice(0);
   };
-  const post = (request: WorkerRequest, transfer: ArrayBuffer[] = []) => {
-    if (!worker) {
-      // A small young generation: the worker's garbage is jq's output text, a page or two at a time.
-      worker = new Worker(file, { workerData: { port: port2, done, program }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-      // It never keeps sgq alive: every wait for an answer blocks, so none is left behind at exit.
-      worker.unref();
+  function receive(answer: Answer): void {
+    arrived.push(answer);
+    received++;
+  }
+  /** Settles the waits that can be settled; with none left, nothing of jq's keeps sgq alive. */
+  const settle = () => {
+    for (const waiter of [...waiters]) {
+      if (!ended && sent - received > waiter.below) continue;
+      waiters.splice(waiters.indexOf(waiter), 1);
+      if (ended && sent - received > waiter.below) waiter.reject(ended);
+      else waiter.resolve(take());
     }
+    if (waiters.length === 0) {
+      port1.unref();
+      worker?.unref();
+    }
+  };
+  const end = (why: LaneStopped) => {
+    ended ??= why;
+    void worker?.terminate();
+    settle();
+  };
+  const post = (request: WorkerRequest, transfer: ArrayBuffer[] = []) => {
+    worker ??= startThread(file, port2, program, end);
     port1.postMessage(request, transfer);
     sent++;
   };
-  const waitFor = (count: number) => {
-    for (let seen = Atomics.load(done, 0); seen < count; seen = Atomics.load(done, 0)) Atomics.wait(done, 0, seen);
-  };
   const lane: JqLane = {
-    check() {
+    async check() {
       post({ kind: 'check' });
-      waitFor(sent);
-      const [answer] = take() as unknown as [{ error?: string; broken?: string }];
+      const [answer] = (await lane.waitBelow(0)) as unknown as [{ error?: string; broken?: string }];
       if (answer.broken !== undefined) throw new Error(answer.broken);
-      return Promise.resolve(answer.error);
+      return answer.error;
     },
     submit: (batch, slurp) => post({ kind: 'batch', batch, slurp }, [batch.buffer as ArrayBuffer]),
     poll: take,
     waitBelow(n) {
-      waitFor(sent - n);
-      return take();
+      take();
+      if (sent - received <= n) return Promise.resolve(take());
+      if (ended) return Promise.reject(ended);
+      // Waiting: the port's next message must keep the event loop, and so sgq, alive.
+      port1.ref();
+      worker?.ref();
+      return new Promise((resolve, reject) => waiters.push({ below: n, resolve, reject }));
     },
     get inFlight() {
       return sent - received;
     },
+    stop(graceMs) {
+      // What jq answers within the grace (the batch the end hands it too) still reaches the output.
+      if (!ended) setTimeout(() => end(new LaneStopped('the run was stopped', true)), graceMs).unref();
+    },
     close() {
+      ended ??= new LaneStopped('jq was closed', true);
       port1.close();
       void worker?.terminate();
     },
@@ -111,7 +148,18 @@ function workerLane(file: string, program: JqProgram): JqLane {
   port1.on('message', (message: Answer) => {
     receive(message);
     lane.onAnswer?.();
+    settle();
   });
   port1.unref();
   return lane;
+}
+
+/** jq's thread, which ends the lane when it fails or exits (after the lane closed it, too: nothing is waiting then). */
+function startThread(file: string, port: MessagePort, program: JqProgram, end: (why: LaneStopped) => void): Worker {
+  // A small young generation: the worker's garbage is jq's output text, a page or two at a time.
+  const thread = new Worker(file, { workerData: { port, program }, transferList: [port], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  thread.on('error', (error) => end(new LaneStopped(`jq's thread failed: ${error.message}`, false)));
+  thread.on('exit', (code) => end(new LaneStopped(`jq's thread ended (exit code ${code}) before it answered`, false)));
+  thread.unref();
+  return thread;
 }

@@ -4,8 +4,7 @@ import { compileError, runBatch, type JqProgram } from './jq-engine.js';
 
 // The worker thread of `--jq` (dist/jq-worker.cjs): jq runs here on the second core while the
 // main thread fetches and parses, as `sgq … | jq` would run it. Requests come in order on the
-// port; each answer is posted before the shared counter moves, so the main thread can block on
-// the counter (Atomics.wait) and then find the answer with receiveMessageOnPort.
+// port, and each is answered on it in turn.
 
 export type WorkerRequest =
   | { kind: 'check' }
@@ -13,11 +12,10 @@ export type WorkerRequest =
 
 interface Data {
   port: MessagePort;
-  done: Int32Array;
   program: JqProgram;
 }
 
-const { port, done, program } = workerData as Data;
+const { port, program } = workerData as Data;
 // V8 compiles jq's hot wasm functions again, optimized, on background threads, each with a
 // malloc arena of its own that keeps what the compiler used: the run's peak RSS held ~10 MiB
 // more with V8's default (several tasks at once) than with one task compiling them in turn,
@@ -26,11 +24,7 @@ const { port, done, program } = workerData as Data;
 setFlagsFromString('--wasm-num-compilation-tasks=1');
 const loaded = import('jq-wasm').then(({ loadJq }) => loadJq());
 
-const answer = (message: unknown, transfer: ArrayBuffer[] = []) => {
-  port.postMessage(message, transfer);
-  Atomics.add(done, 0, 1);
-  Atomics.notify(done, 0);
-};
+const answer = (message: unknown, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 let queue = Promise.resolve();
 port.on('message', (request: WorkerRequest) => {

@@ -1,12 +1,12 @@
 import type { JsonObject } from '../../core/classify.js';
-import { ExitCode, SgqError, usageError } from '../../core/errors.js';
+import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags } from './jq-engine.js';
 import { compileSubset, subsetLines, type Subset } from './jq-subset.js';
 import { ByteBatch } from './jq-batch.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
-import type { Answer, JqLane } from './jq-lane.js';
+import type { Answer, JqLane, LaneStopped } from './jq-lane.js';
 import type { Sink } from './sink.js';
 
 export type { JqOptions } from './formatter.js';
@@ -22,6 +22,8 @@ const IN_FLIGHT = 1;
 // A batch that is not full goes to jq after this long, so that a slow service's pages still
 // show; while jq is busy it waits on and fills up (a call costs jq a compile of its builtins).
 const LINGER_MS = 20;
+/** How long a stopped run waits for jq's answers before it ends jq's thread. */
+const STOP_GRACE_MS = 500;
 
 // The lane opened and checked, for the formatter of the same options to take over without
 // compiling the filter again.
@@ -69,6 +71,8 @@ class Results {
   /** Records whose results reached the sink. */
   position = 0;
   failure?: SgqError;
+  /** A stopped run ended jq before it answered: what it held never reaches the output. */
+  stopped = false;
   /** Batch buffers back from jq, to be filled again. */
   private readonly spares: Uint8Array[] = [];
 
@@ -76,6 +80,16 @@ class Results {
     private readonly sink: Sink,
     private readonly options: JqOptions,
   ) {}
+
+  /** Waits for jq to hold at most `n` batches: a thread gone fails the run; a stopped one drops what it held. */
+  async waitFor(lane: JqLane, n: number): Promise<void> {
+    try {
+      this.deliver(await lane.waitBelow(n));
+    } catch (error) {
+      if ((error as LaneStopped).stopped) this.stopped = true;
+      else this.failure ??= new SgqError(ExitCode.internal, `--jq stopped: ${(error as Error).message}`, 'run the same filter with the jq command on sgq -o ndjson');
+    }
+  }
 
   deliver(answers: Answer[]): void {
     for (const answer of answers) {
@@ -106,7 +120,7 @@ class Results {
  * over them). A runtime error fails the run naming the record's position, at the next write or
  * at the end; the output holds every result before it.
  */
-export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Formatter {
+export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal?: AbortSignal): Formatter {
   opened.delete(options);
   let first = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -116,6 +130,9 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
   const batch = new ByteBatch(results.spare());
   const deliver = (answers: Answer[]) => results.deliver(answers);
   lane.onAnswer = () => deliver(lane.poll());
+  // A stopped run ends within a second: jq has half of it to answer what it holds.
+  const onStop = () => lane.stop(STOP_GRACE_MS);
+  signal?.addEventListener('abort', onStop, { once: true });
   const submit = (slurp = false) => {
     clearTimeout(timer);
     timer = undefined;
@@ -142,10 +159,11 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
       deliver(lane.poll());
       return results.failure !== undefined || batch.records > 0 || lane.inFlight > 0;
     },
-    settle() {
+    async settle() {
       if (options.slurp || results.failure) return;
       submit();
-      deliver(lane.waitBelow(0));
+      await results.waitFor(lane, 0);
+      check();
     },
     write(records: readonly JsonObject[], lossless = true) {
       check();
@@ -166,15 +184,18 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink): Forma
       if (first || batch.length >= BATCH_BYTES) submit();
       else timer ??= setTimeout(linger, LINGER_MS).unref();
       deliver(lane.poll());
-      if (lane.inFlight > IN_FLIGHT) deliver(lane.waitBelow(IN_FLIGHT));
+      if (lane.inFlight > IN_FLIGHT) return results.waitFor(lane, IN_FLIGHT).then(check);
       check();
     },
-    end() {
+    async end() {
       check();
       submit(options.slurp === true);
-      deliver(lane.waitBelow(0));
+      await results.waitFor(lane, 0);
+      signal?.removeEventListener('abort', onStop);
       lane.close();
       check();
+      // An end that returns has delivered everything: one that could not must not let the run claim it did.
+      if (results.stopped && results.sizes.length > 0) throw interruptedBy(signal?.reason);
     },
   };
 }

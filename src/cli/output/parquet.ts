@@ -139,6 +139,9 @@ export interface ParquetFormatter extends Formatter {
    * ends there and the next part takes that record, so the key becomes a column.
    */
   writeFitting(records: readonly JsonObject[], from: number): number;
+  /** Parquet never waits: a dataset part (dataset/part.ts) writes and ends it in line. */
+  write(records: readonly JsonObject[], lossless?: boolean): void;
+  end(): void;
 }
 
 /**

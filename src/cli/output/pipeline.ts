@@ -50,6 +50,7 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
     // A table for --out is a file's: neither cut to the terminal's width nor coloured.
     width: out ? undefined : terminalWidth(io),
     color: !out && colorLevel(io, 'stdout') > 0,
+    signal: io.signal,
   });
   return guard(sink, formatter, stop);
 }
@@ -57,9 +58,9 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
 function guard(sink: Sink, formatter: Formatter, stop: () => void): Output {
   let formatFailure: SgqError | undefined;
   const guarded: Formatter = {
-    write(records, lossless) {
+    async write(records, lossless) {
       try {
-        formatter.write(records, lossless);
+        await formatter.write(records, lossless);
       } catch (error) {
         if (!(error instanceof SgqError)) throw error;
         formatFailure ??= error;
@@ -67,10 +68,10 @@ function guard(sink: Sink, formatter: Formatter, stop: () => void): Output {
         throw error;
       }
     },
-    end() {
+    async end() {
       if (formatFailure !== undefined) return;
       try {
-        formatter.end();
+        await formatter.end();
       } catch (error) {
         // A refusal at the end (--jq --slurp) is one too: nothing after it counts as delivered.
         if (error instanceof SgqError) formatFailure ??= error;
@@ -80,8 +81,8 @@ function guard(sink: Sink, formatter: Formatter, stop: () => void): Output {
     get holdsUntilEnd() {
       return formatter.holdsUntilEnd;
     },
-    settle() {
-      formatter.settle?.();
+    async settle() {
+      await formatter.settle?.();
     },
     get columns() {
       return formatter.columns;

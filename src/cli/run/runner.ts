@@ -154,7 +154,7 @@ class JobRunner {
     }
     await source.return?.();
     reporter.stopProgress();
-    if (!sink.closed) formatter.end();
+    if (!sink.closed) await formatter.end();
     return this.conclude();
   }
 
@@ -291,7 +291,7 @@ class JobRunner {
     let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
     if (job.onRecords) await job.onRecords(records, page.lossless, { text: page.text, granted: records.length, wholeBodyIsRecord: job.request.wholeBodyIsRecord === true, lossless: page.lossless });
     if (job.hideRecords) records = [];
-    this.ctx.formatter.write(this.tagged(job, records), page.lossless);
+    await this.ctx.formatter.write(this.tagged(job, records), page.lossless);
   }
 
   private tagged(job: Job, records: JsonObject[]): JsonObject[] {
@@ -326,7 +326,7 @@ class JobRunner {
     const { sink, formatter, reporter } = this.ctx;
     const emit = async (records: JsonObject[], lossless: boolean) => {
       if (sink.closed) return;
-      formatter.write(this.tagged(job, records), lossless);
+      await formatter.write(this.tagged(job, records), lossless);
       await sink.drain();
     };
     try {

@@ -131,7 +131,7 @@ export class RunScope {
   async whenDurable(): Promise<void> {
     const { sink, formatter } = this.output;
     if (!sink.streams || !this.checkpoints.due) return;
-    formatter.settle?.();
+    await formatter.settle?.();
     // A format that holds its records until the end (a table, --jq --slurp, Parquet) has delivered nothing yet.
     if (formatter.holdsUntilEnd) return;
     // A write that failed reports it on a later tick: let it, before trusting `flushed`.

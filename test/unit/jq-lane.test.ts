@@ -1,0 +1,58 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LaneStopped, workerLane } from '../../src/cli/output/jq-lane.js';
+import { jqFormatter } from '../../src/cli/output/jq.js';
+import { tempDir } from '../helpers/run.js';
+import { captureSink } from '../helpers/sink.js';
+
+// jq's worker thread as the main thread sees it, with stand-in workers that misbehave the
+// ways a real one can: die without answering (out of memory, a crash), or never answer.
+
+/** A worker script: `onMessage` is the body of its port's message handler. */
+function fakeWorker(onMessage: string): string {
+  const file = join(tempDir(), 'worker.cjs');
+  writeFileSync(file, `const { workerData } = require('node:worker_threads');\nworkerData.port.on('message', (request) => { ${onMessage} });\n`);
+  return file;
+}
+
+const program = { filter: '.i | tostring', flags: [] };
+
+describe("jq's lane to its worker thread", () => {
+  it('a thread that dies before it answers fails the wait with a line naming its exit, not a wait for ever', async () => {
+    const lane = workerLane(fakeWorker('process.exit(3)'), program);
+    const failure = await lane.check().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(LaneStopped);
+    expect(failure).toMatchObject({ stopped: false, message: "jq's thread ended (exit code 3) before it answered" });
+  });
+
+  it('through the formatter, the same death fails the run as an internal error with what to do', async () => {
+    const lane = workerLane(fakeWorker("if (request.kind === 'batch') throw new Error('boom')"), program);
+    const sink = captureSink();
+    const f = jqFormatter(lane, { filter: program.filter }, sink);
+    await f.write([{ i: 1 }] as never);
+    await expect(Promise.resolve(f.end())).rejects.toThrow(/^--jq stopped: jq's thread failed: boom$/);
+    expect(sink.text).toBe('');
+  });
+
+  it('a stop gives jq its grace, then ends the thread: the wait ends as stopped, and the end refuses to claim the results', async () => {
+    const lane = workerLane(fakeWorker('/* never answers */'), program);
+    const controller = new AbortController();
+    const f = jqFormatter(lane, { filter: program.filter }, captureSink(), controller.signal);
+    await f.write([{ i: 1 }] as never);
+    controller.abort('SIGTERM');
+    await expect(Promise.resolve(f.end())).rejects.toThrow(/^interrupted by SIGTERM$/);
+    await expect(lane.waitBelow(0)).rejects.toMatchObject({ stopped: true });
+  });
+
+  it('answers that come within the grace still reach the output, and the end then claims them', async () => {
+    const lane = workerLane(fakeWorker("setTimeout(() => workerData.port.postMessage(request.kind === 'batch' ? { out: '1\\n', stderr: '' } : {}), 50)"), program);
+    const controller = new AbortController();
+    const sink = captureSink();
+    const f = jqFormatter(lane, { filter: program.filter }, sink, controller.signal);
+    await f.write([{ i: 1 }] as never);
+    controller.abort('SIGINT');
+    await f.end();
+    expect(sink.text).toBe('1\n');
+  });
+});
