@@ -56,3 +56,18 @@ describe("jq's lane to its worker thread", () => {
     expect(sink.text).toBe('1\n');
   });
 });
+
+describe("jq's lane: an answer already waiting on the port", () => {
+  it('is handed over, not dropped, when the wait begins after it came (a main thread paused by a busy machine)', async () => {
+    // The stand-in answers, then raises a flag the main thread waits on: the answer is on the
+    // port before the wait begins, as when the OS pauses the main thread between the two.
+    const posted = new Int32Array(new SharedArrayBuffer(4));
+    const worker = fakeWorker("workerData.port.postMessage({ out: 'late\\n', stderr: '' }); Atomics.store(workerData.program.posted, 0, 1); Atomics.notify(workerData.program.posted, 0)");
+    const lane = workerLane(worker, { ...program, posted } as typeof program);
+    lane.submit(new Uint8Array(4), false);
+    expect(Atomics.wait(posted, 0, 0, 20_000), 'the stand-in to answer').not.toBe('timed-out');
+    const answers = await lane.waitBelow(0);
+    expect(answers.map((a) => a.out)).toEqual(['late\n']);
+    lane.close();
+  });
+});

@@ -83,8 +83,12 @@ export function workerLane(file: string, program: JqProgram): JqLane {
   let ended: LaneStopped | undefined;
   const arrived: Answer[] = [];
   const waiters: { below: number; resolve: (answers: Answer[]) => void; reject: (error: LaneStopped) => void }[] = [];
-  const take = () => {
+  /** Moves the answers the port holds into `arrived` (they may come before their message event). */
+  const drain = () => {
     for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) receive(m.message as Answer);
+  };
+  const take = () => {
+    drain();
     return arrived.splice(0);
   };
   function receive(answer: Answer): void {
@@ -124,7 +128,7 @@ export function workerLane(file: string, program: JqProgram): JqLane {
     submit: (batch, slurp) => post({ kind: 'batch', batch, slurp }, [batch.buffer as ArrayBuffer]),
     poll: take,
     waitBelow(n) {
-      take();
+      drain();
       if (sent - received <= n) return Promise.resolve(take());
       if (ended) return Promise.reject(ended);
       // Waiting: the port's next message must keep the event loop, and so sgq, alive.
