@@ -103,10 +103,7 @@ export function workerLane(file: string, program: JqProgram): JqLane {
       if (ended && sent - received > waiter.below) waiter.reject(ended);
       else waiter.resolve(take());
     }
-    if (waiters.length === 0) {
-      port1.unref();
-      worker?.unref();
-    }
+    if (waiters.length === 0) keepAlive(false, port1, worker);
   };
   const end = (why: LaneStopped) => {
     ended ??= why;
@@ -132,8 +129,7 @@ export function workerLane(file: string, program: JqProgram): JqLane {
       if (sent - received <= n) return Promise.resolve(take());
       if (ended) return Promise.reject(ended);
       // Waiting: the port's next message must keep the event loop, and so sgq, alive.
-      port1.ref();
-      worker?.ref();
+      keepAlive(true, port1, worker);
       return new Promise((resolve, reject) => waiters.push({ below: n, resolve, reject }));
     },
     get inFlight() {
@@ -156,6 +152,14 @@ export function workerLane(file: string, program: JqProgram): JqLane {
   });
   port1.unref();
   return lane;
+}
+
+/** Whether the port and the thread keep the event loop running: only while an answer is awaited. */
+function keepAlive(on: boolean, ...handles: ({ ref(): void; unref(): void } | undefined)[]): void {
+  for (const handle of handles) {
+    if (on) handle?.ref();
+    else handle?.unref();
+  }
 }
 
 /** jq's thread, which ends the lane when it fails or exits (after the lane closed it, too: nothing is waiting then). */
