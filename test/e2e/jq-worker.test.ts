@@ -133,5 +133,13 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(stderr).toContain('interrupted by SIGTERM');
     expect(marksOf(state)).toEqual({});
   });
+  it("jq's WebAssembly aborting (its memory exhausted) is one line on stderr and exit 1, without Emscripten's own print", async () => {
+    const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
+    const r = await sgq(['fmt', '-', '--jq', '[range(1e9)] | length'], { env: offline, input: '{"a":1}\n' });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('sgq: --jq stopped: jq itself failed (Aborted()); run the same filter with the jq command on sgq -o ndjson');
+  });
 });
+
 

@@ -22,7 +22,12 @@ const { port, program } = workerData as Data;
 // for ~45 ms more CPU (measured over a 200k-record export). Only the wasm compiler reads this
 // flag, and only jq compiles wasm in sgq; it is set before jq's module is compiled.
 setFlagsFromString('--wasm-num-compilation-tasks=1');
+// jq-wasm's runtime prints an abort (memory exhausted, say) with console.error as well as
+// throwing it: the throw becomes sgq's one failure line, so the print would be a second.
+console.error = () => undefined;
 const loaded = import('jq-wasm').then(({ loadJq }) => loadJq());
+/** An abort of jq's WebAssembly as sgq tells it: without Emscripten's advice to its own developers. */
+const brokenText = (error: unknown) => (error as Error).message.replace(/\. Build with -sASSERTIONS for more info\.$/, '');
 
 const answer = (message: unknown, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
@@ -35,7 +40,7 @@ port.on('message', (request: WorkerRequest) => {
       // The batch's buffer goes back with the answer, to be filled again (no copy either way).
       else answer({ ...runBatch(jq, program, request.batch, request.slurp), spare: request.batch }, [request.batch.buffer as ArrayBuffer]);
     } catch (error) {
-      answer({ broken: (error as Error).message });
+      answer({ broken: brokenText(error) });
     }
   });
 });
