@@ -114,7 +114,7 @@ describe('--jq through its worker thread and the run protocol', () => {
     const dir = tempDir();
     const state = join(dir, 'marks.json');
     // Before 3.2 the main thread blocked in Atomics.wait for jq's answer and never heard the signal.
-    const child = spawn(process.execPath, [BIN, 'graph', 'followers', 'a', '--since-last', '--state', state, '--jq', 'last(range(1e15))'], { env: { ...process.env, ...env(stub.url) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'graph', 'followers', 'a', '--since-last', '--state', state, '--jq', 'last(range(1e15))', '--out', join(dir, 'out.txt')], { env: { ...process.env, ...env(stub.url) }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -132,6 +132,8 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(code, stderr).toBe(143);
     expect(stderr).toContain('interrupted by SIGTERM');
     expect(marksOf(state)).toEqual({});
+    // The page was fetched (and paid for): jq only never answered it.
+    expect(stderr).toContain(`${join(dir, 'out.txt')} not created; no record had been written to it`);
   });
   it("jq's WebAssembly aborting (its memory exhausted) is one line on stderr and exit 1, without Emscripten's own print", async () => {
     const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };

@@ -51,7 +51,9 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
       });
     } catch (error) {
       // Even a bug must not lose what was fetched: keep it as FILE.partial.
-      await scope.finish(false).catch(() => undefined);
+      const note = await scope.finish(false).catch(() => undefined);
+      // Where the output went is worth a line even then (FILE.partial, or FILE not created).
+      if (note) reporter.error(note);
       throw error;
     }
     return await conclude(ctx, plan, flags, scope, summary, price);

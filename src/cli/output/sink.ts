@@ -277,7 +277,7 @@ function keepPartial(temp: string, target: OutTarget, failed: boolean): string {
   // An empty FILE.partial would keep nothing and only need removing.
   if (sizeOf(temp) === 0) {
     rmSync(temp, { force: true });
-    return `${unchanged}; ${failed ? 'no complete record had been written' : 'no record had been fetched'}`;
+    return `${unchanged}; ${failed ? 'no complete record had been written' : 'no record had been written to it'}`;
   }
   try {
     moveIntoPlace(temp, partial, { durable: false });
