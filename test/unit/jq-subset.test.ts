@@ -61,7 +61,7 @@ const text: fc.Arbitrary<string> = fc.letrec((tie) => ({
     fc.constantFrom('{"b":"x","1":"y"}', '{"b":null,"c":{"d":"e"}}', '{"__proto__":"p","b":"q"}', '{"b":1,"b":"dup"}', '{"screen_name":"n"}', '{}'),
   ),
 })).value as fc.Arbitrary<string>;
-const FIELDS = ['username', 'last_checked', 'a', 'b', 'flag', 'n', 'tags', 'user'];
+const FIELDS = ['username', 'last_checked', 'a', 'b', 'flag', 'n', 'tags', 'user', ''];
 const record: fc.Arbitrary<JsonObject> = fc
   .array(fc.tuple(fc.constantFrom(...FIELDS), text), { maxLength: 6 })
   .map((pairs) => parseJson(`{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`) as JsonObject);
@@ -108,4 +108,8 @@ describe('--jq filters answered without jq (the subset)', () => {
       { numRuns: 200 },
     );
   }, 120_000);
+  it('refuses a record like jq when a lone surrogate hides under the empty key', async () => {
+    const pages = [[parseJson('{"":"\\ud800","username":"x"}') as JsonObject, { username: 'y' }]];
+    expect(await formatted('.username', pages)).toBe(await byJq('.username', pages));
+  });
 });

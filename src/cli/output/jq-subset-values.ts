@@ -28,7 +28,12 @@ export function wellFormed(s: string): string {
 export function readable(v: Json): Json {
   if (typeof v === 'string') wellFormed(v);
   else if (Array.isArray(v)) v.forEach(readable);
-  else if (isObject(v)) for (const key in v) readable(wellFormed(key) && v[key]!);
+  else if (isObject(v)) {
+    for (const key in v) {
+      wellFormed(key);
+      readable(v[key]!);
+    }
+  }
   return v;
 }
 
