@@ -99,9 +99,8 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   if (io.signal?.aborted) stop();
   try {
     await render(lines, name, formatter, sink, () => closed || io.signal?.aborted === true);
-    if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
-    if (!closed) await formatter.end();
-    // A stop heard while jq finished (--jq): what jq had not answered is not in the output.
+    if (!closed && !io.signal?.aborted) await formatter.end();
+    // Checked after the end too: a stop heard while jq finished (--jq) leaves its answers out.
     if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   } catch (error) {
     failure = io.signal?.aborted ? interruptedBy(io.signal.reason) : error;

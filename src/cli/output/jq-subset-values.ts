@@ -1,4 +1,4 @@
-import { RawNumber, type Json } from '../../core/json.js';
+import type { Json } from '../../core/json.js';
 
 // What jq 1.8 does with the values of records, for the few operations of the subset of jq that
 // sgq answers without jq (jq-subset.ts), and what it prints. Wherever jq's result could differ
@@ -16,8 +16,12 @@ const bail = (): never => {
 export const EMPTY: unique symbol = Symbol('empty');
 export type Result = Json | typeof EMPTY;
 
-const isObject = (v: Json): v is { [key: string]: Json } =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawNumber) && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null);
+/** A plain object (not an array, a RawNumber or another class): its prototype says. */
+function isObject(v: Json): v is { [key: string]: Json } {
+  if (v === null || typeof v !== 'object') return false;
+  const proto = Object.getPrototypeOf(v) as object | null;
+  return proto === Object.prototype || proto === null;
+}
 
 /** A string jq reads the same: one without lone surrogates. */
 export function wellFormed(s: string): string {

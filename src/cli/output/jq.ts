@@ -61,8 +61,14 @@ async function openChecked(options: JqOptions): Promise<JqLane> {
  * --argjson, whose JSON only jq reads (and may refuse).
  */
 function subsetOf(options: JqOptions): Subset | undefined {
-  return options.argjson?.length ? undefined : compileSubset(options.filter);
+  if (!subsets.has(options)) subsets.set(options, options.argjson?.length ? undefined : compileSubset(options.filter));
+  return subsets.get(options);
 }
+// Compiled once per run: the check before the first request and the formatter both ask.
+const subsets = new WeakMap<JqOptions, Subset | undefined>();
+
+/** jq could not go on (its thread died, or jq itself failed): the run ends with what was written. */
+const jqStopped = (what: string) => new SgqError(ExitCode.internal, `--jq stopped: ${what}`, 'run the same filter with the jq command on sgq -o ndjson');
 
 /** Hands jq's answers to the sink in order, counting the records they cover; keeps the first failure. */
 class Results {
@@ -87,7 +93,7 @@ class Results {
       this.deliver(await lane.waitBelow(n));
     } catch (error) {
       if ((error as LaneStopped).stopped) this.stopped = true;
-      else this.failure ??= new SgqError(ExitCode.internal, `--jq stopped: ${(error as Error).message}`, 'run the same filter with the jq command on sgq -o ndjson');
+      else this.failure ??= jqStopped((error as Error).message);
     }
   }
 
@@ -96,7 +102,7 @@ class Results {
       const size = this.sizes.shift() ?? 0;
       if (answer.spare) this.spares.push(new Uint8Array(answer.spare.buffer));
       if (this.failure) continue;
-      if (answer.broken !== undefined) this.failure = new SgqError(ExitCode.internal, `--jq stopped: jq itself failed (${answer.broken})`, 'run the same filter with the jq command on sgq -o ndjson');
+      if (answer.broken !== undefined) this.failure = jqStopped(`jq itself failed (${answer.broken})`);
       if (answer.out) this.sink.write(answer.out);
       if (answer.stderr) this.options.stderr?.(answer.stderr);
       if (answer.failedAt !== undefined && !this.failure) {
