@@ -3,14 +3,13 @@ import { join } from 'node:path';
 import type { ColumnChunk } from 'hyparquet';
 import { createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { loadParquetLib } from '../output/parquet-lib.js';
+import { MAGIC, writeFooter } from '../output/parquet-file.js';
 import { DATASET_FILE } from './part.js';
 import type { PartFile } from './read.js';
 
 // Several Parquet files of one schema as one: each row group's column chunks are copied byte
 // for byte (no value decoded, so every type stays exact: decimals, ids past 2^53, text), and a
 // new footer lists them at their new offsets. Row groups stay as their runs wrote them.
-
-const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]); // "PAR1"
 
 /** Writes the merged file under `staging`, flushed to disk; returns its temporary path and rows. */
 export async function mergeParts(parts: readonly PartFile[], staging: string): Promise<{ temp: string; rows: number }> {
@@ -22,7 +21,9 @@ export async function mergeParts(parts: readonly PartFile[], staging: string): P
       writeAll(temp.fd, bytes);
       offset += bytes.length;
     };
-    write(MAGIC);
+    const head = new lib.ByteWriter();
+    head.appendUint32(MAGIC);
+    write(new Uint8Array(head.buffer, 0, head.index));
     const rowGroups: object[] = [];
     let rows = 0n;
     for (const part of parts) {
@@ -40,8 +41,7 @@ export async function mergeParts(parts: readonly PartFile[], staging: string): P
       }
     }
     const footer = new lib.ByteWriter();
-    lib.writeMetadata(footer, { version: 2, created_by: 'sgq', schema: parts[0]!.schema, num_rows: rows, row_groups: rowGroups } as never);
-    footer.appendBytes(MAGIC);
+    writeFooter(lib, footer, parts[0]!.schema, rows, rowGroups);
     write(new Uint8Array(footer.buffer, 0, footer.index));
     sealTemp(temp.fd, { mode: DATASET_FILE });
     closeSync(temp.fd);

@@ -11,7 +11,7 @@ export type WorkerMessage = { warn: string } | { answers: WriterAnswer[] };
 
 const port = parentPort!;
 const writer = new DatasetWriter(workerData as WriterSetup, (line) => port.postMessage({ warn: line } satisfies WorkerMessage));
-let queue: Promise<void> = loadParquet();
+let queue: Promise<unknown> = loadParquet();
 // Requests come in batches (lane.ts): one message, and one answer, for several pages.
 port.on('message', (batch: WriterRequest[]) => {
   queue = queue.then(() => port.postMessage({ answers: batch.map((request) => writer.handle(request)) } satisfies WorkerMessage));

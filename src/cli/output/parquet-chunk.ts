@@ -11,7 +11,7 @@ export type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'DECIMAL' | 'TIMESTAMP
 type ByteWriter = InstanceType<ParquetLib['ByteWriter']>;
 
 /** The Parquet type each column type is stored as. */
-export const PHYSICAL: Record<ColumnType, string> = {
+const PHYSICAL: Record<ColumnType, string> = {
   BOOLEAN: 'BOOLEAN',
   INT64: 'INT64',
   DOUBLE: 'DOUBLE',
@@ -21,7 +21,7 @@ export const PHYSICAL: Record<ColumnType, string> = {
 };
 
 /** A growing buffer: a column's values of the row group being built, then reused for the next. */
-export class PageBuffer {
+class PageBuffer {
   bytes: Buffer;
   view: DataView;
   pos = 0;
@@ -98,7 +98,7 @@ export class ColumnChunk {
 
   /** The next row's value as the column stores it (INT64, and TIMESTAMP in microseconds, a safe integer or a bigint; DECIMAL unscaled, a bigint), or null. */
   add(value: unknown): void {
-    if (this.rows === this.flags.length) this.flags = growBytes(this.flags);
+    if (this.rows === this.flags.length) this.flags = grown(this.flags);
     if (value === null) {
       this.flags[this.rows++] = 0;
       return;
@@ -219,7 +219,7 @@ export class ColumnChunk {
       dictionary.set(value, at);
       this.keys.push(value);
     }
-    if (this.present > this.indices!.length) this.indices = growIndices(this.indices!);
+    if (this.present > this.indices!.length) this.indices = grown(this.indices!);
     this.indices![this.present - 1] = at;
     // A sample of mostly different values, or more distinct values than half a row group: no dictionary.
     if ((this.present === SAMPLE && this.keys.length > SAMPLE * SAMPLE_DISTINCT) || this.keys.length > this.flags.length / 2) this.toPlain();
@@ -267,17 +267,12 @@ export class ColumnChunk {
   }
 }
 
-const growBytes = (bytes: Uint8Array): Uint8Array => {
-  const bigger = new Uint8Array(bytes.length * 2 || 1024);
-  bigger.set(bytes);
+/** The same values in an array twice as long (1024 to begin with). */
+function grown<T extends Uint8Array | Uint32Array>(array: T): T {
+  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2 || 1024);
+  bigger.set(array);
   return bigger;
-};
-
-const growIndices = (indices: Uint32Array): Uint32Array => {
-  const bigger = new Uint32Array(indices.length * 2 || 1024);
-  bigger.set(indices);
-  return bigger;
-};
+}
 
 type PageSize = { uncompressed_page_size: number; compressed_page_size: number };
 

@@ -1,7 +1,14 @@
 import { ColumnChunk, type ColumnType } from './parquet-chunk.js';
 import type { ParquetLib } from './parquet-lib.js';
 
-const MAGIC = 0x31524150; // "PAR1", at both ends of the file
+/** "PAR1", at both ends of a Parquet file. */
+export const MAGIC = 0x31524150;
+
+/** A file's footer: its metadata (the schema, the row groups), then the closing magic. */
+export function writeFooter(lib: ParquetLib, bytes: InstanceType<ParquetLib['ByteWriter']>, schema: readonly object[], rows: bigint, groups: readonly object[]): void {
+  lib.writeMetadata(bytes, { version: 2, created_by: 'sgq', schema, num_rows: rows, row_groups: groups } as never);
+  bytes.appendUint32(MAGIC);
+}
 
 /**
  * A Parquet file written a row group at a time: values are encoded into each column's chunk as
@@ -53,8 +60,7 @@ export class ParquetFile {
   /** The last row group, then the footer; the file is complete once `out` has taken it. */
   finish(): void {
     this.writeGroup();
-    this.lib.writeMetadata(this.bytes, { version: 2, created_by: 'sgq', schema: this.schema, num_rows: this.rows, row_groups: this.groups } as never);
-    this.bytes.appendUint32(MAGIC);
+    writeFooter(this.lib, this.bytes, this.schema, this.rows, this.groups);
     this.handOver();
   }
 

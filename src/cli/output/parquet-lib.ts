@@ -27,6 +27,6 @@ export async function loadParquetLib(): Promise<ParquetLib> {
 
 /** The library, once loadParquetLib() has run (a formatter is made synchronously). */
 export function parquetLib(): ParquetLib {
-  if (!lib) throw new Error('loadParquet() must run before Parquet is written');
+  if (!lib) throw new Error('loadParquetLib() must run before Parquet is written');
   return lib;
 }

@@ -5,14 +5,12 @@ import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscal
 import type { ColumnType } from './parquet-chunk.js';
 import { isoMicros, timestampReader, type Micros } from './iso-micros.js';
 import { ParquetFile } from './parquet-file.js';
-import { loadParquetLib, parquetLib } from './parquet-lib.js';
+import { parquetLib } from './parquet-lib.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 
 /** Loads what writing Parquet needs (with this format only). */
-export async function loadParquet(): Promise<void> {
-  await loadParquetLib();
-}
+export { loadParquetLib as loadParquet } from './parquet-lib.js';
 
 /**
  * Rows per row group. The first group's rows also decide the column types, since a Parquet
