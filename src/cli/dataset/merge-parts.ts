@@ -30,12 +30,16 @@ export async function mergeParts(parts: readonly PartFile[], staging: string): P
       for (const group of part.metadata.row_groups) {
         const start = offset;
         const columns: object[] = [];
-        for (const chunk of group.columns) {
-          const [from, length] = chunkRange(chunk);
+        // One read per group, of the span its chunks cover (side by side in the files sgq writes).
+        const ranges = group.columns.map(chunkRange);
+        const first = Math.min(...ranges.map(([from]) => from));
+        const span = part.read(first, Math.max(...ranges.map(([from, length]) => from + length)));
+        group.columns.forEach((chunk, i) => {
+          const [from, length] = ranges[i]!;
           const at = offset;
-          write(part.read(from, from + length));
+          write(span.subarray(from - first, from - first + length));
           columns.push(moved(chunk, BigInt(at - from)));
-        }
+        });
         rowGroups.push({ columns, total_byte_size: group.total_byte_size, num_rows: group.num_rows, file_offset: BigInt(start), total_compressed_size: BigInt(offset - start) });
         rows += group.num_rows;
       }
