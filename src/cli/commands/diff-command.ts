@@ -51,6 +51,8 @@ interface Output {
   lines: boolean;
   /** Ctrl-C or SIGTERM: checked between chunks and batches, so a diff of any size stops within one. */
   signal?: AbortSignal;
+  /** dist/diff-worker.cjs, looked for once a run (not once a user); none from the sources. */
+  workerFile?: string;
 }
 
 export async function runDiffCommand(ctx: CommandContext, args: string[], flags: DiffFlags): Promise<number> {
@@ -77,7 +79,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   let exitCode: number = ExitCode.ok;
   let ok = false;
   try {
-    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields, signal: io.signal };
+    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields, signal: io.signal, workerFile: builtFile('diff-worker.cjs') };
     if (files) {
       await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {
@@ -89,13 +91,10 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
     throw io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
   } finally {
     if (!sink.closed) await formatter.end();
-    // A stop heard while jq finished (--jq): what jq had not answered is not in the output.
-    if (io.signal?.aborted) ok = false;
     const note = await sink.finish(ok && exitCode === ExitCode.ok);
     claimed.release();
     if (note) reporter.error(note);
   }
-  if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   if (sink.failure) throw sink.failure;
   return sink.closed ? ExitCode.ok : exitCode;
 }
@@ -118,7 +117,7 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
     matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: tmpdir() });
     if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
     const renames = matched.match.by === 'id';
-    counts = await diffMatched(matched, { changed, signal, workerFile: builtFile('diff-worker.cjs') }, async (batch) => {
+    counts = await diffMatched(matched, { changed, signal, workerFile: output.workerFile }, async (batch) => {
       const tagged = flags.tag && who !== null;
       if (output.lines && !tagged) {
         if (batch.length) sink.write(changeLines(batch, renames));

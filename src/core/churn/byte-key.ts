@@ -18,7 +18,7 @@ const ODD = Buffer.from([0xff]);
  * every byte. A signed 32-bit integer: V8 keeps it unboxed, where an unsigned one past 2^31
  * is a heap number made for every call (the profile's scavenges, two million records a side).
  */
-export function hashBytes(buf: Buffer, start: number, end: number): number {
+function hashBytes(buf: Buffer, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i]!, 0x01000193);
   return finish(h);

@@ -6,7 +6,7 @@ import { LineTooLong, MAX_LINE_CHARS } from './lines.js';
 // line trimmed and a `-o json` array's brackets and commas taken off.
 
 /** Receives one record line: `line[start, end)`. */
-export type OnLine = (line: Buffer, start: number, end: number) => void;
+type OnLine = (line: Buffer, start: number, end: number) => void;
 
 const LF = 0x0a;
 const CR = 0x0d;

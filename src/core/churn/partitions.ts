@@ -1,4 +1,5 @@
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
+import { writeAll } from '../../fs/atomic.js';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRIVATE_FILE } from '../../fs/modes.js';
@@ -98,7 +99,8 @@ export class Part {
       this.path = this.spillTo ?? partitionPath(this.dir);
       this.fd = openSync(this.path, 'wx', PRIVATE_FILE);
     }
-    for (const block of this.blocks) writeSync(this.fd, block);
+    // writeAll: a short write would leave the partition without some of its lines.
+    for (const block of this.blocks) writeAll(this.fd, block);
     this.blocks = [];
   }
 

@@ -9,7 +9,7 @@ import { NotARecord } from './record-key.js';
 
 // Reading one side of a hash diff: its record lines as bytes, each keyed by a scan of its
 // bytes and handed on with its key and hash. Used by the main thread and by the worker that
-// reads the older side (partition-worker.ts).
+// reads the older side (diff-worker.ts).
 
 /** What reading a side needs: its file, its kind, the field that keys it; `stats` counts what it left out. */
 export interface ScannedSide {

@@ -49,7 +49,7 @@ export interface UnsortedOptions {
  * was the same or worse (the table outgrows the CPU's caches) and the peak grew (101, 120,
  * 150, 215 MiB); below it, more partitions cost more than they saved.
  */
-export const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16));
+const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16));
 /**
  * The largest older side (its text, estimated) read with the worker thread. Past it, the main
  * thread does all: with a second heap and the main thread's own growing faster (V8 lets more
@@ -118,10 +118,12 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
     olderParts = scanned.parts;
     older.stats.missingKey += scanned.missingKey;
     const { parts, bits } = olderParts;
-    const shared = parts.flatMap((part, i) => (needsSplit(part, bits, run.size) ? [] : [i]));
+    // Partitions to split again stay with this thread (only it makes files); the rest are shared.
+    const split = parts.map((part) => needsSplit(part, bits, run.size));
+    const shared = parts.flatMap((_, i) => (split[i] ? [] : [i]));
     lane.join(newerParts, shared);
     for (let i = lane.take(shared); i !== undefined; i = lane.take(shared)) await joinSpilled(parts[i]!, newerParts.parts[i]!, bits, run);
-    for (const [i, part] of parts.entries()) if (needsSplit(part, bits, run.size)) await joinSpilled(part, newerParts.parts[i]!, bits, run);
+    for (const [i, part] of parts.entries()) if (split[i]) await joinSpilled(part, newerParts.parts[i]!, bits, run);
     addCounts(context.counts, context.stats, await untilAborted(lane.joined, signal));
   } finally {
     await lane.stop();
