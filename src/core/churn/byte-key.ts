@@ -40,6 +40,11 @@ export function keyBytes(key: string): Buffer {
   return LONE_SURROGATE.test(key) ? Buffer.concat([ODD, Buffer.from(key, 'utf16le')]) : Buffer.from(key, 'utf8');
 }
 
+/** The key whose bytes keyBytes gave (or a scan found in a line): its text again. */
+export function keyText(buf: Buffer, start: number, end: number): string {
+  return buf[start] === ODD[0] ? buf.toString('utf16le', start + 1, end) : buf.toString('utf8', start, end);
+}
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**

@@ -71,7 +71,7 @@ async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join'
   const stats = { older: { missingKey: 0, duplicates: 0 }, newer: { missingKey: 0, duplicates: 0 } };
   const names = job.names && { older: keyReader(job.names.older), newer: keyReader(job.names.newer) };
   const changes = new PostedChanges();
-  const context: JoinContext = { keys: { older: keyReader(job.older.field), newer: keyReader(job.newerField) }, names, stats, counts, changes, printChanged: job.printChanged };
+  const context: JoinContext = { names, stats, counts, changes, printChanged: job.printChanged };
   const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, size: job.size, dir: job.dir };
   const next = new Int32Array(job.next);
   // The main thread keeps for itself any partition that must be split again: only it makes files.

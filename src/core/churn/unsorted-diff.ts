@@ -67,7 +67,7 @@ export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, opt
   const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
   const changes = new ChangeOrder(tempDir, signal);
   const names = options.names && { older: keyReader(options.names.older), newer: keyReader(options.names.newer) };
-  const context: JoinContext = { keys: { older: older.key, newer: newer.key }, names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
+  const context: JoinContext = { names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
   const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, signal, size, dir: tempDir };
   try {
     const lane = bytes <= LANE_MAX_BYTES ? startLane(older, newer, options, { count, size, changes }) : undefined;
