@@ -2,7 +2,7 @@ import type { ChangeSink } from './change-order.js';
 import type { KeyStats } from './keyed.js';
 import { keyText } from './byte-key.js';
 import { sameBytes } from './bytes.js';
-import { FIRST, KEY_AT, KEY_LENGTH, MARK, SECOND, STRIDE, type KeyTable } from './key-table.js';
+import { FIRST, KEY_AT, KEY_LENGTH, markOf, SECOND, setMark, STRIDE, type KeyTable } from './key-table.js';
 import type { DiffCounts } from './merge-diff.js';
 import { eachRecord, type OnRecord } from './partitions.js';
 import type { KeyOf } from './record-key.js';
@@ -61,11 +61,11 @@ export class PartitionJoin {
       return;
     }
     const { cells } = table;
-    if (cells[at + MARK] === SEEN) {
+    if (markOf(cells, at) === SEEN) {
       context.stats.newer.duplicates++;
       return;
     }
-    cells[at + MARK] = SEEN;
+    setMark(cells, at, SEEN);
     const os = cells[at + FIRST]!;
     const oe = cells[at + SECOND]!;
     if (oe - os === le - ls && sameBytes(this.older, os, line, ls, le - ls)) context.counts.unchanged++;
@@ -91,7 +91,7 @@ export class PartitionJoin {
     const { table, context, older } = this;
     const { cells } = table;
     for (let at = 0; at < cells.length; at += STRIDE) {
-      if (cells[at + MARK] !== UNMATCHED) continue;
+      if (markOf(cells, at) !== UNMATCHED) continue;
       const ks = cells[at + KEY_AT]!;
       context.counts.lost++;
       context.changes.push(keyText(older, ks, ks + cells[at + KEY_LENGTH]!), 'lost', older.toString('utf8', cells[at + FIRST], cells[at + SECOND]));

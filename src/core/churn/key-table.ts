@@ -3,16 +3,16 @@ import { sameBytes } from './bytes.js';
 // A hash table of keys held as bytes, for the hash diff: open addressing over one Int32Array,
 // so that a million keys cost no object each, nothing for the garbage collector to trace, and
 // no string. Each slot holds all it knows (hash, mark, where the key and its record are) in
-// 32 bytes: a lookup touches one slot and the key's bytes, where a table of separate arrays
+// 24 bytes: a lookup touches one slot and the key's bytes, where a table of separate arrays
 // per field missed the cache once per field (the profile: a join's probe at ~260 ns a record).
 // Keys are compared byte for byte whenever their hashes agree: a collision of hashes costs a
 // comparison, never a wrong match.
 
 /** Int32s a slot: its index in `cells` is a multiple of this. */
-export const STRIDE = 8;
+export const STRIDE = 6;
 /** A slot's fields, at its index plus these. */
 const HASH = 0;
-/** 0: an empty slot; the owner's marks are 1 and up. */
+/** 0: an empty slot; the owner's marks are 1 to 127; OWN is added for a key in the table's arena. */
 export const MARK = 1;
 /** Where the key's bytes are: in the home buffer given to `reset` for a key put from it. */
 export const KEY_AT = 2;
@@ -20,11 +20,15 @@ export const KEY_LENGTH = 3;
 /** Two numbers the owner keeps with a key (where its record is). */
 export const FIRST = 4;
 export const SECOND = 5;
-/** 1: the key's bytes are in the table's own arena, not in its home buffer. */
-const OWN = 6;
+/** In the mark's field: the key's bytes are in the table's own arena, not in its home buffer. */
+const OWN = 128;
+/** A slot's mark, without OWN. */
+export const markOf = (cells: Int32Array, at: number) => cells[at + MARK]! & (OWN - 1);
+/** Sets a used slot's mark, keeping OWN. */
+export const setMark = (cells: Int32Array, at: number, mark: number) => (cells[at + MARK] = (cells[at + MARK]! & OWN) | mark);
 
 export class KeyTable {
-  /** The slots, STRIDE Int32s each; at most half of them used. */
+  /** The slots, STRIDE Int32s each; at most three quarters of them used. */
   cells: Int32Array;
   private mask: number;
   size = 0;
@@ -60,13 +64,13 @@ export class KeyTable {
     for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
       const at = slot * STRIDE;
       if (cells[at + MARK] === 0) return ~at;
-      if (cells[at + HASH] === hash && cells[at + KEY_LENGTH] === length && sameBytes(cells[at + OWN] ? this.arena : this.home, cells[at + KEY_AT]!, buf, start, length)) return at;
+      if (cells[at + HASH] === hash && cells[at + KEY_LENGTH] === length && sameBytes(cells[at + MARK]! & OWN ? this.arena : this.home, cells[at + KEY_AT]!, buf, start, length)) return at;
     }
   }
 
   /**
    * Adds a key at the empty slot `~find(...)` gave, with `first`, `second` and `mark` (1 or
-   * more). The key stays where it is when `buf` is the home buffer, and is copied otherwise.
+   * to 127). The key stays where it is when `buf` is the home buffer, and is copied otherwise.
    * Returns the key's slot (the table may have grown).
    */
   put(empty: number, buf: Buffer, start: number, end: number, hash: number, first: number, second: number, mark: number): number {
@@ -74,13 +78,12 @@ export class KeyTable {
     const at = ~empty;
     const own = buf !== this.home;
     cells[at + HASH] = hash;
-    cells[at + MARK] = mark;
+    cells[at + MARK] = own ? mark | OWN : mark;
     cells[at + KEY_AT] = own ? this.keep(buf, start, end) : start;
     cells[at + KEY_LENGTH] = end - start;
     cells[at + FIRST] = first;
     cells[at + SECOND] = second;
-    cells[at + OWN] = own ? 1 : 0;
-    if (++this.size * 2 <= this.cells.length / STRIDE) return at;
+    if (++this.size * 4 <= (3 * this.cells.length) / STRIDE) return at;
     const key = own ? this.arena : this.home;
     const keyAt = cells[at + KEY_AT]!;
     this.grow();
@@ -113,9 +116,9 @@ export class KeyTable {
   }
 }
 
-/** The fewest slots (a power of two) that keep `expected` keys at most half full. */
+/** The fewest slots (a power of two) that keep `expected` keys at most three quarters full. */
 function slotsFor(expected: number): number {
   let slots = 1024;
-  while (slots < 2 * expected) slots *= 2;
+  while (3 * slots < 4 * expected) slots *= 2;
   return slots;
 }
