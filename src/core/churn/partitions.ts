@@ -1,7 +1,6 @@
-import { closeSync, openSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { copyBytes, viewOf } from './bytes.js';
 import { writeAll } from '../../fs/atomic.js';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRIVATE_FILE } from '../../fs/modes.js';
 import { tempPath } from '../../fs/temp-names.js';
@@ -121,11 +120,13 @@ export class Part {
     const into = scratch.buffer;
     let at = 0;
     if (this.path !== undefined) {
-      const handle = await open(this.path, 'r');
+      // Read at once: the file was just written (it is in the page cache), and a wait on the
+      // thread pool per read left both threads idle under load. The caller yields between partitions.
+      const fd = openSync(this.path, 'r');
       try {
-        for (let got = -1; got !== 0 && at < this.bytes; at += got) ({ bytesRead: got } = await handle.read(into, at, this.bytes - at, at));
+        for (let got = -1; got !== 0 && at < this.bytes; at += got) got = readSync(fd, into, at, this.bytes - at, at);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     }
     for (const block of this.blocks) at += block.copy(into, at);
@@ -133,7 +134,7 @@ export class Part {
   }
 
   /** The partition in buffers of whole records, read a block at a time. */
-  async *chunks(): AsyncGenerator<Buffer> {
+  *chunks(): Generator<Buffer> {
     if (this.path !== undefined) yield* fileChunks(this.path);
     yield* this.blocks;
   }
@@ -151,13 +152,14 @@ export class Part {
 export const partitionPath = (dir: string): string => tempPath(join(dir, 'diff.part'));
 
 /** A spilled partition's records, in buffers that each end on a record's end. */
-async function* fileChunks(path: string): AsyncGenerator<Buffer> {
-  const handle = await open(path, 'r');
+function* fileChunks(path: string): Generator<Buffer> {
+  // Read at once, as `load` reads.
+  const fd = openSync(path, 'r');
   try {
     let buffer = Buffer.allocUnsafe(4 * BLOCK);
     let held = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, held, buffer.length - held, null);
+      const bytesRead = readSync(fd, buffer, held, buffer.length - held, null);
       const filled = held + bytesRead;
       const whole = wholeRecords(buffer, filled);
       if (bytesRead === 0) {
@@ -174,7 +176,7 @@ async function* fileChunks(path: string): AsyncGenerator<Buffer> {
       buffer = next;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -29,11 +29,13 @@ export const needsSplit = (older: Part, usedBits: number, size: number) => older
  */
 export async function joinSpilled(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
   const { context, scratch, signal } = run;
+  // The partition's files are read at once (partitions.ts): the loop hears signals between partitions.
+  await new Promise((resolve) => setImmediate(resolve));
   signal?.throwIfAborted();
   if (needsSplit(older, usedBits, run.size)) return splitAndJoin(older, newer, usedBits, run);
   const join = new PartitionJoin(await older.load(scratch), older.records, context, scratch.table);
   older.discard();
-  for await (const chunk of newer.chunks()) {
+  for (const chunk of newer.chunks()) {
     signal?.throwIfAborted();
     eachRecord(chunk, join.probe);
     await context.changes.flush();
@@ -49,7 +51,7 @@ async function splitAndJoin(older: Part, newer: Part, usedBits: number, run: Joi
   const [olderParts, newerParts] = [new Partitions(count, older.dir, 0, usedBits), new Partitions(count, older.dir, 0, usedBits)];
   try {
     for (const [from, to] of [[older, olderParts], [newer, newerParts]] as const) {
-      for await (const chunk of from.chunks()) {
+      for (const chunk of from.chunks()) {
         signal?.throwIfAborted();
         eachRecord(chunk, to.add);
       }
