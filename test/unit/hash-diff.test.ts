@@ -28,7 +28,7 @@ function byteKey(field: string, line: string): Buffer | undefined {
   return Buffer.from(reader.buf.subarray(reader.start, reader.end));
 }
 
-const side = (source: string, field = 'username'): UnsortedSide => ({ source, isExport: true, field, key: keyReader(field), stats: { missingKey: 0, duplicates: 0 }, where: source });
+const side = (source: string, field = 'username'): UnsortedSide => ({ source, isExport: true, field, stats: { missingKey: 0, duplicates: 0 }, where: source });
 
 /** The changes and counts the merge of the two sides, sorted on disk, gives. */
 async function byMerge(dir: string, older: string[], newer: string[], changed: boolean) {

@@ -1,6 +1,10 @@
+import type { ChangeSink } from './change-order.js';
 import { PartitionJoin, type JoinContext } from './hash-diff.js';
-import type { KeyTable } from './key-table.js';
+import { KeyTable } from './key-table.js';
+import type { KeyStats } from './keyed.js';
+import { emptyCounts } from './merge-diff.js';
 import { eachRecord, Partitions, type Part } from './partitions.js';
+import { keyReader } from './record-key.js';
 
 // The join of one spilled partition of a hash diff, by the main thread or by the worker that
 // shares the partitions with it (diff-worker.ts).
@@ -17,6 +21,22 @@ export interface JoinRun {
   size: number;
   /** Where partitions are spilled. */
   dir: string;
+}
+
+/** What a thread needs to join partitions: the main thread's and the worker's alike. */
+export function joinRun(options: {
+  names?: { older: string; newer: string };
+  stats: { older: KeyStats; newer: KeyStats };
+  changes: ChangeSink;
+  printChanged: boolean;
+  size: number;
+  dir: string;
+  signal?: AbortSignal;
+}): JoinRun {
+  const { names, stats, changes, printChanged, size, dir, signal } = options;
+  const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
+  const context: JoinContext = { names: readers, stats, counts: emptyCounts(), changes, printChanged };
+  return { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, signal, size, dir };
 }
 
 /** Whether a partition's older records are more than twice what a partition is sized for: it is split again to be joined. */
