@@ -29,26 +29,38 @@ export class LineSplitter {
 
   push(chunk: Buffer): void {
     let from = 0;
-    let nl = chunk.indexOf(LF);
-    if (nl !== -1 && this.pieces.length) {
+    if (this.pieces.length) {
+      const nl = chunk.indexOf(LF);
+      if (nl === -1) return this.keep(chunk, 0);
       this.pieces.push(chunk.subarray(0, nl));
       const line = Buffer.concat(this.pieces);
       this.pieces = [];
       this.pending = 0;
       this.line(line, 0, line.length);
       from = nl + 1;
-      nl = chunk.indexOf(LF, from);
     }
-    for (; nl !== -1; nl = chunk.indexOf(LF, from)) {
+    from = this.lines(chunk, from);
+    if (from < chunk.length) this.keep(chunk, from);
+  }
+
+  /**
+   * The whole lines of a chunk from `from`; returns where the rest starts. A loop alone in its
+   * function: V8 compiled push's loop on its own (OSR) before the code after it had run, and
+   * that code left it at every chunk of the worker's side (--trace-deopt: one a chunk).
+   */
+  private lines(chunk: Buffer, from: number): number {
+    for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
       this.line(chunk, from, nl);
       from = nl + 1;
     }
-    if (from < chunk.length) {
-      // The chunk is the stream's: keep a copy of the rest, not a view that holds it.
-      this.pieces.push(Buffer.from(chunk.subarray(from)));
-      this.pending += chunk.length - from;
-      if (this.pending > MAX_LINE_BYTES) throw new LineTooLong(this.ended + 1);
-    }
+    return from;
+  }
+
+  /** The chunk is the stream's: keep a copy of its rest, not a view that holds it. */
+  private keep(chunk: Buffer, from: number): void {
+    this.pieces.push(Buffer.from(chunk.subarray(from)));
+    this.pending += chunk.length - from;
+    if (this.pending > MAX_LINE_BYTES) throw new LineTooLong(this.ended + 1);
   }
 
   end(): void {
