@@ -4,7 +4,7 @@ import { count, grouped } from '../../src/cli/output/words.js';
 
 // grouped() writes what toLocaleString('en-US') writes, without loading the locale data.
 describe('grouped', () => {
-  it('groups any number as toLocaleString('en-US') does', () => {
+  it('groups any number as toLocaleString does in en-US', () => {
     fc.assert(
       fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.maxSafeNat().map((n) => -n), fc.double()), (n) => {
         expect(grouped(n)).toBe(n.toLocaleString('en-US'));
