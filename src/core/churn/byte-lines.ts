@@ -1,4 +1,5 @@
 import { LineTooLong, MAX_LINE_CHARS } from './lines.js';
+import { exportRecord } from './sources.js';
 
 // The record lines of a byte stream, handed over in place (a buffer and a range), for the
 // hash diff: no string per line. The same lines as `lineBatches` and `exportLines` (lines.ts,
@@ -78,7 +79,7 @@ export class LineSplitter {
     else if (!blank(buf, start, end)) this.onLine(buf, start, end);
   }
 
-  /** exportLines' `trim`, brackets and comma, on bytes; an edge past ASCII (a BOM, say) goes through a string. */
+  /** exportRecord's `trim`, brackets and comma (sources.ts), on bytes; an edge past ASCII (a BOM, say) goes through exportRecord itself. */
   private exportLine(buf: Buffer, start: number, end: number): void {
     while (start < end && isSpace(buf[start]!)) start++;
     while (end > start && isSpace(buf[end - 1]!)) end--;
@@ -93,9 +94,8 @@ export class LineSplitter {
   }
 
   private exportString(text: string): void {
-    let line = text.trim();
-    if (line === '' || line === '[' || line === ']' || line === '[]') return;
-    if (line.endsWith(',')) line = line.slice(0, -1);
+    const line = exportRecord(text);
+    if (line === undefined) return;
     const bytes = Buffer.from(line, 'utf8');
     this.onLine(bytes, 0, bytes.length);
   }

@@ -6,6 +6,7 @@ import { PartitionJoin } from './hash-diff.js';
 import { KeyTable } from './key-table.js';
 import { addCounts, settled, type Change, type DiffCounts } from './merge-diff.js';
 import { Partitions, type OnRecord } from './partitions.js';
+import { isGzipHead } from './lines.js';
 import { isCsv, scanSide, type ScannedSide } from './side-scan.js';
 import { joinRun, joinSpilled, needsSplit, partitionCount, type JoinRun } from './spilled-join.js';
 
@@ -174,7 +175,7 @@ async function estimateBytes(side: UnsortedSide): Promise<number> {
     const head = Buffer.alloc(4);
     await handle.read(head, 0, 2, 0);
     let bytes = size;
-    if (head[0] === 0x1f && head[1] === 0x8b && size >= 18) {
+    if (isGzipHead(head.subarray(0, 2)) && size >= 18) {
       await handle.read(head, 0, 4, size - 4);
       bytes = Math.max(head.readUInt32LE(0), size * 4);
     }
