@@ -47,11 +47,16 @@ const SUBSET = [
   '.username | length', '. .a | length', '.a | length', '.n | length', '.tags | length', 'length', '.user | length', '{u: .username, n: (.username | length)}',
   '.a // "d"', '.a // .b // 3', '.flag // .n', 'select(.flag) // .username', '.a // .b | length', '.a or .b // "x"',
   'has("a")', 'has("")', 'select(has("flag")) | .flag', '.username | ascii_downcase', '.a | ascii_upcase', '{l: .username | ascii_downcase}', '{a: 1}', '{n: -3, m: .n}',
+  // Strings with escapes and interpolations, arrays, tostring and formats.
+  '"\\(.username)\\t\\(.n)"', '"a\\(.a // "-")b\\(.tags)c\\(.flag)"', '"\\(.user)"', '"x\\("y\\(.n)z")"', '"tab\\there\\n\\u00e9\\ud83d\\ude00\\/\\"\\\\"',
+  '"\\(select(.flag))"', '[.username, .n, .a, .b, .flag] | @csv', '[.username, .n, .a, .b, .flag] | @tsv', '[.tags] | @csv', '.tags | @tsv', '[.a | length]',
+  '[]', '[.a, select(.flag), .n]', '. | @json', '.username | @json', '.tags | tostring', '.n | tostring', '@text', '[.user] | tostring', '{u: .username} | @json',
 ];
 // Not in the subset (jq runs them), valid or not.
 const OTHER = ['', '..', '..a', '.a?', '.["a"]', '."a"', '.a, .b', '$x', '.a == .b == .c', '{a: .x == "y"}', '{if: .a}', '{(.a): 1}',
-  'select(.a | test("a+"))', 'test("7$"; "x")', '.a + "x"', '"\\(.a)"', '.a # c', '.a\u00a0', '{"a"}', '.a | test("^x\\.y$")', '.[:]', '.[0]', '{a, a}', 'not(.a)',
-  '.a < .b < .c', '{a: .x // "y"}', 'length(.a)', 'has(.a)', 'has(0)', '00', '1.5', '1e3', '.n-1', '.n - 1', '1234567890123456', '.a ?// .b', '.a //= 1', 'ascii'];
+  'select(.a | test("a+"))', 'test("7$"; "x")', '.a + "x"', '"\\(.a) \\(.a + 1)"', '.a # c', '.a\u00a0', '{"a"}', '.a | test("^x\\.y$")', '.[:]', '.[0]', '{a, a}', 'not(.a)',
+  '.a < .b < .c', '{a: .x // "y"}', 'length(.a)', 'has(.a)', 'has(0)', '00', '1.5', '1e3', '.n-1', '.n - 1', '1234567890123456', '.a ?// .b', '.a //= 1', 'ascii',
+  '[.a | .b, .c]', '[.a, .b | .c]', '"\\(.a, .b)"', '"\\()"', '"\\(.a"', '"\\ud800"', '"a\\qb"', '"raw\ttab"', '@base64', '@csv "x"', '@sh', '{"\\(.a)": 1}', '"\\x"'];
 
 const hostileString = fc.constantFrom(
   '""', '"kaneta_7"', '"x\\n"', '"7\\n"', '"a7\\n\\n"', '"\\ud800"', '"a\\udfff7"', '"😀7"', '"日本語テキスト7"', '"\\u007f"', '"\\u0000\\u001f\\b\\t"',
@@ -118,7 +123,8 @@ describe('--jq filters answered without jq (the subset)', () => {
   it('takes only filters jq compiles, and answers them as jq does: random strings of the grammar\'s tokens (fast-check)', async () => {
     const jq = await jqWasm;
     const token = fc.constantFrom('.', '.a', '.n', '.username', '"x"', '"7"', '0', '1', '-1', 'null', 'true', 'not', 'length', 'ascii_upcase', 'has', 'select', 'test',
-      'startswith', '(', ')', '{', '}', ':', ',', '|', '//', '==', '!=', '<', '>=', 'and', 'or', '[', ']', 'a', 'if');
+      'startswith', '(', ')', '{', '}', ':', ',', '|', '//', '==', '!=', '<', '>=', 'and', 'or', '[', ']', 'a', 'if',
+      '"s\\(', ')t"', ')\\(', '"a\\tb"', '@csv', '@tsv', '@json', 'tostring');
     const page = [{ username: 'kaneta_7', n: 3, a: 'x' }, { username: 'Zoë', n: -1, a: null }, {}] as JsonObject[];
     let accepted = 0;
     await fc.assert(

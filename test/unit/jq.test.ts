@@ -114,7 +114,7 @@ describe('--jq', () => {
     try {
       const { lane, batches } = busyLane();
       // A filter outside the subset sgq answers itself (jq-subset.ts): jq runs it.
-      const f = jqFormatter(lane, { filter: '.i | tostring' }, captureSink());
+      const f = jqFormatter(lane, { filter: '.i | tojson' }, captureSink());
       f.write([{ i: 1 }] as never); // the first page goes at once: jq is busy with it
       expect(batches).toEqual(['{"i":1}']);
       f.write([{ i: 2 }] as never);
@@ -134,7 +134,7 @@ describe('--jq', () => {
 
   it('holds its records until their results reach the sink: no checkpoint commits over results still with jq', async () => {
     const sink = captureSink();
-    const f = await createFormatter('ndjson', sink, { jq: { filter: '.i | tostring' } });
+    const f = await createFormatter('ndjson', sink, { jq: { filter: '.i | tojson' } });
     expect(f.holdsUntilEnd).toBe(false);
     f.write([{ i: 1 }] as never); // the first page goes to jq at once
     f.write([{ i: 2 }] as never); // later ones wait for a full batch, or a moment

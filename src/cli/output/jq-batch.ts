@@ -6,18 +6,26 @@
 
 const encoder = new TextEncoder();
 
-/** Records' JSON texts appended into a buffer that is reused from batch to batch. */
+const NONE = new Uint8Array(0);
+
+/**
+ * Records' JSON texts appended into a buffer that is reused from batch to batch. A batch takes
+ * its buffer from `fresh` when its first record comes, so a run whose records never go to jq
+ * (the subset answers them) holds none.
+ */
 export class ByteBatch {
   /** Records in the batch. */
   records = 0;
   /** Bytes used. */
   length = 0;
+  private buffer: Uint8Array = NONE;
 
-  constructor(private buffer: Uint8Array) {}
+  constructor(private readonly fresh: () => Uint8Array) {}
 
   /** Appends the JSON texts of one page's records, each on a line of its own. */
   append(texts: readonly string[]): void {
     if (texts.length === 0) return;
+    if (this.buffer === NONE) this.buffer = this.fresh();
     let text = `${this.records === 0 ? '' : '\n'}${texts.join('\n')}`;
     this.records += texts.length;
     for (;;) {
@@ -30,10 +38,10 @@ export class ByteBatch {
     }
   }
 
-  /** The bytes of the batch, its buffer given up (the batch is empty again, with `fresh` to fill). */
-  take(fresh: Uint8Array): Uint8Array {
+  /** The bytes of the batch, its buffer given up (the batch is empty again; its next record takes a fresh buffer). */
+  take(): Uint8Array {
     const bytes = this.buffer.subarray(0, this.length);
-    [this.buffer, this.length, this.records] = [fresh, 0, 0];
+    [this.buffer, this.length, this.records] = [NONE, 0, 0];
     return bytes;
   }
 

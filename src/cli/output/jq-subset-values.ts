@@ -8,7 +8,7 @@ import type { Json } from '../../core/json.js';
 
 /** Thrown where only jq knows the answer: the page and every later one go to jq. */
 export class Bail extends Error {}
-const bail = (): never => {
+export const bail = (): never => {
   throw new Bail();
 };
 
@@ -17,7 +17,7 @@ export const EMPTY: unique symbol = Symbol('empty');
 export type Result = Json | typeof EMPTY;
 
 /** A plain object (not an array, a RawNumber or another class): its prototype says. */
-function isObject(v: Json): v is { [key: string]: Json } {
+export function isObject(v: Json): v is { [key: string]: Json } {
   if (v === null || typeof v !== 'object') return false;
   const proto = Object.getPrototypeOf(v) as object | null;
   return proto === Object.prototype || proto === null;
@@ -140,27 +140,3 @@ export function literalPattern(pattern: string): ((s: string) => boolean) | unde
   if (end) return atEnd;
   return (s) => s.includes(text);
 }
-
-const DEL = /\x7f/g;
-/** A string as jq writes it: JSON's escapes, and DEL escaped too. */
-const jqString = (s: string): string => JSON.stringify(wellFormed(s)).replace(DEL, '\\u007f');
-// JavaScript enumerates keys that look like array indexes first; jq keeps the order they came in.
-const INDEX_LIKE = /^[0-9]+$/;
-
-/** A value as `jq -c` writes it; only safe integers among numbers. */
-export function printed(v: Json): string {
-  if (v === null || v === true || v === false) return String(v);
-  if (typeof v === 'string') return jqString(v);
-  if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : bail();
-  if (Array.isArray(v)) return `[${v.map(printed).join(',')}]`;
-  if (!isObject(v)) return bail();
-  let out = '';
-  for (const key in v) {
-    if (INDEX_LIKE.test(key)) bail();
-    out += `${out ? ',' : ''}${jqString(key)}:${printed(v[key]!)}`;
-  }
-  return `{${out}}`;
-}
-
-/** A result as sgq prints it (jq -r): a string raw, anything else as `jq -c` writes it; a line. */
-export const line = (v: Json): string => `${typeof v === 'string' ? wellFormed(v) : printed(v)}\n`;

@@ -1,6 +1,8 @@
 import type { JsonObject } from '../../core/classify.js';
 import type { Json } from '../../core/json.js';
-import { asciiCase, Bail, compare, EMPTY, field, has, length, line, literalPattern, readable, slice, stringInput, truthy, type Result } from './jq-subset-values.js';
+import { LAST, NEXT, OPEN, tokenize } from './jq-subset-lexer.js';
+import { line, printed, row, text } from './jq-subset-print.js';
+import { asciiCase, Bail, compare, EMPTY, field, has, length, literalPattern, readable, slice, stringInput, truthy, type Result } from './jq-subset-values.js';
 
 // The commonest --jq filters pick fields, select records and build small objects:
 // `.username`, `select(.followers_count >= 1000) | {username, n: (.name | length)}`. jq
@@ -9,9 +11,10 @@ import { asciiCase, Bail, compare, EMPTY, field, has, length, line, literalPatte
 // the records already parsed. A strict subset of jq's grammar, each construct with jq's meaning:
 //   pipe  := alt ('|' alt)*     alt := or ('//' alt)?     or := and ('or' and)*     and := cmp ('and' cmp)*
 //   cmp   := term (('=='|'!='|'<'|'<='|'>'|'>=') term)?  term := primary suffix*  suffix := .name | [m:n]
-//   primary := . | .name | "text" | integer | null | true | false | not | length | ascii_downcase
-//            | ascii_upcase | (pipe) | { key: value, key, … } | select(pipe) | has("key")
-//            | test("literal") | startswith("text") | endswith("text")
+//   primary := . | .name | "text" | "text \(pipe) text" | integer | null | true | false | (pipe)
+//            | [] | [pipe] | [alt, alt, …] | { key: value, key, … } | not | length | tostring
+//            | ascii_downcase | ascii_upcase | @csv | @tsv | @json | @text | select(pipe)
+//            | has("key") | test("literal") | startswith("text") | endswith("text")
 //   value := term ('|' term)*  (jq's grammar: an object's values take no operators)
 // Any other filter goes to jq; a value the subset cannot answer exactly (values-of: jq-subset-values.ts)
 // sends its page, and every later one, to jq. Results match jq-wasm's byte for byte
@@ -20,25 +23,8 @@ import { asciiCase, Bail, compare, EMPTY, field, has, length, line, literalPatte
 /** A compiled filter: its result for a value, EMPTY for none; throws Bail where only jq knows. */
 export type Subset = (v: Json) => Result;
 
-// A string literal holds no escape and no control character (jq's escapes, \( above all, stay jq's).
-// jq's white space is these four characters only (JavaScript's \s has many more).
-// eslint-disable-next-line no-control-regex
-const TOKEN = /[ \t\r\n]*(?:(\.[A-Za-z_][A-Za-z0-9_]*)|("[^"\\\x00-\x1f]*")|([A-Za-z_][A-Za-z0-9_]*)|(-?[0-9]+)|(==|!=|\/\/|<=|>=|[<>.|(){}[\]:,]))/y;
 // jq's keywords: not an object's key here (jq 1.6 refused them), never a function.
 const KEYWORDS = new Set(['__loc__', 'and', 'as', 'catch', 'def', 'elif', 'else', 'end', 'foreach', 'if', 'import', 'include', 'label', 'or', 'reduce', 'then', 'try']);
-
-/** The filter's tokens, or undefined if it holds anything outside the subset (`..`, `$x`, `?`, `#`, escapes). */
-function tokenize(filter: string): string[] | undefined {
-  const tokens: string[] = [];
-  const end = filter.replace(/[ \t\r\n]+$/, '').length;
-  for (TOKEN.lastIndex = 0; TOKEN.lastIndex < end; ) {
-    const m = TOKEN.exec(filter);
-    // `..` is jq's recursion, not two dots.
-    if (!m || (m[5] === '.' && filter[TOKEN.lastIndex] === '.')) return undefined;
-    tokens.push(m[0].replace(/^[ \t\r\n]+/, ''));
-  }
-  return tokens;
-}
 
 /** The filter compiled, or undefined when it is not in the subset (jq then runs it). */
 export function compileSubset(filter: string): Subset | undefined {
@@ -60,7 +46,10 @@ const COMPARISONS: Record<string, (order: number) => boolean> = {
   '==': (o) => o === 0, '!=': (o) => o !== 0, '<': (o) => o < 0, '<=': (o) => o <= 0, '>': (o) => o > 0, '>=': (o) => o >= 0,
 };
 /** Builtins of no argument, applied to their input. */
-const BUILTINS: Record<string, Subset> = { not: (v) => !truthy(v), length, ascii_downcase: asciiCase(false), ascii_upcase: asciiCase(true) };
+const BUILTINS: Record<string, Subset> = {
+  not: (v) => !truthy(v), length, tostring: text, ascii_downcase: asciiCase(false), ascii_upcase: asciiCase(true),
+  '@text': text, '@json': printed, '@csv': row(false), '@tsv': row(true),
+};
 // An integer literal the subset takes: exact as a double, and printed by jq as written (no leading zero).
 const INTEGER = /^-?(?:0|[1-9][0-9]{0,14})$/;
 
@@ -112,8 +101,8 @@ class Parser {
     return token.startsWith('"') ? (JSON.parse(token) as string) : this.fail();
   }
 
-  pipe(operand = () => this.alternative()): Subset {
-    let program = operand();
+  pipe(operand = () => this.alternative(), first = operand()): Subset {
+    let program = first;
     while (this.eat('|')) program = then(program, operand());
     return program;
   }
@@ -189,6 +178,8 @@ class Parser {
       return inner;
     }
     if (token === '{') return this.object();
+    if (token === '[') return this.array();
+    if (token.startsWith(OPEN)) return this.interpolation(JSON.parse(token.slice(OPEN.length)) as string);
     if (INTEGER.test(token)) {
       const n = Number(token);
       return () => n;
@@ -223,6 +214,53 @@ class Parser {
     const test = name === 'test' ? literalPattern(text) : name === 'startswith' ? (s: string) => s.startsWith(text) : name === 'endswith' ? (s: string) => s.endsWith(text) : undefined;
     if (!test || !(text as string & { isWellFormed(): boolean }).isWellFormed()) this.fail();
     return (v) => test(stringInput(v));
+  }
+
+  /** `[]`, `[pipe]`, or `[alt, alt, …]` (a pipe and a comma together are jq's): the results, none for an empty one. */
+  private array(): Subset {
+    const items: Subset[] = [];
+    if (!this.eat(']')) {
+      const first = this.alternative();
+      if (this.peek() === '|') items.push(this.pipe(() => this.alternative(), first));
+      else {
+        items.push(first);
+        while (this.eat(',')) items.push(this.alternative());
+      }
+      this.expect(']');
+    }
+    return (v) => {
+      const out: Json[] = [];
+      for (const item of items) {
+        const x = item(v);
+        if (x !== EMPTY) out.push(x);
+      }
+      return out;
+    };
+  }
+
+  /** `"a\(x)b\(y)c"` after its first text: each value as `tostring` writes it; none if any part gives none. */
+  private interpolation(first: string): Subset {
+    const parts: (string | Subset)[] = [first];
+    for (;;) {
+      parts.push(this.pipe());
+      const token = this.next();
+      const last = token.startsWith(LAST);
+      if (!last && !token.startsWith(NEXT)) this.fail();
+      parts.push(JSON.parse(token.slice(2)) as string);
+      if (last) break;
+    }
+    return (v) => {
+      let out = '';
+      for (const part of parts) {
+        if (typeof part === 'string') out += part;
+        else {
+          const x = part(v);
+          if (x === EMPTY) return EMPTY;
+          out += text(x);
+        }
+      }
+      return out;
+    };
   }
 
   /** `{key: value, key, "text": value}`; keys as written, each once. */

@@ -133,7 +133,7 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
   // A filter of the subset is answered here until a value needs jq (jq-subset.ts).
   let subset = options.slurp ? undefined : subsetOf(options);
   const results = new Results(sink, options);
-  const batch = new ByteBatch(results.spare());
+  const batch = new ByteBatch(() => results.spare());
   const deliver = (answers: Answer[]) => results.deliver(answers);
   lane.onAnswer = () => deliver(lane.poll());
   // A stopped run ends within a second: jq has half of it to answer what it holds.
@@ -144,7 +144,7 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
     timer = undefined;
     if (batch.records === 0 && !slurp) return;
     results.sizes.push(batch.records);
-    lane.submit(batch.take(results.spare()), slurp);
+    lane.submit(batch.take(), slurp);
     first = false;
   };
   const linger = () => {

@@ -1,0 +1,46 @@
+import type { Json } from '../../core/json.js';
+import { bail, isObject, wellFormed } from './jq-subset-values.js';
+
+// What jq 1.8 writes for a value, for the subset of jq that sgq answers itself: `jq -c`'s text,
+// `tostring` (and what a string interpolation inserts), and the rows of `@csv` and `@tsv`.
+// Where sgq cannot be sure to write what jq writes (a number other than a safe integer, a key
+// JavaScript would move), it gives up (bail) and jq answers.
+
+const DEL = /\x7f/g;
+/** A string as jq writes it: JSON's escapes, and DEL escaped too. */
+const jqString = (s: string): string => JSON.stringify(wellFormed(s)).replace(DEL, '\\u007f');
+// JavaScript enumerates keys that look like array indexes first; jq keeps the order they came in.
+const INDEX_LIKE = /^[0-9]+$/;
+
+/** A value as `jq -c` writes it (and `@json`, `tojson`); only safe integers among numbers. */
+export function printed(v: Json): string {
+  if (v === null || v === true || v === false) return String(v);
+  if (typeof v === 'string') return jqString(v);
+  if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : bail();
+  if (Array.isArray(v)) return `[${v.map(printed).join(',')}]`;
+  if (!isObject(v)) return bail();
+  let out = '';
+  for (const key in v) {
+    if (INDEX_LIKE.test(key)) bail();
+    out += `${out ? ',' : ''}${jqString(key)}:${printed(v[key]!)}`;
+  }
+  return `{${out}}`;
+}
+
+/** `tostring`, `@text`, and what `"\(x)"` inserts: a string as it is, anything else as `jq -c` writes it. */
+export const text = (v: Json): string => (typeof v === 'string' ? wellFormed(v) : printed(v));
+
+/** A result as sgq prints it (jq -r): a string raw, anything else as `jq -c` writes it; a line. */
+export const line = (v: Json): string => `${text(v)}\n`;
+
+const TSV_ESCAPES: Record<string, string> = { '\t': '\\t', '\r': '\\r', '\n': '\\n', '\\': '\\\\' };
+
+/** A cell of `@csv` or `@tsv`: null is empty, a string quoted (csv) or escaped (tsv); an array or object is jq's error. */
+function cell(v: Json, tsv: boolean): string {
+  if (v === null) return '';
+  if (typeof v === 'string') return tsv ? wellFormed(v).replace(/[\t\r\n\\]/g, (c) => TSV_ESCAPES[c]!) : `"${wellFormed(v).replaceAll('"', '""')}"`;
+  return typeof v === 'object' ? bail() : printed(v);
+}
+
+/** `@csv` or `@tsv` of an array; jq fails on anything else. */
+export const row = (tsv: boolean) => (v: Json): string => (Array.isArray(v) ? v.map((x) => cell(x, tsv)).join(tsv ? '\t' : ',') : bail());
