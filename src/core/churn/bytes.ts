@@ -6,22 +6,28 @@
 /** Past this length, the native call is the cheaper one. */
 const NATIVE_FROM = 512;
 
-/** A DataView over a buffer, kept for the last buffer asked for in each position (they change a chunk at a time). */
-class LastView {
-  private buf: Buffer | undefined;
-  private dv: DataView = new DataView(new ArrayBuffer(0));
+/**
+ * DataViews over the last two buffers asked for in one position (they change a chunk at a
+ * time): two, because a scan that also probes a partition (unsorted-diff.ts' readNewer)
+ * compares against a field's prefix and the partition's records in turn.
+ */
+class LastViews {
+  private bufs: (Buffer | undefined)[] = [undefined, undefined];
+  private views: DataView[] = [new DataView(new ArrayBuffer(0)), new DataView(new ArrayBuffer(0))];
+  private next = 0;
   of(buf: Buffer): DataView {
-    if (buf !== this.buf) {
-      this.buf = buf;
-      this.dv = viewOf(buf);
-    }
-    return this.dv;
+    if (buf === this.bufs[0]) return this.views[0]!;
+    if (buf === this.bufs[1]) return this.views[1]!;
+    const i = this.next;
+    this.next = 1 - i;
+    this.bufs[i] = buf;
+    return (this.views[i] = viewOf(buf));
   }
 }
 
 export const viewOf = (buf: Buffer): DataView => new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
 
-const [first, second, source] = [new LastView(), new LastView(), new LastView()];
+const [first, second, source] = [new LastViews(), new LastViews(), new LastViews()];
 
 /** Whether `a[at, at + length)` and `b[bt, bt + length)` are the same bytes. */
 export function sameBytes(a: Buffer, at: number, b: Buffer, bt: number, length: number): boolean {

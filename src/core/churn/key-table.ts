@@ -69,7 +69,7 @@ export class KeyTable {
   }
 
   /**
-   * Adds a key at the empty slot `~find(...)` gave, with `first`, `second` and `mark` (1 or
+   * Adds a key at the empty slot `~find(...)` gave, with `first`, `second` and `mark` (1
    * to 127). The key stays where it is when `buf` is the home buffer, and is copied otherwise.
    * Returns the key's slot (the table may have grown).
    */
