@@ -30,7 +30,7 @@ describe('sameBytes and copyBytes', () => {
     const a = Buffer.from('{"username":"f000123456","last_checked":"2026-11-01T00:00:00.123456+00:00"}');
     for (let i = 0; i < a.length; i++) {
       const b = Buffer.from(a);
-      b[i] ^= 1;
+      b[i] = b[i]! ^ 1;
       expect(sameBytes(a, 0, b, 0, a.length)).toBe(false);
       expect(sameBytes(b, 0, a, 0, a.length)).toBe(false);
     }
