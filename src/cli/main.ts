@@ -4,14 +4,25 @@ import { cliError } from './errors-to-flags.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
-import { buildProgram } from './program.js';
+import { buildProgram, globalOptions, runCommand, wholeTree } from './program.js';
 import { joinPairedOptions } from './commands/parsers.js';
+import { commandDefinitions } from './commands/index.js';
+import { fastParse } from './fast-parse.js';
 
 /**
  * Runs sgq with `argv` (without the node and script entries) and returns the exit code.
  * It never calls process.exit and never throws, so tests run it in-process.
  */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
+  // A plain command line runs without building Commander's program (src/cli/fast-parse.ts).
+  const fast = fastParse(argv, commandDefinitions(), globalOptions());
+  if (fast !== undefined) {
+    try {
+      return await runCommand(io, fast.definition, fast.args, fast.opts, fast.globals, () => wholeTree(io));
+    } catch (error) {
+      return failed(error, io);
+    }
+  }
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
   const unknown = unknownHelpSubject(program, argv);
@@ -23,14 +34,19 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     await program.parseAsync(joinPairedOptions(helpAsFlag(argv)), { from: 'user' });
     return state.exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) return commanderExitCode(error);
-    // Whatever a stop made fail on its way out (a request given up, a stream closed) ends as the stop.
-    const stopped = io.signal?.aborted && !(error instanceof SgqError);
-    const sgq = stopped ? interruptedBy(io.signal!.reason) : cliError(error);
-    io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
-    if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
-    return sgq.exitCode;
+    return failed(error, io);
   }
+}
+
+/** A run that threw: one line on stderr, and the exit code that says what failed. */
+function failed(error: unknown, io: Io): number {
+  if (error instanceof CommanderError) return commanderExitCode(error);
+  // Whatever a stop made fail on its way out (a request given up, a stream closed) ends as the stop.
+  const stopped = io.signal?.aborted && !(error instanceof SgqError);
+  const sgq = stopped ? interruptedBy(io.signal!.reason) : cliError(error);
+  io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
+  if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
+  return sgq.exitCode;
 }
 
 /**
