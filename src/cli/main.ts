@@ -1,6 +1,6 @@
-import { CommanderError, type Command } from 'commander';
-import { ExitCode, SgqError, failureLine, interruptedBy } from '../core/errors.js';
-import { cliError } from './errors-to-flags.js';
+import type { Command } from 'commander';
+import { ExitCode, failureLine } from '../core/errors.js';
+import { failed } from './failure.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
@@ -38,17 +38,6 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   }
 }
 
-/** A run that threw: one line on stderr, and the exit code that says what failed. */
-function failed(error: unknown, io: Io): number {
-  if (error instanceof CommanderError) return commanderExitCode(error);
-  // Whatever a stop made fail on its way out (a request given up, a stream closed) ends as the stop.
-  const stopped = io.signal?.aborted && !(error instanceof SgqError);
-  const sgq = stopped ? interruptedBy(io.signal!.reason) : cliError(error);
-  io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
-  if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
-  return sgq.exitCode;
-}
-
 /**
  * `sgq help graph followers` as `sgq graph followers --help`: Commander's help command
  * reads only its first word and would show the help of `graph`. `sgq help help` is sgq's help.
@@ -64,10 +53,4 @@ function unknownHelpSubject(program: Command, argv: readonly string[]): string |
   // Commander's own `help` command is not among program.commands.
   const known = argv[1] === 'help' || program.commands.some((c) => c.name() === argv[1] || c.aliases().includes(argv[1]!));
   return known ? undefined : argv[1];
-}
-
-function commanderExitCode(error: CommanderError): number {
-  // --help and --version end normally; everything else Commander rejects is a usage error.
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return ExitCode.ok;
-  return ExitCode.usage;
 }

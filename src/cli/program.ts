@@ -1,6 +1,6 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Io } from './io.js';
-import { nonEmpty, nonNegativeInt, positiveSeconds } from './commands/parsers.js';
+import { globalOptions } from './global-options.js';
 import { VERSION } from '../core/version.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { commandDefinitions } from './commands/index.js';
@@ -13,6 +13,7 @@ import { HELP_TOPICS, type HelpTopic } from './help/topics.js';
 // `sgq --help` never loads the network stack.
 
 export type { CommandContext, GlobalOptions } from './context.js';
+export { globalOptions } from './global-options.js';
 
 type State = { exitCode: number };
 
@@ -144,19 +145,6 @@ function rootCommand(io: Io): Command {
     }),
   );
   return program;
-}
-
-/** The options of `sgq` itself, which every command takes, wherever they stand on the line. */
-export function globalOptions(): Option[] {
-  return [
-    new Option('--profile <name>', 'config profile to use (env SGQ_PROFILE)').argParser(nonEmpty('--profile')),
-    new Option('--base-url <url>', 'service address (env SGQ_BASE_URL)').argParser(nonEmpty('--base-url')),
-    new Option('--sandbox', 'run against a built-in local sandbox with a demo key (no account needed)'),
-    new Option('-q, --quiet', 'print nothing on stderr unless something fails or data is left out').conflicts('verbose'),
-    new Option('-v, --verbose', 'trace requests, retries and the summary on stderr (never the API key)'),
-    new Option('--timeout <seconds>', 'per-request time limit covering connect, headers and body (default 30)').argParser(positiveSeconds),
-    new Option('--retries <n>', 'retries of a transient failure (default 3)').argParser(nonNegativeInt('--retries', 20)),
-  ];
 }
 
 /** The topics `sgq help` knows, as the root's help lists them. */
