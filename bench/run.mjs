@@ -646,10 +646,16 @@ async function diffStops(exportsOf, tmp) {
 async function shape(env) {
   const sgq = (extra, opts) => run(NODE, [...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', ...extra], { env, ...opts });
   const piped = (filter) => (opts) => run('sh', ['-c', `"$0" "$@" | jq -cr '${filter}'`, NODE, ...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', '-o', 'ndjson'], { env, ...opts });
-  // Two filters sgq answers itself (src/cli/output/jq-subset.ts: a field; a select building an
-  // object), and one outside that subset (`length`), which jq-wasm runs in the worker thread.
+  // Three filters sgq answers itself (src/cli/output/jq-subset.ts: a field; a select building an
+  // object; an object with a length), and one outside that subset (string interpolation), which
+  // jq-wasm runs in the worker thread.
   const subset = "answered by sgq's jq subset";
-  const answeredBy = new Map([['.username', subset], ['select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}', subset], ['{u: .username, n: (.username | length)}', 'run by jq-wasm']]);
+  const answeredBy = new Map([
+    ['.username', subset],
+    ['select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}', subset],
+    ['{u: .username, n: (.username | length)}', subset],
+    ['"\\(.username)\\t\\(.username | length)"', 'run by jq-wasm'],
+  ]);
   const filters = [...answeredBy.keys()];
   if (!hasCmd('jq')) {
     row('`--all --jq FILTER` vs `-o ndjson | jq -r FILTER`', 'n/a', 'n/a', 'n/a', 'n/a: jq not found; install with `apt-get install -y jq`');

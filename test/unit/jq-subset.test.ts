@@ -41,14 +41,21 @@ const SUBSET = [
   'select(.username | startswith("ka"))', 'select(.username | endswith("7"))', '.username | test("^a")', '.username | test("b-c")',
   '.username | test("^x y$")', '.username | test("^ab-c$")', '.username | test("")', '(.a)', '"lit"', 'null', 'true', '.a | .b | .c', '.user | {screen_name}',
   '.and', '{select: .a}', 'select(.a == .a) | .a',
+  // Order, length, alternatives and a few builtins.
+  'select(.n > 1)', 'select(.n >= -1) | .n', '.n < 42', '.n <= 0', '.a < .b', '.username > "kaneta"', '.username >= .last_checked', 'select(.a != .n)',
+  '.n == 42', '.n != 0', '1 == .n', 'null < false', '0', '-1', '42 | length', '123456789012345',
+  '.username | length', '. .a | length', '.a | length', '.n | length', '.tags | length', 'length', '.user | length', '{u: .username, n: (.username | length)}',
+  '.a // "d"', '.a // .b // 3', '.flag // .n', 'select(.flag) // .username', '.a // .b | length', '.a or .b // "x"',
+  'has("a")', 'has("")', 'select(has("flag")) | .flag', '.username | ascii_downcase', '.a | ascii_upcase', '{l: .username | ascii_downcase}', '{a: 1}', '{n: -3, m: .n}',
 ];
 // Not in the subset (jq runs them), valid or not.
-const OTHER = ['', '..', '..a', '.a?', '.["a"]', '."a"', '.a, .b', '$x', '.a // "d"', '.a == .b == .c', '{a: .x == "y"}', '{if: .a}', '{(.a): 1}',
-  'select(.a | test("a+"))', 'test("7$"; "x")', '.a | length', '. .a | length', 'select(.n > 1)', '.a + "x"', '"\\(.a)"', '.a # c', '.a\u00a0', '{"a"}', '{a: 1}', '.a | test("^x\\.y$")', '.[:]', '.[0]', '{a, a}', 'not(.a)'];
+const OTHER = ['', '..', '..a', '.a?', '.["a"]', '."a"', '.a, .b', '$x', '.a == .b == .c', '{a: .x == "y"}', '{if: .a}', '{(.a): 1}',
+  'select(.a | test("a+"))', 'test("7$"; "x")', '.a + "x"', '"\\(.a)"', '.a # c', '.a\u00a0', '{"a"}', '.a | test("^x\\.y$")', '.[:]', '.[0]', '{a, a}', 'not(.a)',
+  '.a < .b < .c', '{a: .x // "y"}', 'length(.a)', 'has(.a)', 'has(0)', '00', '1.5', '1e3', '.n-1', '.n - 1', '1234567890123456', '.a ?// .b', '.a //= 1', 'ascii'];
 
 const hostileString = fc.constantFrom(
   '""', '"kaneta_7"', '"x\\n"', '"7\\n"', '"a7\\n\\n"', '"\\ud800"', '"a\\udfff7"', '"😀7"', '"日本語テキスト7"', '"\\u007f"', '"\\u0000\\u001f\\b\\t"',
-  '"quote\\"back\\\\slash"', '"/"', '"2026-11-24T18:00:00.000568+00:00"', '"😀😀😀😀😀😀😀😀😀😀😀"', '"ab-c"', '"x.y"', '"x.y\\n"', '"xzy"', '"\\u2028"',
+  '"quote\\"back\\\\slash"', '"/"', '"\\uffff"', '"\\ue000"', '"A"', '"a"', '"kaneta"', '"2026-11-24T18:00:00.000568+00:00"', '"😀😀😀😀😀😀😀😀😀😀😀"', '"ab-c"', '"x.y"', '"x.y\\n"', '"xzy"', '"\\u2028"',
 );
 const hostileNumber = fc.constantFrom('0', '-1', '42', '9007199254740993', '12345678901234567890123', '1.0', '-0', '1e2', '0.1', '1.5', '123.4560000000000000001', '1E400');
 const text: fc.Arbitrary<string> = fc.letrec((tie) => ({
@@ -66,7 +73,7 @@ const record: fc.Arbitrary<JsonObject> = fc
   .array(fc.tuple(fc.constantFrom(...FIELDS), text), { maxLength: 6 })
   .map((pairs) => parseJson(`{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`) as JsonObject);
 // Records like the service's, which the subset must answer itself.
-const plain = fc.record({ username: fc.string({ unit: 'grapheme', maxLength: 12 }), last_checked: fc.constantFrom('2026-11-24T18:00:00.000568+00:00', '2026-01-02T03:04:05Z'), a: fc.constantFrom('x', 'y', null), b: fc.boolean(), flag: fc.constantFrom(true, false, null) }) as fc.Arbitrary<JsonObject>;
+const plain = fc.record({ username: fc.string({ unit: 'grapheme', maxLength: 12 }), last_checked: fc.constantFrom('2026-11-24T18:00:00.000568+00:00', '2026-01-02T03:04:05Z'), a: fc.constantFrom('x', 'y', null), b: fc.boolean(), flag: fc.constantFrom(true, false, null), n: fc.integer({ min: -50, max: 50 }) }) as fc.Arbitrary<JsonObject>;
 
 describe('--jq filters answered without jq (the subset)', () => {
   it('takes exactly the filters of its grammar, each one that jq compiles', async () => {
@@ -95,7 +102,7 @@ describe('--jq filters answered without jq (the subset)', () => {
         if (pages.length > 0 && subsetLines(pages[0]!, compileSubset(filter)!) !== undefined) answered++;
         expect(await formatted(filter, pages)).toBe(await byJq(filter, pages));
       }),
-      { numRuns: 400 },
+      { numRuns: 600 },
     );
     expect(answered).toBeGreaterThan(80); // the comparison covers the subset's own answers, not only jq's
   }, 120_000);
@@ -105,9 +112,28 @@ describe('--jq filters answered without jq (the subset)', () => {
       fc.asyncProperty(fc.array(plain, { minLength: 1, maxLength: 8 }), fc.constantFrom(...SUBSET), async (page, filter) => {
         expect(await formatted(filter, [page])).toBe(await byJq(filter, [page]));
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   }, 120_000);
+  it('takes only filters jq compiles, and answers them as jq does: random strings of the grammar\'s tokens (fast-check)', async () => {
+    const jq = await jqWasm;
+    const token = fc.constantFrom('.', '.a', '.n', '.username', '"x"', '"7"', '0', '1', '-1', 'null', 'true', 'not', 'length', 'ascii_upcase', 'has', 'select', 'test',
+      'startswith', '(', ')', '{', '}', ':', ',', '|', '//', '==', '!=', '<', '>=', 'and', 'or', '[', ']', 'a', 'if');
+    const page = [{ username: 'kaneta_7', n: 3, a: 'x' }, { username: 'Zoë', n: -1, a: null }, {}] as JsonObject[];
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(token, { minLength: 1, maxLength: 9 }), async (tokens) => {
+        const filter = tokens.join(' ');
+        if (compileSubset(filter) === undefined) return;
+        accepted++;
+        expect(compileError(jq, { filter, flags: jqFlags() }), filter).toBeUndefined();
+        expect(await formatted(filter, [page]), filter).toBe(await byJq(filter, [page]));
+      }),
+      { numRuns: 4000 },
+    );
+    expect(accepted).toBeGreaterThan(100);
+  }, 120_000);
+
   it('refuses a record like jq when a lone surrogate hides under the empty key', async () => {
     const pages = [[parseJson('{"":"\\ud800","username":"x"}') as JsonObject, { username: 'y' }]];
     expect(await formatted('.username', pages)).toBe(await byJq('.username', pages));

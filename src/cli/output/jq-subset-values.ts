@@ -69,11 +69,61 @@ export function slice(v: Json, from: number | undefined, to: number | undefined)
 /** jq's truthiness: everything but false and null. */
 export const truthy = (v: Json): boolean => v !== null && v !== false;
 
-/** `a == b` where both are strings, booleans or null; anything else is jq's to compare. */
-export function equal(a: Json, b: Json): boolean {
-  const plain = (v: Json) => v === null || typeof v === 'boolean' || (typeof v === 'string' && wellFormed(v) === v);
-  return plain(a) && plain(b) ? a === b : bail();
+/** A number the subset computes with: a safe integer, where jq's doubles and decimals agree. */
+const exact = (v: number): number => (Number.isSafeInteger(v) && !Object.is(v, -0) ? v : bail());
+
+/** jq orders values by kind first: null < false < true < numbers < strings; arrays and objects are left to jq. */
+function kind(v: Json): number {
+  if (v === null) return 0;
+  if (typeof v === 'boolean') return v ? 2 : 1;
+  if (typeof v === 'number') return 3;
+  return typeof v === 'string' ? 4 : bail();
 }
+
+// JavaScript compares strings by UTF-16 units, jq by UTF-8 bytes (code points): a unit of a
+// surrogate pair (an astral character) must sort after U+E000-U+FFFF, as its bytes do.
+const byCodePoint = (unit: number): number => (unit < 0xd800 ? unit : unit < 0xe000 ? unit + 0x2000 : unit - 0x800);
+
+/** jq's order of two strings (string_cmp: bytes, then length). */
+function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return byCodePoint(x) - byCodePoint(y);
+  }
+  return a.length - b.length;
+}
+
+/** jq's order of two values (jv_cmp), for null, booleans, safe integers and strings; anything else is jq's. */
+export function compare(a: Json, b: Json): number {
+  const k = kind(a) - kind(b);
+  if (k !== 0) return k;
+  if (typeof a === 'number') return exact(a) - exact(b as number);
+  return typeof a === 'string' ? compareStrings(wellFormed(a), wellFormed(b as string)) : 0;
+}
+
+/** `a == b`, as jq decides it, for the values compare() orders. */
+export const equal = (a: Json, b: Json): boolean => compare(a, b) === 0;
+
+/** `length`: code points of a string, items of an array, keys of an object, 0 for null, |n| of a number; jq fails on a boolean. */
+export function length(v: Json): Json {
+  if (v === null) return 0;
+  if (typeof v === 'string') return wellFormed(v).length - (v.match(HIGH_SURROGATES)?.length ?? 0);
+  if (typeof v === 'number') return Math.abs(exact(v));
+  if (Array.isArray(v)) return v.length;
+  return isObject(v) ? Object.keys(v).length : bail();
+}
+const HIGH_SURROGATES = /[\ud800-\udbff]/g;
+
+/** `has("key")` of an object; jq fails on anything else (an array takes a number: jq's). */
+export function has(v: Json, key: string): boolean {
+  return isObject(v) ? Object.hasOwn(v, key) : bail();
+}
+
+/** `ascii_downcase` and `ascii_upcase`: only A-Z and a-z change. */
+export const asciiCase = (upper: boolean) => (v: Json): string =>
+  upper ? stringInput(v).replace(/[a-z]+/g, (m) => m.toUpperCase()) : stringInput(v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
 /** The string a string builtin works on; jq fails on any other input. */
 export const stringInput = (v: Json): string => (typeof v === 'string' ? wellFormed(v) : bail());

@@ -1,16 +1,17 @@
 import type { JsonObject } from '../../core/classify.js';
 import type { Json } from '../../core/json.js';
-import { Bail, EMPTY, equal, field, line, literalPattern, readable, slice, stringInput, truthy, type Result } from './jq-subset-values.js';
+import { asciiCase, Bail, compare, EMPTY, field, has, length, line, literalPattern, readable, slice, stringInput, truthy, type Result } from './jq-subset-values.js';
 
 // The commonest --jq filters pick fields, select records and build small objects:
-// `.username`, `select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}`. jq
+// `.username`, `select(.followers_count >= 1000) | {username, n: (.name | length)}`. jq
 // re-reads every record's JSON and, as WebAssembly, first pays V8's optimizing compile of its hot
 // functions (about a quarter of a second of CPU in each run); such filters are answered here over
 // the records already parsed. A strict subset of jq's grammar, each construct with jq's meaning:
-//   pipe  := or ('|' or)*                  or  := and ('or' and)*      and := cmp ('and' cmp)*
-//   cmp   := term (('=='|'!=') term)?      term := primary suffix*    suffix := .name | [m:n]
-//   primary := . | .name | "text" | null | true | false | not | (pipe) | { key: value, key, … }
-//            | select(pipe) | test("literal") | startswith("text") | endswith("text")
+//   pipe  := alt ('|' alt)*     alt := or ('//' alt)?     or := and ('or' and)*     and := cmp ('and' cmp)*
+//   cmp   := term (('=='|'!='|'<'|'<='|'>'|'>=') term)?  term := primary suffix*  suffix := .name | [m:n]
+//   primary := . | .name | "text" | integer | null | true | false | not | length | ascii_downcase
+//            | ascii_upcase | (pipe) | { key: value, key, … } | select(pipe) | has("key")
+//            | test("literal") | startswith("text") | endswith("text")
 //   value := term ('|' term)*  (jq's grammar: an object's values take no operators)
 // Any other filter goes to jq; a value the subset cannot answer exactly (values-of: jq-subset-values.ts)
 // sends its page, and every later one, to jq. Results match jq-wasm's byte for byte
@@ -22,7 +23,7 @@ export type Subset = (v: Json) => Result;
 // A string literal holds no escape and no control character (jq's escapes, \( above all, stay jq's).
 // jq's white space is these four characters only (JavaScript's \s has many more).
 // eslint-disable-next-line no-control-regex
-const TOKEN = /[ \t\r\n]*(?:(\.[A-Za-z_][A-Za-z0-9_]*)|("[^"\\\x00-\x1f]*")|([A-Za-z_][A-Za-z0-9_]*)|(-?[0-9]+)|(==|!=|[.|(){}[\]:,]))/y;
+const TOKEN = /[ \t\r\n]*(?:(\.[A-Za-z_][A-Za-z0-9_]*)|("[^"\\\x00-\x1f]*")|([A-Za-z_][A-Za-z0-9_]*)|(-?[0-9]+)|(==|!=|\/\/|<=|>=|[<>.|(){}[\]:,]))/y;
 // jq's keywords: not an object's key here (jq 1.6 refused them), never a function.
 const KEYWORDS = new Set(['__loc__', 'and', 'as', 'catch', 'def', 'elif', 'else', 'end', 'foreach', 'if', 'import', 'include', 'label', 'or', 'reduce', 'then', 'try']);
 
@@ -54,6 +55,14 @@ export function compileSubset(filter: string): Subset | undefined {
 }
 
 class NotInSubset extends Error {}
+
+const COMPARISONS: Record<string, (order: number) => boolean> = {
+  '==': (o) => o === 0, '!=': (o) => o !== 0, '<': (o) => o < 0, '<=': (o) => o <= 0, '>': (o) => o > 0, '>=': (o) => o >= 0,
+};
+/** Builtins of no argument, applied to their input. */
+const BUILTINS: Record<string, Subset> = { not: (v) => !truthy(v), length, ascii_downcase: asciiCase(false), ascii_upcase: asciiCase(true) };
+// An integer literal the subset takes: exact as a double, and printed by jq as written (no leading zero).
+const INTEGER = /^-?(?:0|[1-9][0-9]{0,14})$/;
 
 /** Evaluates the operands of a binary operator on the same input, both of them (a failure in either is jq's). */
 function both(a: Subset, b: Subset, op: (x: Json, y: Json) => Json): Subset {
@@ -103,10 +112,21 @@ class Parser {
     return token.startsWith('"') ? (JSON.parse(token) as string) : this.fail();
   }
 
-  pipe(operand = () => this.or()): Subset {
+  pipe(operand = () => this.alternative()): Subset {
     let program = operand();
     while (this.eat('|')) program = then(program, operand());
     return program;
+  }
+
+  /** `a // b`: a's result unless it is none, null or false (jq's errors in a are jq's: they bail). */
+  private alternative(): Subset {
+    const first = this.or();
+    if (!this.eat('//')) return first;
+    const second = this.alternative();
+    return (v) => {
+      const x = first(v);
+      return x !== EMPTY && truthy(x) ? x : second(v);
+    };
   }
 
   private or(): Subset {
@@ -123,10 +143,10 @@ class Parser {
 
   private cmp(): Subset {
     const left = this.term();
-    const op = this.peek();
-    if (op !== '==' && op !== '!=') return left;
+    const test = COMPARISONS[this.peek() ?? ''];
+    if (!test) return left;
     this.at++;
-    return both(left, this.term(), (x, y) => equal(x, y) === (op === '=='));
+    return both(left, this.term(), (x, y) => test(compare(x, y)));
   }
 
   private term(): Subset {
@@ -169,6 +189,10 @@ class Parser {
       return inner;
     }
     if (token === '{') return this.object();
+    if (INTEGER.test(token)) {
+      const n = Number(token);
+      return () => n;
+    }
     return this.word(token);
   }
 
@@ -177,9 +201,9 @@ class Parser {
       const value = JSON.parse(token) as Json;
       return () => value;
     }
-    if (token === 'not') return (v) => !truthy(v);
+    if (Object.hasOwn(BUILTINS, token)) return BUILTINS[token]!;
     this.expect('(');
-    const program = token === 'select' ? this.selectOf(this.pipe()) : this.stringTest(token, this.string());
+    const program = token === 'select' ? this.selectOf(this.pipe()) : token === 'has' ? this.hasKey(this.string()) : this.stringTest(token, this.string());
     this.expect(')');
     return program;
   }
@@ -189,6 +213,10 @@ class Parser {
       const c = condition(v);
       return c !== EMPTY && truthy(c) ? v : EMPTY;
     };
+  }
+
+  private hasKey(key: string): Subset {
+    return (v) => has(v, key);
   }
 
   private stringTest(name: string, text: string): Subset {
