@@ -7,6 +7,8 @@
 //   dist/cli.cjs         the entry: answers --version, wires signals, then requires main.cjs
 //   dist/main.cjs        all of sgq's own code, with commander and chalk; a module that is only
 //                        import()ed (each command's runner, the sandbox) is compiled lazily
+//   dist/route-main.cjs  what a route command runs, without Commander's program or the other
+//                        commands (src/cli/route-main.ts): a one-page run reads and runs less
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
@@ -16,7 +18,7 @@
 //   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { splitDeclarations } from './declarations.mjs';
@@ -99,6 +101,23 @@ const stubs = {
   },
 };
 
+// The route bundle uses only Commander's Option and its errors, not its Command and Help (34 KB):
+// its `commander` is a module with just those. Importing anything else from it fails the build.
+const commanderLib = (file) => join(dirname(createRequire(import.meta.url).resolve('commander')), 'lib', file);
+const commanderOptionsOnly = {
+  name: 'commander-options-only',
+  setup(b) {
+    b.onResolve({ filter: /^commander$/ }, () => ({ path: 'commander', namespace: 'commander-options' }));
+    b.onLoad({ filter: /.*/, namespace: 'commander-options' }, () => ({
+      // Its package exports no subpaths: the files are named by their place.
+      contents: `import option from ${JSON.stringify(commanderLib('option.js'))}; import error from ${JSON.stringify(commanderLib('error.js'))};
+        export const { Option } = option; export const { CommanderError, InvalidArgumentError } = error;`,
+      resolveDir: '.',
+      loader: 'js',
+    }));
+  },
+};
+
 // Points an import at another file of dist/ instead of bundling it.
 const requireFromDist = (name, filter, target) => ({
   name,
@@ -122,7 +141,19 @@ const builds = [
     ...common,
     entryPoints: ['src/cli/entry.ts'],
     outfile: 'dist/cli.cjs',
-    plugins: [requireFromDist('main-from-dist', /^\.\/main\.js$/, () => './main.cjs')],
+    plugins: [requireFromDist('main-from-dist', /^\.\/(route-)?main\.js$/, (path) => path.replace(/\.js$/, '.cjs'))],
+  }),
+  // A route command's bundle (src/cli/route-main.ts): its runner and what that loads, without
+  // Commander's program or the other commands; a line it cannot parse goes to main.cjs.
+  build({
+    ...common,
+    entryPoints: ['src/cli/route-main.ts'],
+    outfile: 'dist/route-main.cjs',
+    plugins: [
+      commanderOptionsOnly,
+      stubs,
+      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+    ],
   }),
   build({
     ...common,

@@ -27,8 +27,8 @@ export async function run(): Promise<number> {
     process.stdout.write(help);
     return 0;
   }
-  const codeCache = distDir === undefined ? undefined : installCodeCache(distDir, cacheDir(process.env), codeKind(argv), process.env);
-  const { main, processIo } = await import('./main.js');
+  const kind = codeKind(argv);
+  const codeCache = distDir === undefined ? undefined : installCodeCache(distDir, cacheDir(process.env), kind, process.env);
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) {
@@ -39,7 +39,15 @@ export async function run(): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return main(argv, processIo(controller.signal, { onV8FlagsChange: () => codeCache?.flagsChanged() }));
+  const hooks = { onV8FlagsChange: () => codeCache?.flagsChanged() };
+  // A route command starts with the smaller bundle; a line it leaves to Commander, with the whole program.
+  if (kind === 'route') {
+    const { mainRoute, processIo } = await import('./route-main.js');
+    const code = await mainRoute(argv, processIo(controller.signal, hooks));
+    if (code !== undefined) return code;
+  }
+  const { main, processIo } = await import('./main.js');
+  return main(argv, processIo(controller.signal, hooks));
 }
 
 /**

@@ -1,17 +1,28 @@
-import { CommanderError, type Command } from 'commander';
-import { ExitCode, SgqError, failureLine, interruptedBy } from '../core/errors.js';
-import { cliError } from './errors-to-flags.js';
+import type { Command } from 'commander';
+import { ExitCode, failureLine } from '../core/errors.js';
+import { failed } from './failure.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
-import { buildProgram } from './program.js';
+import { buildProgram, globalOptions, runCommand, wholeTree } from './program.js';
 import { joinPairedOptions } from './commands/parsers.js';
+import { commandDefinitions } from './commands/index.js';
+import { fastParse } from './fast-parse.js';
 
 /**
  * Runs sgq with `argv` (without the node and script entries) and returns the exit code.
  * It never calls process.exit and never throws, so tests run it in-process.
  */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
+  // A plain command line runs without building Commander's program (src/cli/fast-parse.ts).
+  const fast = fastParse(argv, commandDefinitions(), globalOptions());
+  if (fast !== undefined) {
+    try {
+      return await runCommand(io, fast.definition, fast.args, fast.opts, fast.globals, () => wholeTree(io));
+    } catch (error) {
+      return failed(error, io);
+    }
+  }
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
   const unknown = unknownHelpSubject(program, argv);
@@ -23,13 +34,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
     await program.parseAsync(joinPairedOptions(helpAsFlag(argv)), { from: 'user' });
     return state.exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) return commanderExitCode(error);
-    // Whatever a stop made fail on its way out (a request given up, a stream closed) ends as the stop.
-    const stopped = io.signal?.aborted && !(error instanceof SgqError);
-    const sgq = stopped ? interruptedBy(io.signal!.reason) : cliError(error);
-    io.stderr.write(`sgq: ${failureLine(sgq.message, sgq.hint)}\n`);
-    if (sgq.exitCode === ExitCode.internal && io.env.SGQ_DEBUG && error instanceof Error) io.stderr.write(`${error.stack}\n`);
-    return sgq.exitCode;
+    return failed(error, io);
   }
 }
 
@@ -48,10 +53,4 @@ function unknownHelpSubject(program: Command, argv: readonly string[]): string |
   // Commander's own `help` command is not among program.commands.
   const known = argv[1] === 'help' || program.commands.some((c) => c.name() === argv[1] || c.aliases().includes(argv[1]!));
   return known ? undefined : argv[1];
-}
-
-function commanderExitCode(error: CommanderError): number {
-  // --help and --version end normally; everything else Commander rejects is a usage error.
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return ExitCode.ok;
-  return ExitCode.usage;
 }

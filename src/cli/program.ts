@@ -1,6 +1,6 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Io } from './io.js';
-import { nonEmpty, nonNegativeInt, positiveSeconds } from './commands/parsers.js';
+import { globalOptions } from './global-options.js';
 import { VERSION } from '../core/version.js';
 import { createContext, type GlobalOptions } from './context.js';
 import { commandDefinitions } from './commands/index.js';
@@ -13,24 +13,28 @@ import { HELP_TOPICS, type HelpTopic } from './help/topics.js';
 // `sgq --help` never loads the network stack.
 
 export type { CommandContext, GlobalOptions } from './context.js';
+export { globalOptions } from './global-options.js';
 
 type State = { exitCode: number };
 
-export function buildProgram(io: Io, state: State): Command {
+/** Runs a command's handler with what was parsed (a test may watch instead). */
+export type RunCommand = (definition: CommandDefinition, args: string[], opts: Record<string, unknown>, globals: Record<string, unknown>) => Promise<number>;
+
+export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
   const program = rootCommand(io);
   const tree = () => {
     fillAll(program);
     return program;
   };
+  run ??= (definition, args, opts, globals) => runCommand(io, definition, args, opts, globals, tree);
   const add = (parent: Command, definition: CommandDefinition): void => {
     const cmd = parent.command(definition.name).description(definition.summary);
     for (const arg of definition.arguments ?? []) cmd.argument(arg.name, arg.description);
     if (definition.usage) cmd.usage(definition.usage);
-    const { handler } = definition;
-    if (handler) {
+    if (definition.handler) {
       cmd.action(async (...args: unknown[]) => {
         const c = args[args.length - 1] as Command;
-        state.exitCode = await handler(c.args, c.opts(), createContext(io, c.optsWithGlobals() as GlobalOptions, tree));
+        state.exitCode = await run(definition, c.args, c.opts(), c.optsWithGlobals());
       });
     }
     // Options, subcommands and help are built once, when the command is entered or a help
@@ -46,6 +50,18 @@ export function buildProgram(io: Io, state: State): Command {
   for (const definition of commandDefinitions()) add(program, definition);
   for (const topic of HELP_TOPICS) addTopic(program, topic);
   watch(program);
+  return program;
+}
+
+/** Runs a command's handler in a context of its own; `tree` gives the whole program. */
+export async function runCommand(io: Io, definition: CommandDefinition, args: string[], opts: Record<string, unknown>, globals: Record<string, unknown>, tree: () => Command): Promise<number> {
+  return definition.handler!(args, opts, createContext(io, globals as GlobalOptions, tree));
+}
+
+/** The whole program, every deferred part built, for a run that did not need it to parse. */
+export function wholeTree(io: Io): Command {
+  const program = buildProgram(io, { exitCode: 0 });
+  fillAll(program);
   return program;
 }
 
@@ -97,14 +113,9 @@ function rootCommand(io: Io): Command {
   const program: Command = new Command('sgq')
     .description('Query the Social Graph and Metadata Query Service: followers, following, scores, metadata, posts and lists.')
     .version(VERSION, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .addOption(new Option('--profile <name>', 'config profile to use (env SGQ_PROFILE)').argParser(nonEmpty('--profile')))
-    .addOption(new Option('--base-url <url>', 'service address (env SGQ_BASE_URL)').argParser(nonEmpty('--base-url')))
-    .option('--sandbox', 'run against a built-in local sandbox with a demo key (no account needed)')
-    .addOption(new Option('-q, --quiet', 'print nothing on stderr unless something fails or data is left out').conflicts('verbose'))
-    .option('-v, --verbose', 'trace requests, retries and the summary on stderr (never the API key)')
-    .addOption(new Option('--timeout <seconds>', 'per-request time limit covering connect, headers and body (default 30)').argParser(positiveSeconds))
-    .addOption(new Option('--retries <n>', 'retries of a transient failure (default 3)').argParser(nonNegativeInt('--retries', 20)))
+    .helpOption('-h, --help', 'show help');
+  for (const option of globalOptions()) program.addOption(option);
+  program
     .showSuggestionAfterError(true)
     .configureHelp(helpLayout())
     .exitOverride()

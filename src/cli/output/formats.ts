@@ -1,13 +1,10 @@
-import type { JsonObject } from '../../core/classify.js';
 import { usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
-import { CSV, TSV, delimitedFormatter, unionKeys } from './delimited.js';
+import { CSV, TSV, delimitedFormatter } from './delimited.js';
 import { projection } from './fields.js';
 import { loadParquet, parquetFormatter } from './parquet.js';
 import { jqFormatter, loadJqFilter } from './jq.js';
 import type { Sink } from './sink.js';
-import { loadTable, renderRows, renderTable, tableLayout, type TableLayout, type TableOptions } from './table.js';
-import { yamlFormatter } from './yaml.js';
 
 import type { Format } from '../../core/format-names.js';
 import type { ResolvedConfig } from '../../core/config.js';
@@ -35,13 +32,12 @@ export function terminalWidth(io: { stdoutIsTTY: boolean; stdout: unknown }): nu
 /** The formatter of `format`, after loading what only that format needs (the others never pay for it). */
 export async function createFormatter(format: Format, sink: Sink, options: FormatOptions = {}): Promise<Formatter> {
   if (options.jq) return jqFormatter(await loadJqFilter(options.jq), options.jq, sink, options.signal);
-  if (format === 'table') await loadTable();
   if (format === 'parquet') {
     if (!options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
     await loadParquet();
   }
   const { fields, warn } = options;
-  const inner = formatFor(format, sink, options);
+  const inner = await formatFor(format, sink, options);
   if (!fields) return inner;
   const { project, end } = projection(fields, warn);
   return {
@@ -63,8 +59,11 @@ export async function createFormatter(format: Format, sink: Sink, options: Forma
   };
 }
 
-/** Records reach these already projected onto `--fields`. */
-function formatFor(format: Format, sink: Sink, options: FormatOptions): Formatter {
+/**
+ * Records reach these already projected onto `--fields`. The table's and YAML's modules load
+ * only when chosen: their setup (Unicode regular expressions) would cost every other run.
+ */
+async function formatFor(format: Format, sink: Sink, options: FormatOptions): Promise<Formatter> {
   switch (format) {
     case 'ndjson':
       return {
@@ -98,51 +97,10 @@ function formatFor(format: Format, sink: Sink, options: FormatOptions): Formatte
     case 'tsv':
       return delimitedFormatter(TSV, sink, options);
     case 'yaml':
-      return yamlFormatter(sink);
+      return (await import('./yaml.js')).yamlFormatter(sink);
     case 'parquet':
       return parquetFormatter(sink, options.fields, options.warn);
     case 'table':
-      return tableFormatter(sink, options.fields, { width: options.width, color: options.color }, options.warn);
+      return (await import('./table-format.js')).tableFormatter(sink, options.fields, { width: options.width, color: options.color }, options.warn);
   }
-}
-
-/**
- * A table for a file or a pipe sees every row to size its columns, so it buffers. On a
- * terminal (or the pager in front of it) the columns share the screen's width anyway: they
- * are sized by the first page and each page is printed as it comes, so the reader sees the
- * first screen at once and the pager's back-pressure holds back fetching.
- */
-function tableFormatter(sink: Sink, fields: readonly string[] | undefined, table: TableOptions, warn?: (line: string) => void): Formatter {
-  if (table.width !== undefined) return streamedTable(sink, fields, table, warn);
-  const rows: JsonObject[] = [];
-  return {
-    holdsUntilEnd: true,
-    write(records) {
-      rows.push(...records);
-    },
-    end() {
-      if (rows.length === 0) return;
-      sink.write(renderTable(fields ?? unionKeys(rows), rows, table));
-    },
-  };
-}
-
-function streamedTable(sink: Sink, fields: readonly string[] | undefined, table: TableOptions, warn?: (line: string) => void): Formatter {
-  let layout: TableLayout | undefined;
-  let known: Set<string> | undefined;
-  let warned = false;
-  return {
-    write(records) {
-      if (records.length === 0) return;
-      const first = layout === undefined;
-      layout ??= tableLayout(fields ?? unionKeys(records), records, { ...table, roomToGrow: true });
-      known ??= new Set(layout.columns);
-      if (!warned && !fields && !first && records.some((r) => Object.keys(r).some((k) => !known!.has(k)))) {
-        warned = true;
-        warn?.('table: a column first seen after the first page is not shown; name it in --fields, or use -o ndjson');
-      }
-      sink.write(renderRows(layout, records, first));
-    },
-    end() {},
-  };
 }

@@ -33,12 +33,14 @@ export const text = (v: Json): string => (typeof v === 'string' ? wellFormed(v) 
 /** A result as sgq prints it (jq -r): a string raw, anything else as `jq -c` writes it; a line. */
 export const line = (v: Json): string => `${text(v)}\n`;
 
-const TSV_ESCAPES: Record<string, string> = { '\t': '\\t', '\r': '\\r', '\n': '\\n', '\\': '\\\\' };
+// jq's escape_string: a NUL becomes \0 in every format that escapes (csv and tsv here).
+const TSV_ESCAPES: Record<string, string> = { '\t': '\\t', '\r': '\\r', '\n': '\\n', '\\': '\\\\', '\0': '\\0' };
+const CSV_ESCAPES: Record<string, string> = { '"': '""', '\0': '\\0' };
 
 /** A cell of `@csv` or `@tsv`: null is empty, a string quoted (csv) or escaped (tsv); an array or object is jq's error. */
 function cell(v: Json, tsv: boolean): string {
   if (v === null) return '';
-  if (typeof v === 'string') return tsv ? wellFormed(v).replace(/[\t\r\n\\]/g, (c) => TSV_ESCAPES[c]!) : `"${wellFormed(v).replaceAll('"', '""')}"`;
+  if (typeof v === 'string') return tsv ? wellFormed(v).replace(/[\t\r\n\\\0]/g, (c) => TSV_ESCAPES[c]!) : `"${wellFormed(v).replace(/["\0]/g, (c) => CSV_ESCAPES[c]!)}"`;
   return typeof v === 'object' ? bail() : printed(v);
 }
 
