@@ -118,7 +118,7 @@ describe('reading exports', () => {
     writeFileSync(join(dir, 'a.ndjson.gz'), gzipSync('{"username":"b"}\r\n\n{"username":"a"}\n'));
     writeFileSync(join(dir, 'empty.ndjson'), '');
     for (const name of ['a.json', 'a.ndjson.gz']) {
-      const side = (source: string) => ({ source, isExport: true, field: 'username', key: keyReader('username'), stats: { missingKey: 0, duplicates: 0 }, where: source });
+      const side = (source: string) => ({ source, isExport: true, field: 'username', stats: { missingKey: 0, duplicates: 0 }, where: source });
       const changes: Change[] = [];
       await diffUnsorted(side(join(dir, 'empty.ndjson')), side(join(dir, name)), { changed: false, tempDir: dir }, async (batch) => void changes.push(...batch));
       expect(changes).toEqual([

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { ByteKeyReader, keyBytes } from '../../src/core/churn/byte-key.js';
 import { LineSplitter } from '../../src/core/churn/byte-lines.js';
 import { ExternalSort } from '../../src/core/churn/external-sort.js';
-import { KeyTable } from '../../src/core/churn/key-table.js';
+import { FIRST, KeyTable, SECOND } from '../../src/core/churn/key-table.js';
 import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
 import { keyReader } from '../../src/core/churn/record-key.js';
 import { diffUnsorted, type UnsortedSide } from '../../src/core/churn/unsorted-diff.js';
@@ -28,7 +28,7 @@ function byteKey(field: string, line: string): Buffer | undefined {
   return Buffer.from(reader.buf.subarray(reader.start, reader.end));
 }
 
-const side = (source: string, field = 'username'): UnsortedSide => ({ source, isExport: true, field, key: keyReader(field), stats: { missingKey: 0, duplicates: 0 }, where: source });
+const side = (source: string, field = 'username'): UnsortedSide => ({ source, isExport: true, field, stats: { missingKey: 0, duplicates: 0 }, where: source });
 
 /** The changes and counts the merge of the two sides, sorted on disk, gives. */
 async function byMerge(dir: string, older: string[], newer: string[], changed: boolean) {
@@ -83,19 +83,33 @@ describe('ByteKeyReader', () => {
 });
 
 describe('KeyTable', () => {
-  it('keeps keys whose hashes collide apart, through growth', () => {
+  it('keeps keys whose hashes collide apart, through growth, in its home buffer and copied', () => {
+    const home = Buffer.from(Array.from({ length: 2500 }, (_, i) => `key${i}`).join(''));
     const table = new KeyTable(4);
-    const keys = Array.from({ length: 5000 }, (_, i) => Buffer.from(`key${i}`));
+    table.reset(4, home);
+    // Half the keys live in the home buffer (kept where they are), half in buffers of their own (copied).
+    const keys = Array.from({ length: 5000 }, (_, i) => {
+      if (i >= 2500) return { buf: Buffer.from(`key${i}`), start: 0, end: `key${i}`.length };
+      const start = home.indexOf(`key${i}k`) === -1 ? home.length - `key${i}`.length : home.indexOf(`key${i}k`);
+      return { buf: home, start, end: start + `key${i}`.length };
+    });
     // Every key with one of three hashes: each lookup must compare bytes.
-    for (const [i, key] of keys.entries()) expect(table.findOrAdd(key, 0, key.length, i % 3, i, 0)).toBe(-1);
-    for (const [i, key] of keys.entries()) {
-      const entry = table.find(key, 0, key.length, i % 3);
-      expect(table.firsts[entry]).toBe(i);
-      expect(table.findOrAdd(key, 0, key.length, i % 3, -1, 0)).toBe(entry);
+    for (const [i, { buf, start, end }] of keys.entries()) {
+      const empty = table.find(buf, start, end, i % 3);
+      expect(empty).toBeLessThan(0);
+      table.put(empty, buf, start, end, i % 3, i, i + 7, 1);
     }
-    expect(table.find(Buffer.from('key5000'), 0, 7, 5000 % 3)).toBe(-1);
-    table.reset(10);
-    expect(table.find(keys[0]!, 0, keys[0]!.length, 0)).toBe(-1);
+    expect(table.size).toBe(5000);
+    for (const [i, key] of keys.entries()) {
+      const copy = Buffer.from(`xkey${i}`);
+      const at = table.find(copy, 1, copy.length, i % 3);
+      expect(table.cells[at + FIRST]).toBe(i);
+      expect(table.cells[at + SECOND]).toBe(i + 7);
+      expect(table.find(key.buf, key.start, key.end, i % 3)).toBe(at);
+    }
+    expect(table.find(Buffer.from('key5000'), 0, 7, 5000 % 3)).toBeLessThan(0);
+    table.reset(10, home);
+    expect(table.find(keys[0]!.buf, keys[0]!.start, keys[0]!.end, 0)).toBeLessThan(0);
   });
 });
 

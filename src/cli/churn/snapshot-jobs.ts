@@ -6,6 +6,7 @@ import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
+import { grouped } from '../output/words.js';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 
 export interface SnapshotFlags {
@@ -172,7 +173,7 @@ async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { 
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
   if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
-    const records = `${current.meta.records.toLocaleString('en-US')} records`;
+    const records = `${grouped(current.meta.records)} records`;
     const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
     reporter.info(`${who} ${why}; changes are printed from the next one`);
     return;

@@ -1,3 +1,4 @@
+import { sameBytes } from './bytes.js';
 import { keyReader, type KeyOf } from './record-key.js';
 
 // The key of a record line read straight from its bytes, for the hash diff: most lines of an
@@ -40,6 +41,11 @@ export function keyBytes(key: string): Buffer {
   return LONE_SURROGATE.test(key) ? Buffer.concat([ODD, Buffer.from(key, 'utf16le')]) : Buffer.from(key, 'utf8');
 }
 
+/** The key whose bytes keyBytes gave (or a scan found in a line): its text again. */
+export function keyText(buf: Buffer, start: number, end: number): string {
+  return buf[start] === ODD[0] ? buf.toString('utf16le', start + 1, end) : buf.toString('utf8', start, end);
+}
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -75,9 +81,7 @@ export class ByteKeyReader {
 
   private startsWithField(line: Buffer, start: number, end: number): boolean {
     const first = this.first;
-    if (end - start < first.length) return false;
-    for (let i = 0; i < first.length; i++) if (line[start + i] !== first[i]) return false;
-    return true;
+    return end - start >= first.length && sameBytes(first, 0, line, start, first.length);
   }
 
   /** Takes [from, to) as the key when it holds no escape; bytes past ASCII are made canonical UTF-8 first. */

@@ -1,4 +1,5 @@
 import { LineTooLong, MAX_LINE_CHARS } from './lines.js';
+import { exportRecord } from './sources.js';
 
 // The record lines of a byte stream, handed over in place (a buffer and a range), for the
 // hash diff: no string per line. The same lines as `lineBatches` and `exportLines` (lines.ts,
@@ -29,26 +30,38 @@ export class LineSplitter {
 
   push(chunk: Buffer): void {
     let from = 0;
-    let nl = chunk.indexOf(LF);
-    if (nl !== -1 && this.pieces.length) {
+    if (this.pieces.length) {
+      const nl = chunk.indexOf(LF);
+      if (nl === -1) return this.keep(chunk, 0);
       this.pieces.push(chunk.subarray(0, nl));
       const line = Buffer.concat(this.pieces);
       this.pieces = [];
       this.pending = 0;
       this.line(line, 0, line.length);
       from = nl + 1;
-      nl = chunk.indexOf(LF, from);
     }
-    for (; nl !== -1; nl = chunk.indexOf(LF, from)) {
+    from = this.lines(chunk, from);
+    if (from < chunk.length) this.keep(chunk, from);
+  }
+
+  /**
+   * The whole lines of a chunk from `from`; returns where the rest starts. A loop alone in its
+   * function: V8 compiled push's loop on its own (OSR) before the code after it had run, and
+   * that code left it at every chunk of the worker's side (--trace-deopt: one a chunk).
+   */
+  private lines(chunk: Buffer, from: number): number {
+    for (let nl = chunk.indexOf(LF, from); nl !== -1; nl = chunk.indexOf(LF, from)) {
       this.line(chunk, from, nl);
       from = nl + 1;
     }
-    if (from < chunk.length) {
-      // The chunk is the stream's: keep a copy of the rest, not a view that holds it.
-      this.pieces.push(Buffer.from(chunk.subarray(from)));
-      this.pending += chunk.length - from;
-      if (this.pending > MAX_LINE_BYTES) throw new LineTooLong(this.ended + 1);
-    }
+    return from;
+  }
+
+  /** The chunk is the stream's: keep a copy of its rest, not a view that holds it. */
+  private keep(chunk: Buffer, from: number): void {
+    this.pieces.push(Buffer.from(chunk.subarray(from)));
+    this.pending += chunk.length - from;
+    if (this.pending > MAX_LINE_BYTES) throw new LineTooLong(this.ended + 1);
   }
 
   end(): void {
@@ -66,7 +79,7 @@ export class LineSplitter {
     else if (!blank(buf, start, end)) this.onLine(buf, start, end);
   }
 
-  /** exportLines' `trim`, brackets and comma, on bytes; an edge past ASCII (a BOM, say) goes through a string. */
+  /** exportRecord's `trim`, brackets and comma (sources.ts), on bytes; an edge past ASCII (a BOM, say) goes through exportRecord itself. */
   private exportLine(buf: Buffer, start: number, end: number): void {
     while (start < end && isSpace(buf[start]!)) start++;
     while (end > start && isSpace(buf[end - 1]!)) end--;
@@ -81,9 +94,8 @@ export class LineSplitter {
   }
 
   private exportString(text: string): void {
-    let line = text.trim();
-    if (line === '' || line === '[' || line === ']' || line === '[]') return;
-    if (line.endsWith(',')) line = line.slice(0, -1);
+    const line = exportRecord(text);
+    if (line === undefined) return;
     const bytes = Buffer.from(line, 'utf8');
     this.onLine(bytes, 0, bytes.length);
   }

@@ -1,9 +1,13 @@
+import type { FileHandle } from 'node:fs/promises';
 import { stringifyJson, type Json } from '../json.js';
 import { LineTooLong, MAX_LINE_CHARS } from './lines.js';
 
 // CSV as sgq writes it (RFC 4180: quotes doubled, fields may hold line breaks) back into
 // one JSON line per row, so that a CSV export can be diffed like an NDJSON one. Every value
 // comes back as a string (an empty cell as null): CSV does not keep types.
+
+/** Whether an export is CSV: by its name (a handle, a stored snapshot, never is). */
+export const isCsvName = (source: string | FileHandle) => typeof source === 'string' && /\.csv(\.gz)?$/i.test(source);
 
 /** JSON lines of the rows of a CSV text, keyed by its header row. */
 export async function* csvRecordLines(chunks: AsyncIterable<string>): AsyncGenerator<string[]> {

@@ -2,7 +2,6 @@ import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { JsonTooDeep } from '../json.js';
 import type { ChangeOrder } from './change-order.js';
-import type { KeyStats } from './keyed.js';
 import { LineTooLong } from './lines.js';
 import type { DiffCounts } from './merge-diff.js';
 import { partitionPath, Partitions } from './partitions.js';
@@ -117,10 +116,3 @@ function rebuilt({ name, message }: { name: string; message: string }): Error {
 
 /** An error's kind as the worker posts it: by class, not by name (a bundle may rename classes). */
 export const errorKind = (error: unknown) => (error instanceof NotARecord ? 'NotARecord' : error instanceof LineTooLong ? 'LineTooLong' : error instanceof JsonTooDeep ? 'JsonTooDeep' : 'Error');
-
-/** Adds what the worker counted to this thread's counts. */
-export function addCounts(into: DiffCounts, stats: { older: KeyStats; newer: KeyStats }, from: Extract<FromWorker, { kind: 'joined' }>): void {
-  for (const k of Object.keys(into) as (keyof DiffCounts)[]) into[k] += from.counts[k];
-  stats.older.duplicates += from.duplicates.older;
-  stats.newer.duplicates += from.duplicates.newer;
-}

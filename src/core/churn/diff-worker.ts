@@ -2,13 +2,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { encodeChange, type ChangeSink } from './change-order.js';
 import type { LaneJob, FromWorker, ToWorker } from './diff-lane.js';
 import { errorKind } from './diff-lane.js';
-import type { JoinContext } from './hash-diff.js';
-import { KeyTable } from './key-table.js';
-import type { DiffCounts } from './merge-diff.js';
 import { Partitions } from './partitions.js';
-import { keyReader } from './record-key.js';
 import { scanSide } from './side-scan.js';
-import { joinSpilled, type JoinRun } from './spilled-join.js';
+import { joinRun, joinSpilled } from './spilled-join.js';
 
 // The worker thread of a hash diff (dist/diff-worker.cjs; diff-lane.ts starts it): it reads the
 // older side into the partitions the main thread named, then joins its share of them, posting
@@ -67,12 +63,9 @@ async function scan(): Promise<Partitions> {
 
 async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join' }>): Promise<void> {
   const newer = Partitions.written(job.dir, message.newer.paths, message.newer.sizes);
-  const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
   const stats = { older: { missingKey: 0, duplicates: 0 }, newer: { missingKey: 0, duplicates: 0 } };
-  const names = job.names && { older: keyReader(job.names.older), newer: keyReader(job.names.newer) };
   const changes = new PostedChanges();
-  const context: JoinContext = { keys: { older: keyReader(job.older.field), newer: keyReader(job.newerField) }, names, stats, counts, changes, printChanged: job.printChanged };
-  const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, size: job.size, dir: job.dir };
+  const run = joinRun({ names: job.names, stats, changes, printChanged: job.printChanged, size: job.size, dir: job.dir });
   const next = new Int32Array(job.next);
   // The main thread keeps for itself any partition that must be split again: only it makes files.
   for (let at = Atomics.add(next, 0, 1); at < message.order.length; at = Atomics.add(next, 0, 1)) {
@@ -80,7 +73,7 @@ async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join'
     await joinSpilled(older.parts[part]!, newer.parts[part]!, older.bits, run);
   }
   await changes.done();
-  post({ kind: 'joined', counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates } });
+  post({ kind: 'joined', counts: run.context.counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates } });
 }
 
 async function main(): Promise<void> {

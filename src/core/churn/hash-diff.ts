@@ -1,6 +1,8 @@
 import type { ChangeSink } from './change-order.js';
 import type { KeyStats } from './keyed.js';
-import { KeyTable } from './key-table.js';
+import { keyText } from './byte-key.js';
+import { sameBytes } from './bytes.js';
+import { FIRST, KEY_AT, KEY_LENGTH, markOf, SECOND, setMark, STRIDE, type KeyTable } from './key-table.js';
 import type { DiffCounts } from './merge-diff.js';
 import { eachRecord, type OnRecord } from './partitions.js';
 import type { KeyOf } from './record-key.js';
@@ -8,15 +10,14 @@ import type { KeyOf } from './record-key.js';
 // The join of one partition of a hash diff: the older side's records of the partition held
 // in one buffer and a table of their keys; the newer side's records probe it one by one.
 
-/** Marks of a table entry: an older record not yet matched, or a key the newer side has shown. */
-const SEEN = 1;
-/** An entry for a key only the newer side has: its record is not kept. */
+/** Marks of a table slot: an older record not yet matched, or a key the newer side has shown. */
+const UNMATCHED = 1;
+const SEEN = 2;
+/** A slot for a key only the newer side has: its record is not kept. */
 const NO_RECORD = -1;
 
 /** What a join needs to know about the two sides, and where its results go. */
 export interface JoinContext {
-  /** Each side's key field, read from a line as text: the order of the output. */
-  keys: { older: KeyOf; newer: KeyOf };
   /** The username fields, when matching by id: a same id under another username is a rename. */
   names?: { older: KeyOf; newer: KeyOf };
   stats: { older: KeyStats; newer: KeyStats };
@@ -28,9 +29,6 @@ export interface JoinContext {
 
 export class PartitionJoin {
   private readonly table: KeyTable;
-  /** Keys first seen on the newer side, copied: the buffers they came in are reused. */
-  private arena = Buffer.allocUnsafe(0);
-  private arenaUsed = 0;
 
   constructor(
     /** The older side's records of this partition (partitions.ts' form). */
@@ -42,86 +40,62 @@ export class PartitionJoin {
     table: KeyTable,
   ) {
     this.table = table;
-    table.reset(records + (records >> 2));
+    table.reset(records + (records >> 2), older);
     const stats = context.stats.older;
     eachRecord(older, (_line, ls, le, key, ks, ke, hash) => {
       // The first record of a key is kept: a key twice is a page boundary that moved.
-      if (table.findOrAdd(key, ks, ke, hash, ls, le) >= 0) stats.duplicates++;
+      const at = table.find(key, ks, ke, hash);
+      if (at >= 0) stats.duplicates++;
+      else table.put(at, key, ks, ke, hash, ls, le, UNMATCHED);
     });
   }
 
   /** Matches one record of the newer side. */
   readonly probe: OnRecord = (line, ls, le, key, ks, ke, hash) => {
     const { table, context } = this;
-    const entry = table.find(key, ks, ke, hash);
-    if (entry < 0) {
-      table.add(this.keep(key, ks, ke), this.arenaUsed - (ke - ks), this.arenaUsed, hash, NO_RECORD, NO_RECORD);
-      table.marks[table.size - 1] = SEEN;
+    const at = table.find(key, ks, ke, hash);
+    if (at < 0) {
+      table.put(at, key, ks, ke, hash, NO_RECORD, NO_RECORD, SEEN);
       context.counts.gained++;
-      const text = line.toString('utf8', ls, le);
-      context.changes.push(this.keyText(context.keys.newer, text), 'gained', text);
+      context.changes.push(keyText(key, ks, ke), 'gained', line.toString('utf8', ls, le));
       return;
     }
-    if (table.marks[entry] === SEEN) {
+    const { cells } = table;
+    if (markOf(cells, at) === SEEN) {
       context.stats.newer.duplicates++;
       return;
     }
-    table.marks[entry] = SEEN;
-    const os = table.firsts[entry]!;
-    const oe = table.seconds[entry]!;
-    if (oe - os === le - ls && sameLine(this.older, os, line, ls, le - ls)) context.counts.unchanged++;
-    else this.changed(this.older.toString('utf8', os, oe), line.toString('utf8', ls, le));
+    setMark(cells, at, SEEN);
+    const os = cells[at + FIRST]!;
+    const oe = cells[at + SECOND]!;
+    if (oe - os === le - ls && sameBytes(this.older, os, line, ls, le - ls)) context.counts.unchanged++;
+    else this.changed(keyText(key, ks, ke), this.older.toString('utf8', os, oe), line.toString('utf8', ls, le));
   };
 
   /** Lines that differ: a rename when matched by id and the usernames differ, else a change. */
-  private changed(older: string, newer: string): void {
-    const { names, counts, changes, keys } = this.context;
+  private changed(key: string, older: string, newer: string): void {
+    const { names, counts, changes } = this.context;
     const before = names?.older(older);
     const after = names?.newer(newer);
     if (before !== undefined && after !== undefined && before !== after) {
       counts.renamed++;
-      changes.push(this.keyText(keys.newer, newer), 'renamed', newer, before);
+      changes.push(key, 'renamed', newer, before);
     } else {
       counts.changed++;
-      if (this.context.printChanged) changes.push(this.keyText(keys.newer, newer), 'changed', newer);
+      if (this.context.printChanged) changes.push(key, 'changed', newer);
     }
   }
 
   /** The older records no newer one matched: lost. Pushed in batches, flushed between them. */
   async lost(): Promise<void> {
-    const { table, context } = this;
-    for (let entry = 0; entry < table.size; entry++) {
-      if (table.marks[entry] === SEEN || table.firsts[entry] === NO_RECORD) continue;
-      const text = this.older.toString('utf8', table.firsts[entry], table.seconds[entry]);
+    const { table, context, older } = this;
+    const { cells } = table;
+    for (let at = 0; at < cells.length; at += STRIDE) {
+      if (markOf(cells, at) !== UNMATCHED) continue;
+      const ks = cells[at + KEY_AT]!;
       context.counts.lost++;
-      context.changes.push(this.keyText(context.keys.older, text), 'lost', text);
+      context.changes.push(keyText(older, ks, ks + cells[at + KEY_LENGTH]!), 'lost', older.toString('utf8', cells[at + FIRST], cells[at + SECOND]));
       if (context.counts.lost % 1000 === 0) await context.changes.flush();
     }
   }
-
-  private keyText(key: KeyOf, line: string): string {
-    return key(line)!;
-  }
-
-  /** Copies a key into the arena; returns the arena (it ends the copy). */
-  private keep(key: Buffer, ks: number, ke: number): Buffer {
-    const length = ke - ks;
-    if (this.arenaUsed + length > this.arena.length) {
-      this.arena = Buffer.allocUnsafe(Math.max(64 * 1024, length));
-      this.arenaUsed = 0;
-    }
-    key.copy(this.arena, this.arenaUsed, ks, ke);
-    this.arenaUsed += length;
-    return this.arena;
-  }
-}
-
-/**
- * Whether two lines are the same bytes. A record line is short: a loop costs less than
- * Buffer#compare's call into C++ (a sixth of a partition's probe in the profile).
- */
-function sameLine(a: Buffer, at: number, b: Buffer, bt: number, length: number): boolean {
-  if (length > 256) return a.compare(b, bt, bt + length, at, at + length) === 0;
-  for (let i = length - 1; i >= 0; i--) if (a[at + i] !== b[bt + i]) return false;
-  return true;
 }

@@ -9,14 +9,26 @@ import { createGunzip } from 'node:zlib';
 
 const CHUNK = 64 * 1024;
 
-/** The text of a file or an open handle, gunzipped when it starts with gzip's magic bytes. */
-export async function openText(source: string | FileHandle): Promise<Readable> {
-  const handle = typeof source === 'string' ? await open(source, 'r') : source;
+/** Whether bytes start with gzip's magic bytes: the one test of whether a side is gzipped. */
+export const isGzipHead = (head: Buffer, length = head.length) => length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+
+/** Whether an open file starts with gzip's magic bytes. */
+export async function isGzipped(handle: FileHandle): Promise<boolean> {
   const head = Buffer.alloc(2);
   const { bytesRead } = await handle.read(head, 0, 2, 0);
+  return isGzipHead(head, bytesRead);
+}
+
+/**
+ * The text of a file or an open handle, gunzipped when it starts with gzip's magic bytes
+ * (`gzipped`, when the caller has looked already).
+ */
+export async function openText(source: string | FileHandle, gzipped?: boolean): Promise<Readable> {
+  const handle = typeof source === 'string' ? await open(source, 'r') : source;
+  gzipped ??= await isGzipped(handle);
   // A handle passed in stays open: its owner closes it.
   const raw = typeof source === 'string' ? createReadStream('', { fd: handle, start: 0, highWaterMark: CHUNK }) : handleBytes(handle);
-  if (bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b) {
+  if (gzipped) {
     const gunzip = createGunzip({ chunkSize: CHUNK });
     raw.on('error', (error: Error) => gunzip.destroy(error));
     // A reader that stops early (a glimpse at the first records) destroys the gunzip: the file's stream goes with it.

@@ -36,7 +36,7 @@ export async function diffSorted(
   options: { changed: boolean; signal?: AbortSignal; names?: { older: KeyOf; newer: KeyOf } },
   emit: (changes: Change[]) => Promise<void>,
 ): Promise<DiffCounts> {
-  const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
+  const counts = emptyCounts();
   const { names } = options;
   const a = new Cursor(older[Symbol.asyncIterator](), options.signal);
   const b = new Cursor(newer[Symbol.asyncIterator](), options.signal);
@@ -90,7 +90,19 @@ export async function diffSorted(
   } finally {
     await Promise.all([a.close(), b.close()]);
   }
-  if (!options.changed) {
+  return settled(counts, options.changed);
+}
+
+export const emptyCounts = (): DiffCounts => ({ gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 });
+
+/** Adds one thread's counts to another's. */
+export function addCounts(into: DiffCounts, from: DiffCounts): void {
+  for (const k of Object.keys(into) as (keyof DiffCounts)[]) into[k] += from[k];
+}
+
+/** The counts as told: without --changed, a changed record counts as unchanged. */
+export function settled(counts: DiffCounts, changed: boolean): DiffCounts {
+  if (!changed) {
     counts.unchanged += counts.changed;
     counts.changed = 0;
   }

@@ -85,5 +85,5 @@ function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
 function unsorted(side: MatchedSide): UnsortedSide {
   const { source, field, stats } = side;
   const from = source.kind === 'export' ? source.source : source.handle;
-  return { source: from, isExport: source.kind === 'export', field, key: keyReader(field), stats, where: source.where };
+  return { source: from, isExport: source.kind === 'export', field, stats, where: source.where };
 }

@@ -1,6 +1,6 @@
-import { closeSync, openSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { copyBytes, viewOf } from './bytes.js';
 import { writeAll } from '../../fs/atomic.js';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PRIVATE_FILE } from '../../fs/modes.js';
 import { tempPath } from '../../fs/temp-names.js';
@@ -26,17 +26,6 @@ function put32(b: Buffer, at: number, value: number): void {
 /** readInt32LE without its checks, for the header put32 wrote (lengths are below 2^31). */
 const get32 = (b: Buffer, at: number): number => b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24);
 
-/**
- * Copies `src[start, end)` to `dst` at `at`; returns where it ends. Buffer#copy of a part of a
- * buffer makes a Uint8Array view each call: at two million records, the profile showed that
- * garbage as a sixth of the time. A record line is short; a loop makes none.
- */
-function copyBytes(src: Buffer, start: number, end: number, dst: Buffer, at: number): number {
-  if (end - start > 512) return at + src.copy(dst, at, start, end);
-  for (let i = start; i < end; i++) dst[at++] = src[i]!;
-  return at;
-}
-
 /** Receives one record of a partition. */
 export type OnRecord = (line: Buffer, lineStart: number, lineEnd: number, key: Buffer, keyStart: number, keyEnd: number, hash: number) => void;
 
@@ -44,6 +33,8 @@ export class Part {
   /** Filled blocks not yet written (or, kept in memory, all of them). */
   private blocks: Buffer[] = [];
   private block = Buffer.allocUnsafe(0);
+  /** The block's DataView, for copyBytes. */
+  private view = viewOf(this.block);
   private used = 0;
   private fd: number | undefined;
   path: string | undefined;
@@ -76,8 +67,8 @@ export class Part {
     put32(b, at + 8, inLine ? ks - ls : -1);
     put32(b, at + 12, ke - ks);
     at += HEADER;
-    at = copyBytes(line, ls, le, b, at);
-    if (!inLine) at = copyBytes(key, ks, ke, b, at);
+    at = copyBytes(line, ls, le, b, this.view, at);
+    if (!inLine) at = copyBytes(key, ks, ke, b, this.view, at);
     this.used = at;
     this.bytes += size;
     this.records++;
@@ -92,6 +83,7 @@ export class Part {
       if (this.block.length >= size) return;
     }
     this.block = Buffer.allocUnsafe(Math.max(BLOCK, size));
+    this.view = viewOf(this.block);
   }
 
   private spill(): void {
@@ -113,6 +105,7 @@ export class Part {
   seal(toDisk = false): void {
     if (this.used) this.blocks.push(this.block.subarray(0, this.used));
     this.block = Buffer.allocUnsafe(0);
+    this.view = viewOf(this.block);
     this.used = 0;
     if (this.fd !== undefined || (toDisk && this.bytes > 0)) {
       this.spill();
@@ -127,11 +120,13 @@ export class Part {
     const into = scratch.buffer;
     let at = 0;
     if (this.path !== undefined) {
-      const handle = await open(this.path, 'r');
+      // Read at once: the file was just written (it is in the page cache), and a wait on the
+      // thread pool per read left both threads idle under load. The caller yields between partitions.
+      const fd = openSync(this.path, 'r');
       try {
-        for (let got = -1; got !== 0 && at < this.bytes; at += got) ({ bytesRead: got } = await handle.read(into, at, this.bytes - at, at));
+        for (let got = -1; got !== 0 && at < this.bytes; at += got) got = readSync(fd, into, at, this.bytes - at, at);
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     }
     for (const block of this.blocks) at += block.copy(into, at);
@@ -139,7 +134,7 @@ export class Part {
   }
 
   /** The partition in buffers of whole records, read a block at a time. */
-  async *chunks(): AsyncGenerator<Buffer> {
+  *chunks(): Generator<Buffer> {
     if (this.path !== undefined) yield* fileChunks(this.path);
     yield* this.blocks;
   }
@@ -157,13 +152,14 @@ export class Part {
 export const partitionPath = (dir: string): string => tempPath(join(dir, 'diff.part'));
 
 /** A spilled partition's records, in buffers that each end on a record's end. */
-async function* fileChunks(path: string): AsyncGenerator<Buffer> {
-  const handle = await open(path, 'r');
+function* fileChunks(path: string): Generator<Buffer> {
+  // Read at once, as `load` reads.
+  const fd = openSync(path, 'r');
   try {
     let buffer = Buffer.allocUnsafe(4 * BLOCK);
     let held = 0;
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, held, buffer.length - held, null);
+      const bytesRead = readSync(fd, buffer, held, buffer.length - held, null);
       const filled = held + bytesRead;
       const whole = wholeRecords(buffer, filled);
       if (bytesRead === 0) {
@@ -180,7 +176,7 @@ async function* fileChunks(path: string): AsyncGenerator<Buffer> {
       buffer = next;
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -1,9 +1,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { ByteKeyReader } from './byte-key.js';
 import { LineSplitter } from './byte-lines.js';
-import { csvRecordLines } from './csv-records.js';
+import { csvRecordLines, isCsvName } from './csv-records.js';
 import type { KeyStats } from './keyed.js';
-import { LineTooLong, openText, textChunks } from './lines.js';
+import { isGzipped, LineTooLong, openText, textChunks } from './lines.js';
 import type { OnRecord } from './partitions.js';
 import { NotARecord } from './record-key.js';
 
@@ -21,7 +21,7 @@ export interface ScannedSide {
   where: string;
 }
 
-export const isCsv = (side: ScannedSide) => side.isExport && typeof side.source === 'string' && /\.csv(\.gz)?$/i.test(side.source);
+export const isCsv = (side: ScannedSide) => side.isExport && isCsvName(side.source);
 
 /** Reads a side's record lines as bytes and hands each keyed one on; `between` runs after each chunk. */
 export async function scanSide(side: ScannedSide, onRecord: OnRecord, signal: AbortSignal | undefined, between: () => Promise<void>): Promise<void> {
@@ -53,9 +53,7 @@ async function* sideBytes(side: ScannedSide): AsyncGenerator<Buffer> {
   }
   const handle = typeof side.source === 'string' ? await open(side.source, 'r') : side.source;
   try {
-    const head = Buffer.alloc(2);
-    await handle.read(head, 0, 2, 0);
-    if (head[0] === 0x1f && head[1] === 0x8b) yield* (await openText(handle)) as AsyncIterable<Buffer>;
+    if (await isGzipped(handle)) yield* (await openText(handle, true)) as AsyncIterable<Buffer>;
     else yield* plainBytes(handle);
   } finally {
     if (typeof side.source === 'string') await handle.close();

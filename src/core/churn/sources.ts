@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { keyedInOrder, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches, openText, textChunks } from './lines.js';
-import { csvRecordLines } from './csv-records.js';
+import { csvRecordLines, isCsvName } from './csv-records.js';
 import { keyReader, parseRecord } from './record-key.js';
 import { fieldsOf, type Glimpse } from './identity.js';
 
@@ -19,20 +19,25 @@ export async function* snapshotRecords(handle: FileHandle, sortedBy: string, sta
  */
 export async function* exportLines(source: string | FileHandle): AsyncGenerator<string[]> {
   const text = await openText(source);
-  if (typeof source === 'string' && /\.csv(\.gz)?$/i.test(source)) {
+  if (isCsvName(source)) {
     yield* csvRecordLines(textChunks(text));
     return;
   }
   for await (const lines of lineBatches(text)) {
     const records: string[] = [];
-    for (let line of lines) {
-      line = line.trim();
-      if (line === '[' || line === ']' || line === '[]') continue;
-      if (line.endsWith(',')) line = line.slice(0, -1);
-      records.push(line);
+    for (const line of lines) {
+      const record = exportRecord(line);
+      if (record !== undefined) records.push(record);
     }
     if (records.length) yield records;
   }
+}
+
+/** An export's line as a record's text: trimmed, a `-o json` array's brackets and trailing comma taken off; undefined for none. */
+export function exportRecord(text: string): string | undefined {
+  const line = text.trim();
+  if (line === '' || line === '[' || line === ']' || line === '[]') return undefined;
+  return line.endsWith(',') ? line.slice(0, -1) : line;
 }
 
 /**

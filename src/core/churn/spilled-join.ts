@@ -1,6 +1,10 @@
+import type { ChangeSink } from './change-order.js';
 import { PartitionJoin, type JoinContext } from './hash-diff.js';
-import type { KeyTable } from './key-table.js';
+import { KeyTable } from './key-table.js';
+import type { KeyStats } from './keyed.js';
+import { emptyCounts } from './merge-diff.js';
 import { eachRecord, Partitions, type Part } from './partitions.js';
+import { keyReader } from './record-key.js';
 
 // The join of one spilled partition of a hash diff, by the main thread or by the worker that
 // shares the partitions with it (diff-worker.ts).
@@ -19,6 +23,22 @@ export interface JoinRun {
   dir: string;
 }
 
+/** What a thread needs to join partitions: the main thread's and the worker's alike. */
+export function joinRun(options: {
+  names?: { older: string; newer: string };
+  stats: { older: KeyStats; newer: KeyStats };
+  changes: ChangeSink;
+  printChanged: boolean;
+  size: number;
+  dir: string;
+  signal?: AbortSignal;
+}): JoinRun {
+  const { names, stats, changes, printChanged, size, dir, signal } = options;
+  const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
+  const context: JoinContext = { names: readers, stats, counts: emptyCounts(), changes, printChanged };
+  return { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, signal, size, dir };
+}
+
 /** Whether a partition's older records are more than twice what a partition is sized for: it is split again to be joined. */
 export const needsSplit = (older: Part, usedBits: number, size: number) => older.bytes > 2 * size && usedBits < 32;
 
@@ -29,11 +49,13 @@ export const needsSplit = (older: Part, usedBits: number, size: number) => older
  */
 export async function joinSpilled(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
   const { context, scratch, signal } = run;
+  // The partition's files are read at once (partitions.ts): the loop hears signals between partitions.
+  await new Promise((resolve) => setImmediate(resolve));
   signal?.throwIfAborted();
   if (needsSplit(older, usedBits, run.size)) return splitAndJoin(older, newer, usedBits, run);
   const join = new PartitionJoin(await older.load(scratch), older.records, context, scratch.table);
   older.discard();
-  for await (const chunk of newer.chunks()) {
+  for (const chunk of newer.chunks()) {
     signal?.throwIfAborted();
     eachRecord(chunk, join.probe);
     await context.changes.flush();
@@ -49,7 +71,7 @@ async function splitAndJoin(older: Part, newer: Part, usedBits: number, run: Joi
   const [olderParts, newerParts] = [new Partitions(count, older.dir, 0, usedBits), new Partitions(count, older.dir, 0, usedBits)];
   try {
     for (const [from, to] of [[older, olderParts], [newer, newerParts]] as const) {
-      for await (const chunk of from.chunks()) {
+      for (const chunk of from.chunks()) {
         signal?.throwIfAborted();
         eachRecord(chunk, to.add);
       }

@@ -1,14 +1,14 @@
 import { open } from 'node:fs/promises';
 import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
-import { addCounts, DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
-import { PartitionJoin, type JoinContext } from './hash-diff.js';
+import { DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
+import { PartitionJoin } from './hash-diff.js';
 import { KeyTable } from './key-table.js';
-import type { Change, DiffCounts } from './merge-diff.js';
+import { addCounts, settled, type Change, type DiffCounts } from './merge-diff.js';
 import { Partitions, type OnRecord } from './partitions.js';
-import { keyReader, type KeyOf } from './record-key.js';
+import { isGzipHead } from './lines.js';
 import { isCsv, scanSide, type ScannedSide } from './side-scan.js';
-import { joinSpilled, needsSplit, partitionCount, type JoinRun } from './spilled-join.js';
+import { joinRun, joinSpilled, needsSplit, partitionCount, type JoinRun } from './spilled-join.js';
 
 // The diff of two sides in no particular order (exports, and snapshots sorted by another
 // field): a hash join, not a sort. Each side is read once, as bytes, its key found by a scan
@@ -20,10 +20,8 @@ import { joinSpilled, needsSplit, partitionCount, type JoinRun } from './spilled
 // (A sort of both sides cost about a third of its time in garbage collection and a fifth in
 // its comparator: npm run bench, issue 22.)
 
-/** One side as it is read, with the field that keys it read as text (the order of the output). */
-export interface UnsortedSide extends ScannedSide {
-  key: KeyOf;
-}
+/** One side as it is read. */
+export type UnsortedSide = ScannedSide;
 
 export interface UnsortedOptions {
   changed: boolean;
@@ -64,11 +62,8 @@ export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, opt
   const size = options.partitionBytes ?? PARTITION_BYTES;
   const bytes = await estimateBytes(older);
   const count = partitionCount(bytes, size);
-  const counts: DiffCounts = { gained: 0, lost: 0, renamed: 0, changed: 0, unchanged: 0 };
   const changes = new ChangeOrder(tempDir, signal);
-  const names = options.names && { older: keyReader(options.names.older), newer: keyReader(options.names.newer) };
-  const context: JoinContext = { keys: { older: older.key, newer: newer.key }, names, stats: { older: older.stats, newer: newer.stats }, counts, changes, printChanged: options.changed };
-  const run: JoinRun = { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, signal, size, dir: tempDir };
+  const run = joinRun({ names: options.names, stats: { older: older.stats, newer: newer.stats }, changes, printChanged: options.changed, size, dir: tempDir, signal });
   try {
     const lane = bytes <= LANE_MAX_BYTES ? startLane(older, newer, options, { count, size, changes }) : undefined;
     await (lane ? joinOnTwoCores(older, newer, count, lane, run) : joinHere(older, newer, count, run));
@@ -81,11 +76,7 @@ export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, opt
   } finally {
     changes.discard();
   }
-  if (!options.changed) {
-    counts.unchanged += counts.changed;
-    counts.changed = 0;
-  }
-  return counts;
+  return settled(run.context.counts, options.changed);
 }
 
 /** Both sides read and joined in this thread: partition 0 of the older side stays in memory. */
@@ -124,7 +115,10 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
     lane.join(newerParts, shared);
     for (let i = lane.take(shared); i !== undefined; i = lane.take(shared)) await joinSpilled(parts[i]!, newerParts.parts[i]!, bits, run);
     for (const [i, part] of parts.entries()) if (split[i]) await joinSpilled(part, newerParts.parts[i]!, bits, run);
-    addCounts(context.counts, context.stats, await untilAborted(lane.joined, signal));
+    const joined = await untilAborted(lane.joined, signal);
+    addCounts(context.counts, joined.counts);
+    context.stats.older.duplicates += joined.duplicates.older;
+    context.stats.newer.duplicates += joined.duplicates.newer;
   } finally {
     await lane.stop();
     olderParts?.discard();
@@ -181,7 +175,7 @@ async function estimateBytes(side: UnsortedSide): Promise<number> {
     const head = Buffer.alloc(4);
     await handle.read(head, 0, 2, 0);
     let bytes = size;
-    if (head[0] === 0x1f && head[1] === 0x8b && size >= 18) {
+    if (isGzipHead(head.subarray(0, 2)) && size >= 18) {
       await handle.read(head, 0, 4, size - 4);
       bytes = Math.max(head.readUInt32LE(0), size * 4);
     }
