@@ -681,8 +681,8 @@ async function shape(env) {
     );
   }
   // Loading jq: `sgq fmt` (offline) over empty input, with and without --jq.
-  const [bare, loaded] = await sideBySide([{ run: () => run(NODE, [...SGQ, 'fmt', '-'], { input: '' }) }, { run: () => run(NODE, [...SGQ, 'fmt', '-', '--jq', 'length'], { input: '' }) }], RUNS);
-  notes.push(`shape: starting jq and checking a filter costs ${fmt(loaded - bare)} ms once (\`sgq fmt - --jq length\` ${fmt(loaded)} ms against \`sgq fmt -\` ${fmt(bare)} ms, empty input); a filter sgq's subset answers needs no check`);
+  const [bare, loaded] = await sideBySide([{ run: () => run(NODE, [...SGQ, 'fmt', '-'], { input: '' }) }, { run: () => run(NODE, [...SGQ, 'fmt', '-', '--jq', 'tojson'], { input: '' }) }], RUNS);
+  notes.push(`shape: starting jq and checking a filter costs ${fmt(loaded - bare)} ms once (\`sgq fmt - --jq tojson\`, a filter only jq runs, ${fmt(loaded)} ms against \`sgq fmt -\` ${fmt(bare)} ms, empty input); a filter sgq's subset answers needs no check`);
   await parquetFigures(sgq);
 }
 

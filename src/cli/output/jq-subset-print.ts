@@ -8,9 +8,24 @@ import { bail, isObject, wellFormed } from './jq-subset-values.js';
 
 const DEL = /\x7f/g;
 /** A string as jq writes it: JSON's escapes, and DEL escaped too. */
-const jqString = (s: string): string => JSON.stringify(wellFormed(s)).replace(DEL, '\\u007f');
+const jqString = (s: string): string => {
+  const json = JSON.stringify(wellFormed(s));
+  return json.includes('\x7f') ? json.replace(DEL, '\\u007f') : json;
+};
 // JavaScript enumerates keys that look like array indexes first; jq keeps the order they came in.
 const INDEX_LIKE = /^[0-9]+$/;
+
+// Records repeat their keys: each key's `"key":` is worked out once (a bounded memo).
+const keyTexts = new Map<string, string>();
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    if (INDEX_LIKE.test(key)) bail();
+    if (keyTexts.size >= 4096) keyTexts.clear();
+    keyTexts.set(key, (text = `${jqString(key)}:`));
+  }
+  return text;
+}
 
 /** A value as `jq -c` writes it (and `@json`, `tojson`); only safe integers among numbers. */
 export function printed(v: Json): string {
@@ -19,12 +34,9 @@ export function printed(v: Json): string {
   if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : bail();
   if (Array.isArray(v)) return `[${v.map(printed).join(',')}]`;
   if (!isObject(v)) return bail();
-  let out = '';
-  for (const key in v) {
-    if (INDEX_LIKE.test(key)) bail();
-    out += `${out ? ',' : ''}${jqString(key)}:${printed(v[key]!)}`;
-  }
-  return `{${out}}`;
+  let out = '{';
+  for (const key in v) out += `${out.length > 1 ? ',' : ''}${keyText(key)}${printed(v[key]!)}`;
+  return `${out}}`;
 }
 
 /** `tostring`, `@text`, and what `"\(x)"` inserts: a string as it is, anything else as `jq -c` writes it. */

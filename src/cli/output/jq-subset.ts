@@ -272,8 +272,11 @@ class Parser {
       this.expect('}');
     }
     if (new Set(entries.map(([key]) => key)).size !== entries.length) this.fail();
+    // A plain object keeps V8's fast properties (the same shape each record); only a key
+    // `__proto__` needs one without a prototype, where it is a key like any other.
+    const bare = entries.some(([key]) => key === '__proto__');
     return (v) => {
-      const out: Record<string, Json> = Object.create(null) as Record<string, Json>;
+      const out = (bare ? Object.create(null) : {}) as Record<string, Json>;
       let empty = false;
       for (const [key, value] of entries) {
         const x = value(v);
