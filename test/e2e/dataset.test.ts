@@ -54,6 +54,27 @@ describe('--dataset', () => {
     expect(JSON.parse(info.stdout)).toEqual([{ kind: 'records', route: 'graph.get_followers', date: counts[0]!.date, files: 2, rows: printed + 500, bytes: expect.any(Number) }]);
   }, 60_000);
 
+  it('--snapshot while records stream to stdout: snapshots commit at most once a second, so a batch of 30 users makes a few parts, not one per user', async () => {
+    const dir = tempDir('sgq-dataset-');
+    const users = Array.from({ length: 30 }, (_, i) => `user${i + 1}`);
+    const snapshots = tempDir('sgq-snap-');
+    const began = Date.now();
+    const r = await sgq(['graph', 'followers', '-', '--all', '--snapshot', '--snapshot-dir', snapshots, '--dataset', dir, '-q'], { env: sb.env(), input: `${users.join('\n')}\n` });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const seconds = (Date.now() - began) / 1000;
+    const parts = (readdirSync(join(dir, 'records'), { recursive: true }) as string[]).filter((name) => name.endsWith('.parquet'));
+    // One part per user before (each user's snapshot committed at its end, sealing a part);
+    // now one a second at most, and the last at the end, however long the run took.
+    expect(parts.length).toBeGreaterThanOrEqual(1);
+    expect(parts.length, `${parts.length} parts in ${seconds} s`).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+    const counts = await query(`SELECT count(DISTINCT query_user) AS users, count(*) AS n FROM ${records(dir)}`);
+    expect(counts).toEqual([{ users: '30', n: String(r.stdout.split('\n').filter(Boolean).length) }]);
+    // Every user's snapshot was committed, the last ones at the end.
+    const listed = await sgq(['snapshots', 'list', '--snapshot-dir', snapshots, '-o', 'ndjson'], { env: sb.env() });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(listed.stdout.split('\n').filter(Boolean)).toHaveLength(30);
+  }, 60_000);
+
   it('a folder that cannot be written ends the run before any request (exit 1), and the --since-last marks stay as they were', async () => {
     const base = tempDir('sgq-dataset-');
     writeFileSync(join(base, 'file'), 'x');

@@ -3,7 +3,7 @@ export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
 import { diffMatched, matchSides } from '../../core/churn/pair.js';
 import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
-import type { Checkpoint } from '../run/checkpoint.js';
+import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
 import { grouped } from '../output/words.js';
@@ -48,6 +48,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   private readonly held = new Map<string, Held>();
   /** The held users whose snapshot is staged: what a commit or a drop goes through. */
   private readonly staged = new Set<Held>();
+  private nextCommit = Date.now() + STREAMING_COMMIT_MS;
 
   private constructor(readonly store: SnapshotStore) {}
 
@@ -70,8 +71,9 @@ export class SnapshotCheckpoint implements Checkpoint {
     return this.staged.size > 0;
   }
 
+  /** While output streams, at most once a second (checkpoint.ts); a user's folder stays locked until then. */
   get due(): boolean {
-    return this.pending;
+    return this.pending && Date.now() >= this.nextCommit;
   }
 
   async commit(): Promise<void> {
@@ -83,6 +85,7 @@ export class SnapshotCheckpoint implements Checkpoint {
       }
       await this.release(held);
     }
+    this.nextCommit = Date.now() + STREAMING_COMMIT_MS;
   }
 
   async drop(): Promise<void> {

@@ -7,12 +7,19 @@ import type { SgqError } from '../../core/errors.js';
 // that claims data was kept advances before the data is safe, and a failure leaves every
 // checkpoint where it was. The scope (scope.ts) is the only caller of commit() and drop().
 
+/**
+ * While output streams, a checkpoint commits at most this often: each commit rewrites files
+ * (the whole marks file, a snapshot per user) and seals a --dataset part, so committing at
+ * every user's end would write a Parquet file per user.
+ */
+export const STREAMING_COMMIT_MS = 1000;
+
 export interface Checkpoint {
   /** What it keeps and where, for messages: "the --since-last marks in FILE". */
   readonly what: string;
   /** Whether anything is staged and not yet committed. */
   readonly pending: boolean;
-  /** Worth committing now, while output streams (the marks space their commits; a snapshot is due once staged). */
+  /** Worth committing now, while output streams (at most once a second: STREAMING_COMMIT_MS; the marks space theirs more when their file is large). */
   readonly due: boolean;
   /** Makes durable what is staged. Throws an SgqError if it cannot: what was staged is then dropped. */
   commit(): Promise<void>;

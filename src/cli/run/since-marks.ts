@@ -6,7 +6,7 @@ import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
-import type { Checkpoint } from './checkpoint.js';
+import { STREAMING_COMMIT_MS, type Checkpoint } from './checkpoint.js';
 
 // --since-last: per profile, route, how and user, the start of the last complete run.
 // A run holds the state file's lock from start to end, so nobody else changes it meanwhile.
@@ -30,7 +30,6 @@ export function marksFile(state: string | undefined, env: Record<string, string 
  * and no sooner than COMMIT_SPACING times the last commit took, so that a large state file
  * (about 90 bytes a mark) costs at most some 5% of the run instead of a commit a second.
  */
-const STREAMING_COMMIT_MS = 1000;
 const COMMIT_SPACING = 20;
 
 /** The `since` a user's run sends, from its mark; a mark later than the run's start is not sent. */
