@@ -4,10 +4,10 @@ import { failed } from './failure.js';
 import type { Io } from './io.js';
 
 export { processIo } from './io.js';
-import { buildProgram, globalOptions, runCommand, wholeTree } from './program.js';
+import { buildProgram, wholeTree } from './program.js';
 import { joinPairedOptions } from './commands/parsers.js';
 import { commandDefinitions } from './commands/index.js';
-import { fastParse } from './fast-parse.js';
+import { runPlainLine } from './plain-line.js';
 
 /**
  * Runs sgq with `argv` (without the node and script entries) and returns the exit code.
@@ -15,14 +15,8 @@ import { fastParse } from './fast-parse.js';
  */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
   // A plain command line runs without building Commander's program (src/cli/fast-parse.ts).
-  const fast = fastParse(argv, commandDefinitions(), globalOptions());
-  if (fast !== undefined) {
-    try {
-      return await runCommand(io, fast.definition, fast.args, fast.opts, fast.globals, () => wholeTree(io));
-    } catch (error) {
-      return failed(error, io);
-    }
-  }
+  const plain = await runPlainLine(argv, commandDefinitions(), io, () => wholeTree(io));
+  if (plain !== undefined) return plain;
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
   const unknown = unknownHelpSubject(program, argv);

@@ -26,7 +26,7 @@ export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
     fillAll(program);
     return program;
   };
-  run ??= (definition, args, opts, globals) => runCommand(io, definition, args, opts, globals, tree);
+  const runHandler: RunCommand = run ?? (async (definition, args, opts, globals) => definition.handler!(args, opts, createContext(io, globals as GlobalOptions, tree)));
   const add = (parent: Command, definition: CommandDefinition): void => {
     const cmd = parent.command(definition.name).description(definition.summary);
     for (const arg of definition.arguments ?? []) cmd.argument(arg.name, arg.description);
@@ -34,7 +34,7 @@ export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
     if (definition.handler) {
       cmd.action(async (...args: unknown[]) => {
         const c = args[args.length - 1] as Command;
-        state.exitCode = await run(definition, c.args, c.opts(), c.optsWithGlobals());
+        state.exitCode = await runHandler(definition, c.args, c.opts(), c.optsWithGlobals());
       });
     }
     // Options, subcommands and help are built once, when the command is entered or a help
@@ -51,11 +51,6 @@ export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
   for (const topic of HELP_TOPICS) addTopic(program, topic);
   watch(program);
   return program;
-}
-
-/** Runs a command's handler in a context of its own; `tree` gives the whole program. */
-export async function runCommand(io: Io, definition: CommandDefinition, args: string[], opts: Record<string, unknown>, globals: Record<string, unknown>, tree: () => Command): Promise<number> {
-  return definition.handler!(args, opts, createContext(io, globals as GlobalOptions, tree));
 }
 
 /** The whole program, every deferred part built, for a run that did not need it to parse. */

@@ -1,9 +1,6 @@
 import { routeCommands } from './commands/routes.js';
-import { createContext, type GlobalOptions } from './context.js';
-import { fastParse } from './fast-parse.js';
-import { failed } from './failure.js';
-import { globalOptions } from './global-options.js';
 import type { Io } from './io.js';
+import { runPlainLine } from './plain-line.js';
 
 export { processIo } from './io.js';
 
@@ -13,18 +10,9 @@ export { processIo } from './io.js';
 // dist/main.cjs instead; nothing made here is handed over to it (each bundle has its own
 // copy of the modules both use, so an object of one is no instance of the other's classes).
 
-/**
- * Runs a plain route command line (src/cli/fast-parse.ts) and resolves to its exit code, or
- * to undefined, having done nothing, where the line is for the whole program to run.
- */
-export async function mainRoute(argv: readonly string[], io: Io): Promise<number | undefined> {
-  const fast = fastParse(argv, routeCommands(), globalOptions());
-  if (fast === undefined) return undefined;
-  try {
-    return await fast.definition.handler!(fast.args, fast.opts, createContext(io, fast.globals as GlobalOptions, noTree));
-  } catch (error) {
-    return failed(error, io);
-  }
+/** A plain route command line run (src/cli/plain-line.ts), or undefined where the whole program must run it. */
+export function mainRoute(argv: readonly string[], io: Io): Promise<number | undefined> {
+  return runPlainLine(argv, routeCommands(), io, noTree);
 }
 
 /** Only `describe` and `completion` walk the whole tree, and neither is a route command. */
