@@ -1,5 +1,5 @@
 import type { Json } from '../../core/json.js';
-import { bail, isObject, wellFormed } from './jq-subset-values.js';
+import { bail, exact, isObject } from './jq-subset-values.js';
 
 // What jq 1.8 writes for a value, for the subset of jq that sgq answers itself: `jq -c`'s text,
 // `tostring` (and what a string interpolation inserts), and the rows of `@csv` and `@tsv`.
@@ -9,7 +9,7 @@ import { bail, isObject, wellFormed } from './jq-subset-values.js';
 const DEL = /\x7f/g;
 /** A string as jq writes it: JSON's escapes, and DEL escaped too. */
 const jqString = (s: string): string => {
-  const json = JSON.stringify(wellFormed(s));
+  const json = JSON.stringify(s);
   return json.includes('\x7f') ? json.replace(DEL, '\\u007f') : json;
 };
 // JavaScript enumerates keys that look like array indexes first; jq keeps the order they came in.
@@ -31,7 +31,7 @@ function keyText(key: string): string {
 export function printed(v: Json): string {
   if (v === null || v === true || v === false) return String(v);
   if (typeof v === 'string') return jqString(v);
-  if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : bail();
+  if (typeof v === 'number') return String(exact(v));
   if (Array.isArray(v)) return `[${v.map(printed).join(',')}]`;
   if (!isObject(v)) return bail();
   let out = '{';
@@ -40,7 +40,7 @@ export function printed(v: Json): string {
 }
 
 /** `tostring`, `@text`, and what `"\(x)"` inserts: a string as it is, anything else as `jq -c` writes it. */
-export const text = (v: Json): string => (typeof v === 'string' ? wellFormed(v) : printed(v));
+export const text = (v: Json): string => (typeof v === 'string' ? v : printed(v));
 
 /** A result as sgq prints it (jq -r): a string raw, anything else as `jq -c` writes it; a line. */
 export const line = (v: Json): string => `${text(v)}\n`;
@@ -52,7 +52,7 @@ const CSV_ESCAPES: Record<string, string> = { '"': '""', '\0': '\\0' };
 /** A cell of `@csv` or `@tsv`: null is empty, a string quoted (csv) or escaped (tsv); an array or object is jq's error. */
 function cell(v: Json, tsv: boolean): string {
   if (v === null) return '';
-  if (typeof v === 'string') return tsv ? wellFormed(v).replace(/[\t\r\n\\\0]/g, (c) => TSV_ESCAPES[c]!) : `"${wellFormed(v).replace(/["\0]/g, (c) => CSV_ESCAPES[c]!)}"`;
+  if (typeof v === 'string') return tsv ? v.replace(/[\t\r\n\\\0]/g, (c) => TSV_ESCAPES[c]!) : `"${v.replace(/["\0]/g, (c) => CSV_ESCAPES[c]!)}"`;
   return typeof v === 'object' ? bail() : printed(v);
 }
 

@@ -24,11 +24,15 @@ export function isObject(v: Json): v is { [key: string]: Json } {
 }
 
 /** A string jq reads the same: one without lone surrogates. */
-export function wellFormed(s: string): string {
+function wellFormed(s: string): string {
   return (s as string & { isWellFormed(): boolean }).isWellFormed() ? s : bail();
 }
 
-/** The record, if jq reads it as it is: jq refuses a whole record that holds a lone surrogate anywhere. */
+/**
+ * The record, if jq reads it as it is: jq refuses a whole record that holds a lone surrogate
+ * anywhere. Every string the subset then works on is well-formed (the filter's own literals
+ * are checked by its lexer), and every operation keeps it so: none checks again.
+ */
 export function readable(v: Json): Json {
   if (typeof v === 'string') wellFormed(v);
   else if (Array.isArray(v)) v.forEach(readable);
@@ -53,7 +57,7 @@ const SURROGATE = /[\ud800-\udfff]/;
 /** `.[from:to]` of a string (by code points, as jq counts), an array, or null. */
 export function slice(v: Json, from: number | undefined, to: number | undefined): Json {
   if (v === null) return null;
-  const units = typeof v === 'string' && SURROGATE.test(wellFormed(v)) ? Array.from(v) : undefined;
+  const units = typeof v === 'string' && SURROGATE.test(v) ? Array.from(v) : undefined;
   const length = units ? units.length : typeof v === 'string' || Array.isArray(v) ? v.length : bail();
   // jq's clamping (parse_slice): negative counts from the end, then into [0, length], end ≥ start.
   let start = from ?? 0;
@@ -70,7 +74,7 @@ export function slice(v: Json, from: number | undefined, to: number | undefined)
 export const truthy = (v: Json): boolean => v !== null && v !== false;
 
 /** A number the subset computes with: a safe integer, where jq's doubles and decimals agree. */
-const exact = (v: number): number => (Number.isSafeInteger(v) && !Object.is(v, -0) ? v : bail());
+export const exact = (v: number): number => (Number.isSafeInteger(v) && !Object.is(v, -0) ? v : bail());
 
 /** jq orders values by kind first: null < false < true < numbers < strings; arrays and objects are left to jq. */
 function kind(v: Json): number {
@@ -100,7 +104,7 @@ export function compare(a: Json, b: Json): number {
   const k = kind(a) - kind(b);
   if (k !== 0) return k;
   if (typeof a === 'number') return exact(a) - exact(b as number);
-  return typeof a === 'string' ? compareStrings(wellFormed(a), wellFormed(b as string)) : 0;
+  return typeof a === 'string' ? compareStrings(a, b as string) : 0;
 }
 
 /** `a == b`, as jq decides it, for the values compare() orders. */
@@ -109,7 +113,7 @@ export const equal = (a: Json, b: Json): boolean => compare(a, b) === 0;
 /** `length`: code points of a string, items of an array, keys of an object, 0 for null, |n| of a number; jq fails on a boolean. */
 export function length(v: Json): Json {
   if (v === null) return 0;
-  if (typeof v === 'string') return wellFormed(v).length - (v.match(HIGH_SURROGATES)?.length ?? 0);
+  if (typeof v === 'string') return v.length - (v.match(HIGH_SURROGATES)?.length ?? 0);
   if (typeof v === 'number') return Math.abs(exact(v));
   if (Array.isArray(v)) return v.length;
   return isObject(v) ? Object.keys(v).length : bail();
@@ -126,7 +130,7 @@ export const asciiCase = (upper: boolean) => (v: Json): string =>
   upper ? stringInput(v).replace(/[a-z]+/g, (m) => m.toUpperCase()) : stringInput(v).replace(/[A-Z]+/g, (m) => m.toLowerCase());
 
 /** The string a string builtin works on; jq fails on any other input. */
-export const stringInput = (v: Json): string => (typeof v === 'string' ? wellFormed(v) : bail());
+export const stringInput = (v: Json): string => (typeof v === 'string' ? v : bail());
 
 /** A pattern `test` can answer: literal characters, maybe anchored by ^ and $, without flags. */
 export function literalPattern(pattern: string): ((s: string) => boolean) | undefined {
