@@ -6,6 +6,7 @@ import { creditsFile, readBalances, readObservedPrices, type SeenBalance } from 
 import type { CommandContext } from '../context.js';
 import { proxyFor } from '../../core/proxy.js';
 import { connect, recordSeenBalance } from './execute.js';
+import { grouped } from '../output/words.js';
 
 /**
  * The call `--refresh` makes: /metadata/get_userid costs 0 credits (spec §8), and with the key
@@ -29,8 +30,8 @@ export async function runCreditsCommand(ctx: CommandContext, flags: { refresh?: 
   const prices = observedPrices(io.env, profile, seen.base_url);
   io.stdout.write(flags.json ? `${JSON.stringify({ profile, ...seen, ...(prices.size ? { prices: Object.fromEntries(prices) } : {}) })}\n` : `${seen.credits}\n`);
   if (!flags.json) {
-    reporter.info(`profile ${profile}: ${seen.credits.toLocaleString('en-US')} credits, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
-    for (const [route, credits] of prices) reporter.info(`observed price: ${route} ${credits.toLocaleString('en-US')} credit${credits === 1 ? '' : 's'} a call`);
+    reporter.info(`profile ${profile}: ${grouped(seen.credits)} credits, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
+    for (const [route, credits] of prices) reporter.info(`observed price: ${route} ${grouped(credits)} credit${credits === 1 ? '' : 's'} a call`);
   }
   return ExitCode.ok;
 }

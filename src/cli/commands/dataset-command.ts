@@ -8,6 +8,7 @@ import { bytesOf, partitions } from '../dataset/inventory.js';
 import { DatasetLayout } from '../dataset/layout.js';
 import { readPartFile } from '../dataset/read.js';
 import { outLockOptions } from '../output/pipeline.js';
+import { grouped } from '../output/words.js';
 
 export interface DatasetFlags {
   before?: string;
@@ -31,7 +32,7 @@ export async function runDatasetCommand(ctx: CommandContext, verb: 'info' | 'com
     }
     for (const m of merged) {
       const kept = m.kept ? `; ${m.kept} of another schema kept as they are` : '';
-      reporter.info(`sgq: ${m.kind} route=${m.route} date=${m.date}: ${m.files} files merged into 1 (${m.rows.toLocaleString('en-US')} rows)${kept}`);
+      reporter.info(`sgq: ${m.kind} route=${m.route} date=${m.date}: ${m.files} files merged into 1 (${grouped(m.rows)} rows)${kept}`);
     }
     if (merged.length === 0) reporter.info(`sgq: nothing to compact in ${layout.root}`);
     return ExitCode.ok;

@@ -20,6 +20,7 @@ export { connect, recordSeenBalance, type Connection } from '../run/connection.j
 
 export type { OutputFlags } from '../run/plan.js';
 import type { OutputFlags } from '../run/plan.js';
+import { grouped } from '../output/words.js';
 
 export type { Plan } from '../run/plan.js';
 
@@ -113,7 +114,7 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   if (scope.cache?.failure) reporter.warn(scope.cache.failure);
   const warnAt = scope.settings.warnCredits;
   if (left !== null && warnAt !== undefined && left < warnAt) {
-    reporter.warn(`only ${left.toLocaleString('en-US')} credits left, fewer than warn-credits ${warnAt.toLocaleString('en-US')}; buy credits before the next run fails`);
+    reporter.warn(`only ${grouped(left)} credits left, fewer than warn-credits ${grouped(warnAt)}; buy credits before the next run fails`);
   }
   // Last, so that scripts find the JSON summary on the final line of stderr.
   if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));

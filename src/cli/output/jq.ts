@@ -8,6 +8,7 @@ import { ByteBatch } from './jq-batch.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
 import type { Answer, JqLane, LaneStopped } from './jq-lane.js';
 import type { Sink } from './sink.js';
+import { grouped } from './words.js';
 
 export type { JqOptions } from './formatter.js';
 
@@ -106,7 +107,7 @@ class Results {
       if (answer.out) this.sink.write(answer.out);
       if (answer.stderr) this.options.stderr?.(answer.stderr);
       if (answer.failedAt !== undefined && !this.failure) {
-        const where = this.options.slurp ? `the array of all ${size.toLocaleString('en-US')} records` : `record ${(this.position + answer.failedAt + 1).toLocaleString('en-US')}`;
+        const where = this.options.slurp ? `the array of all ${grouped(size)} records` : `record ${grouped(this.position + answer.failedAt + 1)}`;
         this.failure = new SgqError(ExitCode.internal, `--jq failed on ${where}: ${answer.message || 'halt_error'}`, 'the output holds the results before it');
       }
       this.position += size;

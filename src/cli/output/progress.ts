@@ -3,7 +3,7 @@
 // text that fits the terminal; the Reporter draws it (with ora's spinner) at a bounded rate.
 
 import { cutToWidth, displayWidth } from './text-width.js';
-import { count } from './words.js';
+import { count, grouped } from './words.js';
 
 /** What bounds a run, as far as it is known before it ends. */
 export interface RunBounds {
@@ -48,7 +48,7 @@ export function fractionDone(bounds: RunBounds, counts: RunCounts): number | und
   return parts.length === 0 ? undefined : Math.min(1, Math.max(...parts));
 }
 
-const number = (n: number): string => Math.round(n).toLocaleString('en-US');
+const number = (n: number): string => grouped(Math.round(n));
 const plural = (n: number, word: string): string => count(Math.round(n), word);
 
 /** 75 s as 1:15, 2 h as 2:00:00. */

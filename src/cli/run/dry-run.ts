@@ -7,7 +7,7 @@ import { findRouteByPath } from '../../core/routes.js';
 import type { Reporter } from '../output/reporter.js';
 import type { SinceMarks } from './since-marks.js';
 import type { Job } from './runner.js';
-import { count as plural } from '../output/words.js';
+import { count as plural, grouped } from '../output/words.js';
 
 // `--dry-run`: the requests a run would send and what it could cost at worst, from the jobs
 // the run would build. Nothing is sent, so no key is needed and no credit spent.
@@ -63,7 +63,7 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
   // --limit holds for the whole run: full pages are shared out, and each user ends on one partial page.
   if (calls !== null && limit !== undefined && pageSize !== null && users > 1) calls = Math.min(calls, Math.ceil(limit / pageSize) + users - 1);
   const count = calls === null ? `at least ${plural(users, 'call')}, pages per user unknown` : `at most ${plural(calls, 'call')}`;
-  reporter.raw(`sgq: dry run, nothing sent: ${users > 1 ? `${users.toLocaleString('en-US')} users, ` : ''}${count}; worst case ${worstCase(calls, input.price, input.maxCredits, path)}${placeholder ? '; nothing while the route is not open (spec §2.3)' : ''}`);
+  reporter.raw(`sgq: dry run, nothing sent: ${users > 1 ? `${grouped(users)} users, ` : ''}${count}; worst case ${worstCase(calls, input.price, input.maxCredits, path)}${placeholder ? '; nothing while the route is not open (spec §2.3)' : ''}`);
   if (limit !== undefined) reporter.raw(`sgq: ${limitNote(limit, pageSize, path)}`);
   return ExitCode.ok;
 }

@@ -3,7 +3,7 @@ import type { PriceEvent } from '../../core/price-meter.js';
 import { priceOf, priceOrigin, type Price } from '../../core/prices.js';
 import type { Reporter } from '../output/reporter.js';
 import { creditsFile, readObservedPrices, type ObservedPrice } from './credits-store.js';
-import { count } from '../output/words.js';
+import { count, grouped } from '../output/words.js';
 
 // The price a run uses for its route (prices.ts: setting > observed > public table), and what
 // the run learns of it: a price observed from the balances is said once on stderr and kept
@@ -34,14 +34,14 @@ export class RunPrice {
   /** What the budget's meter saw: an observed price is said once, a balance that rose only with --verbose. */
   onPrice(event: PriceEvent, reporter: Reporter): void {
     if (event.kind === 'rose') {
-      reporter.trace(`the balance went up from ${event.before.toLocaleString('en-US')} to ${event.after.toLocaleString('en-US')} between two calls (credits bought during the run?): that call's price is not measured`);
+      reporter.trace(`the balance went up from ${grouped(event.before)} to ${grouped(event.after)} between two calls (credits bought during the run?): that call's price is not measured`);
       return;
     }
     if (this.baseUrl === undefined) return;
     this.seen = { credits: event.credits, seen_at: new Date().toISOString(), base_url: this.baseUrl };
     const { price } = this;
     if (event.credits === price?.credits || event.credits === this.stored) return;
-    const how = `(the balance went from ${event.before.toLocaleString('en-US')} to ${event.after.toLocaleString('en-US')}, one call at a time)`;
+    const how = `(the balance went from ${grouped(event.before)} to ${grouped(event.after)}, one call at a time)`;
     if (price === null) {
       reporter.warn(`${this.path} cost ${credits(event.credits)} a call ${how}; sgq uses that price from now on for this profile`);
     } else if (price.source === 'setting') {

@@ -1,7 +1,7 @@
 import { ExitCode, worstExitCode } from '../../core/errors.js';
 import type { Reporter } from '../output/reporter.js';
 import type { Budget } from '../../core/budget.js';
-import { count } from '../output/words.js';
+import { count, grouped } from '../output/words.js';
 
 /** What one job did; filled in by the runner as pages arrive. */
 export interface UserStats {
@@ -128,7 +128,7 @@ export function formatSummary(summary: RunSummary, reporter: Reporter): string {
   }
   const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
   const extra = totals.extra_calls > 0 ? `, ${count(totals.extra_calls, 'extra call')} (--parallel)` : '';
-  const cached = totals.cached_pages ? ` (${totals.cached_pages.toLocaleString('en-US')} from the cache)` : '';
+  const cached = totals.cached_pages ? ` (${grouped(totals.cached_pages)} from the cache)` : '';
   lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}${cached}, ${count(totals.records, 'record')}${extra}, ${count(totals.credits_used, 'credit')} used${left}`);
   return lines.join('\n');
 }
