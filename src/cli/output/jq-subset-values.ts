@@ -107,9 +107,6 @@ export function compare(a: Json, b: Json): number {
   return typeof a === 'string' ? compareStrings(a, b as string) : 0;
 }
 
-/** `a == b`, as jq decides it, for the values compare() orders. */
-export const equal = (a: Json, b: Json): boolean => compare(a, b) === 0;
-
 /** `length`: code points of a string, items of an array, keys of an object, 0 for null, |n| of a number; jq fails on a boolean. */
 export function length(v: Json): Json {
   if (v === null) return 0;
