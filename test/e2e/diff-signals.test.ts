@@ -1,10 +1,12 @@
 import { createWriteStream, readdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sgq } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 import { waitFor } from '../helpers/wait.js';
+import { hostTag } from '../../src/fs/temp-names.js';
 
 // Issue 18 #14: `sgq diff` stops within a second of SIGTERM or SIGINT in every phase, and a
 // line of any length costs linear time and bounded memory.
@@ -99,5 +101,21 @@ describe('sgq diff and long lines', () => {
       { change: 'gained', username: 'b', bio },
       { change: 'gained', username: 'c' },
     ]);
+  });
+});
+
+describe('sgq diff and what killed runs left in the temp folder', () => {
+  it("removes this host's spill of runs that are gone, and nothing of a live run or of another host", async () => {
+    const tmp = tempDir('sgq-diff-left-');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const name = (pid: number, host: string) => `.sort.run.sgq-${pid}-0123abcd-${host}.tmp`;
+    const [gone, live, elsewhere] = [name(dead, hostTag()), name(process.pid, hostTag()), name(dead, 'ffffffff' === hostTag() ? 'eeeeeeee' : 'ffffffff')];
+    for (const file of [gone, live, elsewhere, 'unrelated.tmp']) writeFileSync(join(tmp, file), 'x');
+    const [older, newer] = [join(tmp, 'a.ndjson'), join(tmp, 'b.ndjson')];
+    writeFileSync(older, '{"username":"a"}\n');
+    writeFileSync(newer, '{"username":"b"}\n');
+    const r = await sgq(['diff', older, newer], { env: { TMPDIR: tmp } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readdirSync(tmp).sort()).toEqual([live, elsewhere, 'a.ndjson', 'b.ndjson', 'unrelated.tmp'].sort());
   });
 });

@@ -16,6 +16,7 @@ import type { CommandContext } from '../context.js';
 import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
 import { builtFile } from '../built-file.js';
+import { sweepLeftovers } from '../../fs/sweep.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { changeLines, changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
 
@@ -53,6 +54,8 @@ interface Output {
   signal?: AbortSignal;
   /** dist/diff-worker.cjs, looked for once a run (not once a user); none from the sources. */
   workerFile?: string;
+  /** Where the diff spills what it sorts and partitions (TMPDIR). */
+  spillDir: string;
 }
 
 export async function runDiffCommand(ctx: CommandContext, args: string[], flags: DiffFlags): Promise<number> {
@@ -76,10 +79,14 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
     claimed.release();
     throw error;
   });
+  // A diff killed before it removed its spill (kill -9, out of memory) left it in the temp
+  // folder, which no lock guards: this host's spill of runs that are gone goes before this one spills.
+  const spillDir = tmpdir();
+  sweepLeftovers(spillDir, undefined, { ownHostOnly: true });
   let exitCode: number = ExitCode.ok;
   let ok = false;
   try {
-    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields, signal: io.signal, workerFile: builtFile('diff-worker.cjs') };
+    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields, signal: io.signal, workerFile: builtFile('diff-worker.cjs'), spillDir };
     if (files) {
       await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {
@@ -114,7 +121,7 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
   let counts: DiffCounts;
   let matched: Matched;
   try {
-    matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: tmpdir() });
+    matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: output.spillDir });
     if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
     const renames = matched.match.by === 'id';
     counts = await diffMatched(matched, { changed, signal, workerFile: output.workerFile }, async (batch) => {
