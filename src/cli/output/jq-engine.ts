@@ -75,7 +75,7 @@ export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, slurp = 
   const raw = (bytes: Uint8Array) => jq.raw(input(jq, bytes) as string, program.filter, program.flags);
   if (slurp) {
     const whole = raw(asArray(batch));
-    return failed(whole) ? { out: '', stderr: '', failedAt: 0, message: jqMessage(whole.stderr) } : { out: rawLines(whole.stdout), stderr: whole.stderr };
+    return failed(whole) ? { ...beforeError(whole), failedAt: 0, message: jqMessage(whole.stderr) } : { out: rawLines(whole.stdout), stderr: whole.stderr };
   }
   const whole = raw(batch);
   if (!failed(whole)) return { out: rawLines(whole.stdout), stderr: whole.stderr };
@@ -115,7 +115,17 @@ function firstFailure(raw: (bytes: Uint8Array) => JqResult, records: readonly Ui
     else [lo, out, stderr] = [mid, out + rawLines(half.stdout), stderr + half.stderr];
   }
   if (records.length > 1) last = run(lo, lo + 1);
-  return { out, stderr, failedAt: lo, message: jqMessage(last.stderr) };
+  const partial = beforeError(last);
+  return { out: out + partial.out, stderr: stderr + partial.stderr, failedAt: lo, message: jqMessage(last.stderr) };
+}
+
+/**
+ * What a failing record printed before its error, as jq prints it (`.a, error("x")` prints
+ * `.a` first): its results, and what it wrote to stderr (debug, stderr) before jq's message.
+ */
+function beforeError(result: JqResult): { out: string; stderr: string } {
+  const at = result.stderr.search(/^jq: error/m);
+  return { out: rawLines(result.stdout), stderr: at === -1 ? '' : result.stderr.slice(0, at) };
 }
 
 /** Records' bytes joined with newlines (a copy: the failure path only). */
