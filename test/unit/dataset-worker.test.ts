@@ -160,6 +160,49 @@ describe('the dataset checkpoint and its thread', () => {
   }, 60_000);
 });
 
+describe('a page sent while a commit is being written', () => {
+  it('is pending after that commit, and the next commit keeps it: every record reaches the dataset', async () => {
+    for (const workerFile of [WORKER, null]) {
+      const dir = tempDir('sgq-dataset-');
+      const dataset = await DatasetCheckpoint.open({
+        dir,
+        route: 'graph.get_followers',
+        startedAt: new Date('2026-11-01T00:00:00Z'),
+        reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
+        stop: () => undefined,
+        lockOptions: {},
+        workerFile,
+      });
+      const send = (from: number) => {
+        const page = asPage(pageText(from, 3, null), 3);
+        return dataset.hooks('jack', {}).onRecords!(grantedRecords(page), page.lossless, page);
+      };
+      try {
+        await send(0);
+        // Another job's page arrives just after the commit was handed to the writer, before its answer.
+        const lane = (dataset as unknown as { lane: WriterLane }).lane;
+        const handOver = lane.send.bind(lane);
+        let late: Promise<void> | undefined;
+        lane.send = (request) => {
+          const answer = handOver(request);
+          if (request.kind === 'commit' && !late) late = send(100);
+          return answer;
+        };
+        await dataset.commit();
+        await late;
+        expect(dataset.pending).toBe(true);
+        await dataset.commit();
+        expect(dataset.pending).toBe(false);
+      } finally {
+        await dataset.close();
+      }
+      const folder = join(dir, 'records', 'route=graph.get_followers', 'date=2026-11-01');
+      const users = (await Promise.all(readdirSync(folder).map((name) => readParquet(join(folder, name), { asText: true })))).flatMap(({ rows }) => rows.map((r) => String(r.username)));
+      expect(users.sort()).toEqual(['u0', 'u1', 'u100', 'u101', 'u102', 'u2']);
+    }
+  }, 60_000);
+});
+
 describe.runIf(onLinuxAsRoot)('the writer in its worker thread on a full disk', () => {
   const disk = useTmpfs('256k');
 

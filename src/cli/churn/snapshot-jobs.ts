@@ -77,7 +77,9 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   async commit(): Promise<void> {
-    for (const held of this.staged) {
+    // The snapshots staged when the commit began: one staged while it runs waits for the next
+    // commit, which the scope makes once the output covering it is durable.
+    for (const held of [...this.staged]) {
       try {
         await held.staged!.commit();
       } catch (error) {

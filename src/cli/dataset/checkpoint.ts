@@ -161,9 +161,15 @@ export class DatasetCheckpoint implements Checkpoint {
     }
     const lock = await acquireLock(this.layout.commitLock, { ...this.options.lockOptions, waitMs: COMMIT_WAIT_MS, what: `the dataset ${this.layout.root}` });
     try {
-      const { failure } = await this.lane.send({ kind: 'commit' });
-      if (failure) throw datasetError(this.layout.root, failure, WRITE_HINT);
+      // The commit seals what was sent before it; what jobs send while it is written goes to the
+      // next part, and is pending again (cleared after the answer, a page sent meanwhile would
+      // be dropped at the close as if it had been committed).
       this.staged = false;
+      const { failure } = await this.lane.send({ kind: 'commit' });
+      if (failure) {
+        this.staged = true;
+        throw datasetError(this.layout.root, failure, WRITE_HINT);
+      }
     } finally {
       lock.release();
     }
