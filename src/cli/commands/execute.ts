@@ -1,5 +1,6 @@
 import type { ResolvedConfig } from '../../core/config.js';
 import { ExitCode } from '../../core/errors.js';
+import { isoTime } from '../../core/iso-time.js';
 import { jqOptions, loadJqFilter } from '../output/jq.js';
 import { chooseFormat } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -100,7 +101,7 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   const { io, globals } = ctx;
   const { reporter, connection, output } = scope;
   const left = summary.totals.credits_left;
-  const balance = left === null ? undefined : { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl };
+  const balance = left === null ? undefined : { credits: left, seen_at: isoTime(), route: plan.path, base_url: connection.baseUrl };
   if (!globals.sandbox) recordSeenBalance(io.env, connection.config.profile, { balance, prices: price.observed }, reporter);
   const note = await scope.finish(summary.exit_code === ExitCode.ok);
   if (output.sink.failure) throw output.sink.failure;
