@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../../core/config.js';
 import { ExitCode } from '../../core/errors.js';
 import { isoTime } from '../../core/iso-time.js';
-import { jqOptions, loadJqFilter } from '../output/jq.js';
+import { jqOptions } from '../output/jq-options.js';
 import { chooseFormat } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
 import { checkOutFile } from '../output/sink.js';
@@ -35,7 +35,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   if (flags.out !== undefined) checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
   const jq = jqOptions(flags, (text) => reporter.raw(text));
-  if (jq) await loadJqFilter(jq);
+  if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
   const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
