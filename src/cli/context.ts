@@ -86,6 +86,7 @@ export function createContext(io: Io, globals: GlobalOptions, tree: () => Comman
       const cliHooks: ClientHooks = {
         trace,
         beforeUndici: io.setV8Flags && (() => io.setV8Flags!('--liftoff-only')),
+        exitCloses: io.exitsAfterRun,
       };
       // --verbose and --trace FILE both watch the client's hooks.
       const watching = [...(trace ? [verboseHooks(trace)] : []), ...(hooks.hooks ?? [])];

@@ -2,6 +2,7 @@ import { VERSION } from '../core/version.js';
 import { cacheDir } from './cache-dir.js';
 import { installCodeCache } from './code-cache.js';
 import { prerenderedHelp } from './prerendered-help.js';
+import { onStderrCreated } from './stderr-on-use.js';
 import { NAMESPACES, ROUTES } from '../core/routes.js';
 
 /**
@@ -12,9 +13,10 @@ import { NAMESPACES, ROUTES } from '../core/routes.js';
 export async function run(): Promise<number> {
   const argv = process.argv.slice(2);
   // A closed stdout (`sgq … | head`) is handled by the run; a closed stderr (`2>&1 | head`)
-  // leaves nobody to tell. Neither may surface as a crash with a trace.
+  // leaves nobody to tell. Neither may surface as a crash with a trace. stderr gets its
+  // handler when it is first used: a run with nothing to say never makes it.
   process.stdout.on('error', () => undefined);
-  process.stderr.on('error', () => undefined);
+  onStderrCreated((stderr) => stderr.on('error', () => undefined));
   // `sgq --version` is run by scripts and installers; answer it without loading the CLI.
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     process.stdout.write(`${VERSION}\n`);

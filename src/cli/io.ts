@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { stderrIsTTY } from './stderr-on-use.js';
 
 /**
  * Everything sgq touches outside itself. `bin/sgq.cjs` passes the real process; tests pass
@@ -23,26 +24,34 @@ export interface Io {
    * must not change the flags of the test runner, nor a library those of its program).
    */
   setV8Flags?: (flags: string) => Promise<void>;
+  /** The process ends when the run does (the real process only): what its exit closes need not be closed first. */
+  exitsAfterRun?: boolean;
 }
 
 export function processIo(signal?: AbortSignal, hooks: { onV8FlagsChange?: () => void } = {}): Io {
   const flagsSet = new Set<string>();
   // Creating stdin is not free and most runs never read it, so it and its TTY check stay
-  // lazy (node:tty would load the whole net stack just to ask isatty).
+  // lazy (node:tty would load the whole net stack just to ask isatty). stderr is made when
+  // something is written to it (src/cli/stderr-on-use.ts): a quiet run never makes it.
   return {
     stdout: process.stdout,
-    stderr: process.stderr,
+    get stderr() {
+      return process.stderr;
+    },
     get stdin() {
       return process.stdin;
     },
     env: process.env,
     stdoutIsTTY: process.stdout.isTTY === true,
-    stderrIsTTY: process.stderr.isTTY === true,
+    get stderrIsTTY() {
+      return stderrIsTTY();
+    },
     get stdinIsTTY() {
       return process.stdin.isTTY === true;
     },
     signal,
     canPage: true,
+    exitsAfterRun: true,
     async setV8Flags(flags) {
       if (flagsSet.has(flags)) return;
       flagsSet.add(flags);

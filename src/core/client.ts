@@ -33,6 +33,11 @@ export interface ClientOptions {
   /** Called before undici is loaded (the CLI keeps its WebAssembly parser on V8's baseline tier). */
   beforeUndici?: () => Promise<void>;
   /**
+   * The process ends when the client is closed (the CLI's own process): close() leaves idle
+   * keep-alive sockets of node:http to that exit instead of destroying them (see NodeTransport).
+   */
+  exitCloses?: boolean;
+  /**
    * Told of a wait past the Retry-After cap (`--max-wait`) before it starts; the function it
    * returns, if any, is called when the wait ends (a countdown stops there).
    */
@@ -188,10 +193,10 @@ export class ApiClient {
    * them. undici is loaded only by the runs that use it.
    */
   private newDispatcher(): Transport {
-    const { timeoutMs, connections, manyCalls, beforeUndici } = this.options;
+    const { timeoutMs, connections, manyCalls, beforeUndici, exitCloses } = this.options;
     const proxy = this.proxy;
     // As many sockets as requests can be in flight; one for a single user's pages.
-    if (!proxy && !manyCalls) return new NodeTransport(this.origin, { connections, ca: () => this.cas() });
+    if (!proxy && !manyCalls) return new NodeTransport(this.origin, { connections, ca: () => this.cas(), exitCloses });
     return new UndiciTransport(this.origin, async () => {
       await beforeUndici?.();
       const { Pool, ProxyAgent } = await import('undici');

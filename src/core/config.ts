@@ -1,11 +1,11 @@
 import { chmodSync } from 'node:fs';
-import { homedir, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
 import { parsePrices } from './prices.js';
+import { homedir, platform } from '../fs/home.js';
 import { readRegularFile } from '../fs/read.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */

@@ -40,7 +40,7 @@ export interface ClientSettings extends EndpointSettings {
 }
 
 /** What a client reports to, and the answers it may reuse: none of it changes what is sent. */
-export type ClientHooks = Pick<ApiClientOptions, 'signal' | 'trace' | 'hooks' | 'hookFailed' | 'onLongWait' | 'beforeUndici' | 'cache'>;
+export type ClientHooks = Pick<ApiClientOptions, 'signal' | 'trace' | 'hooks' | 'hookFailed' | 'onLongWait' | 'beforeUndici' | 'exitCloses' | 'cache'>;
 
 /** The numeric settings of a profile, parsed once from the checked strings of the config. */
 export interface TypedSettings {

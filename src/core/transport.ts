@@ -151,7 +151,7 @@ export class NodeTransport implements Transport {
 
   constructor(
     origin: string,
-    private readonly options: { connections: number; ca: () => Promise<string[]> | undefined },
+    private readonly options: { connections: number; ca: () => Promise<string[]> | undefined; exitCloses?: boolean },
   ) {
     this.url = new URL(origin);
   }
@@ -185,7 +185,22 @@ export class NodeTransport implements Transport {
     return call;
   }
 
+  /**
+   * Destroys the pool's sockets; with `exitCloses` (the process ends next), idle ones are left
+   * to that exit, as a script's are: Node reads process.stderr to destroy a socket, which makes
+   * the stream (some 0.5 ms of a one-page run that writes nothing to stderr). Idle sockets of
+   * a keep-alive agent are unref'd; a busy one would keep the process running, so any busy
+   * socket or waiting request means all are destroyed.
+   */
   async close(): Promise<void> {
+    if (this.options.exitCloses && this.stack) {
+      const { agent } = await this.stack;
+      const busy = [agent.sockets, agent.requests].some((byOrigin) => Object.values(byOrigin).some((list) => list !== undefined && list.length > 0));
+      if (!busy) {
+        this.destroyed = true;
+        return;
+      }
+    }
     await this.destroy();
   }
 

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -135,6 +136,19 @@ describe('the built binary', () => {
   it('a reader of stderr that exits early does not turn a usage error into a crash', async () => {
     const r = await execa('bash', ['-c', `node ${BIN} graph 2>&1 >/dev/null | head -c 10 >/dev/null; echo "status=\${PIPESTATUS[0]}"`], { reject: false });
     expect(r.stdout).toBe('status=2');
+  });
+
+  it('a stderr whose reader is gone before sgq writes to it is no crash: a warning of a run, a usage error', async () => {
+    // sgq makes process.stderr only when it first writes (src/cli/stderr-on-use.ts); the
+    // handler that keeps EPIPE from crashing the run must come with it.
+    const closedStderr = async (args: string[]) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...sb.env(), SGQ_CONFIG_DIR: tempDir() }, stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr.destroy(); // before the child can have started, let alone written
+      return new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    };
+    expect(await closedStderr(['graph', 'followers', 'alice'])).toBe(0); // "there are more pages"
+    expect(await closedStderr(['graph', 'followers', 'alice', '--fields', 'nope'])).toBe(0); // and a warning before it
+    expect(await closedStderr(['graph'])).toBe(2);
   });
 
   it('a stdout that cannot be written (disk full) is a failure, not a quiet end', async () => {

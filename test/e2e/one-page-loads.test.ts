@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
@@ -21,13 +21,39 @@ async function loadedBy(args: string[], env: Record<string, string>) {
 describe('a one-page command', () => {
   const sandbox = useSandboxProcess();
 
-  it('loads neither the worker threads of --jq, node:zlib of Parquet, node:module nor node:timers/promises', async () => {
+  it('loads neither the worker threads of --jq, node:zlib of Parquet, node:module, node:timers/promises nor node:os', async () => {
     const { run, modules } = await loadedBy(['graph', 'followers', 'alice', '-q'], sandbox.env());
     expect(run.exitCode).toBe(0);
     expect(run.stdout.split('\n').length).toBeGreaterThan(1);
     // The check itself works: the run did load the modules it needs.
     expect(modules).toContain('NativeModule http');
-    for (const unused of ['worker_threads', 'zlib', 'module', 'timers/promises']) expect(modules).not.toContain(`NativeModule ${unused}`);
+    for (const unused of ['worker_threads', 'zlib', 'module', 'timers/promises', ...(process.platform === 'linux' ? ['os'] : [])]) expect(modules).not.toContain(`NativeModule ${unused}`);
+  });
+
+  it('never makes process.stderr when it has nothing to say (Node makes a socket for a pipe), and does when it has', async () => {
+    const dir = tempDir();
+    const made = join(dir, 'stderr-made.txt');
+    const preload = join(dir, 'watch-stderr.cjs');
+    // Notes the first read of process.stderr, by anyone (sgq, Node's own net module), then steps aside.
+    writeFileSync(
+      preload,
+      `const own = Object.getOwnPropertyDescriptor(process, 'stderr');
+Object.defineProperty(process, 'stderr', { configurable: true, enumerable: true, get() {
+  Object.defineProperty(process, 'stderr', own);
+  require('node:fs').writeFileSync(${JSON.stringify(made)}, new Error().stack);
+  return own.get.call(process);
+} });
+`,
+    );
+    const quiet = await sgq(['graph', 'followers', 'alice', '-q'], { env: sandbox.env(), nodeFlags: ['--require', preload] });
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stdout.split('\n').length).toBeGreaterThan(1);
+    expect(existsSync(made) ? readFileSync(made, 'utf8') : 'never made').toBe('never made');
+    // The check itself works: a run that has something to say makes it, and says it.
+    const told = await sgq(['graph', 'followers', 'alice'], { env: sandbox.env(), nodeFlags: ['--require', preload] });
+    expect(told.exitCode).toBe(0);
+    expect(told.stderr).toContain('there are more pages');
+    expect(existsSync(made)).toBe(true);
   });
 
   it('with --jq, loads the worker threads it runs jq in', async () => {

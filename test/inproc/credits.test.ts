@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEY } from '../../src/sandbox/server.js';
@@ -59,6 +59,59 @@ describe('sgq credits', () => {
     expect((await runSgq(['info'], { env })).code).toBe(0);
     expect((await runSgq(['--sandbox', 'graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
     expect((await runSgq(['credits'], { env })).code).toBe(3);
+  });
+});
+
+describe('the note of the balance (credits.json)', () => {
+  const balanceIn = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { profiles: { default: { credits: number } } }).profiles.default.credits;
+
+  it('makes its folder (0700) when the config folder does not exist yet, and the next run writes over the file it finds', async () => {
+    const dir = join(tempDir(), 'not', 'yet');
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: dir };
+    expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
+    const file = join(dir, 'credits.json');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const first = balanceIn(file);
+    expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
+    expect(balanceIn(file)).toBeLessThan(first);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('a damaged file is written afresh', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'credits.json');
+    writeFileSync(file, '{"profiles": {"default": ');
+    expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env: { ...sb.env(), SGQ_CONFIG_DIR: dir } })).code).toBe(0);
+    expect(balanceIn(file)).toBeGreaterThan(0);
+  });
+
+  it('a folder it cannot make or write loses the note only: the run succeeds, --verbose says why', async () => {
+    const blocker = join(tempDir(), 'a-file');
+    writeFileSync(blocker, 'not a folder');
+    // A config folder under a regular file cannot be made, by root either.
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: join(blocker, 'sgq') };
+    const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--verbose'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toBe('');
+    expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\.json: ENOTDIR/);
+  });
+
+  it.skipIf(process.getuid?.() === 0 || process.platform === 'win32')('a read-only config folder holding the file loses the note only', async () => {
+    const dir = tempDir();
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: dir };
+    expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
+    const file = join(dir, 'credits.json');
+    const before = readFileSync(file, 'utf8');
+    chmodSync(dir, 0o500);
+    try {
+      const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--verbose'], { env });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\.json: EACCES/);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    } finally {
+      chmodSync(dir, 0o700);
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from '../../core/config.js';
 import { ExitCode } from '../../core/errors.js';
-import { jqOptions, loadJqFilter } from '../output/jq.js';
+import { isoTime } from '../../core/iso-time.js';
+import { jqOptions } from '../output/jq-options.js';
 import { chooseFormat } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
 import { checkOutFile } from '../output/sink.js';
@@ -34,7 +35,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   if (flags.out !== undefined) checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
   const jq = jqOptions(flags, (text) => reporter.raw(text));
-  if (jq) await loadJqFilter(jq);
+  if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
   const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
@@ -100,7 +101,7 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   const { io, globals } = ctx;
   const { reporter, connection, output } = scope;
   const left = summary.totals.credits_left;
-  const balance = left === null ? undefined : { credits: left, seen_at: new Date().toISOString(), route: plan.path, base_url: connection.baseUrl };
+  const balance = left === null ? undefined : { credits: left, seen_at: isoTime(), route: plan.path, base_url: connection.baseUrl };
   if (!globals.sandbox) recordSeenBalance(io.env, connection.config.profile, { balance, prices: price.observed }, reporter);
   const note = await scope.finish(summary.exit_code === ExitCode.ok);
   if (output.sink.failure) throw output.sink.failure;

@@ -2,8 +2,6 @@ import { usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import { CSV, TSV, delimitedFormatter } from './delimited.js';
 import { projection } from './fields.js';
-import { loadParquet, parquetFormatter } from './parquet.js';
-import { jqFormatter, loadJqFilter } from './jq.js';
 import type { Sink } from './sink.js';
 
 import type { Format } from '../../core/format-names.js';
@@ -29,12 +27,19 @@ export function terminalWidth(io: { stdoutIsTTY: boolean; stdout: unknown }): nu
   return io.stdoutIsTTY && columns !== undefined && columns > 0 ? columns : undefined;
 }
 
-/** The formatter of `format`, after loading what only that format needs (the others never pay for it). */
+/**
+ * The formatter of `format`, after loading what only that format needs (the others never pay
+ * for it): --jq's machinery and Parquet's encoder set up tables at load, which a one-page run
+ * would run and carry in its code cache.
+ */
 export async function createFormatter(format: Format, sink: Sink, options: FormatOptions = {}): Promise<Formatter> {
-  if (options.jq) return jqFormatter(await loadJqFilter(options.jq), options.jq, sink, options.signal);
+  if (options.jq) {
+    const { jqFormatter, loadJqFilter } = await import('./jq.js');
+    return jqFormatter(await loadJqFilter(options.jq), options.jq, sink, options.signal);
+  }
   if (format === 'parquet') {
     if (!options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
-    await loadParquet();
+    await (await import('./parquet.js')).loadParquet();
   }
   const { fields, warn } = options;
   const inner = await formatFor(format, sink, options);
@@ -60,8 +65,8 @@ export async function createFormatter(format: Format, sink: Sink, options: Forma
 }
 
 /**
- * Records reach these already projected onto `--fields`. The table's and YAML's modules load
- * only when chosen: their setup (Unicode regular expressions) would cost every other run.
+ * Records reach these already projected onto `--fields`. The table's, YAML's and Parquet's
+ * modules load only when chosen: their setup would cost every other run.
  */
 async function formatFor(format: Format, sink: Sink, options: FormatOptions): Promise<Formatter> {
   switch (format) {
@@ -99,7 +104,7 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
     case 'yaml':
       return (await import('./yaml.js')).yamlFormatter(sink);
     case 'parquet':
-      return parquetFormatter(sink, options.fields, options.warn);
+      return (await import('./parquet.js')).parquetFormatter(sink, options.fields, options.warn);
     case 'table':
       return (await import('./table-format.js')).tableFormatter(sink, options.fields, { width: options.width, color: options.color }, options.warn);
   }

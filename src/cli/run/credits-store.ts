@@ -38,16 +38,24 @@ export function creditsFile(configPath: string | undefined): string | undefined 
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function readStore(file: string): StoreShape {
+/** The store as read; `found` says the file was there and read whole (so its folder exists). */
+function readStore(file: string): StoreShape & { found: boolean } {
+  let text: string;
   try {
-    const parsed: unknown = JSON.parse(readRegularFile(file, 'utf8'));
-    const profiles = isRecord(parsed) && isRecord(parsed.profiles) ? parsed.profiles : {};
-    const prices = isRecord(parsed) && isRecord(parsed.prices) ? parsed.prices : {};
-    return { profiles, prices } as StoreShape;
+    text = readRegularFile(file, 'utf8');
   } catch {
-    // Missing, damaged or not a regular file: nothing known, and the next run writes it afresh.
-    return { profiles: {}, prices: {} };
+    // Missing, unreadable or not a regular file: nothing known, and the next run writes it afresh.
+    return { profiles: {}, prices: {}, found: false };
   }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined; // damaged: nothing known, written afresh below
+  }
+  const profiles = isRecord(parsed) && isRecord(parsed.profiles) ? parsed.profiles : {};
+  const prices = isRecord(parsed) && isRecord(parsed.prices) ? parsed.prices : {};
+  return { profiles, prices, found: true } as StoreShape & { found: boolean };
 }
 
 export function readBalances(file: string): Record<string, SeenBalance> {
@@ -75,10 +83,11 @@ export interface SeenByRun {
 
 /** Records what a run saw for a profile; throws when the file cannot be written (the caller decides how loud to be). */
 export function recordSeen(file: string, profile: string, seen: SeenByRun): void {
-  const store = readStore(file);
+  const { found, ...store } = readStore(file);
   if (seen.balance) store.profiles[profile] = seen.balance;
   if (seen.prices) store.prices[profile] = { ...(isRecord(store.prices[profile]) ? store.prices[profile] : {}), ...seen.prices };
-  makePrivateFolder(dirname(file));
+  // A file just read has its folder; only the first note (or one after the folder went) makes it.
+  if (!found) makePrivateFolder(dirname(file));
   // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
   // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
   // a file lost or damaged by a crash reads as nothing known until the next run writes it.

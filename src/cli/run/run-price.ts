@@ -1,5 +1,6 @@
 import { configPath, type Env, type ResolvedConfig } from '../../core/config.js';
 import type { PriceEvent } from '../../core/price-meter.js';
+import { isoTime } from '../../core/iso-time.js';
 import { priceOf, priceOrigin, type Price } from '../../core/prices.js';
 import type { Reporter } from '../output/reporter.js';
 import { creditsFile, readObservedPrices, type ObservedPrice } from './credits-store.js';
@@ -38,7 +39,7 @@ export class RunPrice {
       return;
     }
     if (this.baseUrl === undefined) return;
-    this.seen = { credits: event.credits, seen_at: new Date().toISOString(), base_url: this.baseUrl };
+    this.seen = { credits: event.credits, seen_at: isoTime(), base_url: this.baseUrl };
     const { price } = this;
     if (event.credits === price?.credits || event.credits === this.stored) return;
     const how = `(the balance went from ${grouped(event.before)} to ${grouped(event.after)}, one call at a time)`;
