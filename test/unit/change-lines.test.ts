@@ -1,12 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { changeLines, changeRecords, countsText } from '../../src/cli/churn/churn-text.js';
-import { CHANGE_KEYS, isCanonicalObject } from '../../src/core/churn/canonical-line.js';
-import { ChangeOrder } from '../../src/core/churn/change-order.js';
+import { isCanonicalObject } from '../../src/core/churn/canonical-line.js';
 import type { Change, ChangeKind } from '../../src/core/churn/merge-diff.js';
 import { stringifyJson } from '../../src/core/json.js';
 import { LOOKALIKES, MULTILINGUAL, NUMBER_TOKENS, followerRecordsJson } from '../helpers/hostile-text.js';
-import { tempDir } from '../helpers/run.js';
 
 // Issue 22: `sgq diff -o ndjson` writes a change from its record line's own text when that text
 // is what parsing and writing it again gives. Whatever the line, the output must be the bytes
@@ -76,26 +74,6 @@ describe('changeLines', () => {
       expect(isCanonicalObject(refused, ['change']), refused).toBe(false);
     expect(isCanonicalObject('{"renamed_from":1}', ['change'])).toBe(true);
     expect(isCanonicalObject('{"renamed_from":1}', ['change', 'renamed_from'])).toBe(false);
-  });
-
-  it('writes the same bytes for changes put in order by a hash diff, which marks the plain ones as it joins', async () => {
-    const dir = tempDir('change-order-');
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(line, fc.constantFrom(...KINDS), fc.option(fc.constantFrom(...MULTILINGUAL), { nil: undefined })), { maxLength: 6 }), fc.boolean(), async (items, renames) => {
-        const order = new ChangeOrder(dir);
-        // Keys in order of arrival, so that the order comes back as it went in.
-        items.forEach(([text, change, from], i) => order.push(String(i).padStart(3, '0'), change, text, from));
-        const sorted: Change[] = [];
-        for await (const batch of order.sorted()) sorted.push(...batch);
-        order.discard();
-        const changes: Change[] = items.map(([text, change, from]) => ({ change, line: text, from }));
-        expect(sorted.map((c) => c.plain)).toEqual(items.map(([text]) => isCanonicalObject(text, CHANGE_KEYS)));
-        expect(changeLines(sorted, renames)).toBe(longWay(changes, renames));
-      }),
-      { numRuns: 500 },
-    );
-    // A change marked plain is written as it is: the mark, not a check, decides.
-    expect(changeLines([{ change: 'lost', line: '{"a":"\\u00e9"}', plain: true }])).toBe('{"change":"lost","a":"\\u00e9"}\n');
   });
 
   it('gives a line the long way cannot read the long way, so that it fails as before', () => {

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../core/classify.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
-import { CHANGE_KEYS, isCanonicalObject } from '../../core/churn/canonical-line.js';
+import { isCanonicalObject } from '../../core/churn/canonical-line.js';
 import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
 import type { KeyStats } from '../../core/churn/keyed.js';
 import { grouped } from '../output/words.js';
@@ -13,7 +13,7 @@ import { grouped } from '../output/words.js';
 export const changeRecords = (changes: readonly Change[], renames = false): JsonObject[] =>
   changes.map((c) => (renames ? { change: c.change, renamed_from: c.from ?? null, ...(parseJson(c.line) as JsonObject) } : { change: c.change, ...(parseJson(c.line) as JsonObject) }));
 
-const FIRST = { plain: ['change'], renames: CHANGE_KEYS };
+const FIRST = { plain: ['change'], renames: ['change', 'renamed_from'] };
 
 /**
  * The NDJSON lines of changes: each the text `stringifyJson` makes of its change record,
@@ -22,8 +22,7 @@ const FIRST = { plain: ['change'], renames: CHANGE_KEYS };
 export function changeLines(changes: readonly Change[], renames = false): string {
   let out = '';
   for (const c of changes) {
-    // A plain line has none of the keys put first, whichever they are.
-    if (!c.plain && !isCanonicalObject(c.line, renames ? FIRST.renames : FIRST.plain)) {
+    if (!isCanonicalObject(c.line, renames ? FIRST.renames : FIRST.plain)) {
       out += `${stringifyJson(changeRecords([c], renames)[0]!)}\n`;
       continue;
     }

@@ -119,9 +119,6 @@ function objectEnd(text: string, at: number, depth: number, keys: number[] = [])
   }
 }
 
-/** The keys a change record puts before the record's own (`renamed_from` only when matched by id). */
-export const CHANGE_KEYS: readonly string[] = ['change', 'renamed_from'];
-
 /**
  * Whether `line` is a JSON object that sgq writes back as the same text, none of whose keys
  * is one of `taken` (keys sgq puts first, which the record's own would overwrite in place).

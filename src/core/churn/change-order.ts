@@ -1,4 +1,3 @@
-import { CHANGE_KEYS, isCanonicalObject } from './canonical-line.js';
 import { ExternalSort } from './external-sort.js';
 import type { Change, ChangeKind } from './merge-diff.js';
 
@@ -8,16 +7,8 @@ import type { Change, ChangeKind } from './merge-diff.js';
 
 const KINDS: Record<string, ChangeKind> = { g: 'gained', l: 'lost', r: 'renamed', c: 'changed' };
 
-/**
- * A change as one line: its key as JSON (no raw line break), a letter, the old name as JSON or
- * nothing, the record line. The letter is a capital when the line is plain (Change.plain): the
- * check is made here, in the threads that join, and not again by the one that writes (it was a
- * sixth of the write phase of a 1,000,000-record diff's 60,608 changes).
- */
-export function encodeChange(key: string, change: ChangeKind, line: string, from?: string): string {
-  const letter = isCanonicalObject(line, CHANGE_KEYS) ? change[0]!.toUpperCase() : change[0];
-  return `${JSON.stringify(key)}\t${letter}\t${from === undefined ? '' : JSON.stringify(from)}\t${line}`;
-}
+/** A change as one line: its key as JSON (no raw line break), a letter, the old name as JSON or nothing, the record line. */
+export const encodeChange = (key: string, change: ChangeKind, line: string, from?: string) => `${JSON.stringify(key)}\t${change[0]}\t${from === undefined ? '' : JSON.stringify(from)}\t${line}`;
 
 /** Where the JSON string at the start of `text` ends (its closing quote). */
 function stringEnd(text: string, from = 0): number {
@@ -34,13 +25,11 @@ function keyOf(text: string): string {
 
 function decode(text: string): Change {
   const kindAt = stringEnd(text) + 2;
-  const letter = text[kindAt]!;
-  const change = KINDS[letter.toLowerCase()]!;
-  const plain = letter !== letter.toLowerCase();
+  const change = KINDS[text[kindAt]!]!;
   const fromAt = kindAt + 2;
-  if (text.charCodeAt(fromAt) === 0x09) return { change, line: text.slice(fromAt + 1), plain };
+  if (text.charCodeAt(fromAt) === 0x09) return { change, line: text.slice(fromAt + 1) };
   const fromEnd = stringEnd(text, fromAt);
-  return { change, from: JSON.parse(text.slice(fromAt, fromEnd + 1)) as string, line: text.slice(fromEnd + 2), plain };
+  return { change, from: JSON.parse(text.slice(fromAt, fromEnd + 1)) as string, line: text.slice(fromEnd + 2) };
 }
 
 const BATCH = 1000;

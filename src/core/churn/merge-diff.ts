@@ -11,12 +11,6 @@ export interface Change {
   line: string;
   /** For renamed: the username the older record had. */
   from?: string;
-  /**
-   * Known to be already the text sgq writes, with no key a change record puts first
-   * (canonical-line.ts' CHANGE_KEYS): set by a hash diff's join threads, so that the one
-   * thread writing the changes need not check it again. Unset: not known either way.
-   */
-  plain?: boolean;
 }
 
 export interface DiffCounts {
