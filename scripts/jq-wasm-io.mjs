@@ -69,6 +69,20 @@ const EDITS = [
   ['if (typeof input === "string") return input;', 'if (typeof input === "string" || input instanceof Uint8Array) return input;'],
   ['stdinBuffer = toByteArray(jsonString);', 'stdinBuffer = typeof jsonString === "string" ? toByteArray(jsonString) : jsonString;'],
   ['raw: raw2,', 'raw: raw2,\n    bytes: true,'],
+  // jq's output as bytes (a view of the sink, valid until the next call), decoded only when
+  // its text is asked for: sgq writes the bytes as they are, with jq's own -r.
+  [
+    `}, toString() {
+            return decoder.decode(bytes.subarray(0, length));`,
+    `}, view() {
+            return bytes.subarray(0, length);
+          }, toString() {
+            return decoder.decode(bytes.subarray(0, length));`,
+  ],
+  [
+    'return { stdout: stdoutSink.toString().trim(), stderr: stderrSink.toString().trim(), exitCode };',
+    'const stdoutBytes = stdoutSink.view();\n          return { get stdout() { return decoder.decode(stdoutBytes).trim(); }, stdoutBytes, stderr: stderrSink.toString().trim(), exitCode };',
+  ],
 ];
 
 /** jq-wasm's glue with the bulk paths (EDITS), or an error naming the edit that no longer fits. */

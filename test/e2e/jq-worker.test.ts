@@ -109,6 +109,17 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(failed.stderr).toContain('sgq: --jq failed on record 25,001: deep; the output holds the results before it');
     expect(failed.stdout.split('\n')).toEqual(lines.slice(0, 25_000).map((l) => (JSON.parse(l) as { s: string }).s));
   });
+  it('strings print raw exactly as jq -r prints them: spaces at either end, empty strings, newlines, NUL, any script', async () => {
+    const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
+    const texts = ['  both ends  ', '', '\n', 'a\nb\r\n', '\tTAB\t', 'nul\u0000in', '中文 😀 👨‍👩‍👧', ' '];
+    const input = `${texts.map((s, i) => JSON.stringify({ i, s })).join('\n')}\n`;
+    // A filter outside sgq's subset, so that jq-wasm in the worker prints it.
+    const r = await sgq(['fmt', '-', '--jq', '.s, (.s | length), [.s]'], { env: offline, input });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // (the helper drops the output's final newline, as execa does)
+    expect(r.stdout).toBe(texts.map((s) => `${s}\n${[...s].length}\n${JSON.stringify([s])}`).join('\n'));
+  });
+
   it('SIGTERM while jq works on a batch (a filter that would never end): exit 143 within the grace, no mark moved', async () => {
     const stub = await followers();
     const dir = tempDir();

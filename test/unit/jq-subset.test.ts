@@ -27,7 +27,8 @@ async function byJq(filter: string, pages: JsonObject[][]): Promise<string> {
   const jq = await jqWasm;
   const records = pages.flat().map((r) => stringifyJson(r));
   const result = runBatch(jq, { filter, flags: jqFlags() }, new TextEncoder().encode(records.join('\n')));
-  return result.failedAt === undefined ? result.out : `${result.out}!--jq failed on record ${(result.failedAt + 1).toLocaleString('en-US')}: ${result.message}`;
+  const out = typeof result.out === 'string' ? result.out : new TextDecoder().decode(result.out);
+  return result.failedAt === undefined ? out : `${out}!--jq failed on record ${(result.failedAt + 1).toLocaleString('en-US')}: ${result.message}`;
 }
 
 // Filters of the subset: each must compile in jq, and print what jq prints.

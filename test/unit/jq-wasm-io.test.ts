@@ -12,7 +12,9 @@ import { tempDir } from '../helpers/run.js';
 
 const require = createRequire(import.meta.url);
 const glue = require.resolve('jq-wasm');
-type Jq = { raw(input: string | Uint8Array, filter: string, flags: string[]): { stdout: string; stderr: string; exitCode: number }; bytes?: boolean };
+type Answer = { stdout: string; stderr: string; exitCode: number; stdoutBytes?: Uint8Array };
+type Jq = { raw(input: string | Uint8Array, filter: string, flags: string[]): Answer; bytes?: boolean };
+const fields = ({ stdout, stderr, exitCode }: Answer) => ({ stdout, stderr, exitCode });
 
 async function patchedJq(): Promise<Jq> {
   const dir = tempDir('sgq-jq-io-');
@@ -31,10 +33,20 @@ describe('jq-wasm with bulk input and output (the build plugin)', () => {
     const input = lines.join('\n');
     for (const filter of ['.', '.s', 'select(.i % 1000 == 7) | {i, n}', 'if .i == 30000 then error("x") else .i end']) {
       const expected = plain.raw(input, filter, ['-c']);
-      expect(jq.raw(new TextEncoder().encode(input), filter, ['-c'])).toEqual(expected);
-      expect(jq.raw(input, filter, ['-c'])).toEqual(expected);
+      const fromBytes = jq.raw(new TextEncoder().encode(input), filter, ['-c']);
+      expect(fields(fromBytes)).toEqual(expected);
+      // The bytes are jq's output as it wrote it, untrimmed: every result ends with its newline.
+      expect(new TextDecoder().decode(fromBytes.stdoutBytes)).toBe(expected.stdout === '' ? '' : `${expected.stdout}\n`);
+      expect(fields(jq.raw(input, filter, ['-c']))).toEqual(expected);
     }
     expect(jq.raw(input, '.', ['-c']).stdout).toBe(input);
+  });
+
+  it('gives the bytes of jq -r as jq prints them: raw strings keep their spaces and newlines, which the text trims', async () => {
+    const jq = await patchedJq();
+    const answer = jq.raw(new TextEncoder().encode('{"s":"  a\\nb\\t "}\n{"s":"\\n"}\n{"s":{"x":1}}'), '.s', ['-c', '-r']);
+    expect(new TextDecoder().decode(answer.stdoutBytes)).toBe('  a\nb\t \n\n\n{"x":1}\n');
+    expect(answer.stdout).toBe('a\nb\t \n\n\n{"x":1}');
   });
 
   it('fails the build, naming the edit, when the glue no longer matches', () => {

@@ -98,6 +98,21 @@ describe('--jq', () => {
     expect(custom.text).toBe('1\n');
   });
 
+  it('a failing record keeps what it printed before its error, as jq prints it; records after it print nothing', async () => {
+    for (const slurp of [false, true]) {
+      const sink = captureSink();
+      const said: string[] = [];
+      const filter = slurp ? '.[] | (.n, if .n == 3 then ("d" | debug) and error("stop") else empty end)' : '.n, (if .n == 3 then ("d" | debug) and error("stop") else .n * 10 end)';
+      const f = await createFormatter('ndjson', sink, { jq: { filter, slurp, stderr: (text: string) => said.push(text) } });
+      await expect((async () => {
+        await f.write(Array.from({ length: 6 }, (_, i) => ({ n: i + 1 })) as never);
+        await f.end();
+      })()).rejects.toThrow(/stop$/);
+      expect(sink.text).toBe(slurp ? '1\n2\n3\n' : '1\n10\n2\n20\n3\n');
+      expect(said.join('')).toBe('["DEBUG:","d"]\n');
+    }
+  });
+
   it('a failure deep in a batch of many pages is found exactly: the results before it, and its position', async () => {
     const sink = captureSink();
     const f = await createFormatter('ndjson', sink, { jq: { filter: 'if .i == 1234 or .i == 1500 then error("bad \\(.i)") else .i end' } });

@@ -3,7 +3,8 @@
 // no sgq errors, so the worker bundle stays small.
 
 export type Jq = Awaited<ReturnType<typeof import('jq-wasm').loadJq>>;
-type JqResult = ReturnType<Jq['raw']>;
+/** jq's answer; the build's copy also gives stdout's bytes, valid until its next call (scripts/jq-wasm-io.mjs). */
+type JqResult = ReturnType<Jq['raw']> & { stdoutBytes?: Uint8Array };
 
 /** What the filter needs besides the records: its text and jq's flags (-c, --arg, --argjson). */
 export interface JqProgram {
@@ -13,7 +14,8 @@ export interface JqProgram {
 
 /** One batch's results: the output lines, what the filter wrote to stderr, and the first record it failed on. */
 export interface BatchResult {
-  out: string;
+  /** jq's output as text, or as UTF-8 bytes from the build's copy (a buffer of its own, to transfer). */
+  out: string | Uint8Array;
   stderr: string;
   /** Index in the batch of the first record the filter failed on; the output holds every result before it. */
   failedAt?: number;
@@ -47,12 +49,25 @@ export function compileError(jq: Jq, { filter, flags }: JqProgram): string | und
   return jqMessage(plain.exitCode === 2 || plain.exitCode === 3 ? plain.stderr : check.stderr);
 }
 
-/** jq's compact output, strings made raw (as `jq -r` and `gh --jq` print them), one per line. */
-function rawLines(stdout: string): string {
+/**
+ * jq's results, strings raw (as `jq -r` and `gh --jq` print them), one per line. The build's
+ * copy ran jq with -r and hands its bytes over as they are (copied out of its sink, which the
+ * next call reuses); the published package trims its text, so it runs with -c and sgq makes
+ * the strings raw itself.
+ */
+function printed(result: JqResult): string | Uint8Array {
+  if (result.stdoutBytes) return result.stdoutBytes.slice();
+  const stdout = result.stdout;
   if (stdout === '') return '';
   let out = '';
   for (const line of stdout.split('\n')) out += `${line.startsWith('"') ? (JSON.parse(line) as string) : line}\n`;
   return out;
+}
+
+/** Outputs of several calls as one: all text, or all bytes (one jq handle gives one kind). */
+function joined(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
+  if (parts.every((p) => typeof p === 'string')) return parts.join('');
+  return Buffer.concat(parts as Uint8Array[]);
 }
 
 const failed = (result: JqResult) => result.exitCode === 5 || /^jq: error/m.test(result.stderr);
@@ -61,7 +76,6 @@ const failed = (result: JqResult) => result.exitCode === 5 || /^jq: error/m.test
 // the bytes themselves (scripts/jq-wasm-io.mjs marks its handle `bytes`). Run from sources, the
 // package as published gets the text.
 const decoder = new TextDecoder();
-const input = (jq: Jq, bytes: Uint8Array): string | Uint8Array => ((jq as { bytes?: boolean }).bytes ? bytes : decoder.decode(bytes));
 
 const NEWLINE = 0x0a;
 
@@ -72,13 +86,15 @@ const NEWLINE = 0x0a;
  * of the batch are run again to find the first one, so the output holds exactly the results before it.
  */
 export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, slurp = false): BatchResult {
-  const raw = (bytes: Uint8Array) => jq.raw(input(jq, bytes) as string, program.filter, program.flags);
+  const bytes = (jq as { bytes?: boolean }).bytes === true;
+  const flags = bytes ? [...program.flags, '-r'] : program.flags;
+  const raw = (records: Uint8Array): JqResult => jq.raw((bytes ? records : decoder.decode(records)) as string, program.filter, flags);
   if (slurp) {
     const whole = raw(asArray(batch));
-    return failed(whole) ? { out: '', stderr: '', failedAt: 0, message: jqMessage(whole.stderr) } : { out: rawLines(whole.stdout), stderr: whole.stderr };
+    return failed(whole) ? { ...beforeError(whole), failedAt: 0, message: jqMessage(whole.stderr) } : { out: printed(whole), stderr: whole.stderr };
   }
   const whole = raw(batch);
-  if (!failed(whole)) return { out: rawLines(whole.stdout), stderr: whole.stderr };
+  if (!failed(whole)) return { out: printed(whole), stderr: whole.stderr };
   return firstFailure(raw, lines(batch), whole);
 }
 
@@ -107,15 +123,30 @@ function lines(batch: Uint8Array): Uint8Array[] {
 function firstFailure(raw: (bytes: Uint8Array) => JqResult, records: readonly Uint8Array[], whole: JqResult): BatchResult {
   const run = (from: number, to: number) => raw(joinLines(records.slice(from, to)));
   // The first failing record lies in [lo, hi); everything before lo ran cleanly into `out`.
-  let [lo, hi, out, stderr, last] = [0, records.length, '', '', whole];
+  let [lo, hi, stderr, last] = [0, records.length, '', whole];
+  const out: (string | Uint8Array)[] = [];
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
     const half = run(lo, mid);
     if (failed(half)) [hi, last] = [mid, half];
-    else [lo, out, stderr] = [mid, out + rawLines(half.stdout), stderr + half.stderr];
+    else {
+      out.push(printed(half));
+      [lo, stderr] = [mid, stderr + half.stderr];
+    }
   }
+  // Run again alone: its results are those of the failing record only (and the sink's bytes are fresh).
   if (records.length > 1) last = run(lo, lo + 1);
-  return { out, stderr, failedAt: lo, message: jqMessage(last.stderr) };
+  const partial = beforeError(last);
+  return { out: joined([...out, partial.out]), stderr: stderr + partial.stderr, failedAt: lo, message: jqMessage(last.stderr) };
+}
+
+/**
+ * What a failing record printed before its error, as jq prints it (`.a, error("x")` prints
+ * `.a` first): its results, and what it wrote to stderr (debug, stderr) before jq's message.
+ */
+function beforeError(result: JqResult): { out: string | Uint8Array; stderr: string } {
+  const at = result.stderr.search(/^jq: error/m);
+  return { out: printed(result), stderr: at === -1 ? '' : result.stderr.slice(0, at) };
 }
 
 /** Records' bytes joined with newlines (a copy: the failure path only). */

@@ -37,8 +37,14 @@ port.on('message', (request: WorkerRequest) => {
     try {
       const jq = await loaded;
       if (request.kind === 'check') answer({ error: compileError(jq, program) });
-      // The batch's buffer goes back with the answer, to be filled again (no copy either way).
-      else answer({ ...runBatch(jq, program, request.batch, request.slurp), spare: request.batch }, [request.batch.buffer as ArrayBuffer]);
+      // The batch's buffer goes back with the answer, to be filled again, and jq's output bytes
+      // go with it (no copy either way).
+      else {
+        const result = runBatch(jq, program, request.batch, request.slurp);
+        const transfer = [request.batch.buffer as ArrayBuffer];
+        if (typeof result.out !== 'string') transfer.push(result.out.buffer as ArrayBuffer);
+        answer({ ...result, spare: request.batch }, transfer);
+      }
     } catch (error) {
       answer({ broken: brokenText(error) });
     }

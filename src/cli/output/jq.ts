@@ -104,7 +104,7 @@ class Results {
       if (answer.spare) this.spares.push(new Uint8Array(answer.spare.buffer));
       if (this.failure) continue;
       if (answer.broken !== undefined) this.failure = jqStopped(`jq itself failed (${answer.broken})`);
-      if (answer.out) this.sink.write(answer.out);
+      if (answer.out?.length) this.sink.write(answer.out);
       if (answer.stderr) this.options.stderr?.(answer.stderr);
       if (answer.failedAt !== undefined && !this.failure) {
         const where = this.options.slurp ? `the array of all ${grouped(size)} records` : `record ${grouped(this.position + answer.failedAt + 1)}`;
