@@ -34,7 +34,7 @@ export interface PartSizes {
   sizes: { bytes: number; records: number }[];
 }
 
-/** `ack`: a batch of changes is in the sort; the worker keeps at most a few batches unacknowledged (diff-worker.ts' WINDOW), so that neither heap holds more. */
+/** `ack`: a batch of changes is in the sort; the worker keeps at most 2 Mi characters of changes unacknowledged (diff-worker.ts, ack-window.ts), so that neither heap holds more. */
 export type ToWorker = { kind: 'join'; newer: PartSizes; order: number[] } | { kind: 'ack' };
 
 export type FromWorker =

@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { AckWindow } from './ack-window.js';
 import { encodeChange, type ChangeSink } from './change-order.js';
 import type { LaneJob, FromWorker, ToWorker } from './diff-lane.js';
 import { errorKind } from './diff-lane.js';
@@ -14,36 +15,38 @@ const job = workerData as LaneJob;
 const port = parentPort!;
 const post = (message: FromWorker) => port.postMessage(message);
 
-/** The main thread's acknowledgements of batches of changes, and its message to join. */
-const acks: (() => void)[] = [];
-let onJoin: (message: Extract<ToWorker, { kind: 'join' }>) => void = () => undefined;
-port.on('message', (message: ToWorker) => (message.kind === 'ack' ? acks.shift()?.() : onJoin(message)));
-
 /**
- * Batches of changes not yet acknowledged, at most: the main thread acknowledges a batch once
- * it is in the sort. One at a time, the worker would wait on every batch for the main
- * thread's current chunk; a few keep both busy, and memory bounded by a few chunks of changes.
+ * Characters of changes posted and not yet acknowledged, at most (ack-window.ts): about two
+ * chunks' changes when every record changed, dozens of batches in a night's churn.
  */
-const WINDOW = 4;
+const WINDOW_CHARS = 2 * 1024 * 1024;
+const inFlight = new AckWindow(WINDOW_CHARS);
 
-/** The changes of a join, posted at each flush, at most WINDOW batches ahead of the main thread. */
+/** The main thread's acknowledgements of batches of changes, and its message to join. */
+let onJoin: (message: Extract<ToWorker, { kind: 'join' }>) => void = () => undefined;
+port.on('message', (message: ToWorker) => (message.kind === 'ack' ? inFlight.acknowledged() : onJoin(message)));
+
+/** The changes of a join, posted at each flush, at most WINDOW_CHARS ahead of the main thread. */
 class PostedChanges implements ChangeSink {
   private lines: string[] = [];
-  private readonly inFlight: Promise<void>[] = [];
+  private chars = 0;
   push(...change: Parameters<ChangeSink['push']>): void {
-    this.lines.push(encodeChange(...change));
+    const line = encodeChange(...change);
+    this.lines.push(line);
+    this.chars += line.length;
   }
   async flush(): Promise<void> {
     if (!this.lines.length) return;
-    if (this.inFlight.length >= WINDOW) await this.inFlight.shift();
-    this.inFlight.push(new Promise((resolve) => acks.push(resolve)));
+    await inFlight.room();
+    inFlight.posted(this.chars);
     post({ kind: 'changes', lines: this.lines });
     this.lines = [];
+    this.chars = 0;
   }
   /** Waits for every batch to be taken in. */
   async done(): Promise<void> {
     await this.flush();
-    await Promise.all(this.inFlight.splice(0));
+    await inFlight.drained();
   }
 }
 

@@ -39,6 +39,13 @@ export function joinRun(options: {
   return { context, scratch: { buffer: Buffer.alloc(0), table: new KeyTable() }, signal, size, dir };
 }
 
+/**
+ * A turn of the event loop: a signal is heard, and the other thread's messages are taken in.
+ * The worker waits for the main thread to acknowledge its changes (diff-lane.ts); yielding only
+ * between partitions, the main thread kept it waiting ~220 ms of a run (a partition at a time).
+ */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 /** Whether a partition's older records are more than twice what a partition is sized for: it is split again to be joined. */
 export const needsSplit = (older: Part, usedBits: number, size: number) => older.bytes > 2 * size && usedBits < 32;
 
@@ -50,7 +57,7 @@ export const needsSplit = (older: Part, usedBits: number, size: number) => older
 export async function joinSpilled(older: Part, newer: Part, usedBits: number, run: JoinRun): Promise<void> {
   const { context, scratch, signal } = run;
   // The partition's files are read at once (partitions.ts): the loop hears signals between partitions.
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   signal?.throwIfAborted();
   if (needsSplit(older, usedBits, run.size)) return splitAndJoin(older, newer, usedBits, run);
   const join = new PartitionJoin(await older.load(scratch), older.records, context, scratch.table);
@@ -59,6 +66,7 @@ export async function joinSpilled(older: Part, newer: Part, usedBits: number, ru
     signal?.throwIfAborted();
     eachRecord(chunk, join.probe);
     await context.changes.flush();
+    await nextTurn();
   }
   newer.discard();
   await join.lost();

@@ -49,6 +49,13 @@ export interface UnsortedOptions {
  */
 const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16));
 /**
+ * The same when two threads join at once (the worker's path): half, 4 MiB. The two threads'
+ * tables and records share the CPU's last cache; with 8 MiB each, the joins of two
+ * 1,000,000-record exports took ~685 ms of CPU, with 4 MiB ~590 (interleaved runs, issue 22),
+ * at the same peak (2 MiB: ~570, but the scans +40 ms and the peak +12 MiB, 32 more blocks).
+ */
+const LANE_PARTITION_BYTES = Math.min(4 * 1024 * 1024, PARTITION_BYTES);
+/**
  * The largest older side (its text, estimated) read with the worker thread. Past it, the main
  * thread does all: with a second heap and the main thread's own growing faster (V8 lets more
  * garbage pile up), the 5,000,000 x 5,000,000 diff of the bench peaked at 258 MiB, not 159,
@@ -59,13 +66,14 @@ const LANE_MAX_BYTES = 128 * 1024 * 1024;
 /** The diff of two unsorted sides; the changes reach `emit` in key order, in batches. */
 export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { signal, tempDir } = options;
-  const size = options.partitionBytes ?? PARTITION_BYTES;
   const bytes = await estimateBytes(older);
+  const twoCores = bytes <= LANE_MAX_BYTES && laneCanRead(older, options);
+  const size = options.partitionBytes ?? (twoCores ? LANE_PARTITION_BYTES : PARTITION_BYTES);
   const count = partitionCount(bytes, size);
   const changes = new ChangeOrder(tempDir, signal);
   const run = joinRun({ names: options.names, stats: { older: older.stats, newer: newer.stats }, changes, printChanged: options.changed, size, dir: tempDir, signal });
   try {
-    const lane = bytes <= LANE_MAX_BYTES ? startLane(older, newer, options, { count, size, changes }) : undefined;
+    const lane = twoCores ? startLane(older, newer, options, { count, size, changes }) : undefined;
     await (lane ? joinOnTwoCores(older, newer, count, lane, run) : joinHere(older, newer, count, run));
     // The joins are done: their buffer and table go before the changes are sorted and written.
     Object.assign(run.scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
@@ -126,11 +134,14 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
   }
 }
 
-/** The worker thread, when there is one to start and the older side is a file it can open itself. */
-function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, shared: { count: number; size: number; changes: ChangeOrder }): DiffLane | undefined {
-  const file = options.workerFile;
-  if (file === undefined || typeof older.source !== 'string') return undefined;
-  const { source, isExport, field, where } = older;
+/** Whether there is a worker thread to start, and the older side is a file it can open itself. */
+const laneCanRead = (older: UnsortedSide, options: UnsortedOptions) => options.workerFile !== undefined && typeof older.source === 'string';
+
+/** The worker thread (laneCanRead said it can). */
+function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, shared: { count: number; size: number; changes: ChangeOrder }): DiffLane {
+  const file = options.workerFile!;
+  const { isExport, field, where } = older;
+  const source = older.source as string;
   const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
   return new DiffLane(file, job, shared.changes);
 }
