@@ -1,5 +1,7 @@
 import type { Sink } from '../../src/cli/output/sink.js';
 
+const decoder = new TextDecoder();
+
 /** A sink that keeps what is written, for formatter tests. */
 export function captureSink(): Sink & { text: string } {
   return {
@@ -9,7 +11,8 @@ export function captureSink(): Sink & { text: string } {
     flushed: true,
     delivered: true,
     write(t: string | Uint8Array) {
-      this.text += String(t);
+      // jq's worker hands its output over as UTF-8 bytes (jq-engine.ts).
+      this.text += typeof t === 'string' ? t : decoder.decode(t);
     },
     async drain() {},
     async finish() {

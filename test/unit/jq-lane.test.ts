@@ -1,5 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { LaneStopped, workerLane } from '../../src/cli/output/jq-lane.js';
 import { jqFormatter } from '../../src/cli/output/jq.js';
@@ -70,5 +71,24 @@ describe("jq's lane: an answer already waiting on the port", () => {
     const answers = await lane.waitBelow(0);
     expect(answers.map((a) => a.out)).toEqual(['late\n']);
     lane.close();
+  });
+});
+
+describe("jq's module compiled on the main thread and shared with the worker", () => {
+  const WORKER = fileURLToPath(new URL('../../dist/jq-worker.cjs', import.meta.url));
+  const WASM = fileURLToPath(new URL('../../dist/vendor/build/jq.wasm', import.meta.url));
+  const module = () => new (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => WebAssembly.Module } }).WebAssembly.Module(readFileSync(WASM));
+
+  it('the check runs here, in jq 1.8, while the thread starts; the thread runs batches on the same module', async () => {
+    const bad = workerLane(WORKER, { filter: 'nosuch(1)', flags: ['-c'] }, module());
+    expect(await bad.check()).toBe('nosuch/1 is not defined at <top-level>, line 1, column 1');
+    bad.close();
+    const good = workerLane(WORKER, { filter: '.a, (.a | split("_"))', flags: ['-c'] }, module());
+    expect(await good.check()).toBeUndefined();
+    const sink = captureSink();
+    const f = jqFormatter(good, { filter: '.a, (.a | split("_"))' }, sink);
+    await f.write([{ a: 'x_y' }, { a: ' z ' }] as never);
+    await f.end();
+    expect(sink.text).toBe('x_y\n["x","y"]\n z \n[" z "]\n');
   });
 });

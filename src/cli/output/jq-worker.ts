@@ -10,22 +10,21 @@ export type WorkerRequest =
   | { kind: 'check' }
   | { kind: 'batch'; batch: Uint8Array; slurp: boolean };
 
-interface Data {
+export interface WorkerData {
   port: MessagePort;
   program: JqProgram;
+  /** jq's module, compiled by the main thread (jq-lane.ts), which shares what V8 compiled of it. */
+  module?: WebAssembly.Module;
 }
 
-const { port, program } = workerData as Data;
-// V8 compiles jq's hot wasm functions again, optimized, on background threads, each with a
-// malloc arena of its own that keeps what the compiler used: the run's peak RSS held ~10 MiB
-// more with V8's default (several tasks at once) than with one task compiling them in turn,
-// for ~45 ms more CPU (measured over a 200k-record export). Only the wasm compiler reads this
-// flag, and only jq compiles wasm in sgq; it is set before jq's module is compiled.
+const { port, program, module } = workerData as WorkerData;
+// One wasm compilation task: see compiledJq in jq-lane.ts, which sets it before it compiles
+// the module it shares; set here too for a module this thread compiles itself.
 setFlagsFromString('--wasm-num-compilation-tasks=1');
 // jq-wasm's runtime prints an abort (memory exhausted, say) with console.error as well as
 // throwing it: the throw becomes sgq's one failure line, so the print would be a second.
 console.error = () => undefined;
-const loaded = import('jq-wasm').then(({ loadJq }) => loadJq());
+const loaded = import('jq-wasm').then(({ loadJq }) => loadJq(module ? { wasmModule: module } : undefined));
 /** An abort of jq's WebAssembly as sgq tells it: without Emscripten's advice to its own developers. */
 const brokenText = (error: unknown) => (error as Error).message.replace(/\. Build with -sASSERTIONS for more info\.$/, '');
 
