@@ -154,15 +154,10 @@ export function workerLane(file: string, program: JqProgram, module?: WebAssembl
     sent++;
   };
   const lane: JqLane = {
-    async check() {
-      if (module) {
-        worker ??= startThread(file, { port: port2, program, module }, end);
-        return checkHere(module, program);
-      }
-      post({ kind: 'check' });
-      const [answer] = (await lane.waitBelow(0)) as unknown as [{ error?: string; broken?: string }];
-      if (answer.broken !== undefined) throw new Error(answer.broken);
-      return answer.error;
+    check() {
+      if (!module) return checkInWorker(lane, post);
+      worker ??= startThread(file, { port: port2, program, module }, end);
+      return checkHere(module, program);
     },
     submit: (batch, slurp) => post({ kind: 'batch', batch, slurp }, [batch.buffer as ArrayBuffer]),
     poll: take,
@@ -194,6 +189,14 @@ export function workerLane(file: string, program: JqProgram, module?: WebAssembl
   });
   port1.unref();
   return lane;
+}
+
+/** The check made by the worker itself, for a lane given no module. */
+async function checkInWorker(lane: JqLane, post: (request: WorkerRequest) => void): Promise<string | undefined> {
+  post({ kind: 'check' });
+  const [answer] = (await lane.waitBelow(0)) as unknown as [{ error?: string; broken?: string }];
+  if (answer.broken !== undefined) throw new Error(answer.broken);
+  return answer.error;
 }
 
 /** Whether the port and the thread keep the event loop running: only while an answer is awaited. */
