@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -77,13 +77,12 @@ describe("jq's lane: an answer already waiting on the port", () => {
 describe("jq's module compiled on the main thread and shared with the worker", () => {
   const WORKER = fileURLToPath(new URL('../../dist/jq-worker.cjs', import.meta.url));
   const WASM = fileURLToPath(new URL('../../dist/vendor/build/jq.wasm', import.meta.url));
-  const module = () => new (globalThis as unknown as { WebAssembly: { Module: new (b: Uint8Array) => WebAssembly.Module } }).WebAssembly.Module(readFileSync(WASM));
 
   it('the check runs here, in jq 1.8, while the thread starts; the thread runs batches on the same module', async () => {
-    const bad = workerLane(WORKER, { filter: 'nosuch(1)', flags: ['-c'] }, module());
+    const bad = workerLane(WORKER, { filter: 'nosuch(1)', flags: ['-c'] }, WASM);
     expect(await bad.check()).toBe('nosuch/1 is not defined at <top-level>, line 1, column 1');
     bad.close();
-    const good = workerLane(WORKER, { filter: '.a, (.a | split("_"))', flags: ['-c'] }, module());
+    const good = workerLane(WORKER, { filter: '.a, (.a | split("_"))', flags: ['-c'] }, WASM);
     expect(await good.check()).toBeUndefined();
     const sink = captureSink();
     const f = jqFormatter(good, { filter: '.a, (.a | split("_"))' }, sink);

@@ -48,7 +48,7 @@ export class LaneStopped extends Error {
 export async function openLane(program: JqProgram): Promise<JqLane> {
   const file = builtFile('jq-worker.cjs');
   const wasm = builtFile(join('vendor', 'build', 'jq.wasm'));
-  if (file && wasm) return workerLane(file, program, compiledJq(wasm));
+  if (file) return workerLane(file, program, wasm);
   const { loadJq } = await import('jq-wasm');
   return mainThreadLane(await loadJq(), program);
 }
@@ -75,7 +75,9 @@ function compiledJq(wasm: string): WebAssembly.Module {
  * shared module while the worker starts (a thread takes some 25 ms to start): the check, which
  * must end before the first request, no longer waits for the thread. The instance is dropped.
  */
-async function checkHere(module: WebAssembly.Module, program: JqProgram): Promise<string | undefined> {
+async function checkHere(wasm: string, program: JqProgram, starting: (module: WebAssembly.Module) => void): Promise<string | undefined> {
+  const module = compiledJq(wasm);
+  starting(module);
   const { loadJq } = await import('jq-wasm');
   // jq-wasm's runtime prints an abort with console.error as well as throwing it: the throw is sgq's one line.
   const print = console.error;
@@ -112,12 +114,18 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
  * settled by the port's messages or by the thread's end, never a blocking wait: a thread that
  * dies (out of memory, a crash) fails the run with a line, and a signal is heard while jq works.
  */
-export function workerLane(file: string, program: JqProgram, module?: WebAssembly.Module): JqLane {
+export function workerLane(file: string, program: JqProgram, wasm?: string): JqLane {
   const { port1, port2 } = new MessageChannel();
   // Started with the first request: a filter that jq never has to run (jq-subset.ts) costs no thread.
   let worker: Worker | undefined;
-  let sent = 0;
-  let received = 0;
+  /** jq's module, compiled here for the check only (a filter of sgq's subset may never need jq); a thread started without it compiles its own. */
+  let module: WebAssembly.Module | undefined;
+  const start = () => (worker ??= startThread(file, { port: port2, program, module }, end));
+  const startWith = (compiled: WebAssembly.Module) => {
+    module = compiled;
+    start();
+  };
+  let [sent, received] = [0, 0];
   let ended: LaneStopped | undefined;
   const arrived: Answer[] = [];
   const waiters: { below: number; resolve: (answers: Answer[]) => void; reject: (error: LaneStopped) => void }[] = [];
@@ -149,16 +157,12 @@ export function workerLane(file: string, program: JqProgram, module?: WebAssembl
     settle();
   };
   const post = (request: WorkerRequest, transfer: ArrayBuffer[] = []) => {
-    worker ??= startThread(file, { port: port2, program, module }, end);
+    start();
     port1.postMessage(request, transfer);
     sent++;
   };
   const lane: JqLane = {
-    check() {
-      if (!module) return checkInWorker(lane, post);
-      worker ??= startThread(file, { port: port2, program, module }, end);
-      return checkHere(module, program);
-    },
+    check: () => (wasm ? checkHere(wasm, program, startWith) : checkInWorker(lane, post)),
     submit: (batch, slurp) => post({ kind: 'batch', batch, slurp }, [batch.buffer as ArrayBuffer]),
     poll: take,
     waitBelow(n) {
