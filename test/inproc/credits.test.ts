@@ -1,9 +1,11 @@
+import { execaSync } from 'execa';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEY } from '../../src/sandbox/server.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
+import { onLinuxAsRoot } from '../helpers/tmpfs.js';
 
 const sb = useSandbox();
 const calls = () => [...sb.sandbox.calls.values()].reduce((a, b) => a + b, 0);
@@ -97,20 +99,21 @@ describe('the note of the balance (credits.json)', () => {
     expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\.json: ENOTDIR/);
   });
 
-  it.skipIf(process.getuid?.() === 0 || process.platform === 'win32')('a read-only config folder holding the file loses the note only', async () => {
+  // Root ignores file modes: there the folder is made read-only by a read-only bind mount of itself.
+  it.skipIf(process.platform === 'win32' || (process.getuid?.() === 0 && !onLinuxAsRoot))('a read-only config folder holding the file loses the note only', async () => {
     const dir = tempDir();
     const env = { ...sb.env(), SGQ_CONFIG_DIR: dir };
     expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
     const file = join(dir, 'credits.json');
     const before = readFileSync(file, 'utf8');
-    chmodSync(dir, 0o500);
+    const readOnly = onLinuxAsRoot ? bindReadOnly(dir) : (chmodSync(dir, 0o500), () => chmodSync(dir, 0o700));
     try {
       const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--verbose'], { env });
       expect(run.code).toBe(0);
-      expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\.json: EACCES/);
+      expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\.json: (EACCES|EROFS)/);
       expect(readFileSync(file, 'utf8')).toBe(before);
     } finally {
-      chmodSync(dir, 0o700);
+      readOnly();
     }
   });
 });
@@ -131,3 +134,10 @@ describe('warn-credits', () => {
     expect(bad.code).toBe(2);
   });
 });
+
+/** Makes a folder read-only for root too (a read-only bind mount of itself); returns the undo. */
+function bindReadOnly(dir: string): () => void {
+  execaSync('mount', ['--bind', dir, dir]);
+  execaSync('mount', ['-o', 'remount,ro,bind', dir]);
+  return () => void execaSync('umount', [dir], { reject: false });
+}
