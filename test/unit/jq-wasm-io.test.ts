@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a build script, plain JavaScript
 import { withBulkIo } from '../../scripts/jq-wasm-io.mjs';
+import { runBatch } from '../../src/cli/output/jq-engine.js';
 import { tempDir } from '../helpers/run.js';
 
 // The build gives jq-wasm's stdin and stdout a bulk path and lets its input be bytes
@@ -47,6 +48,18 @@ describe('jq-wasm with bulk input and output (the build plugin)', () => {
     const answer = jq.raw(new TextEncoder().encode('{"s":"  a\\nb\\t "}\n{"s":"\\n"}\n{"s":{"x":1}}'), '.s', ['-c', '-r']);
     expect(new TextDecoder().decode(answer.stdoutBytes)).toBe('  a\nb\t \n\n\n{"x":1}\n');
     expect(answer.stdout).toBe('a\nb\t \n\n\n{"x":1}');
+  });
+
+  it("a batch's output is bytes in a buffer of their own, which the worker can transfer, after a failure too", async () => {
+    const jq = (await patchedJq()) as unknown as Parameters<typeof runBatch>[0];
+    const records = new TextEncoder().encode(Array.from({ length: 40 }, (_, i) => `{"i":${i}}`).join('\n'));
+    for (const filter of ['.i', 'if .i == 30 then error("x") else .i end']) {
+      const { out } = runBatch(jq, { filter, flags: ['-c'] }, records);
+      expect(out).toBeInstanceOf(Uint8Array);
+      const bytes = out as Uint8Array;
+      expect([bytes.byteOffset, bytes.byteLength]).toEqual([0, bytes.buffer.byteLength]);
+      expect(new TextDecoder().decode(bytes)).toBe(Array.from({ length: filter === '.i' ? 40 : 30 }, (_, i) => `${i}\n`).join(''));
+    }
   });
 
   it('fails the build, naming the edit, when the glue no longer matches', () => {

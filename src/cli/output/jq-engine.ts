@@ -64,10 +64,21 @@ function printed(result: JqResult): string | Uint8Array {
   return out;
 }
 
-/** Outputs of several calls as one: all text, or all bytes (one jq handle gives one kind). */
+/**
+ * Outputs of several calls as one: all text, or all bytes (one jq handle gives one kind), in
+ * a buffer of their own, to be transferred (Buffer.concat may hand out a view of Node's shared
+ * pool, which Node 22 and later refuse to transfer, and Node 20 would detach).
+ */
 function joined(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
   if (parts.every((p) => typeof p === 'string')) return parts.join('');
-  return Buffer.concat(parts as Uint8Array[]);
+  const bytes = parts as readonly Uint8Array[];
+  const out = new Uint8Array(bytes.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of bytes) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 const failed = (result: JqResult) => result.exitCode === 5 || /^jq: error/m.test(result.stderr);

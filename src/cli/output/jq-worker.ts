@@ -41,7 +41,9 @@ port.on('message', (request: WorkerRequest) => {
       else {
         const result = runBatch(jq, program, request.batch, request.slurp);
         const transfer = [request.batch.buffer as ArrayBuffer];
-        if (typeof result.out !== 'string') transfer.push(result.out.buffer as ArrayBuffer);
+        // Only a buffer the output has to itself moves; a view of a larger one is copied.
+        const { out } = result;
+        if (typeof out !== 'string' && out.byteOffset === 0 && out.byteLength === out.buffer.byteLength) transfer.push(out.buffer as ArrayBuffer);
         answer({ ...result, spare: request.batch }, transfer);
       }
     } catch (error) {
