@@ -16,8 +16,13 @@ export async function runPlainLine(argv: readonly string[], definitions: readonl
   const fast = fastParse(argv, definitions, globalOptions());
   if (fast === undefined) return undefined;
   try {
-    return await fast.definition.handler!(fast.args, fast.opts, createContext(io, fast.globals as GlobalOptions, tree));
+    return await runHandler(io, fast.definition, fast.args, fast.opts, fast.globals, tree);
   } catch (error) {
     return failed(error, io);
   }
+}
+
+/** Runs a command's handler in a context of its own (parsed here or by Commander); `tree` gives the whole program. */
+export async function runHandler(io: Io, definition: CommandDefinition, args: string[], opts: Record<string, unknown>, globals: Record<string, unknown>, tree: () => Command): Promise<number> {
+  return definition.handler!(args, opts, createContext(io, globals as GlobalOptions, tree));
 }

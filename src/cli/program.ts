@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Io } from './io.js';
 import { globalOptions } from './global-options.js';
 import { VERSION } from '../core/version.js';
-import { createContext, type GlobalOptions } from './context.js';
+import { runHandler } from './plain-line.js';
 import { commandDefinitions } from './commands/index.js';
 import { helpText, type CommandDefinition } from './commands/define.js';
 import { helpLayout, setHelpAfter } from './help/layout.js';
@@ -26,7 +26,7 @@ export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
     fillAll(program);
     return program;
   };
-  const runHandler: RunCommand = run ?? (async (definition, args, opts, globals) => definition.handler!(args, opts, createContext(io, globals as GlobalOptions, tree)));
+  const runCommand: RunCommand = run ?? ((definition, args, opts, globals) => runHandler(io, definition, args, opts, globals, tree));
   const add = (parent: Command, definition: CommandDefinition): void => {
     const cmd = parent.command(definition.name).description(definition.summary);
     for (const arg of definition.arguments ?? []) cmd.argument(arg.name, arg.description);
@@ -34,7 +34,7 @@ export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
     if (definition.handler) {
       cmd.action(async (...args: unknown[]) => {
         const c = args[args.length - 1] as Command;
-        state.exitCode = await runHandler(definition, c.args, c.opts(), c.optsWithGlobals());
+        state.exitCode = await runCommand(definition, c.args, c.opts(), c.optsWithGlobals());
       });
     }
     // Options, subcommands and help are built once, when the command is entered or a help

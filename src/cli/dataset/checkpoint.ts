@@ -161,9 +161,9 @@ export class DatasetCheckpoint implements Checkpoint {
     }
     const lock = await acquireLock(this.layout.commitLock, { ...this.options.lockOptions, waitMs: COMMIT_WAIT_MS, what: `the dataset ${this.layout.root}` });
     try {
-      // The commit seals what was sent before it; what jobs send while it is written goes to the
-      // next part, and is pending again (cleared after the answer, a page sent meanwhile would
-      // be dropped at the close as if it had been committed).
+      // The commit seals what was sent before it. Cleared now, not after the answer: a page
+      // another job sends while the commit is written goes to the next part and must count as
+      // staged, or the run's last commit would skip it and the close drop it.
       this.staged = false;
       const { failure } = await this.lane.send({ kind: 'commit' });
       if (failure) {
