@@ -5,6 +5,7 @@ import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags } from './jq-engine.js';
 import { compileSubset, subsetLines, type Subset } from './jq-subset.js';
 import { ByteBatch } from './jq-batch.js';
+import { streamBuiltinIn } from './jq-stream-builtins.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
 import type { Answer, JqLane, LaneStopped } from './jq-lane.js';
 import type { Sink } from './sink.js';
@@ -46,6 +47,11 @@ export function loadJqFilter(options: JqOptions): Promise<JqLane> {
 }
 
 async function openChecked(options: JqOptions): Promise<JqLane> {
+  const builtin = options.slurp ? undefined : streamBuiltinIn(options.filter);
+  if (builtin) {
+    const what = builtin === 'halt' ? 'ends the input stream' : 'reads the input stream';
+    throw usageError(`--jq cannot run \`${builtin}\`: it ${what}, and sgq hands jq the records in batches, each of which jq would take for the whole stream`, 'add --slurp to run the filter once over the array of all records, or pipe `-o ndjson` into jq');
+  }
   const { openLane } = await import('./jq-lane.js');
   const ready = await openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
   // A filter of the subset always compiles: jq need not start unless a value needs it (jq-subset.ts).
