@@ -59,6 +59,13 @@ describe('the builtins that read or end the input stream', () => {
     for (const filter of notCalls) expect([filter, streamBuiltinIn(filter)]).toEqual([filter, undefined]);
   });
 
+  it('are found at any depth of interpolation, without recursion (a filter may nest as deep as it likes)', () => {
+    const deep = (n: number, inner: string) => `${'"\\('.repeat(n)}${inner}${')"'.repeat(n)}`;
+    expect(streamBuiltinIn(deep(100_000, 'inputs'))).toBe('inputs');
+    expect(streamBuiltinIn(deep(100_000, '.inputs'))).toBeUndefined();
+    expect(streamBuiltinIn(`${'"\\('.repeat(100_000)}`)).toBeUndefined();
+  });
+
   it('agree with jq: a filter found reads or ends the stream (two records at once differ from one at a time), one not found does not', async () => {
     const jq = await (require('jq-wasm') as { loadJq(): Promise<Jq> }).loadJq();
     const records = ['{"a":1,"x":true,"input":5,"inputs":6,"halt":7,"k":"key"}', '{"a":2,"x":false,"input":8,"inputs":9,"halt":0,"k":"key"}'];

@@ -79,6 +79,14 @@ describe('--jq', () => {
     await expect(createFormatter('ndjson', captureSink(), { jq: { filter: 'repeat(.)' } })).resolves.toBeDefined();
   });
 
+  it('a filter nested deeper than any stack is jq\'s to refuse (exit 2 with its words), not a crash of sgq', async () => {
+    for (const filter of ['"\\('.repeat(20_000), `${'('.repeat(20_000)}.${')'.repeat(20_000)}`, `${'['.repeat(20_000)}${']'.repeat(20_000)}`]) {
+      const error = await createFormatter('ndjson', captureSink(), { jq: { filter } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SgqError);
+      expect([(error as SgqError).exitCode, (error as SgqError).message]).toEqual([2, expect.stringMatching(/^--jq does not compile: memory exhausted/)]);
+    }
+  });
+
   it('a runtime error names the record by its position in the whole stream, after writing every result before it', async () => {
     // jq runs on batches beside the main thread: the error surfaces at a later write or at the end.
     const sink = captureSink();

@@ -10,6 +10,8 @@ const STREAM_BUILTINS = new Set(['input', 'inputs', 'input_line_number', 'halt']
 // jq's white space, a name (with a module path), and the characters that decide what a name is.
 const SPACE = /[ \t\r\n]*/y;
 const NAME = /[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*/y;
+/** An interpolation's `\(` in the stack of open brackets: its `)` returns to the string. */
+const INTERPOLATION = '\\(';
 
 /**
  * The first builtin of STREAM_BUILTINS the filter calls, or undefined. Names in strings (but
@@ -18,7 +20,7 @@ const NAME = /[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*/y;
  * that defines its own `input` is refused too.
  */
 export function streamBuiltinIn(filter: string): string | undefined {
-  return new Scanner(filter).scan(false);
+  return new Scanner(filter).scan();
 }
 
 class Scanner {
@@ -30,29 +32,51 @@ class Scanner {
 
   constructor(private readonly text: string) {}
 
-  /** Scans to the end, or, inside an interpolation, to its closing parenthesis. */
-  scan(inside: boolean): string | undefined {
-    const base = this.open.length;
+  /** Scans to the end (a loop, not a recursion: interpolations nest as deep as the filter likes). */
+  scan(): string | undefined {
+    let inString = false;
     while (this.at < this.text.length) {
       const c = this.text[this.at]!;
+      if (inString) {
+        inString = this.stringPart(c);
+        continue;
+      }
       if (c === '"') {
-        const found = this.string();
-        if (found) return found;
+        this.at++;
+        inString = true;
       } else if (c === '#') this.comment();
       else if (/[A-Za-z_]/.test(c)) {
         const found = this.name();
         if (found) return found;
+      } else if (c === ')' && this.open.at(-1) === INTERPOLATION) {
+        // The end of `\( … )`: the string goes on.
+        this.open.pop();
+        this.at++;
+        inString = true;
       } else {
-        if (c === ')' && inside && this.open.length === base) {
-          this.at++;
-          return undefined;
-        }
         if ('([{'.includes(c)) this.open.push(c);
         else if (')]}'.includes(c)) this.open.pop();
         this.step(c);
       }
     }
     return undefined;
+  }
+
+  /** One step inside a string literal, from `c`; whether the string goes on (false at its end or an interpolation's start). */
+  private stringPart(c: string): boolean {
+    if (c === '"') {
+      this.at++;
+      this.previous = '"';
+      return false;
+    }
+    if (c === '\\' && this.text[this.at + 1] === '(') {
+      this.at += 2;
+      this.open.push(INTERPOLATION);
+      this.previous = '(';
+      return false;
+    }
+    this.at += c === '\\' ? 2 : 1;
+    return true;
   }
 
   private step(c: string): void {
@@ -77,25 +101,6 @@ class Scanner {
     if (after === ':') return undefined;
     const inObject = this.open.at(-1) === '{' && (before === '{' || before === ',');
     return inObject && (after === ',' || after === '}') ? undefined : name;
-  }
-
-  /** A string literal from its quote: its text is skipped, its interpolations scanned. */
-  private string(): string | undefined {
-    this.at++;
-    while (this.at < this.text.length) {
-      const c = this.text[this.at];
-      if (c === '"') break;
-      if (c === '\\' && this.text[this.at + 1] === '(') {
-        this.at += 2;
-        const found = this.scan(true);
-        if (found) return found;
-        continue;
-      }
-      this.at += c === '\\' ? 2 : 1;
-    }
-    this.at++;
-    this.previous = '"';
-    return undefined;
   }
 
   /** A comment runs to the end of its line; jq 1.8 continues it past a newline after an odd number of backslashes. */
