@@ -3,6 +3,7 @@ import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
 import { DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
 import { PartitionJoin } from './hash-diff.js';
+import { warmUpJoins } from './join-warmup.js';
 import { KeyTable } from './key-table.js';
 import { addCounts, settled, type Change, type DiffCounts } from './merge-diff.js';
 import { Partitions, type OnRecord } from './partitions.js';
@@ -76,7 +77,7 @@ export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, opt
   const run = joinRun({ names: options.names, stats: { older: older.stats, newer: newer.stats }, changes, printChanged: options.changed, size, dir: tempDir, signal });
   try {
     const lane = twoCores ? startLane(older, newer, options, { count, size, changes }) : undefined;
-    await (lane ? joinOnTwoCores(older, newer, count, lane, run, changes) : joinHere(older, newer, count, run));
+    await (lane ? joinOnTwoCores(older, newer, count, lane, run, changes, options.names) : joinHere(older, newer, count, run));
     // The joins are done: their buffer and table go before the changes are sorted and written.
     Object.assign(run.scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
     for await (const batch of changes.sorted()) {
@@ -108,13 +109,17 @@ async function joinHere(older: UnsortedSide, newer: UnsortedSide, count: number,
  * The older side read by the worker thread while this one reads the newer; then the
  * partitions joined by both, each taking the next (this thread alone those to split again).
  */
-async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: number, lane: DiffLane, run: JoinRun, changes: ChangeOrder): Promise<void> {
+async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: number, lane: DiffLane, run: JoinRun, changes: ChangeOrder, names: UnsortedOptions['names']): Promise<void> {
   const { signal, context } = run;
   const newerParts = new Partitions(count, run.dir, 0);
   let olderParts: Partitions | undefined;
   try {
     await scanSide(newer, newerParts.add, signal, async () => undefined);
     newerParts.seal(true);
+    // Time this thread would spend waiting for the worker's side goes to warming up the join.
+    let scannedYet = false;
+    void lane.scanned.finally(() => (scannedYet = true)).catch(() => undefined);
+    await warmUpJoins(names, () => scannedYet || signal?.aborted === true);
     const scanned = await untilAborted(lane.scanned, signal);
     olderParts = scanned.parts;
     older.stats.missingKey += scanned.missingKey;
