@@ -20,8 +20,12 @@ export interface LaneJob {
   newerField: string;
   names?: { older: string; newer: string };
   printChanged: boolean;
-  /** Characters of changes the worker holds and sorts itself before it hands them over as they come (held-changes.ts); tests make it tiny. */
-  holdChars?: number;
+  /**
+   * Characters of changes the worker holds and sorts itself before it hands them over as they
+   * come (held-changes.ts): what the main thread's sort holds before it spills (RUN_CHARS, by
+   * the main thread's heap, which `--max-old-space-size` may cap); tests make it tiny.
+   */
+  holdChars: number;
   size: number;
   dir: string;
   /** One file a partition of the older side. */

@@ -2,7 +2,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { AckWindow } from './ack-window.js';
 import type { LaneJob, FromWorker, ToWorker } from './diff-lane.js';
 import { errorKind } from './diff-lane.js';
-import { RUN_CHARS } from './external-sort.js';
 import { HeldChanges } from './held-changes.js';
 import { Partitions } from './partitions.js';
 import { scanSide } from './side-scan.js';
@@ -52,8 +51,7 @@ async function scan(): Promise<Partitions> {
 async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join' }>): Promise<void> {
   const newer = Partitions.written(job.dir, message.newer.paths, message.newer.sizes);
   const stats = { older: { missingKey: 0, duplicates: 0 }, newer: { missingKey: 0, duplicates: 0 } };
-  // Held up to what the main thread's sort holds before it spills a run.
-  const changes = new HeldChanges(job.holdChars ?? RUN_CHARS, handOver);
+  const changes = new HeldChanges(job.holdChars, handOver);
   const run = joinRun({ names: job.names, stats, changes, printChanged: job.printChanged, size: job.size, dir: job.dir });
   const next = new Int32Array(job.next);
   // The main thread keeps for itself any partition that must be split again: only it makes files.

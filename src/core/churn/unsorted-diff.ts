@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
+import { RUN_CHARS } from './external-sort.js';
 import { DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
 import { PartitionJoin } from './hash-diff.js';
 import { warmUpJoins } from './join-warmup.js';
@@ -151,7 +152,7 @@ function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOp
   const file = options.workerFile!;
   const { isExport, field, where } = older;
   const source = older.source as string;
-  const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, holdChars: options.workerHoldChars, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
+  const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, holdChars: options.workerHoldChars ?? RUN_CHARS, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
   return new DiffLane(file, job, shared.changes);
 }
 
