@@ -26,6 +26,7 @@ function run(layout: DatasetLayout, rows: JsonObject[], id: string): void {
   const stream = new DatasetStream({ layout, kind: 'records', route: 'graph.get_followers', date: '2025-01-31', runId: id }, () => undefined);
   mkdirSync(layout.staging, { recursive: true });
   stream.add(rows);
+  stream.cut();
   stream.commit();
 }
 

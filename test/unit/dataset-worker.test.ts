@@ -56,6 +56,7 @@ async function writeWith(file: string | null, pages: ReturnType<typeof asPage>[]
     const answers = pages.map((page, i) => lane.send({ kind: 'page', user: i % 2 ? 'jack' : 'dorsey', ...page }));
     await lane.settle();
     expect((await Promise.all(answers)).filter((a) => a.failure)).toEqual([]);
+    expect((await lane.send({ kind: 'cut' })).failure).toBeUndefined();
     expect((await lane.send({ kind: 'commit' })).failure).toBeUndefined();
     await lane.send({ kind: 'drop' });
     return { thread: lane.thread, ...(await readParquet(partFile(root), { asText: true })), staging: readdirSync(join(root, '.sgq', 'staging')) };

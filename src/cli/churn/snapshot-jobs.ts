@@ -76,10 +76,21 @@ export class SnapshotCheckpoint implements Checkpoint {
     return this.pending && Date.now() >= this.nextCommit;
   }
 
-  async commit(): Promise<void> {
-    // The snapshots staged when the commit began: one staged while it runs waits for the next
-    // commit, which the scope makes once the output covering it is durable.
-    for (const held of [...this.staged]) {
+  commit(): Promise<void> {
+    return this.cut()();
+  }
+
+  /** The snapshots staged now; one staged after this instant waits for the next commit, once the output covering it is durable. */
+  cut(): () => Promise<void> {
+    const cut = [...this.staged];
+    this.staged.clear();
+    return () => this.commitCut(cut);
+  }
+
+  private async commitCut(cut: readonly Held[]): Promise<void> {
+    for (const held of cut) {
+      // Dropped since the cut (a commit before it failed): nothing of it is kept.
+      if (this.held.get(held.user) !== held) continue;
       try {
         await held.staged!.commit();
       } catch (error) {

@@ -2,7 +2,7 @@ import { configPath, profileFlag, profileName } from '../../core/config.js';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
 import { numberValue, type Json } from '../../core/json.js';
 import type { Reporter } from '../output/reporter.js';
-import { creditsFile, readBalances, readObservedPrices, type SeenBalance } from '../run/credits-store.js';
+import { creditsFile, readBalance, readObservedPrices, type SeenBalance } from '../run/credits-store.js';
 import type { CommandContext } from '../context.js';
 import { proxyFor } from '../../core/proxy.js';
 import { connect, recordSeenBalance } from './execute.js';
@@ -44,7 +44,7 @@ function observedPrices(env: Record<string, string | undefined>, profile: string
 
 function lastSeen(env: Record<string, string | undefined>, profile: string): SeenBalance | undefined {
   const file = creditsFile(configPath(env));
-  return file === undefined ? undefined : readBalances(file)[profile];
+  return file === undefined ? undefined : readBalance(file, profile);
 }
 
 async function refresh(ctx: CommandContext, reporter: Reporter): Promise<SeenBalance> {

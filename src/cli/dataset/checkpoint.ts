@@ -152,19 +152,30 @@ export class DatasetCheckpoint implements Checkpoint {
     this.options.stop();
   }
 
-  async commit(): Promise<void> {
-    // Every page sent is written (or failed) before the commit is judged.
-    await this.lane.settle();
+  commit(): Promise<void> {
+    return this.cut()();
+  }
+
+  /**
+   * The writer seals the pages sent before this instant (the cut), in the order of its
+   * requests: a page another job sends from here on goes to the next part, which this commit
+   * leaves in staging, and counts as staged for the next commit.
+   */
+  cut(): () => Promise<void> {
+    this.staged = false;
+    const sealed = this.lane.send({ kind: 'cut' });
+    return () => this.commitCut(sealed);
+  }
+
+  private async commitCut(sealed: Promise<WriterAnswer>): Promise<void> {
+    // Answered in order: every page sent before the cut is written (or failed) before the commit is judged.
+    this.absorb(await sealed);
     if (this.failure) {
       this.failureShown = true;
       throw this.failure;
     }
     const lock = await acquireLock(this.layout.commitLock, { ...this.options.lockOptions, waitMs: COMMIT_WAIT_MS, what: `the dataset ${this.layout.root}` });
     try {
-      // The commit seals what was sent before it. Cleared now, not after the answer: a page
-      // another job sends while the commit is written goes to the next part and must count as
-      // staged, or the run's last commit would skip it and the close drop it.
-      this.staged = false;
       const { failure } = await this.lane.send({ kind: 'commit' });
       if (failure) {
         this.staged = true;

@@ -113,8 +113,8 @@ function workerLane(worker: Worker, warn: (line: string) => void): WriterLane {
       const reply = new Promise<WriterAnswer>((resolve) => resolvers.push(resolve));
       batch.push(request);
       chars += 'text' in request ? request.text.length : 'ndjson' in request ? request.ndjson.length : 0;
-      // Open, commit and drop go at once: the run awaits them.
-      const control = request.kind === 'open' || request.kind === 'commit' || request.kind === 'drop';
+      // Open, cut, commit and drop go at once: the run awaits them.
+      const control = request.kind !== 'page' && request.kind !== 'records' && request.kind !== 'changes';
       if (control || batch.length >= BATCH_REQUESTS || chars >= BATCH_CHARS) flush();
       return reply;
     },

@@ -24,6 +24,8 @@ export class DatasetStream {
   private part?: PartWriter;
   private readonly sealed: SealedPart[] = [];
   private named = 0;
+  /** How many of the sealed parts (the first ones) the last cut covers: what the next commit renames. */
+  private cutAt = 0;
 
   constructor(
     private readonly place: StreamPlace,
@@ -50,18 +52,23 @@ export class DatasetStream {
     }
   }
 
-  /** Seals the part in progress, then renames every sealed part into the partition; the caller holds the commit lock. */
-  commit(): void {
+  /** Seals the part in progress: the parts sealed so far are those the next commit renames. */
+  cut(): void {
     if (this.part && this.part.rows > 0) {
       const part = this.part;
       this.part = undefined;
       this.sealed.push(part.seal());
     }
-    if (this.sealed.length === 0) return;
+    this.cutAt = this.sealed.length;
+  }
+
+  /** Renames the parts the last cut sealed into the partition; the caller holds the commit lock. Parts sealed since wait. */
+  commit(): void {
+    if (this.cutAt === 0) return;
     const { layout, kind, route, date, runId } = this.place;
     const folder = join(layout.ensure(kind), routeSegment(route), dateSegment(date));
     mkdirSync(folder, { recursive: true });
-    while (this.sealed.length > 0) {
+    for (; this.cutAt > 0; this.cutAt--) {
       const part = this.sealed[0]!;
       moveIntoPlace(part.temp, join(folder, partName(runId, ++this.named)));
       this.sealed.shift();
@@ -72,6 +79,7 @@ export class DatasetStream {
   drop(): void {
     this.part?.discard();
     this.part = undefined;
+    this.cutAt = 0;
     for (const part of this.sealed.splice(0)) rmSync(part.temp, { force: true });
   }
 }

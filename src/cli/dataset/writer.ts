@@ -27,6 +27,9 @@ export type WriterRequest =
   | ({ kind: 'page'; user: string | null } & PageText)
   /** Records (or changes) as NDJSON text, for what comes without a page. */
   | { kind: Kind; user: string | null; ndjson: string }
+  /** Seals the parts written so far: the next commit renames them, and no later one. */
+  | { kind: 'cut' }
+  /** Renames into their partitions the parts the last cut sealed. */
   | { kind: 'commit' }
   | { kind: 'drop' };
 
@@ -83,8 +86,13 @@ export class DatasetWriter {
         return this.addRecords(request.user, fromNdjson(request.ndjson));
       case 'changes':
         return this.addChanges(request.user, fromNdjson(request.ndjson));
+      case 'cut':
+        // Seals each part (footer, fsync): what comes after goes to new parts.
+        this.streams.records.cut();
+        this.streams.changes.cut();
+        return;
       case 'commit':
-        // Seals each part (footer, fsync) and renames it into its partition; the caller holds the commit lock.
+        // Renames the parts sealed by the last cut into their partitions; the caller holds the commit lock.
         this.streams.records.commit();
         this.streams.changes.commit();
     }

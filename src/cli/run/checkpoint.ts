@@ -21,8 +21,13 @@ export interface Checkpoint {
   readonly pending: boolean;
   /** Worth committing now, while output streams (at most once a second: STREAMING_COMMIT_MS; the marks space theirs more when their file is large). */
   readonly due: boolean;
-  /** Makes durable what is staged. Throws an SgqError if it cannot: what was staged is then dropped. */
-  commit(): Promise<void>;
+  /**
+   * Takes the cut: what is staged at this instant, when the caller has just found the output
+   * covering it durable. Returns what makes exactly that cut durable (it throws an SgqError if
+   * it cannot: the run then drops what is staged). What is staged after the cut is not in it:
+   * its output was not checked, so it waits for the next commit.
+   */
+  cut(): () => Promise<void>;
   /** Forgets what is staged: the output covering it was not kept. */
   drop(): Promise<void>;
   /** Lets go of what it holds (locks, open files), after a commit or a drop. */
@@ -49,9 +54,14 @@ export class Checkpoints {
     return this.all.some((c) => c.due);
   }
 
-  /** Called only when the output covering everything staged is durable. */
+  /**
+   * Called only when the output covering everything staged is durable, and in the same tick:
+   * the cut is taken here, not when an earlier commit still being written lets this one run,
+   * since what jobs stage meanwhile is covered by no check.
+   */
   commit(): Promise<void> {
-    return this.serially(() => this.commitAll());
+    const cuts = this.all.filter((c) => c.pending).map((c) => c.cut());
+    return this.serially(() => this.commitAll(cuts));
   }
 
   drop(): Promise<void> {
@@ -64,12 +74,11 @@ export class Checkpoints {
     return this.queue;
   }
 
-  private async commitAll(): Promise<void> {
+  private async commitAll(cuts: readonly (() => Promise<void>)[]): Promise<void> {
     if (this.failure) return this.dropAll();
-    for (const checkpoint of this.all) {
-      if (!checkpoint.pending) continue;
+    for (const commit of cuts) {
       try {
-        await checkpoint.commit();
+        await commit();
       } catch (error) {
         this.failure = error as SgqError;
         return this.dropAll();

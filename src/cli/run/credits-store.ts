@@ -1,12 +1,17 @@
+import { closeSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { replaceFile } from '../../fs/atomic.js';
-import { makePrivateFolder } from '../../fs/modes.js';
+import { DEFAULT_PROFILE } from '../../core/config.js';
+import { createTemp, moveIntoPlace, sealTemp, writeAll } from '../../fs/atomic.js';
+import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 
 // What sgq saw of the account, per profile: the last balance (every run that got a
 // `current_credits` records it, so `sgq credits` answers without a call) and the price it
 // measured for each route (README "Prices"). The file holds balances, prices, times, routes
-// and service addresses: never a key.
+// and service addresses: never a key. The default profile's note is in credits.json, as it
+// always was; another profile's in a file of its own beside it (credits.PROFILE.json), so that
+// runs of different profiles never write the same file: with no lock (a lock would cost every
+// run more than the note is worth), one run's rename could otherwise undo another's note.
 
 export interface SeenBalance {
   credits: number;
@@ -36,6 +41,14 @@ export function creditsFile(configPath: string | undefined): string | undefined 
   return configPath === undefined ? undefined : join(dirname(configPath), 'credits.json');
 }
 
+/** Where `profile`'s note is written: `file` (credits.json) for the default profile, credits.PROFILE.json beside it for another. */
+export function noteFile(file: string, profile: string): string {
+  if (profile === DEFAULT_PROFILE) return file;
+  // Any profile name as one file name: '/' and what Windows refuses are escaped.
+  const name = encodeURIComponent(profile).replace(/[*!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return join(dirname(file), `credits.${name}.json`);
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The store as read; `found` says the file was there and read whole (so its folder exists). */
@@ -58,14 +71,32 @@ function readStore(file: string): StoreShape & { found: boolean } {
   return { profiles, prices, found: true } as StoreShape & { found: boolean };
 }
 
-export function readBalances(file: string): Record<string, SeenBalance> {
-  return readStore(file).profiles;
+/**
+ * The store holding `profile`'s note: its own file, or, where it has none yet, credits.json
+ * (sgq before 3.4 kept every profile's note there).
+ */
+function readProfile(file: string, profile: string): StoreShape & { found: boolean } {
+  const own = noteFile(file, profile);
+  const store = readStore(own);
+  return store.found || own === file ? store : { ...onlyProfile(readStore(file), profile), found: false };
+}
+
+/** The entries of `profile` alone. */
+function onlyProfile(store: StoreShape, profile: string): StoreShape {
+  const pick = <T>(of: Record<string, T>) => (Object.hasOwn(of, profile) ? { [profile]: of[profile]! } : {});
+  return { profiles: pick(store.profiles), prices: pick(store.prices) };
+}
+
+/** The last balance seen on `profile`, if any. */
+export function readBalance(file: string, profile: string): SeenBalance | undefined {
+  const { profiles } = readProfile(file, profile);
+  return Object.hasOwn(profiles, profile) ? profiles[profile] : undefined;
 }
 
 /** The prices observed on a profile, route by route, on the service at `baseUrl`; a hand-damaged entry is skipped. */
 export function readObservedPrices(file: string, profile: string, baseUrl: string | undefined): Map<string, number> {
   const found = new Map<string, number>();
-  const routes = readStore(file).prices[profile];
+  const routes = readProfile(file, profile).prices[profile];
   if (!isRecord(routes)) return found;
   for (const [route, seen] of Object.entries(routes)) {
     if (!isRecord(seen) || !Number.isSafeInteger(seen.credits) || (seen.credits as number) < 0) continue;
@@ -81,16 +112,78 @@ export interface SeenByRun {
   prices?: Record<string, ObservedPrice>;
 }
 
-/** Records what a run saw for a profile; throws when the file cannot be written (the caller decides how loud to be). */
+/**
+ * How many times a note is merged again into what another run wrote meanwhile, before it is
+ * written over it anyway (a note lost, never a run held up).
+ */
+const MERGES = 8;
+
+/**
+ * Records what a run saw for a profile in its file (noteFile); throws when the file cannot be
+ * written (the caller decides how loud to be). Runs of the same profile may still end at the
+ * same time: just before the rename, the file is checked to be the one that was read (its
+ * inode, size and times), and read and merged again if another run replaced it meanwhile, so
+ * that the prices of the routes each observed are kept.
+ */
 export function recordSeen(file: string, profile: string, seen: SeenByRun): void {
-  const { found, ...store } = readStore(file);
+  const target = noteFile(file, profile);
+  let stamp = stampOf(target);
+  let store = readProfile(file, profile);
+  // A file just read has its folder; only the first note (or one after the folder went) makes it.
+  if (!store.found) makePrivateFolder(dirname(target));
+  for (let merges = 1; ; merges++) {
+    const temp = writeTemp(target, merged(store, profile, seen));
+    try {
+      const now = stampOf(target);
+      if (now === stamp || merges === MERGES) {
+        // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
+        // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
+        // a file lost or damaged by a crash reads as nothing known until the next run writes it.
+        moveIntoPlace(temp, target, { durable: false });
+        return;
+      }
+      stamp = now;
+      store = readProfile(file, profile);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    }
+    rmSync(temp, { force: true });
+  }
+}
+
+/** The store with what the run saw for `profile`, as the file's text. */
+function merged(store: StoreShape, profile: string, seen: SeenByRun): string {
   if (seen.balance) store.profiles[profile] = seen.balance;
   if (seen.prices) store.prices[profile] = { ...(isRecord(store.prices[profile]) ? store.prices[profile] : {}), ...seen.prices };
-  // A file just read has its folder; only the first note (or one after the folder went) makes it.
-  if (!found) makePrivateFolder(dirname(file));
-  // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
-  // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
-  // a file lost or damaged by a crash reads as nothing known until the next run writes it.
-  const shape = Object.keys(store.prices).length ? store : { profiles: store.profiles };
-  replaceFile(file, `${JSON.stringify(shape, null, 2)}\n`, { durable: false });
+  const { profiles, prices } = store;
+  const shape = Object.keys(prices).length ? { profiles, prices } : { profiles };
+  return `${JSON.stringify(shape, null, 2)}\n`;
+}
+
+/** The temporary file that will replace `file` (src/fs/atomic.ts), written and closed, not flushed. */
+function writeTemp(file: string, text: string): string {
+  const temp = createTemp(file);
+  try {
+    try {
+      writeAll(temp.fd, text);
+      sealTemp(temp.fd, { mode: PRIVATE_FILE, durable: false });
+    } finally {
+      closeSync(temp.fd);
+    }
+  } catch (error) {
+    rmSync(temp.path, { force: true });
+    throw error;
+  }
+  return temp.path;
+}
+
+/** Which version of the file is in place: another run's rename changes its inode, and its times. */
+function stampOf(file: string): string | undefined {
+  try {
+    const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
+    return stat && `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  } catch {
+    return undefined; // as readStore: nothing known
+  }
 }

@@ -132,11 +132,12 @@ export class RunScope {
     const { sink, formatter } = this.output;
     if (!sink.streams || !this.checkpoints.due) return;
     await formatter.settle?.();
-    // A format that holds its records until the end (a table, --jq --slurp, Parquet) has delivered nothing yet.
-    if (formatter.holdsUntilEnd) return;
     // A write that failed reports it on a later tick: let it, before trusting `flushed`.
     await new Promise((resolve) => setImmediate(resolve));
-    if (!sink.flushed || sink.failure || this.output.formatFailure) return;
+    // The check and the cut in one tick: jobs write and stage during the waits above, and
+    // what they stage is committed only if the check covers their records. A format that holds
+    // records until the end (a table, --jq --slurp, Parquet) or in flight (--jq) has not delivered them.
+    if (formatter.holdsUntilEnd || !sink.flushed || sink.failure || this.output.formatFailure) return;
     if (this.checkpoints.due) await this.checkpoints.commit();
   }
 

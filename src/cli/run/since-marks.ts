@@ -112,12 +112,23 @@ export class SinceMarks implements Checkpoint {
   }
 
   /** Writes the staged marks durably, or throws and keeps the file as it was. */
-  async commit(): Promise<void> {
+  commit(): Promise<void> {
+    return this.cut()();
+  }
+
+  /** The marks staged now; a mark staged after this instant waits for the next commit. */
+  cut(): () => Promise<void> {
+    const cut = new Map(this.staged);
+    this.staged.clear();
+    return async () => this.write(cut);
+  }
+
+  private write(cut: ReadonlyMap<string, string>): void {
     const began = Date.now();
-    if (this.staged.size === 0) return;
+    if (cut.size === 0) return;
     // Merged in place rather than into a copy of every mark, and taken back if the write fails.
     const before = new Map<string, string | undefined>();
-    for (const [key, mark] of this.staged) {
+    for (const [key, mark] of cut) {
       before.set(key, this.marks[key]);
       this.marks[key] = mark;
     }
@@ -134,7 +145,6 @@ export class SinceMarks implements Checkpoint {
         'the records were written, but the next run will fetch them again; check free space and permissions',
       );
     }
-    this.staged.clear();
     const now = Date.now();
     this.nextCommit = now + Math.max(STREAMING_COMMIT_MS, COMMIT_SPACING * (now - began));
   }

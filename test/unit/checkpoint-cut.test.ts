@@ -1,0 +1,161 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseJson, parsedLosslessly } from '../../src/core/json.js';
+import { Checkpoints, type Checkpoint } from '../../src/cli/run/checkpoint.js';
+import { SinceMarks } from '../../src/cli/run/since-marks.js';
+import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
+import { grantedRecords } from '../../src/cli/dataset/writer.js';
+import { SnapshotCheckpoint } from '../../src/cli/churn/snapshot-jobs.js';
+import { readParquet } from '../helpers/duckdb.js';
+import { tempDir } from '../helpers/run.js';
+
+// The commit rule's cut: a commit covers what was staged when the output was found durable
+// (the instant Checkpoints.commit() is called), never what jobs stage while that commit waits
+// behind an earlier one or while a checkpoint before it is written. Each test holds a commit
+// open with a gate it opens itself, stages in that window, and looks at what was committed.
+
+const NIGHT = new Date('2026-11-20T03:15:00Z');
+const WORKER = fileURLToPath(new URL('../../dist/dataset-worker.cjs', import.meta.url));
+
+/** A checkpoint opened first whose commit is written only when the test opens its gate. */
+function gated() {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  let staged = false;
+  const checkpoint: Checkpoint & { stage(): void; commit(): Promise<void> } = {
+    what: 'the gated checkpoint',
+    get pending() {
+      return staged;
+    },
+    due: true,
+    stage: () => void (staged = true),
+    cut() {
+      staged = false;
+      return () => gate;
+    },
+    commit: () => gate,
+    drop: async () => void (staged = false),
+    close: async () => undefined,
+  };
+  return { checkpoint, open };
+}
+
+const savedMarks = (file: string): string[] => (existsSync(file) ? Object.keys((JSON.parse(readFileSync(file, 'utf8')) as { marks: object }).marks) : []);
+
+describe('a commit takes its cut when it is called', () => {
+  it('a --since-last mark staged while a checkpoint before the marks is written waits for the next commit', async () => {
+    const file = join(tempDir(), 'marks.json');
+    const checkpoints = new Checkpoints();
+    const first = gated();
+    checkpoints.add(first.checkpoint);
+    const marks = checkpoints.add(await SinceMarks.open(file, { waitMs: 0 }));
+    first.checkpoint.stage();
+    marks.stage('a', NIGHT);
+    const committing = checkpoints.commit();
+    // Another job ends now: its records were never checked durable.
+    marks.stage('b', NIGHT);
+    first.open();
+    await committing;
+    expect(savedMarks(file)).toEqual(['a']);
+    expect(marks.pending).toBe(true);
+    await checkpoints.commit();
+    expect(savedMarks(file)).toEqual(['a', 'b']);
+    await checkpoints.close();
+  });
+
+  it('a commit queued behind one still in progress commits what was staged when it was called, no more', async () => {
+    const file = join(tempDir(), 'marks.json');
+    const checkpoints = new Checkpoints();
+    const first = gated();
+    checkpoints.add(first.checkpoint);
+    const marks = checkpoints.add(await SinceMarks.open(file, { waitMs: 0 }));
+    first.checkpoint.stage();
+    marks.stage('a', NIGHT);
+    const earlier = checkpoints.commit();
+    marks.stage('b', NIGHT);
+    // The output was found durable again, with b's records: b is in this cut.
+    const later = checkpoints.commit();
+    // c is staged while both wait: covered by neither check.
+    marks.stage('c', NIGHT);
+    first.open();
+    await Promise.all([earlier, later]);
+    expect(savedMarks(file)).toEqual(['a', 'b']);
+    expect(marks.pending).toBe(true);
+    // The output that would have held c failed: c is dropped, a and b stay.
+    await checkpoints.drop();
+    await checkpoints.close();
+    expect(savedMarks(file)).toEqual(['a', 'b']);
+  });
+
+  it('the dataset seals only the pages sent before the cut; a page sent in the window goes to the next commit', async () => {
+    for (const workerFile of [WORKER, null]) {
+      const dir = tempDir('sgq-dataset-');
+      const checkpoints = new Checkpoints();
+      const first = gated();
+      checkpoints.add(first.checkpoint);
+      const dataset = checkpoints.add(
+        await DatasetCheckpoint.open({
+          dir,
+          route: 'graph.get_followers',
+          startedAt: new Date('2026-11-01T00:00:00Z'),
+          reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
+          stop: () => undefined,
+          lockOptions: {},
+          workerFile,
+        }),
+      );
+      const send = (names: string[]) => {
+        const text = `{"data":[${names.map((n) => `{"username":"${n}"}`).join(',')}]}`;
+        const page = { text, granted: names.length, wholeBodyIsRecord: false, lossless: parsedLosslessly(parseJson(text)) };
+        return dataset.hooks('jack', {}).onRecords!(grantedRecords(page), page.lossless, page);
+      };
+      const folder = join(dir, 'records', 'route=graph.get_followers', 'date=2026-11-01');
+      const committed = async () => (existsSync(folder) ? (await Promise.all(readdirSync(folder).map((name) => readParquet(join(folder, name), { asText: true })))).flatMap(({ rows }) => rows.map((r) => String(r.username))).sort() : []);
+      try {
+        first.checkpoint.stage();
+        await send(['a1', 'a2']);
+        const committing = checkpoints.commit();
+        await send(['b1']);
+        first.open();
+        await committing;
+        expect(await committed(), String(workerFile)).toEqual(['a1', 'a2']);
+        expect(dataset.pending).toBe(true);
+        await checkpoints.commit();
+        expect(await committed(), String(workerFile)).toEqual(['a1', 'a2', 'b1']);
+      } finally {
+        await checkpoints.close();
+      }
+    }
+  }, 60_000);
+
+  it('a snapshot staged in the window is not committed by the commit before it', async () => {
+    const root = tempDir();
+    const snapshots = SnapshotCheckpoint.open({ root } as never);
+    const log: string[] = [];
+    // Staged snapshots as the hooks leave them (the store is not what this test is about).
+    const stage = (user: string) => {
+      const held = { user, lock: { release: () => log.push(`release ${user}`) }, staged: { commit: async () => void log.push(`commit ${user}`), drop: async () => void log.push(`drop ${user}`), close: async () => undefined } };
+      const inner = snapshots as unknown as { held: Map<string, unknown>; staged: Set<unknown> };
+      inner.held.set(user, held);
+      inner.staged.add(held);
+    };
+    const checkpoints = new Checkpoints();
+    const first = gated();
+    checkpoints.add(first.checkpoint);
+    checkpoints.add(snapshots);
+    first.checkpoint.stage();
+    stage('jack');
+    const committing = checkpoints.commit();
+    stage('bob');
+    first.open();
+    await committing;
+    expect(log).toEqual(['commit jack', 'release jack']);
+    expect(snapshots.pending).toBe(true);
+    // The run's output failed after bob's records: bob's snapshot is dropped, never committed.
+    await checkpoints.drop();
+    expect(log).toEqual(['commit jack', 'release jack', 'drop bob', 'release bob']);
+    await checkpoints.close();
+  });
+});
