@@ -153,6 +153,17 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe('sgq: --jq stopped: jq itself failed (Aborted()); run the same filter with the jq command on sgq -o ndjson');
   });
+
+  it('a filter that reads the input stream (`inputs`) is refused before any request is paid: exit 2, one line naming --slurp', async () => {
+    const stub = await followers();
+    const refused = await sgq(['graph', 'followers', 'a', '--all', '--jq', 'reduce inputs as $r (0; . + 1)'], { env: env(stub.url) });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/^sgq: --jq cannot run `inputs`: .*--slurp/);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stdout).toBe('');
+    expect(stub.requests).toHaveLength(0);
+    // With --slurp the filter runs once over the array, as jq -s runs it.
+    const slurped = await sgq(['graph', 'followers', 'a', '--all', '--slurp', '--jq', 'length'], { env: env(stub.url) });
+    expect([slurped.exitCode, slurped.stdout]).toEqual([0, '3']);
+  });
 });
-
-

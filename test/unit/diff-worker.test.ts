@@ -43,12 +43,13 @@ describe('sgq diff with its worker thread', () => {
     const text = fc.oneof(fc.string({ maxLength: 3 }), fc.constantFrom(...MULTILINGUAL));
     const sideOf = fc.array(fc.tuple(text, fc.nat(2)), { maxLength: 150 });
     await fc.assert(
-      fc.asyncProperty(sideOf, sideOf, fc.constantFrom(undefined, 64, 700), fc.boolean(), async (a, b, partitionBytes, changed) => {
+      // The worker holds and sorts its changes itself, or (a bound of 0 or 200 characters) hands them over as they come.
+      fc.asyncProperty(sideOf, sideOf, fc.constantFrom(undefined, 64, 700), fc.boolean(), fc.constantFrom(undefined, 0, 200), async (a, b, partitionBytes, changed, workerHoldChars) => {
         const dir = tempDir('sgq-diff-worker-');
         const files: [string, string] = [join(dir, 'old.ndjson'), join(dir, 'new.ndjson.gz')];
         writeFileSync(files[0], a.map(([username, v]) => JSON.stringify({ username, v })).join('\n'));
         writeFileSync(files[1], gzipSync(b.map(([username, v]) => JSON.stringify({ username, v })).join('\r\n')));
-        await bothWays(files, { changed, partitionBytes });
+        await bothWays(files, { changed, partitionBytes, workerHoldChars });
         expect(leftIn(dir)).toEqual([]);
       }),
       { numRuns: 40 },

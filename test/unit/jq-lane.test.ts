@@ -66,7 +66,7 @@ describe("jq's lane: an answer already waiting on the port", () => {
     const posted = new Int32Array(new SharedArrayBuffer(4));
     const worker = fakeWorker("workerData.port.postMessage({ out: 'late\\n', stderr: '' }); Atomics.store(workerData.program.posted, 0, 1); Atomics.notify(workerData.program.posted, 0)");
     const lane = workerLane(worker, { ...program, posted } as typeof program);
-    lane.submit(new Uint8Array(4), false);
+    lane.submit(new Uint8Array(4), 'records');
     expect(Atomics.wait(posted, 0, 0, 20_000), 'the stand-in to answer').not.toBe('timed-out');
     const answers = await lane.waitBelow(0);
     expect(answers.map((a) => a.out)).toEqual(['late\n']);

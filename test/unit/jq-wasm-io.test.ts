@@ -32,7 +32,8 @@ describe('jq-wasm with bulk input and output (the build plugin)', () => {
     expect(jq.bytes).toBe(true);
     const lines = Array.from({ length: 40_000 }, (_, i) => `{"i":${i},"s":"é中😀\\t${'x'.repeat(i % 37)}","n":12345678901234567890${i},"d":0.1000000000000000055511151231257827}`);
     const input = lines.join('\n');
-    for (const filter of ['.', '.s', 'select(.i % 1000 == 7) | {i, n}', 'if .i == 30000 then error("x") else .i end']) {
+    // stdout is written straight into the sink, stderr (debug here) through its device, in turn.
+    for (const filter of ['.', '.s', 'select(.i % 1000 == 7) | {i, n}', 'if .i == 30000 then error("x") else .i end', 'if .i % 9999 == 0 then debug else . end | .s']) {
       const expected = plain.raw(input, filter, ['-c']);
       const fromBytes = jq.raw(new TextEncoder().encode(input), filter, ['-c']);
       expect(fields(fromBytes)).toEqual(expected);

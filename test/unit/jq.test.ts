@@ -79,6 +79,14 @@ describe('--jq', () => {
     await expect(createFormatter('ndjson', captureSink(), { jq: { filter: 'repeat(.)' } })).resolves.toBeDefined();
   });
 
+  it('a filter nested deeper than any stack is jq\'s to refuse (exit 2 with its words), not a crash of sgq', async () => {
+    for (const filter of ['"\\('.repeat(20_000), `${'('.repeat(20_000)}.${')'.repeat(20_000)}`, `${'['.repeat(20_000)}${']'.repeat(20_000)}`]) {
+      const error = await createFormatter('ndjson', captureSink(), { jq: { filter } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SgqError);
+      expect([(error as SgqError).exitCode, (error as SgqError).message]).toEqual([2, expect.stringMatching(/^--jq does not compile: memory exhausted/)]);
+    }
+  });
+
   it('a runtime error names the record by its position in the whole stream, after writing every result before it', async () => {
     // jq runs on batches beside the main thread: the error surfaces at a later write or at the end.
     const sink = captureSink();
@@ -109,7 +117,7 @@ describe('--jq', () => {
         await f.end();
       })()).rejects.toThrow(/stop$/);
       expect(sink.text).toBe(slurp ? '1\n2\n3\n' : '1\n10\n2\n20\n3\n');
-      expect(said.join('')).toBe('["DEBUG:","d"]\n');
+      expect(said).toEqual(['["DEBUG:","d"]']); // a line, to which sgq's reporter adds its newline
     }
   });
 
@@ -131,7 +139,7 @@ describe('--jq', () => {
       // A filter outside the subset sgq answers itself (jq-subset.ts): jq runs it.
       const f = jqFormatter(lane, { filter: '.i | tojson' }, captureSink());
       f.write([{ i: 1 }] as never); // the first page goes at once: jq is busy with it
-      expect(batches).toEqual(['{"i":1}']);
+      expect(batches).toEqual(['[{"i":1}]']); // a page a line, as one array
       f.write([{ i: 2 }] as never);
       f.write([{ i: 3 }] as never);
       // Long past its moment to go, the batch stays while jq is busy...
@@ -140,7 +148,7 @@ describe('--jq', () => {
       // ...and goes, whole, once jq is idle again.
       lane.finish();
       vi.advanceTimersByTime(1000);
-      expect(batches).toEqual(['{"i":1}', '{"i":2}\n{"i":3}']);
+      expect(batches).toEqual(['[{"i":1}]', '[{"i":2}]\n[{"i":3}]']);
       await f.end();
     } finally {
       vi.useRealTimers();

@@ -24,10 +24,19 @@ export class ByteBatch {
 
   /** Appends the JSON texts of one page's records, each on a line of its own. */
   append(texts: readonly string[]): void {
-    if (texts.length === 0) return;
+    this.appendLine(texts.join('\n'), texts.length);
+  }
+
+  /** Appends one page's records as one JSON array, on a line of its own (see runBatch's `pages`). */
+  appendPage(array: string, records: number): void {
+    this.appendLine(array, records);
+  }
+
+  private appendLine(line: string, records: number): void {
+    if (records === 0) return;
     if (this.buffer === NONE) this.buffer = this.fresh();
-    let text = `${this.records === 0 ? '' : '\n'}${texts.join('\n')}`;
-    this.records += texts.length;
+    let text = `${this.records === 0 ? '' : '\n'}${line}`;
+    this.records += records;
     for (;;) {
       // encodeInto never splits a character: what it did not read is whole characters.
       const { read, written } = encoder.encodeInto(text, this.buffer.subarray(this.length));

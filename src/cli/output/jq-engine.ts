@@ -23,10 +23,14 @@ export interface BatchResult {
   message?: string;
 }
 
-/** jq's own message without its `jq: error (at …): ` prefix, on one line. */
+/**
+ * jq's own message without its `jq: error (at …): ` prefix, on one line. The place is left out
+ * of `error(value)`'s `jq: error (at …) (not a string): …` too: it is a line of the batch, which
+ * says nothing of the record (sgq names it), and is 0 or 1 for the same record by where the batch ends.
+ */
 const jqMessage = (stderr: string): string =>
   (stderr.split('\n').find((line) => line.startsWith('jq: error')) ?? stderr.split('\n')[0] ?? '')
-    .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+    .replace(/^jq: error(?: \(at [^)]*\))?(?:: | (?=\())/, '')
     .replace(/:$/, '');
 
 /** The flags of a program: compact output, then --arg and --argjson in the order given. */
@@ -43,7 +47,8 @@ export function jqFlags(args: readonly (readonly [string, string])[] = [], argjs
  * from the filter as written, which does not run either.
  */
 export function compileError(jq: Jq, { filter, flags }: JqProgram): string | undefined {
-  const check = jq.raw('null', `if false then (\n${filter}\n) else empty end`, ['-n', ...flags]);
+  // A last line ending in a comment continued by a backslash (jq 1.8) takes in the empty line after it, not the `)`.
+  const check = jq.raw('null', `if false then (\n${filter}\n\n) else empty end`, ['-n', ...flags]);
   if (check.exitCode !== 3 && check.exitCode !== 2) return undefined;
   const plain = jq.raw('null', filter, ['-n', ...flags]);
   return jqMessage(plain.exitCode === 2 || plain.exitCode === 3 ? plain.stderr : check.stderr);
@@ -88,33 +93,78 @@ const failed = (result: JqResult) => result.exitCode === 5 || /^jq: error/m.test
 // package as published gets the text.
 const decoder = new TextDecoder();
 
-const NEWLINE = 0x0a;
+const [NEWLINE, QUOTE, BACKSLASH, COMMA] = [0x0a, 0x22, 0x5c, 0x2c];
+const [OPEN_ARRAY, CLOSE_ARRAY, OPEN_OBJECT, CLOSE_OBJECT] = [0x5b, 0x5d, 0x7b, 0x7d];
 
 /**
- * Runs the filter over each record of the batch (ByteBatch: JSON texts, one a line; one jq call:
- * each call recompiles the filter and jq's builtins, about 1.5 ms, so a call per page cost more
- * than jq's own work), or once over the array of them with `slurp`. When a record fails, halves
- * of the batch are run again to find the first one, so the output holds exactly the results before it.
+ * What a batch holds (ByteBatch), one JSON text a line: `records`, a record a line; `pages`, a
+ * page's records as one array a line (one JSON.stringify a page on the main thread instead of
+ * one a record); `slurp`, records a line, run as one array.
  */
-export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, slurp = false): BatchResult {
+export type BatchShape = 'records' | 'pages' | 'slurp';
+
+/**
+ * Runs the filter over each record of the batch (one jq call: each call recompiles the filter
+ * and jq's builtins, about 1.5 ms, so a call per page cost more than jq's own work), or once over
+ * the array of them with `slurp`. When a record fails, halves of the batch are run again to find
+ * the first one, so the output holds exactly the results before it.
+ */
+export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: BatchShape = 'records'): BatchResult {
   const bytes = (jq as { bytes?: boolean }).bytes === true;
   const flags = bytes ? [...program.flags, '-r'] : program.flags;
-  const raw = (records: Uint8Array): JqResult => jq.raw((bytes ? records : decoder.decode(records)) as string, program.filter, flags);
-  if (slurp) {
+  const run = (input: Uint8Array, filter: string): JqResult => jq.raw((bytes ? input : decoder.decode(input)) as string, filter, flags);
+  const raw = (records: Uint8Array) => run(records, program.filter);
+  if (shape === 'slurp') {
     const whole = raw(asArray(batch));
     return failed(whole) ? { ...beforeError(whole), failedAt: 0, message: jqMessage(whole.stderr) } : { out: printed(whole), stderr: whole.stderr };
+  }
+  if (shape === 'pages') {
+    // Each page's records in turn, as jq would read them one a line. The filter's text keeps
+    // its first line (`$__loc__`); its last line may end in a comment (see compileError).
+    const whole = run(batch, `.[] | (${program.filter}\n\n)`);
+    if (whole.exitCode === 0 && !failed(whole)) return { out: printed(whole), stderr: whole.stderr };
+    // A failure (or a filter this wrapping would not fit) runs again a record a line: the
+    // failing record, and everything before it, are found as they are for records.
+    return runBatch(jq, program, recordLines(batch));
   }
   const whole = raw(batch);
   if (!failed(whole)) return { out: printed(whole), stderr: whole.stderr };
   return firstFailure(raw, lines(batch), whole);
 }
 
+/**
+ * The records of a batch of pages, one a line, their bytes as they are: each page's array
+ * (JSON.stringify's, with no white space) loses its brackets, and the commas between its
+ * records become newlines. A scan of bytes, strings and nesting followed; the failure path only.
+ */
+function recordLines(pages: Uint8Array): Uint8Array {
+  const out = new Uint8Array(pages.length);
+  let [length, depth, inString] = [0, 0, false];
+  for (let at = 0; at < pages.length; at++) {
+    const byte = pages[at]!;
+    if (inString) {
+      if (byte === BACKSLASH) out[length++] = pages[at++]!;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
+      if (depth++ === 0) continue;
+    } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
+      if (--depth === 0) continue;
+    } else if (byte === COMMA && depth === 1) {
+      out[length++] = NEWLINE;
+      continue;
+    }
+    out[length++] = pages[at]!;
+  }
+  return out.subarray(0, length);
+}
+
 /** The batch as one JSON array: its lines between brackets, separated by commas (a record's text holds no raw newline). */
 function asArray(batch: Uint8Array): Uint8Array {
   const array = new Uint8Array(batch.length + 2);
   array.set(batch, 1);
-  for (let at = array.indexOf(NEWLINE); at !== -1; at = array.indexOf(NEWLINE, at + 1)) array[at] = 0x2c;
-  [array[0], array[array.length - 1]] = [0x5b, 0x5d];
+  for (let at = array.indexOf(NEWLINE); at !== -1; at = array.indexOf(NEWLINE, at + 1)) array[at] = COMMA;
+  [array[0], array[array.length - 1]] = [OPEN_ARRAY, CLOSE_ARRAY];
   return array;
 }
 
@@ -142,13 +192,13 @@ function firstFailure(raw: (bytes: Uint8Array) => JqResult, records: readonly Ui
     if (failed(half)) [hi, last] = [mid, half];
     else {
       out.push(printed(half));
-      [lo, stderr] = [mid, stderr + half.stderr];
+      [lo, stderr] = [mid, stderrLines(stderr, half.stderr)];
     }
   }
   // Run again alone: its results are those of the failing record only (and the sink's bytes are fresh).
   if (records.length > 1) last = run(lo, lo + 1);
   const partial = beforeError(last);
-  return { out: joined([...out, partial.out]), stderr: stderr + partial.stderr, failedAt: lo, message: jqMessage(last.stderr) };
+  return { out: joined([...out, partial.out]), stderr: stderrLines(stderr, partial.stderr), failedAt: lo, message: jqMessage(last.stderr) };
 }
 
 /**
@@ -157,8 +207,11 @@ function firstFailure(raw: (bytes: Uint8Array) => JqResult, records: readonly Ui
  */
 function beforeError(result: JqResult): { out: string | Uint8Array; stderr: string } {
   const at = result.stderr.search(/^jq: error/m);
-  return { out: printed(result), stderr: at === -1 ? '' : result.stderr.slice(0, at) };
+  return { out: printed(result), stderr: at === -1 ? '' : result.stderr.slice(0, at).trimEnd() };
 }
+
+/** Two runs' stderr as one text: jq's, trimmed, ends without its last newline. */
+const stderrLines = (before: string, after: string): string => (before && after ? `${before}\n${after}` : before || after);
 
 /** Records' bytes joined with newlines (a copy: the failure path only). */
 function joinLines(records: readonly Uint8Array[]): Uint8Array {

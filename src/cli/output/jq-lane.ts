@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { builtFile } from '../built-file.js';
-import { compileError, runBatch, type BatchResult, type Jq, type JqProgram } from './jq-engine.js';
+import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
 import type { WorkerData, WorkerRequest } from './jq-worker.js';
 
 // Where jq runs for `--jq`: a worker thread (dist/jq-worker.cjs) beside the bundle, so that jq
@@ -17,7 +17,7 @@ export interface JqLane {
   /** jq's message if the filter does not compile; the filter never runs. */
   check(): Promise<string | undefined>;
   /** Hands jq a batch (jq-batch.ts); its buffer is moved to the worker, not copied, and comes back with the answer. */
-  submit(batch: Uint8Array, slurp: boolean): void;
+  submit(batch: Uint8Array, shape: BatchShape): void;
   /** Answers that have arrived, in order, without waiting. */
   poll(): Answer[];
   /**
@@ -94,8 +94,8 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
   const take = () => arrived.splice(0);
   const lane: JqLane = {
     check: () => Promise.resolve(compileError(jq, program)),
-    submit(batch, slurp) {
-      arrived.push({ ...runBatch(jq, program, batch, slurp), spare: batch });
+    submit(batch, shape) {
+      arrived.push({ ...runBatch(jq, program, batch, shape), spare: batch });
       lane.onAnswer?.();
     },
     poll: take,
@@ -163,7 +163,7 @@ export function workerLane(file: string, program: JqProgram, wasm?: string): JqL
   };
   const lane: JqLane = {
     check: () => (wasm ? checkHere(wasm, program, startWith) : checkInWorker(lane, post)),
-    submit: (batch, slurp) => post({ kind: 'batch', batch, slurp }, [batch.buffer as ArrayBuffer]),
+    submit: (batch, shape) => post({ kind: 'batch', batch, shape }, [batch.buffer as ArrayBuffer]),
     poll: take,
     waitBelow(n) {
       drain();

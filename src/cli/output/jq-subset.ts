@@ -28,14 +28,15 @@ const KEYWORDS = new Set(['__loc__', 'and', 'as', 'catch', 'def', 'elif', 'else'
 
 /** The filter compiled, or undefined when it is not in the subset (jq then runs it). */
 export function compileSubset(filter: string): Subset | undefined {
-  const tokens = tokenize(filter);
-  if (!tokens) return undefined;
   try {
+    const tokens = tokenize(filter);
+    if (!tokens) return undefined;
     const parser = new Parser(tokens);
     const program = parser.pipe();
     return parser.done() ? program : undefined;
   } catch (error) {
-    if (error instanceof NotInSubset) return undefined;
+    // A filter nested deeper than this recursive descent goes (JavaScript's stack) is jq's to read, or refuse.
+    if (error instanceof NotInSubset || error instanceof RangeError) return undefined;
     throw error;
   }
 }

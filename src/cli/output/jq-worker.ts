@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { workerData, type MessagePort } from 'node:worker_threads';
-import { compileError, runBatch, type JqProgram } from './jq-engine.js';
+import { compileError, runBatch, type BatchShape, type JqProgram } from './jq-engine.js';
 
 // The worker thread of `--jq` (dist/jq-worker.cjs): jq runs here on the second core while the
 // main thread fetches and parses, as `sgq … | jq` would run it. Requests come in order on the
@@ -8,7 +8,7 @@ import { compileError, runBatch, type JqProgram } from './jq-engine.js';
 
 export type WorkerRequest =
   | { kind: 'check' }
-  | { kind: 'batch'; batch: Uint8Array; slurp: boolean };
+  | { kind: 'batch'; batch: Uint8Array; shape: BatchShape };
 
 export interface WorkerData {
   port: MessagePort;
@@ -39,7 +39,7 @@ port.on('message', (request: WorkerRequest) => {
       // The batch's buffer goes back with the answer, to be filled again, and jq's output bytes
       // go with it (no copy either way).
       else {
-        const result = runBatch(jq, program, request.batch, request.slurp);
+        const result = runBatch(jq, program, request.batch, request.shape);
         const transfer = [request.batch.buffer as ArrayBuffer];
         // Only a buffer the output has to itself moves; a view of a larger one is copied.
         const { out } = result;

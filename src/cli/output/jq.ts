@@ -2,9 +2,10 @@ import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
-import { jqFlags } from './jq-engine.js';
+import { jqFlags, type BatchShape } from './jq-engine.js';
 import { compileSubset, subsetLines, type Subset } from './jq-subset.js';
 import { ByteBatch } from './jq-batch.js';
+import { streamBuiltinIn } from './jq-stream-builtins.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
 import type { Answer, JqLane, LaneStopped } from './jq-lane.js';
 import type { Sink } from './sink.js';
@@ -46,6 +47,11 @@ export function loadJqFilter(options: JqOptions): Promise<JqLane> {
 }
 
 async function openChecked(options: JqOptions): Promise<JqLane> {
+  const builtin = options.slurp ? undefined : streamBuiltinIn(options.filter);
+  if (builtin) {
+    const what = builtin === 'halt' ? 'ends the input stream' : 'reads the input stream';
+    throw usageError(`--jq cannot run \`${builtin}\`: it ${what}, and sgq hands jq the records in batches, each of which jq would take for the whole stream`, 'add --slurp to run the filter once over the array of all records, or pipe `-o ndjson` into jq');
+  }
   const { openLane } = await import('./jq-lane.js');
   const ready = await openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
   // A filter of the subset always compiles: jq need not start unless a value needs it (jq-subset.ts).
@@ -67,6 +73,16 @@ function subsetOf(options: JqOptions): Subset | undefined {
 }
 // Compiled once per run: the check before the first request and the formatter both ask.
 const subsets = new WeakMap<JqOptions, Subset | undefined>();
+
+/**
+ * Puts a page's records in the batch as jq takes them (runBatch): a page as one array (one
+ * JSON.stringify, not one a record), or, for --slurp's one array at the end, a record a line.
+ */
+function appendRecords(batch: ByteBatch, shape: BatchShape, records: readonly JsonObject[], lossless: boolean): void {
+  const text = lossless ? stringifyJson : JSON.stringify;
+  if (shape === 'pages') batch.appendPage(text(records as JsonObject[]), records.length);
+  else batch.append(records.map((r) => text(r)));
+}
 
 /** jq could not go on (its thread died, or jq itself failed): the run ends with what was written. */
 const jqStopped = (what: string) => new SgqError(ExitCode.internal, `--jq stopped: ${what}`, 'run the same filter with the jq command on sgq -o ndjson');
@@ -140,12 +156,14 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
   // A stopped run ends within a second: jq has half of it to answer what it holds.
   const onStop = () => lane.stop(STOP_GRACE_MS);
   signal?.addEventListener('abort', onStop, { once: true });
-  const submit = (slurp = false) => {
+  const shape: BatchShape = options.slurp ? 'slurp' : 'pages';
+  /** Hands jq the batch; `force` even an empty one (--slurp of no records is `[]`). */
+  const submit = (force = false) => {
     clearTimeout(timer);
     timer = undefined;
-    if (batch.records === 0 && !slurp) return;
+    if (batch.records === 0 && !force) return;
     results.sizes.push(batch.records);
-    lane.submit(batch.take(), slurp);
+    lane.submit(batch.take(), shape);
     first = false;
   };
   const linger = () => {
@@ -184,8 +202,7 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
         }
         subset = undefined; // this page and every later one go to jq, in order
       }
-      const text = lossless ? stringifyJson : JSON.stringify;
-      batch.append(records.map((r) => text(r)));
+      appendRecords(batch, shape, records, lossless);
       if (options.slurp) return;
       // The first page goes at once: a filter that fails on every record fails on the first page.
       if (first || batch.length >= BATCH_BYTES) submit();

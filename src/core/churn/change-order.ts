@@ -1,4 +1,5 @@
-import { ExternalSort } from './external-sort.js';
+import { ExternalSort, sortKeyed } from './external-sort.js';
+import type { Keyed } from './keyed.js';
 import type { Change, ChangeKind } from './merge-diff.js';
 
 // The changes a hash diff finds, put in key order: the order a merge of sorted sides gives,
@@ -34,6 +35,16 @@ function decode(text: string): Change {
 
 const BATCH = 1000;
 
+/** Encoded changes (encodeChange) in key order: how a worker thread hands over those it held (held-changes.ts). */
+export function sortEncoded(lines: readonly string[]): string[] {
+  return sortKeyed(lines.map((line) => ({ key: keyOf(line), line }))).map((item) => item.line);
+}
+
+/** Encoded changes already in key order, keyed a batch at a time as the merge takes them. */
+async function* keyedBatches(lines: readonly string[]): AsyncGenerator<Keyed[]> {
+  for (let i = 0; i < lines.length; i += BATCH) yield lines.slice(i, i + BATCH).map((line) => ({ key: keyOf(line), line }));
+}
+
 /** Where a partition's join puts its changes: the order below, or a worker's batch for it (diff-worker.ts). */
 export interface ChangeSink {
   push(key: string, change: ChangeKind, line: string, from?: string): void;
@@ -44,6 +55,8 @@ export interface ChangeSink {
 export class ChangeOrder implements ChangeSink {
   private readonly sort: ExternalSort;
   private pending: string[] = [];
+  /** Changes another thread put in key order (sortEncoded), merged with the rest at the end. */
+  private readonly inOrder: (readonly string[])[] = [];
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(dir: string, signal?: AbortSignal) {
@@ -57,6 +70,11 @@ export class ChangeOrder implements ChangeSink {
   /** Changes another thread encoded (encodeChange), taken in with the next flush (the caller's to call). */
   pushEncoded(lines: readonly string[]): void {
     for (const line of lines) this.pending.push(line);
+  }
+
+  /** Changes another thread encoded and put in key order (sortEncoded); held until `sorted`. */
+  pushSorted(lines: readonly string[]): void {
+    if (lines.length) this.inOrder.push(lines);
   }
 
   /**
@@ -76,11 +94,17 @@ export class ChangeOrder implements ChangeSink {
     await this.sort.add(lines);
   }
 
+  /** Puts what this thread holds in key order now, while another thread sorts its own (diff-lane.ts). */
+  async sortHeld(): Promise<void> {
+    await this.flush();
+    this.sort.sortHeld();
+  }
+
   /** Every change, in key order, in batches. */
   async *sorted(): AsyncGenerator<Change[]> {
     await this.flush();
     let out: Change[] = [];
-    for await (const batch of this.sort.sorted()) {
+    for await (const batch of this.sort.sorted(this.inOrder.splice(0).map(keyedBatches))) {
       for (const item of batch) out.push(decode(item.line));
       if (out.length >= BATCH) {
         yield out;

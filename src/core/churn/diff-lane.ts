@@ -20,6 +20,12 @@ export interface LaneJob {
   newerField: string;
   names?: { older: string; newer: string };
   printChanged: boolean;
+  /**
+   * Characters of changes the worker holds and sorts itself before it hands them over as they
+   * come (held-changes.ts): what the main thread's sort holds before it spills (RUN_CHARS, by
+   * the main thread's heap, which `--max-old-space-size` may cap); tests make it tiny.
+   */
+  holdChars: number;
   size: number;
   dir: string;
   /** One file a partition of the older side. */
@@ -40,7 +46,7 @@ export type ToWorker = { kind: 'join'; newer: PartSizes; order: number[] } | { k
 export type FromWorker =
   | { kind: 'scanned'; older: PartSizes; missingKey: number }
   | { kind: 'changes'; lines: string[] }
-  | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number } }
+  | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number }; held: string[] }
   | { kind: 'error'; name: string; message: string };
 
 export class DiffLane {
@@ -81,6 +87,7 @@ export class DiffLane {
     this.scanned = reply('scanned').then((m) => ({ parts: Partitions.written(job.dir, m.older.paths, m.older.sizes), missingKey: m.missingKey }));
     this.joined = reply('joined').then(async (m) => {
       await changes.flush();
+      changes.pushSorted(m.held);
       return m;
     });
     for (const p of [this.scanned, this.joined, failed]) p.catch(() => undefined);

@@ -1,15 +1,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { AckWindow } from './ack-window.js';
-import { encodeChange, type ChangeSink } from './change-order.js';
 import type { LaneJob, FromWorker, ToWorker } from './diff-lane.js';
 import { errorKind } from './diff-lane.js';
+import { HeldChanges } from './held-changes.js';
 import { Partitions } from './partitions.js';
 import { scanSide } from './side-scan.js';
 import { joinRun, joinSpilled } from './spilled-join.js';
 
 // The worker thread of a hash diff (dist/diff-worker.cjs; diff-lane.ts starts it): it reads the
-// older side into the partitions the main thread named, then joins its share of them, posting
-// the changes it finds, encoded for the main thread's ChangeOrder.
+// older side into the partitions the main thread named, then joins its share of them; the
+// changes it finds, encoded for the main thread's ChangeOrder, it sorts itself while they are
+// few, or posts as they come (held-changes.ts).
 
 const job = workerData as LaneJob;
 const port = parentPort!;
@@ -26,28 +27,11 @@ const inFlight = new AckWindow(WINDOW_CHARS);
 let onJoin: (message: Extract<ToWorker, { kind: 'join' }>) => void = () => undefined;
 port.on('message', (message: ToWorker) => (message.kind === 'ack' ? inFlight.acknowledged() : onJoin(message)));
 
-/** The changes of a join, posted at each flush, at most WINDOW_CHARS ahead of the main thread. */
-class PostedChanges implements ChangeSink {
-  private lines: string[] = [];
-  private chars = 0;
-  push(...change: Parameters<ChangeSink['push']>): void {
-    const line = encodeChange(...change);
-    this.lines.push(line);
-    this.chars += line.length;
-  }
-  async flush(): Promise<void> {
-    if (!this.lines.length) return;
-    await inFlight.room();
-    inFlight.posted(this.chars);
-    post({ kind: 'changes', lines: this.lines });
-    this.lines = [];
-    this.chars = 0;
-  }
-  /** Waits for every batch to be taken in. */
-  async done(): Promise<void> {
-    await this.flush();
-    await inFlight.drained();
-  }
+/** Posts a batch of changes, at most WINDOW_CHARS ahead of the main thread. */
+async function handOver(lines: string[], chars: number): Promise<void> {
+  await inFlight.room();
+  inFlight.posted(chars);
+  post({ kind: 'changes', lines });
 }
 
 async function scan(): Promise<Partitions> {
@@ -67,7 +51,7 @@ async function scan(): Promise<Partitions> {
 async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join' }>): Promise<void> {
   const newer = Partitions.written(job.dir, message.newer.paths, message.newer.sizes);
   const stats = { older: { missingKey: 0, duplicates: 0 }, newer: { missingKey: 0, duplicates: 0 } };
-  const changes = new PostedChanges();
+  const changes = new HeldChanges(job.holdChars, handOver);
   const run = joinRun({ names: job.names, stats, changes, printChanged: job.printChanged, size: job.size, dir: job.dir });
   const next = new Int32Array(job.next);
   // The main thread keeps for itself any partition that must be split again: only it makes files.
@@ -75,8 +59,9 @@ async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join'
     const part = message.order[at]!;
     await joinSpilled(older.parts[part]!, newer.parts[part]!, older.bits, run);
   }
-  await changes.done();
-  post({ kind: 'joined', counts: run.context.counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates } });
+  const held = await changes.end();
+  await inFlight.drained();
+  post({ kind: 'joined', counts: run.context.counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates }, held });
 }
 
 async function main(): Promise<void> {

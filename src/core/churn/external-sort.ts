@@ -54,16 +54,24 @@ export class ExternalSort {
     if (this.chars >= this.runChars) await this.spill();
   }
 
+  /** Sorts what is held in memory now (a thread that would otherwise wait); `sorted` then finds it in order. */
+  sortHeld(): void {
+    sortKeyed(this.buffer);
+  }
+
   /** Once some of it is on disk, puts the rest there too: another sort (the other side of a diff) may fill memory next. */
   async seal(): Promise<void> {
     if (this.runs.length && this.buffer.length) await this.spill();
   }
 
-  /** Every record once, in key order, in batches; the run files are removed at the end. */
-  async *sorted(): AsyncGenerator<Keyed[]> {
+  /**
+   * Every record once, in key order, in batches; the run files are removed at the end.
+   * `more` are sources sorted elsewhere (another thread's), merged in after this sort's own.
+   */
+  async *sorted(more: AsyncIterable<Keyed[]>[] = []): AsyncGenerator<Keyed[]> {
     try {
       const memory = this.takeBuffer();
-      const sources = [...this.runs.map((file) => this.readRun(file)), batchesOf(memory)];
+      const sources = [...this.runs.map((file) => this.readRun(file)), batchesOf(memory), ...more];
       yield* this.merge(sources);
     } finally {
       this.discard();
@@ -79,8 +87,7 @@ export class ExternalSort {
     const items = this.buffer;
     this.buffer = [];
     this.chars = 0;
-    // Array.prototype.sort is stable: equal keys stay in arrival order.
-    return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return sortKeyed(items);
   }
 
   private async spill(): Promise<void> {
@@ -132,6 +139,9 @@ export class ExternalSort {
     }
   }
 }
+
+/** Sorts by key in place; Array.prototype.sort is stable: equal keys stay in arrival order. */
+export const sortKeyed = (items: Keyed[]): Keyed[] => items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
 async function* batchesOf(items: Keyed[]): AsyncGenerator<Keyed[]> {
   for (let i = 0; i < items.length; i += BATCH) yield items.slice(i, i + BATCH);

@@ -4,7 +4,7 @@ import { keyText } from './byte-key.js';
 import { sameBytes } from './bytes.js';
 import { FIRST, KEY_AT, KEY_LENGTH, markOf, SECOND, setMark, STRIDE, type KeyTable } from './key-table.js';
 import type { DiffCounts } from './merge-diff.js';
-import { eachRecord, type OnRecord } from './partitions.js';
+import { eachRecord, type OnRecord, type RecordSink } from './partitions.js';
 import type { KeyOf } from './record-key.js';
 
 // The join of one partition of a hash diff: the older side's records of the partition held
@@ -27,7 +27,23 @@ export interface JoinContext {
   printChanged: boolean;
 }
 
-export class PartitionJoin {
+/** Puts the older records of a partition into its table. */
+class TableFill implements RecordSink {
+  constructor(
+    private readonly table: KeyTable,
+    private readonly stats: KeyStats,
+  ) {}
+
+  record(_line: Buffer, ls: number, le: number, key: Buffer, ks: number, ke: number, hash: number): void {
+    // The first record of a key is kept: a key twice is a page boundary that moved.
+    const at = this.table.find(key, ks, ke, hash);
+    if (at >= 0) this.stats.duplicates++;
+    else this.table.put(at, key, ks, ke, hash, ls, le, UNMATCHED);
+  }
+}
+
+/** The join of one partition; its records of the newer side probe it one by one (`record`). */
+export class PartitionJoin implements RecordSink {
   private readonly table: KeyTable;
 
   constructor(
@@ -41,17 +57,14 @@ export class PartitionJoin {
   ) {
     this.table = table;
     table.reset(records + (records >> 2), older);
-    const stats = context.stats.older;
-    eachRecord(older, (_line, ls, le, key, ks, ke, hash) => {
-      // The first record of a key is kept: a key twice is a page boundary that moved.
-      const at = table.find(key, ks, ke, hash);
-      if (at >= 0) stats.duplicates++;
-      else table.put(at, key, ks, ke, hash, ls, le, UNMATCHED);
-    });
+    eachRecord(older, new TableFill(table, context.stats.older));
   }
 
+  /** Matches one record of the newer side, as a callback (the newer side's records of partition 0, as they are read). */
+  readonly probe: OnRecord = (line, ls, le, key, ks, ke, hash) => this.record(line, ls, le, key, ks, ke, hash);
+
   /** Matches one record of the newer side. */
-  readonly probe: OnRecord = (line, ls, le, key, ks, ke, hash) => {
+  record(line: Buffer, ls: number, le: number, key: Buffer, ks: number, ke: number, hash: number): void {
     const { table, context } = this;
     const at = table.find(key, ks, ke, hash);
     if (at < 0) {
@@ -70,7 +83,7 @@ export class PartitionJoin {
     const oe = cells[at + SECOND]!;
     if (oe - os === le - ls && sameBytes(this.older, os, line, ls, le - ls)) context.counts.unchanged++;
     else this.changed(keyText(key, ks, ke), this.older.toString('utf8', os, oe), line.toString('utf8', ls, le));
-  };
+  }
 
   /** Lines that differ: a rename when matched by id and the usernames differ, else a change. */
   private changed(key: string, older: string, newer: string): void {

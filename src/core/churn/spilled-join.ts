@@ -64,7 +64,7 @@ export async function joinSpilled(older: Part, newer: Part, usedBits: number, ru
   older.discard();
   for (const chunk of newer.chunks()) {
     signal?.throwIfAborted();
-    eachRecord(chunk, join.probe);
+    eachRecord(chunk, join);
     await context.changes.flush();
     await nextTurn();
   }
@@ -81,7 +81,7 @@ async function splitAndJoin(older: Part, newer: Part, usedBits: number, run: Joi
     for (const [from, to] of [[older, olderParts], [newer, newerParts]] as const) {
       for (const chunk of from.chunks()) {
         signal?.throwIfAborted();
-        eachRecord(chunk, to.add);
+        eachRecord(chunk, to);
       }
       from.discard();
       to.seal();

@@ -1,8 +1,10 @@
 import { open } from 'node:fs/promises';
 import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
+import { RUN_CHARS } from './external-sort.js';
 import { DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
 import { PartitionJoin } from './hash-diff.js';
+import { warmUpJoins } from './join-warmup.js';
 import { KeyTable } from './key-table.js';
 import { addCounts, settled, type Change, type DiffCounts } from './merge-diff.js';
 import { Partitions, type OnRecord } from './partitions.js';
@@ -37,6 +39,8 @@ export interface UnsortedOptions {
    * partitions joined, on a second core. Without it (sgq run from its sources) this thread does all.
    */
   workerFile?: string;
+  /** Characters of changes the worker sorts itself (held-changes.ts); tests make it tiny. */
+  workerHoldChars?: number;
 }
 
 /**
@@ -74,7 +78,7 @@ export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, opt
   const run = joinRun({ names: options.names, stats: { older: older.stats, newer: newer.stats }, changes, printChanged: options.changed, size, dir: tempDir, signal });
   try {
     const lane = twoCores ? startLane(older, newer, options, { count, size, changes }) : undefined;
-    await (lane ? joinOnTwoCores(older, newer, count, lane, run) : joinHere(older, newer, count, run));
+    await (lane ? joinOnTwoCores(older, newer, count, lane, run, changes, options.names) : joinHere(older, newer, count, run));
     // The joins are done: their buffer and table go before the changes are sorted and written.
     Object.assign(run.scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
     for await (const batch of changes.sorted()) {
@@ -106,13 +110,17 @@ async function joinHere(older: UnsortedSide, newer: UnsortedSide, count: number,
  * The older side read by the worker thread while this one reads the newer; then the
  * partitions joined by both, each taking the next (this thread alone those to split again).
  */
-async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: number, lane: DiffLane, run: JoinRun): Promise<void> {
+async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: number, lane: DiffLane, run: JoinRun, changes: ChangeOrder, names: UnsortedOptions['names']): Promise<void> {
   const { signal, context } = run;
   const newerParts = new Partitions(count, run.dir, 0);
   let olderParts: Partitions | undefined;
   try {
     await scanSide(newer, newerParts.add, signal, async () => undefined);
     newerParts.seal(true);
+    // Time this thread would spend waiting for the worker's side goes to warming up the join.
+    let scannedYet = false;
+    void lane.scanned.finally(() => (scannedYet = true)).catch(() => undefined);
+    await warmUpJoins(names, () => scannedYet || signal?.aborted === true);
     const scanned = await untilAborted(lane.scanned, signal);
     olderParts = scanned.parts;
     older.stats.missingKey += scanned.missingKey;
@@ -123,6 +131,8 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
     lane.join(newerParts, shared);
     for (let i = lane.take(shared); i !== undefined; i = lane.take(shared)) await joinSpilled(parts[i]!, newerParts.parts[i]!, bits, run);
     for (const [i, part] of parts.entries()) if (split[i]) await joinSpilled(part, newerParts.parts[i]!, bits, run);
+    // While the worker sorts the changes it held (held-changes.ts), this thread sorts its own.
+    await changes.sortHeld();
     const joined = await untilAborted(lane.joined, signal);
     addCounts(context.counts, joined.counts);
     context.stats.older.duplicates += joined.duplicates.older;
@@ -142,7 +152,7 @@ function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOp
   const file = options.workerFile!;
   const { isExport, field, where } = older;
   const source = older.source as string;
-  const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
+  const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, holdChars: options.workerHoldChars ?? RUN_CHARS, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
   return new DiffLane(file, job, shared.changes);
 }
 
