@@ -8,7 +8,8 @@
 //   dist/main.cjs        all of sgq's own code, with commander and chalk; a module that is only
 //                        import()ed (each command's runner, the sandbox) is compiled lazily
 //   dist/route-main.cjs  what a route command runs, without Commander's program or the other
-//                        commands (src/cli/route-main.ts): a one-page run reads and runs less
+//                        commands (src/cli/route-main.ts): a one-page run reads and runs less;
+//                        nor what only a flag asks for (--jq, --snapshot, --sandbox: route-full.cjs)
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
@@ -118,6 +119,26 @@ const commanderOptionsOnly = {
   },
 };
 
+// What a route command needs only when a flag of its line asks for it (src/cli/route-left-out.ts
+// names the flags) stays out of dist/route-main.cjs: its modules, imported only dynamically, are
+// stubs there that fail if reached. dist/route-full.cjs, for such lines, has them.
+const ROUTE_LEFT_OUT = ['src/cli/output/jq', 'src/cli/churn/snapshot-jobs', 'src/sandbox/server'].map((m) => join(process.cwd(), m));
+const routeLeavesOut = {
+  name: 'route-leaves-out',
+  setup(b) {
+    b.onResolve({ filter: /\.js$/ }, (args) => {
+      const module = join(args.resolveDir, args.path).replace(/\.js$/, '');
+      if (!ROUTE_LEFT_OUT.includes(module)) return undefined;
+      if (args.kind !== 'dynamic-import') throw new Error(`${args.importer} imports ${args.path} statically: the route bundle leaves it out`);
+      return { path: module, namespace: 'route-left-out' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'route-left-out' }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is left out of dist/route-main.cjs; the line should have run dist/route-full.cjs`)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 // Points an import at another file of dist/ instead of bundling it.
 const requireFromDist = (name, filter, target) => ({
   name,
@@ -141,20 +162,27 @@ const builds = [
     ...common,
     entryPoints: ['src/cli/entry.ts'],
     outfile: 'dist/cli.cjs',
-    plugins: [requireFromDist('main-from-dist', /^\.\/(route-)?main\.js$/, (path) => path.replace(/\.js$/, '.cjs'))],
+    plugins: [requireFromDist('main-from-dist', /^\.\/(route-main|route-full|main)\.js$/, (path) => path.replace(/\.js$/, '.cjs'))],
   }),
   // A route command's bundle (src/cli/route-main.ts): its runner and what that loads, without
-  // Commander's program or the other commands; a line it cannot parse goes to main.cjs.
-  build({
-    ...common,
-    entryPoints: ['src/cli/route-main.ts'],
-    outfile: 'dist/route-main.cjs',
-    plugins: [
-      commanderOptionsOnly,
-      stubs,
-      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
-    ],
-  }),
+  // Commander's program, the other commands, or what only a flag asks for (routeLeavesOut); a
+  // line it cannot parse goes to main.cjs. route-full.cjs is the same with those parts.
+  ...[
+    ['src/cli/route-main.ts', 'dist/route-main.cjs', [routeLeavesOut]],
+    ['src/cli/route-full.ts', 'dist/route-full.cjs', []],
+  ].map(([entry, outfile, leaves]) =>
+    build({
+      ...common,
+      entryPoints: [entry],
+      outfile,
+      plugins: [
+        ...leaves,
+        commanderOptionsOnly,
+        stubs,
+        requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+      ],
+    }),
+  ),
   build({
     ...common,
     entryPoints: ['src/cli/main.ts'],

@@ -3,6 +3,7 @@ import { cacheDir } from './cache-dir.js';
 import { installCodeCache } from './code-cache.js';
 import { prerenderedHelp } from './prerendered-help.js';
 import { onStderrCreated } from './stderr-on-use.js';
+import { asksForLeftOut } from './route-left-out.js';
 import { NAMESPACES, ROUTES } from '../core/routes.js';
 
 /**
@@ -42,9 +43,11 @@ export async function run(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const hooks = { onV8FlagsChange: () => codeCache?.flagsChanged() };
-  // A route command starts with the smaller bundle; a line it leaves to Commander, with the whole program.
+  // A route command starts with the smaller bundle (with all its parts where a flag asks for
+  // one left out of the smallest: src/cli/route-left-out.ts); a line it leaves to Commander,
+  // with the whole program.
   if (kind === 'route') {
-    const { mainRoute, processIo } = await import('./route-main.js');
+    const { mainRoute, processIo } = asksForLeftOut(argv) ? await import('./route-full.js') : await import('./route-main.js');
     const code = await mainRoute(argv, processIo(controller.signal, hooks));
     if (code !== undefined) return code;
   }

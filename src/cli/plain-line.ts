@@ -9,12 +9,19 @@ import type { Io } from './io.js';
 /**
  * Runs a plain command line among `definitions` without Commander's program
  * (src/cli/fast-parse.ts) and resolves to its exit code, or to undefined, having done nothing,
- * where the line is Commander's to parse. `tree` gives the whole program to the commands that
- * walk it (describe, completion).
+ * where the line is Commander's to parse, or `accepts` refuses its values (a command's options
+ * with the global ones). `tree` gives the whole program to the commands that walk it
+ * (describe, completion).
  */
-export async function runPlainLine(argv: readonly string[], definitions: readonly CommandDefinition[], io: Io, tree: () => Command): Promise<number | undefined> {
+export async function runPlainLine(
+  argv: readonly string[],
+  definitions: readonly CommandDefinition[],
+  io: Io,
+  tree: () => Command,
+  accepts?: (values: Record<string, unknown>) => boolean,
+): Promise<number | undefined> {
   const fast = fastParse(argv, definitions, globalOptions());
-  if (fast === undefined) return undefined;
+  if (fast === undefined || (accepts && !accepts(fast.globals))) return undefined;
   try {
     return await runHandler(io, fast.definition, fast.args, fast.opts, fast.globals, tree);
   } catch (error) {

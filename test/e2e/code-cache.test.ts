@@ -55,8 +55,12 @@ describe('the code cache', () => {
     expect((await sgqIn(app, cache, ['help', 'graph', 'followers'])).exitCode).toBe(0);
     expect((await sgqIn(app, cache, ['graph', 'followers', 'jack', '--sandbox', '-q'])).exitCode).toBe(0);
     expect((await sgqIn(app, cache, ['config', 'path'])).exitCode).toBe(0);
+    // A plain route line runs the route bundle (here it fails: nothing listens there).
+    const plain = await sgqIn(app, cache, ['graph', 'followers', 'jack', '-q', '--base-url', 'http://127.0.0.1:1', '--retries', '0'], { SGQ_API_KEY: 'k' });
+    expect(plain.stderr).toMatch(/^sgq: /);
     const files = cacheFiles(cache);
-    for (const kind of ['help', 'route', 'other']) expect(named(files, `-${kind}-main.cjs.v8`)).toHaveLength(1);
+    // A --sandbox line runs the full route bundle (src/cli/route-left-out.ts).
+    for (const name of ['-help-main.cjs.v8', '-route-route-full.cjs.v8', '-route-route-main.cjs.v8', '-other-main.cjs.v8']) expect(named(files, name)).toHaveLength(1);
     // Each is read by its own kind again.
     expect((await sgqIn(app, cache, ['graph', 'followers', 'jack', '--sandbox', '-q'])).exitCode).toBe(0);
     expect(cacheFiles(cache)).toEqual(files);
@@ -175,6 +179,8 @@ describe('the code cache', () => {
     expect([first.exitCode, first.stderr]).toEqual([0, '']);
     const files = cacheFiles(cache);
     expect(named(files, '-route-vendor+undici.cjs.v8')).toHaveLength(1);
+    // A --sandbox line runs the full route bundle (src/cli/route-left-out.ts).
+    expect(named(files, '-route-full.cjs.v8')).toEqual([]);
     expect(named(files, '-route-main.cjs.v8')).toEqual([]);
     const again = await batch();
     expect(again.stdout).toBe(first.stdout);

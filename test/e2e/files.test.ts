@@ -303,4 +303,26 @@ describe('the launcher', () => {
     expect(errLines(r.stderr)).toHaveLength(1);
     expect(r.stderr).toMatch(/^sgq: internal error: the run stopped before it finished/);
   });
+
+  /** A preload standing in for dist/cli.cjs: `run` is the body of its run(), `extra` more of the preload. */
+  function standIn(run: string, extra = ''): string {
+    const preload = join(tempDir(), 'stand-in.cjs');
+    writeFileSync(preload, `${extra}\nconst p = require.resolve(${JSON.stringify(join(BIN, '../../dist/cli.cjs'))});\nrequire.cache[p] = { id: p, filename: p, loaded: true, exports: { run: () => { ${run} } } };\n`);
+    return preload;
+  }
+
+  it('ends once the event loop is empty, with the run\'s code: what is still scheduled when the run settles is done', async () => {
+    const preload = standIn("setTimeout(() => process.stdout.write('late\\n'), 30); return Promise.resolve(3);");
+    const r = await sgq(['graph', 'followers', 'jack'], { nodeFlags: ['--require', preload] });
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe('late');
+    expect(r.stderr).toBe('');
+  });
+
+  it('leaves the end to Node while another beforeExit listener is there (it may schedule more work)', async () => {
+    const more = "let again = false; process.on('beforeExit', () => { if (!again) { again = true; setTimeout(() => process.stdout.write('more\\n'), 10); } });";
+    const r = await sgq(['graph', 'followers', 'jack'], { nodeFlags: ['--require', standIn('return Promise.resolve(0);', more)] });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('more');
+  });
 });
