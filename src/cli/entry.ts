@@ -30,6 +30,12 @@ export async function run(): Promise<number> {
     process.stdout.write(help);
     return 0;
   }
+  // jq's thread boots beside the rest of sgq's start (40-70 ms next to a busy main thread),
+  // so that it is ready when the first page is (src/cli/output/jq-thread-early.ts).
+  if (distDir !== undefined && argv.some((word) => word === '--jq' || word.startsWith('--jq='))) {
+    const early = await import('./output/jq-thread-early.js');
+    if (early.needsJqThread(argv)) early.startJqThreadEarly(`${distDir}/jq-worker.cjs`);
+  }
   const kind = codeKind(argv);
   const codeCache = distDir === undefined ? undefined : installCodeCache(distDir, cacheDir(process.env), kind, process.env);
   const controller = new AbortController();

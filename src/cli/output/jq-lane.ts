@@ -4,7 +4,8 @@ import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { builtFile } from '../built-file.js';
 import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
-import type { WorkerData, WorkerRequest } from './jq-worker.js';
+import type { JqSetup, WorkerData, WorkerRequest } from './jq-worker.js';
+import { JQ_THREAD_LIMITS, takeEarlyThread, type EarlyThread } from './jq-thread-early.js';
 
 // Where jq runs for `--jq`: a worker thread (dist/jq-worker.cjs) beside the bundle, so that jq
 // works on the second core as it would at the end of a pipe; or, run from sources (tests), the
@@ -115,12 +116,14 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
  * dies (out of memory, a crash) fails the run with a line, and a signal is heard while jq works.
  */
 export function workerLane(file: string, program: JqProgram, wasm?: string): JqLane {
-  const { port1, port2 } = new MessageChannel();
+  // A thread started as the line was read (jq-thread-early.ts) is this lane's, else it starts one.
+  const early = takeEarlyThread();
+  const { port1, port2 } = early ? { port1: early.port, port2: undefined } : new MessageChannel();
   // Started with the first request: a filter that jq never has to run (jq-subset.ts) costs no thread.
   let worker: Worker | undefined;
   /** jq's module, compiled here for the check only (a filter of sgq's subset may never need jq); a thread started without it compiles its own. */
   let module: WebAssembly.Module | undefined;
-  const start = () => (worker ??= startThread(file, { port: port2, program, module }, end));
+  const start = () => (worker ??= early ? adopt(early, { program, module }, end) : startThread(file, { port: port2!, program, module }, end));
   const startWith = (compiled: WebAssembly.Module) => {
     module = compiled;
     start();
@@ -183,7 +186,8 @@ export function workerLane(file: string, program: JqProgram, wasm?: string): JqL
     close() {
       ended ??= new LaneStopped('jq was closed', true);
       port1.close();
-      void worker?.terminate();
+      // A thread started early and never needed (sgq's subset answered) ends here too.
+      void (worker ?? early?.worker)?.terminate();
     },
   };
   port1.on('message', (message: Answer) => {
@@ -213,8 +217,17 @@ function keepAlive(on: boolean, ...handles: ({ ref(): void; unref(): void } | un
 
 /** jq's thread, which ends the lane when it fails or exits (after the lane closed it, too: nothing is waiting then). */
 function startThread(file: string, data: WorkerData, end: (why: LaneStopped) => void): Worker {
-  // A small young generation: the worker's garbage is jq's output text, a page or two at a time.
-  const thread = new Worker(file, { workerData: data, transferList: [data.port], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  return watched(new Worker(file, { workerData: data, transferList: [data.port], resourceLimits: JQ_THREAD_LIMITS }), end);
+}
+
+/** A thread started early, given the filter (its first request); one that ended meanwhile ends the lane. */
+function adopt(thread: EarlyThread, setup: JqSetup, end: (why: LaneStopped) => void): Worker {
+  thread.port.postMessage({ kind: 'init', ...setup } satisfies WorkerRequest);
+  if (thread.ended !== undefined) queueMicrotask(() => end(new LaneStopped(thread.ended!, false)));
+  return watched(thread.worker, end);
+}
+
+function watched(thread: Worker, end: (why: LaneStopped) => void): Worker {
   thread.on('error', (error) => end(new LaneStopped(`jq's thread failed: ${error.message}`, false)));
   thread.on('exit', (code) => end(new LaneStopped(`jq's thread ended (exit code ${code}) before it answered`, false)));
   thread.unref();

@@ -8,23 +8,30 @@ import { compileError, runBatch, type BatchShape, type JqProgram } from './jq-en
 
 export type WorkerRequest =
   | { kind: 'check' }
-  | { kind: 'batch'; batch: Uint8Array; shape: BatchShape };
+  | { kind: 'batch'; batch: Uint8Array; shape: BatchShape }
+  /** What a thread started early (jq-thread-early.ts) is given first, once the line is read. */
+  | ({ kind: 'init' } & JqSetup);
 
-export interface WorkerData {
-  port: MessagePort;
+export interface JqSetup {
   program: JqProgram;
   /** jq's module, compiled by the main thread (jq-lane.ts), which shares what V8 compiled of it. */
   module?: WebAssembly.Module;
 }
 
-const { port, program, module } = workerData as WorkerData;
+/** The thread's data: its port, and the filter unless it was started before the line was read (an `init` request brings it). */
+export type WorkerData = { port: MessagePort } & Partial<JqSetup>;
+
+const { port, ...given } = workerData as WorkerData;
 // One wasm compilation task: see compiledJq in jq-lane.ts, which sets it before it compiles
 // the module it shares; set here too for a module this thread compiles itself.
 setFlagsFromString('--wasm-num-compilation-tasks=1');
 // jq-wasm's runtime prints an abort (memory exhausted, say) with console.error as well as
 // throwing it: the throw becomes sgq's one failure line, so the print would be a second.
 console.error = () => undefined;
-const loaded = import('jq-wasm').then(({ loadJq }) => loadJq(module ? { wasmModule: module } : undefined));
+// The glue loads at once, jq itself once the filter (and the module) are known.
+const glue = import('jq-wasm');
+const setUp = ({ program, module }: JqSetup) => glue.then(async ({ loadJq }) => ({ program, jq: await loadJq(module ? { wasmModule: module } : undefined) }));
+let loaded = given.program ? setUp(given as JqSetup) : undefined;
 /** An abort of jq's WebAssembly as sgq tells it: without Emscripten's advice to its own developers. */
 const brokenText = (error: unknown) => (error as Error).message.replace(/\. Build with -sASSERTIONS for more info\.$/, '');
 
@@ -32,9 +39,14 @@ const answer = (message: unknown, transfer: ArrayBuffer[] = []) => port.postMess
 
 let queue = Promise.resolve();
 port.on('message', (request: WorkerRequest) => {
+  if (request.kind === 'init') {
+    loaded ??= setUp(request);
+    return;
+  }
   queue = queue.then(async () => {
     try {
-      const jq = await loaded;
+      // A request comes only after the setup (the lane sends `init` first to a thread started early).
+      const { jq, program } = await loaded!;
       if (request.kind === 'check') answer({ error: compileError(jq, program) });
       // The batch's buffer goes back with the answer, to be filled again, and jq's output bytes
       // go with it (no copy either way).
