@@ -116,18 +116,15 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
  * dies (out of memory, a crash) fails the run with a line, and a signal is heard while jq works.
  */
 export function workerLane(file: string, program: JqProgram, wasm?: string): JqLane {
-  // A thread started as the line was read (jq-thread-early.ts) is this lane's, else it starts one.
+  // The thread starts with the first request (a filter jq never has to run costs none), or is
+  // the one started as the line was read (jq-thread-early.ts), if there is one.
   const early = takeEarlyThread();
   const { port1, port2 } = early ? { port1: early.port, port2: undefined } : new MessageChannel();
-  // Started with the first request: a filter that jq never has to run (jq-subset.ts) costs no thread.
   let worker: Worker | undefined;
   /** jq's module, compiled here for the check only (a filter of sgq's subset may never need jq); a thread started without it compiles its own. */
   let module: WebAssembly.Module | undefined;
   const start = () => (worker ??= early ? adopt(early, { program, module }, end) : startThread(file, { port: port2!, program, module }, end));
-  const startWith = (compiled: WebAssembly.Module) => {
-    module = compiled;
-    start();
-  };
+  const startWith = (compiled: WebAssembly.Module) => ((module = compiled), start());
   let [sent, received] = [0, 0];
   let ended: LaneStopped | undefined;
   const arrived: Answer[] = [];
