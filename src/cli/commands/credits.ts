@@ -9,7 +9,7 @@ export const creditsCommand = defineCommand<{ refresh?: boolean; json?: boolean 
     new Option('--json', 'print the balance, when and where it was seen, as one JSON object'),
   ],
   help: helpText({
-    notes: 'Every run that gets a current_credits records it beside the config file (credits.json), with the prices it observed.',
+    notes: 'Every run that gets a current_credits records it beside the config file (credits.json; another profile than default in credits.PROFILE.json), with the prices it observed.',
     examples: ['sgq credits', 'sgq credits --refresh --profile work', 'sgq credits --json | jq .seen_at'],
   }),
   async handler(_args, opts, ctx) {
