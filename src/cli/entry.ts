@@ -3,7 +3,7 @@ import { cacheDir } from './cache-dir.js';
 import { installCodeCache } from './code-cache.js';
 import { prerenderedHelp } from './prerendered-help.js';
 import { onStderrCreated } from './stderr-on-use.js';
-import { asksForLeftOut } from './route-left-out.js';
+import { asksForLeftOut, hasFlag } from './route-left-out.js';
 import { NAMESPACES, ROUTES } from '../core/routes.js';
 
 /**
@@ -32,7 +32,7 @@ export async function run(): Promise<number> {
   }
   // jq's thread boots beside the rest of sgq's start (40-70 ms next to a busy main thread),
   // so that it is ready when the first page is (src/cli/output/jq-thread-early.ts).
-  if (distDir !== undefined && argv.some((word) => word === '--jq' || word.startsWith('--jq='))) {
+  if (distDir !== undefined && hasFlag(argv, '--jq')) {
     const early = await import('./output/jq-thread-early.js');
     if (early.needsJqThread(argv)) early.startJqThreadEarly(`${distDir}/jq-worker.cjs`);
   }

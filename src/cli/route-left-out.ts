@@ -13,9 +13,12 @@ const LEFT_OUT_BY_FLAG = [
   ['--sandbox', 'sandbox'],
 ] as const;
 
-/** Whether a word of `argv` is one of those flags (`--jq F` or `--jq=F`); a mere value that looks like one counts too, harmlessly. */
+/** Whether a word of `argv` is `flag` (`--jq F` or `--jq=F`); a mere value that looks like one counts too, harmlessly. */
+export const hasFlag = (argv: readonly string[], flag: string): boolean => argv.some((word) => word === flag || word.startsWith(`${flag}=`));
+
+/** Whether the line has one of those flags. */
 export function asksForLeftOut(argv: readonly string[]): boolean {
-  return argv.some((word) => LEFT_OUT_BY_FLAG.some(([flag]) => word === flag || word.startsWith(`${flag}=`)));
+  return LEFT_OUT_BY_FLAG.some(([flag]) => hasFlag(argv, flag));
 }
 
 /** Whether parsed values (a command's options with the global ones) ask for a left-out part. */

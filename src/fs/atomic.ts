@@ -14,10 +14,16 @@ export interface ReplaceOptions {
   durable?: boolean;
   /** The replaced file's mode: 0600 unless said otherwise. */
   mode?: number;
+  /**
+   * Asked just before the rename, the data written: false removes the temporary file and
+   * leaves the target as it is (a compare-and-swap: the caller checks the target is still the
+   * one it read). replaceFile then returns false.
+   */
+  proceed?: () => boolean;
 }
 
 /** Replaces `target` with `data` atomically (see above); throws, leaving no temporary file, when it cannot. */
-export function replaceFile(target: string, data: string | Uint8Array, { durable = true, mode = PRIVATE_FILE }: ReplaceOptions = {}): void {
+export function replaceFile(target: string, data: string | Uint8Array, { durable = true, mode = PRIVATE_FILE, proceed }: ReplaceOptions = {}): boolean {
   const temp = createTemp(target, mode);
   try {
     try {
@@ -26,7 +32,12 @@ export function replaceFile(target: string, data: string | Uint8Array, { durable
     } finally {
       closeSync(temp.fd);
     }
+    if (proceed && !proceed()) {
+      rmSync(temp.path, { force: true });
+      return false;
+    }
     moveIntoPlace(temp.path, target, { durable });
+    return true;
   } catch (error) {
     rmSync(temp.path, { force: true });
     throw error;

@@ -5,7 +5,7 @@ import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_thread
 import { builtFile } from '../built-file.js';
 import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
 import type { JqSetup, WorkerData, WorkerRequest } from './jq-worker.js';
-import { JQ_THREAD_LIMITS, takeEarlyThread, type EarlyThread } from './jq-thread-early.js';
+import { JQ_THREAD_LIMITS, takeEarlyThread, threadEnded, threadFailed, type EarlyThread } from './jq-thread-early.js';
 
 // Where jq runs for `--jq`: a worker thread (dist/jq-worker.cjs) beside the bundle, so that jq
 // works on the second core as it would at the end of a pipe; or, run from sources (tests), the
@@ -225,8 +225,8 @@ function adopt(thread: EarlyThread, setup: JqSetup, end: (why: LaneStopped) => v
 }
 
 function watched(thread: Worker, end: (why: LaneStopped) => void): Worker {
-  thread.on('error', (error) => end(new LaneStopped(`jq's thread failed: ${error.message}`, false)));
-  thread.on('exit', (code) => end(new LaneStopped(`jq's thread ended (exit code ${code}) before it answered`, false)));
+  thread.on('error', (error) => end(new LaneStopped(threadFailed(error), false)));
+  thread.on('exit', (code) => end(new LaneStopped(threadEnded(code), false)));
   thread.unref();
   return thread;
 }

@@ -1,4 +1,5 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { hasFlag } from '../route-left-out.js';
 import { compileSubset } from './jq-subset.js';
 
 // jq's thread, started as soon as the command line shows --jq (src/cli/entry.ts), before the
@@ -34,16 +35,20 @@ export function needsJqThread(argv: readonly string[]): boolean {
     else if (word.startsWith('--jq=')) filter = word.slice('--jq='.length);
   });
   if (filter === undefined) return false;
-  return argv.includes('--slurp') || argv.some((word) => word === '--argjson' || word.startsWith('--argjson=')) || compileSubset(filter) === undefined;
+  return argv.includes('--slurp') || hasFlag(argv, '--argjson') || compileSubset(filter) === undefined;
 }
+
+/** What a thread's 'error' and 'exit' say, wherever it was started (jq-lane.ts watches its own the same way). */
+export const threadFailed = (error: Error): string => `jq's thread failed: ${error.message}`;
+export const threadEnded = (code: number): string => `jq's thread ended (exit code ${code}) before it answered`;
 
 export function startJqThreadEarly(file: string): void {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(file, { workerData: { port: port2 }, transferList: [port2], resourceLimits: JQ_THREAD_LIMITS });
   const thread: EarlyThread = { worker, port: port1 };
   // Until the lane watches it, an end is noted (an 'error' nobody listens to would throw here).
-  worker.on('error', (error) => (thread.ended ??= `jq's thread failed: ${error.message}`));
-  worker.on('exit', (code) => (thread.ended ??= `jq's thread ended (exit code ${code}) before it answered`));
+  worker.on('error', (error) => (thread.ended ??= threadFailed(error)));
+  worker.on('exit', (code) => (thread.ended ??= threadEnded(code)));
   // Nothing of it keeps sgq alive until the lane waits on it.
   worker.unref();
   port1.unref();

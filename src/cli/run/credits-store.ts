@@ -1,8 +1,8 @@
-import { closeSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEFAULT_PROFILE } from '../../core/config.js';
-import { createTemp, moveIntoPlace, sealTemp, writeAll } from '../../fs/atomic.js';
-import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
+import { replaceFile } from '../../fs/atomic.js';
+import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 
 // What sgq saw of the account, per profile: the last balance (every run that got a
@@ -132,23 +132,14 @@ export function recordSeen(file: string, profile: string, seen: SeenByRun): void
   // A file just read has its folder; only the first note (or one after the folder went) makes it.
   if (!store.found) makePrivateFolder(dirname(target));
   for (let merges = 1; ; merges++) {
-    const temp = writeTemp(target, merged(store, profile, seen));
-    try {
-      const now = stampOf(target);
-      if (now === stamp || merges === MERGES) {
-        // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
-        // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
-        // a file lost or damaged by a crash reads as nothing known until the next run writes it.
-        moveIntoPlace(temp, target, { durable: false });
-        return;
-      }
-      stamp = now;
-      store = readProfile(file, profile);
-    } catch (error) {
-      rmSync(temp, { force: true });
-      throw error;
-    }
-    rmSync(temp, { force: true });
+    let now = stamp;
+    // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
+    // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
+    // a file lost or damaged by a crash reads as nothing known until the next run writes it.
+    const proceed = () => (now = stampOf(target)) === stamp || merges === MERGES;
+    if (replaceFile(target, merged(store, profile, seen), { durable: false, proceed })) return;
+    stamp = now;
+    store = readProfile(file, profile);
   }
 }
 
@@ -159,23 +150,6 @@ function merged(store: StoreShape, profile: string, seen: SeenByRun): string {
   const { profiles, prices } = store;
   const shape = Object.keys(prices).length ? { profiles, prices } : { profiles };
   return `${JSON.stringify(shape, null, 2)}\n`;
-}
-
-/** The temporary file that will replace `file` (src/fs/atomic.ts), written and closed, not flushed. */
-function writeTemp(file: string, text: string): string {
-  const temp = createTemp(file);
-  try {
-    try {
-      writeAll(temp.fd, text);
-      sealTemp(temp.fd, { mode: PRIVATE_FILE, durable: false });
-    } finally {
-      closeSync(temp.fd);
-    }
-  } catch (error) {
-    rmSync(temp.path, { force: true });
-    throw error;
-  }
-  return temp.path;
 }
 
 /** Which version of the file is in place: another run's rename changes its inode, and its times. */
