@@ -117,7 +117,8 @@ export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: B
   }
   if (shape === 'pages') {
     // Each page's records in turn, as jq would read them one a line. The filter's text keeps
-    // its first line (`$__loc__`); its last line may end in a comment continued by a backslash (jq 1.8), which takes in the empty line after it, not the `)`.
+    // its first line (`$__loc__`); its last line may end in a comment continued by a
+    // backslash (jq 1.8), which takes in the empty line after it, not the `)`.
     const whole = run(batch, `.[] | (${program.filter}\n\n)`);
     if (whole.exitCode === 0 && !failed(whole)) return { out: printed(whole), stderr: whole.stderr };
     // A failure (or a filter this wrapping would not fit) runs again a record a line: the
