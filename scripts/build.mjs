@@ -4,9 +4,7 @@
 // The output is CommonJS: on Node 20 (no compile cache) the ES module loader alone costs a
 // `sgq --help` about 8 ms, a tenth of its run, where require() costs next to nothing.
 // CommonJS has no code splitting, so the lazy loading is laid out by hand:
-//   dist/cli.cjs         what bin/sgq.cjs requires, the one file compiled from source at every
-//                        start: it installs the code cache (src/cli/code-cache.ts) and requires
-//   dist/entry.cjs       the entry: answers --version, wires signals, then requires main.cjs
+//   dist/cli.cjs         the entry: answers --version, wires signals, then requires main.cjs
 //   dist/main.cjs        all of sgq's own code, with commander and chalk; a module that is only
 //                        import()ed (each command's runner, the sandbox) is compiled lazily
 //   dist/route-main.cjs  what a route command runs, without Commander's program or the other
@@ -16,8 +14,9 @@
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
-//   dist/jq-early.cjs    what the entry asks of a line with --jq (which filter needs jq's thread,
-//                        and starting it early): a file of its own, required only by such a line
+//   dist/jq-early.cjs    what cli.cjs asks of a line with --jq (which filter needs jq's thread, and
+//                        starting it early): a file of its own, so that every other run's cli.cjs,
+//                        compiled at each start without a code cache, is half the size
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/diff-worker.cjs the worker thread sgq diff reads the older side and joins partitions in
 //   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
@@ -164,20 +163,14 @@ copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/ve
 const builds = [
   build({
     ...common,
-    entryPoints: ['src/cli/start.ts'],
-    outfile: 'dist/cli.cjs',
-    plugins: [requireFromDist('entry-from-dist', /^\.\/entry\.js$/, () => './entry.cjs')],
-  }),
-  build({
-    ...common,
     entryPoints: ['src/cli/entry.ts'],
-    outfile: 'dist/entry.cjs',
+    outfile: 'dist/cli.cjs',
     plugins: [
       requireFromDist('main-from-dist', /^\.\/(route-main|route-full|main)\.js$/, (path) => path.replace(/\.js$/, '.cjs')),
       requireFromDist('jq-early-from-dist', /^\.\/output\/jq-thread-early\.js$/, () => './jq-early.cjs'),
     ],
   }),
-  // The --jq part of the entry (src/cli/output/jq-thread-early.ts), required by entry.cjs only for a line with --jq.
+  // The --jq part of the entry (src/cli/output/jq-thread-early.ts), required by cli.cjs only for a line with --jq.
   build({
     ...common,
     entryPoints: ['src/cli/output/jq-thread-early.ts'],

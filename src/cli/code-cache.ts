@@ -56,11 +56,9 @@ type ModuleStatics = {
 export interface CodeCache {
   /** V8's flags changed: the bundles compiled so far get no cache (the next run would refuse it). */
   flagsChanged(): void;
-  /** The bundles compiled from now on are served from (and saved to) the files of this kind of run. */
-  setKind(kind: string): void;
 }
 
-/** Serves the bundles under `distDir` from the cache in `cacheDir`/code, in files for this `kind` of run (until setKind). */
+/** Serves the bundles under `distDir` from the cache in `cacheDir`/code, in files for this `kind` of run. */
 export function installCodeCache(distDir: string, cacheDir: string | undefined, kind: string, env: Record<string, string | undefined>): CodeCache | undefined {
   if (cacheDir === undefined || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   const dir = join(cacheDir, 'code', `${process.version}-${process.arch}`);
@@ -68,8 +66,9 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   const name = shortHash([prefix, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   // Bumped when the run changes V8's flags; a bundle's cache is taken only under the flags it was compiled with.
   let flags = 0;
-  // In the bundle, this file's own module object names the class: node:module itself (which
-  // compiles the source-map and ES module parts of Node's loader, some 0.3 ms) is not needed.
+  // Loaded here, not at the top: `--version` and help into a pipe never come this far. In the
+  // bundle, this file's own module object names the class: node:module itself (which compiles
+  // the source-map and ES module parts of Node's loader, some 0.3 ms) is not needed.
   const ModuleClass = moduleClass();
   const { Script } = process.getBuiltinModule('node:vm');
   const compile = ModuleClass.prototype._compile;
@@ -94,9 +93,6 @@ export function installCodeCache(distDir: string, cacheDir: string | undefined, 
   return {
     flagsChanged: () => {
       flags++;
-    },
-    setKind: (next) => {
-      kind = next;
     },
   };
 }

@@ -1,18 +1,17 @@
 import { VERSION } from '../core/version.js';
-import type { CodeCache } from './code-cache.js';
+import { cacheDir } from './cache-dir.js';
+import { installCodeCache } from './code-cache.js';
 import { prerenderedHelp } from './prerendered-help.js';
 import { onStderrCreated } from './stderr-on-use.js';
 import { asksForLeftOut, hasFlag } from './route-left-out.js';
 import { NAMESPACES, ROUTES } from '../core/routes.js';
-import { asksForHelp, asksForVersion } from './run-kind.js';
 
 /**
  * The process entry: wires signals and the real streams to `main`. SIGINT and SIGTERM abort
  * the run (which stops requests, finishes the line being written and prints the summary);
- * a second signal ends the process at once. Bundled, it is dist/entry.cjs, loaded by dist/cli.cjs
- * (src/cli/start.ts) through sgq's code cache, which `codeCache` is (undefined when off).
+ * a second signal ends the process at once.
  */
-export async function run(codeCache?: CodeCache): Promise<number> {
+export async function run(): Promise<number> {
   const argv = process.argv.slice(2);
   // A closed stdout (`sgq … | head`) is handled by the run; a closed stderr (`2>&1 | head`)
   // leaves nobody to tell. Neither may surface as a crash with a trace. stderr gets its
@@ -20,7 +19,7 @@ export async function run(codeCache?: CodeCache): Promise<number> {
   process.stdout.on('error', () => undefined);
   onStderrCreated((stderr) => stderr.on('error', () => undefined));
   // `sgq --version` is run by scripts and installers; answer it without loading the CLI.
-  if (asksForVersion(argv)) {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
@@ -38,7 +37,7 @@ export async function run(codeCache?: CodeCache): Promise<number> {
     if (early.needsJqThread(argv)) early.startJqThreadEarly(`${distDir}/jq-worker.cjs`);
   }
   const kind = codeKind(argv);
-  codeCache?.setKind(kind);
+  const codeCache = distDir === undefined ? undefined : installCodeCache(distDir, cacheDir(process.env), kind, process.env);
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) {
@@ -67,7 +66,7 @@ export async function run(codeCache?: CodeCache): Promise<number> {
  * other command. Each compiles different parts of sgq, and a cache holds what its run compiled.
  */
 function codeKind(argv: readonly string[]): 'help' | 'route' | 'other' {
-  if (asksForHelp(argv)) return 'help';
+  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return 'help';
   const word = argv.find((arg) => !arg.startsWith('-'));
   const isRoute = (NAMESPACES as readonly string[]).includes(word ?? '') || ROUTES.some((r) => !r.namespace && r.verb === word);
   return isRoute ? 'route' : 'other';

@@ -61,8 +61,6 @@ describe('the code cache', () => {
     const files = cacheFiles(cache);
     // A --sandbox line runs the full route bundle (src/cli/route-left-out.ts).
     for (const name of ['-help-main.cjs.v8', '-route-route-full.cjs.v8', '-route-route-main.cjs.v8', '-other-main.cjs.v8']) expect(named(files, name)).toHaveLength(1);
-    // The entry (dist/entry.cjs) too, loaded through the cache by dist/cli.cjs: help's, and the one every other line starts with.
-    expect(named(files, '-entry.cjs.v8').map((name) => name.replace(/^[0-9a-f]+-/, '')).sort()).toEqual(['help-entry.cjs.v8', 'start-entry.cjs.v8']);
     // Each is read by its own kind again.
     expect((await sgqIn(app, cache, ['graph', 'followers', 'jack', '--sandbox', '-q'])).exitCode).toBe(0);
     expect(cacheFiles(cache)).toEqual(files);
@@ -137,24 +135,6 @@ describe('the code cache', () => {
     expect(names).toContain('fresh-help-main.cjs.v8');
     expect(names.filter((name) => name.startsWith('0badc0de'))).toEqual([]);
     expect(named(cacheFiles(cache), '-help-main.cjs.v8')).toHaveLength(2);
-  });
-
-  it('serves the entry from it: a damaged entry file is refused, the run works and writes it anew', async () => {
-    const [app, cache] = [copyOfSgq(), tempDir()];
-    const first = await sgqIn(app, cache, ['--version']);
-    const [name] = named(cacheFiles(cache), '-version-entry.cjs.v8');
-    expect(name).toBeDefined();
-    const file = join(cache, 'sgq', 'code', NODE_DIR, name!);
-    const text = readFileSync(file);
-    // The header still matches; V8 refuses the body.
-    writeFileSync(file, Buffer.concat([text.subarray(0, text.indexOf(10) + 1), Buffer.alloc(64, 7)]));
-    const again = await sgqIn(app, cache, ['--version']);
-    expect([again.exitCode, again.stdout, again.stderr]).toEqual([0, first.stdout, '']);
-    // Written anew (V8 refused the damaged body), and read, not rewritten, by the next run.
-    expect(readFileSync(file).length).toBeGreaterThan(64 + text.indexOf(10) + 1);
-    const rewritten = cacheFiles(cache);
-    expect((await sgqIn(app, cache, ['--version'])).stdout).toBe(first.stdout);
-    expect(cacheFiles(cache)).toEqual(rewritten);
   });
 
   it('is off with NODE_DISABLE_COMPILE_CACHE, as Node’s own is', async () => {

@@ -26,7 +26,7 @@ describe('a route command', () => {
     const { run, bundles } = await bundlesOf(['graph', 'followers', 'alice', '-q', '--limit', '3'], sandbox.env());
     expect([run.exitCode, run.stderr]).toEqual([0, '']);
     expect(run.stdout.trim().split('\n')).toHaveLength(3);
-    expect(bundles.sort()).toEqual(['cli.cjs', 'entry.cjs', 'route-main.cjs']);
+    expect(bundles.sort()).toEqual(['cli.cjs', 'route-main.cjs']);
   });
 
   it('leaves a line its parser is not sure of to the whole program, which says what is wrong', async () => {
@@ -34,18 +34,18 @@ describe('a route command', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe("sgq: option '--limit <n>' argument '0' is invalid. --limit must be a whole number from 1 up; see `sgq graph followers --help`");
-    expect(bundles.sort()).toEqual(['cli.cjs', 'entry.cjs', 'main.cjs', 'route-main.cjs']);
+    expect(bundles.sort()).toEqual(['cli.cjs', 'main.cjs', 'route-main.cjs']);
   });
 
   it('runs a line with a flag whose part the route bundle leaves out (--jq, --sandbox) from the full route bundle', async () => {
     const jq = await bundlesOf(['graph', 'followers', 'alice', '-q', '--limit', '2', '--jq=.username'], sandbox.env());
     expect([jq.run.exitCode, jq.run.stderr]).toEqual([0, '']);
     expect(jq.run.stdout.split('\n')).toHaveLength(2);
-    // The entry asks dist/jq-early.cjs whether the filter needs jq's thread; a line without --jq never loads it (above).
-    expect(jq.bundles.sort()).toEqual(['cli.cjs', 'entry.cjs', 'jq-early.cjs', 'route-full.cjs']);
+    // cli.cjs asks dist/jq-early.cjs whether the filter needs jq's thread; a line without --jq never loads it (above).
+    expect(jq.bundles.sort()).toEqual(['cli.cjs', 'jq-early.cjs', 'route-full.cjs']);
     const inProcess = await bundlesOf(['--sandbox', 'graph', 'followers', 'alice', '-q', '--limit', '1'], {});
     expect([inProcess.run.exitCode, inProcess.run.stderr]).toEqual([0, '']);
-    expect(inProcess.bundles.sort()).toEqual(['cli.cjs', 'entry.cjs', 'route-full.cjs']);
+    expect(inProcess.bundles.sort()).toEqual(['cli.cjs', 'route-full.cjs']);
   });
 
   it('leaves those parts out of the route bundle, and hands a line that needs one to the whole program', async () => {
@@ -63,6 +63,6 @@ describe('a route command', () => {
     expect(run.exitCode).not.toBe(0);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(/^sgq: /);
-    expect(bundles.sort()).toEqual(['cli.cjs', 'entry.cjs', 'route-main.cjs']);
+    expect(bundles.sort()).toEqual(['cli.cjs', 'route-main.cjs']);
   });
 });
