@@ -60,7 +60,7 @@ describe('a printed resume appends validly to what the failed run wrote', () => 
 
 describe('a long list on stdin', () => {
   const sandbox = useSandboxProcess();
-  it('200,000 users against a service that is down: a 16 MiB heap, one line, and every user saved for the resume', async () => {
+  it('200,000 users against a service that is down: a 24 MiB heap, one line, and every user saved for the resume', async () => {
     // A port that refuses connections: listen, note the port, close.
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -75,7 +75,9 @@ describe('a long list on stdin', () => {
     const r = await sgq(['graph', 'followers', '-', '--retries', '0', '--out', out, '--summary', 'json'], {
       env: { SGQ_BASE_URL: `http://127.0.0.1:${port}`, SGQ_API_KEY: 'k' },
       input,
-      nodeFlags: ['--max-old-space-size=16'],
+      // Bounded, not holding a request or a promise per user: it passes with 8 MiB on a quiet
+      // machine; 16 ran out twice in some thirty suites on 2 busy cores (GC falling behind).
+      nodeFlags: ['--max-old-space-size=24'],
       timeout: 60_000,
     });
     expect(r.exitCode, r.stderr.slice(-300)).toBe(7);
