@@ -2,6 +2,8 @@ import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { JsonTooDeep } from '../json.js';
 import type { ChangeOrder } from './change-order.js';
+import type { Keyed } from './keyed.js';
+import type { WrittenChanges } from './written-changes.js';
 import { LineTooLong } from './lines.js';
 import type { DiffCounts } from './merge-diff.js';
 import { partitionPath, Partitions } from './partitions.js';
@@ -20,6 +22,8 @@ export interface LaneJob {
   newerField: string;
   names?: { older: string; newer: string };
   printChanged: boolean;
+  /** The changes are wanted as NDJSON lines: the worker writes those it held (written-changes.ts). */
+  lines?: { renames: boolean };
   /**
    * Characters of changes the worker holds and sorts itself before it hands them over as they
    * come (held-changes.ts): what the main thread's sort holds before it spills (RUN_CHARS, by
@@ -46,7 +50,7 @@ export type ToWorker = { kind: 'join'; newer: PartSizes; order: number[] } | { k
 export type FromWorker =
   | { kind: 'scanned'; older: PartSizes; missingKey: number }
   | { kind: 'changes'; lines: string[] }
-  | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number }; held: string[] }
+  | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number }; held: Keyed[]; written?: WrittenChanges }
   | { kind: 'error'; name: string; message: string };
 
 export class DiffLane {
@@ -88,6 +92,7 @@ export class DiffLane {
     this.joined = reply('joined').then(async (m) => {
       await changes.flush();
       changes.pushSorted(m.held);
+      if (m.written) changes.pushWritten(m.written);
       return m;
     });
     for (const p of [this.scanned, this.joined, failed]) p.catch(() => undefined);
