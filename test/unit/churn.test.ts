@@ -70,7 +70,7 @@ describe('diffSorted', () => {
         const side = (d: Record<string, number>) => Object.keys(d).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)).map((k) => line(k, { v: d[k] }));
         for (const changed of [false, true]) {
           const changes: Change[] = [];
-          const counts = await diffSorted(keyed(side(a)), keyed(side(b)), { changed }, async (batch) => void changes.push(...(batch as Change[])));
+          const counts = await diffSorted(keyed(side(a)), keyed(side(b)), { changed }, async (batch) => void changes.push(...batch));
           const only = (x: Record<string, number>, y: Record<string, number>) => Object.keys(x).filter((k) => !Object.hasOwn(y, k)).sort();
           const byKind = (kind: string) => changes.filter((c) => c.change === kind).map((c) => JSON.parse(c.line).username as string).sort();
           expect(byKind('gained')).toEqual(only(b, a));
@@ -120,7 +120,7 @@ describe('reading exports', () => {
     for (const name of ['a.json', 'a.ndjson.gz']) {
       const side = (source: string) => ({ source, isExport: true, field: 'username', stats: { missingKey: 0, duplicates: 0 }, where: source });
       const changes: Change[] = [];
-      await diffUnsorted(side(join(dir, 'empty.ndjson')), side(join(dir, name)), { changed: false, tempDir: dir }, async (batch) => void changes.push(...(batch as Change[])));
+      await diffUnsorted(side(join(dir, 'empty.ndjson')), side(join(dir, name)), { changed: false, tempDir: dir }, async (batch) => void changes.push(...batch));
       expect(changes).toEqual([
         { change: 'gained', line: '{"username":"a"}' },
         { change: 'gained', line: '{"username":"b"}' },

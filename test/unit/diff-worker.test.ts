@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { changeLines } from '../../src/core/churn/change-lines.js';
 import type { Change } from '../../src/core/churn/merge-diff.js';
 import { NotARecord } from '../../src/core/churn/record-key.js';
 import { diffUnsorted, type UnsortedOptions, type UnsortedSide } from '../../src/core/churn/unsorted-diff.js';
@@ -23,30 +22,15 @@ async function diff(files: [string, string], options: Omit<UnsortedOptions, 'tem
   const field = options.field ?? 'username';
   const sides = [side(files[0], field), side(files[1], field)] as const;
   const changes: Change[] = [];
-  const text: Buffer[] = [];
-  const counts = await diffUnsorted(sides[0], sides[1], { ...options, tempDir: join(files[0], '..'), workerFile }, async (b) => {
-    if (Array.isArray(b)) changes.push(...b);
-    else text.push(Buffer.from(b));
-  });
-  return { changes, text: Buffer.concat(text).toString(), counts, stats: sides.map((s) => s.stats) };
+  const counts = await diffUnsorted(sides[0], sides[1], { ...options, tempDir: join(files[0], '..'), workerFile }, async (b) => void changes.push(...b));
+  return { changes, counts, stats: sides.map((s) => s.stats) };
 }
 
-/**
- * The diff both ways: in this thread, and with the worker; they must agree. And asked for
- * NDJSON lines (each thread writing those of its own changes), both ways: the bytes must be
- * what the CLI wrote from the changes before (changeLines on this thread, after the merge).
- */
+/** The diff both ways: in this thread, and with the worker; they must agree. */
 async function bothWays(files: [string, string], options: Omit<UnsortedOptions, 'tempDir'> & { field?: string }) {
   const here = await diff(files, options);
   const there = await diff(files, options, WORKER);
   expect(there).toEqual(here);
-  const renames = options.names !== undefined;
-  const expected = changeLines(here.changes, renames);
-  for (const workerFile of [undefined, WORKER]) {
-    const asLines = await diff(files, { ...options, lines: { renames } }, workerFile);
-    expect(asLines.text).toBe(expected);
-    expect([asLines.counts, asLines.stats]).toEqual([here.counts, here.stats]);
-  }
   return here;
 }
 
@@ -85,33 +69,6 @@ describe('sgq diff with its worker thread', () => {
     expect(got.counts).toEqual({ gained: 100, lost: 100, renamed: 58, changed: 0, unchanged: 2842 });
     expect(got.stats.map((s) => s.duplicates)).toEqual([1, 1]);
     expect(got.changes.find((c) => c.change === 'renamed')?.line).toContain('"id":18446744073709551716');
-    expect(leftIn(dir)).toEqual([]);
-  });
-
-  it('asked for lines, fails on a change it cannot write as the CLI did: after the changes before it, with the same error', async () => {
-    const dir = tempDir('sgq-diff-worker-');
-    const files: [string, string] = [join(dir, 'old.ndjson'), join(dir, 'new.ndjson')];
-    writeFileSync(files[0], Array.from({ length: 4000 }, (_, i) => `{"username":"u${i}"}`).join('\n'));
-    // Its key is found by the scan, but the rest of the line is not JSON: writing it fails.
-    writeFileSync(files[1], [...Array.from({ length: 4000 }, (_, i) => `{"username":"u${i + 7}"}`), '{"username":"u5000",oops}'].join('\n'));
-    const here = await diff(files, { changed: false, partitionBytes: 4096 });
-    const before = here.changes.slice(0, here.changes.findIndex((c) => c.line.includes('oops')));
-    expect(before.length).toBeGreaterThan(0);
-    expect(() => changeLines(here.changes)).toThrow();
-    const failure = (() => {
-      try {
-        changeLines(here.changes);
-      } catch (error) {
-        return error as Error;
-      }
-    })()!;
-    for (const workerFile of [undefined, WORKER]) {
-      const text: Buffer[] = [];
-      const run = diffUnsorted(side(files[0], 'username'), side(files[1], 'username'), { changed: false, tempDir: dir, partitionBytes: 4096, workerFile, lines: { renames: false } }, async (b) => void text.push(Buffer.from(b as string | Uint8Array)));
-      await expect(run).rejects.toThrow(failure.message);
-      // What came before the change it could not write was written, as the CLI wrote it.
-      expect(changeLines(before).startsWith(Buffer.concat(text).toString())).toBe(true);
-    }
     expect(leftIn(dir)).toEqual([]);
   });
 

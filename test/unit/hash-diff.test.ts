@@ -38,14 +38,14 @@ async function byMerge(dir: string, older: string[], newer: string[], changed: b
     return sort.sorted();
   };
   const changes: Change[] = [];
-  const counts = await diffSorted(await sorted(older), await sorted(newer), { changed }, async (b) => void changes.push(...(b as Change[])));
+  const counts = await diffSorted(await sorted(older), await sorted(newer), { changed }, async (b) => void changes.push(...b));
   return { changes, counts };
 }
 
 async function byHash(dir: string, older: string, newer: string, options: { changed: boolean; partitionBytes?: number; signal?: AbortSignal }) {
   const changes: Change[] = [];
   const sides = [side(older), side(newer)] as const;
-  const counts = await diffUnsorted(sides[0], sides[1], { ...options, tempDir: dir }, async (b) => void changes.push(...(b as Change[])));
+  const counts = await diffUnsorted(sides[0], sides[1], { ...options, tempDir: dir }, async (b) => void changes.push(...b));
   return { changes, counts, stats: sides.map((s) => s.stats) };
 }
 

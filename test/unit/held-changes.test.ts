@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changeLines } from '../../src/core/churn/change-lines.js';
-import { ChangeOrder, encodeChange, sortEncoded, writeEncoded } from '../../src/core/churn/change-order.js';
-import { asKeyed } from '../../src/core/churn/written-changes.js';
+import { ChangeOrder, encodeChange, sortEncoded } from '../../src/core/churn/change-order.js';
 import { HeldChanges } from '../../src/core/churn/held-changes.js';
 import type { ChangeKind } from '../../src/core/churn/merge-diff.js';
 import { tempDir } from '../helpers/run.js';
@@ -21,9 +19,8 @@ describe('HeldChanges', () => {
     KEYS.forEach((key, i) => held.push(...change(key, i)));
     await held.flush();
     expect(handedOver).toEqual([]);
-    const items = await held.end();
-    expect(items.map((item) => item.line)).toEqual(byKey(KEYS).map((key) => encodeChange(...change(key, KEYS.indexOf(key)))));
-    expect(items.map((item) => item.key)).toEqual(byKey(KEYS));
+    const lines = await held.end();
+    expect(lines).toEqual(byKey(KEYS).map((key) => encodeChange(...change(key, KEYS.indexOf(key)))));
   });
 
   it('past its bound hands every change over as it comes, and holds none', async () => {
@@ -55,51 +52,5 @@ describe('ChangeOrder with changes another thread sorted', () => {
     for await (const batch of order.sorted()) for (const c of batch) got.push(JSON.parse(c.line).username as string);
     expect(got).toEqual(byKey(KEYS));
     order.discard();
-  });
-
-  const encoded = (keys: string[]) => keys.map((key) => encodeChange(...change(key, KEYS.indexOf(key))));
-  const allLines = (renames: boolean) => changeLines(byKey(KEYS).map((key) => ({ change: change(key, KEYS.indexOf(key))[1], line: change(key, KEYS.indexOf(key))[2] })), renames);
-  const linesOf = async (order: ChangeOrder, renames: boolean) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of order.lines(renames)) chunks.push(Buffer.from(chunk));
-    return Buffer.concat(chunks).toString();
-  };
-
-  it('asked for lines, merges the lines each thread wrote into those the CLI wrote', async () => {
-    for (const renames of [false, true]) {
-      const order = new ChangeOrder(tempDir('sgq-held-'));
-      order.pushEncoded(encoded(KEYS.filter((_, i) => i % 3 === 0)));
-      await order.sortHeld({ renames });
-      order.pushWritten(writeEncoded(sortEncoded(encoded(KEYS.filter((_, i) => i % 3 !== 0))), renames));
-      expect(await linesOf(order, renames)).toBe(allLines(renames));
-      order.discard();
-    }
-  });
-
-  it('merges written lines with changes still encoded (handed over after, or spilled) into the same lines', async () => {
-    const order = new ChangeOrder(tempDir('sgq-held-'));
-    const [mine, theirs, late] = [0, 1, 2].map((r) => KEYS.filter((_, i) => i % 3 === r)) as [string[], string[], string[]];
-    order.pushEncoded(encoded(mine));
-    await order.sortHeld({ renames: true });
-    order.pushEncoded(encoded(late));
-    order.pushWritten(writeEncoded(sortEncoded(encoded(theirs)), true));
-    expect(await linesOf(order, true)).toBe(allLines(true));
-    order.discard();
-  });
-
-  it('leaves the changes from the first it cannot write encoded, to fail where the merge reaches it', async () => {
-    const items = sortEncoded([encodeChange('a', 'lost', '{"username":"a"}'), encodeChange('b', 'gained', '{"username":"b",oops}'), encodeChange('c', 'lost', '{"username":"c"}')]);
-    const written = writeEncoded(items, false);
-    expect(written.written).toBe(1);
-    expect(asKeyed(written).map((item) => item.line)).toEqual(['{"change":"lost","username":"a"}\n', items[1]!.line, items[2]!.line]);
-    const order = new ChangeOrder(tempDir('sgq-held-'));
-    order.pushWritten(written);
-    const got: string[] = [];
-    await expect(
-      (async () => {
-        for await (const chunk of order.lines(false)) got.push(Buffer.from(chunk).toString());
-      })(),
-    ).rejects.toThrow();
-    expect(got.join('')).toBe('');
   });
 });

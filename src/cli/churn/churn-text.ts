@@ -1,6 +1,36 @@
-import type { DiffCounts } from '../../core/churn/merge-diff.js';
+import type { JsonObject } from '../../core/classify.js';
+import { parseJson, stringifyJson } from '../../core/json.js';
+import { isCanonicalObject } from '../../core/churn/canonical-line.js';
+import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
 import type { KeyStats } from '../../core/churn/keyed.js';
 import { grouped } from '../output/words.js';
+
+/**
+ * A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact.
+ * Matched by id (`renames`), every change carries `renamed_from` (the older username of a
+ * renamed account, null otherwise), so that CSV, TSV and Parquet get the column from the start.
+ */
+export const changeRecords = (changes: readonly Change[], renames = false): JsonObject[] =>
+  changes.map((c) => (renames ? { change: c.change, renamed_from: c.from ?? null, ...(parseJson(c.line) as JsonObject) } : { change: c.change, ...(parseJson(c.line) as JsonObject) }));
+
+const FIRST = { plain: ['change'], renames: ['change', 'renamed_from'] };
+
+/**
+ * The NDJSON lines of changes: each the text `stringifyJson` makes of its change record,
+ * written from the record line's own text when that is already the text sgq would write.
+ */
+export function changeLines(changes: readonly Change[], renames = false): string {
+  let out = '';
+  for (const c of changes) {
+    if (!isCanonicalObject(c.line, renames ? FIRST.renames : FIRST.plain)) {
+      out += `${stringifyJson(changeRecords([c], renames)[0]!)}\n`;
+      continue;
+    }
+    const head = renames ? `{"change":"${c.change}","renamed_from":${c.from === undefined ? 'null' : JSON.stringify(c.from)}` : `{"change":"${c.change}"`;
+    out += c.line === '{}' ? `${head}}\n` : `${head},${c.line.slice(1)}\n`;
+  }
+  return out;
+}
 
 /** `12 gained, 3 lost, 985 unchanged`, with `renamed` when matched by id and `changed` when it was asked for. */
 export function countsText(counts: DiffCounts, options: { changed: boolean; renames: boolean }): string {

@@ -5,8 +5,7 @@ import { diffMatched, matchSides } from '../../core/churn/pair.js';
 import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
-import { changeRecords } from '../../core/churn/change-lines.js';
-import { countsText, leftOutText } from './churn-text.js';
+import { changeRecords, countsText, leftOutText } from './churn-text.js';
 import { grouped } from '../output/words.js';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../core/errors.js';
 import { JsonTooDeep } from '../../core/json.js';
 import { parseSince } from '../../core/since.js';
-import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
+import type { DiffCounts } from '../../core/churn/merge-diff.js';
 import { NotARecord } from '../../core/churn/record-key.js';
-import { diffMatched, diffMatchedLines, matchSides, type DiffSource, type Matched } from '../../core/churn/pair.js';
+import { diffMatched, matchSides, type DiffSource, type Matched } from '../../core/churn/pair.js';
 import { LineTooLong } from '../../core/churn/lines.js';
 import { unreadable, type OpenSnapshot, type SnapshotStore, type StoredSnapshot } from '../../core/churn/store.js';
 import type { Format, Formatter } from '../output/formats.js';
@@ -18,8 +18,7 @@ import { Subjects } from './subjects.js';
 import { builtFile } from '../built-file.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { openSnapshotStore } from '../churn/open-store.js';
-import { changeRecords } from '../../core/churn/change-lines.js';
-import { countsText, leftOutText } from '../churn/churn-text.js';
+import { changeLines, changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
 
 export interface DiffFlags {
   key?: string;
@@ -49,7 +48,7 @@ interface Output {
   sink: Sink;
   formatter: Formatter;
   reporter: Reporter;
-  /** NDJSON without --fields: the changes go to the sink as lines (change-lines.ts), as its formatter would write them. */
+  /** NDJSON without --fields: the changes go to the sink as lines (changeLines), as its formatter would write them. */
   lines: boolean;
   /** Ctrl-C or SIGTERM: checked between chunks and batches, so a diff of any size stops within one. */
   signal?: AbortSignal;
@@ -125,18 +124,16 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
     matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: output.spillDir });
     if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
     const renames = matched.match.by === 'id';
-    const tagged = flags.tag && who !== null;
-    const write = async (batch: Change[] | string | Uint8Array) => {
-      if (!Array.isArray(batch)) sink.write(batch);
-      else {
+    counts = await diffMatched(matched, { changed, signal, workerFile: output.workerFile }, async (batch) => {
+      const tagged = flags.tag && who !== null;
+      if (output.lines && !tagged) {
+        if (batch.length) sink.write(changeLines(batch, renames));
+      } else {
         const records = changeRecords(batch, renames);
         await formatter.write(tagged ? records.map((r) => ({ query_user: who, ...r })) : records, true);
       }
       await sink.drain();
-    };
-    const options = { changed, signal, workerFile: output.workerFile };
-    // NDJSON: the diff writes the lines itself (on both cores, when it has two).
-    counts = await (output.lines && !tagged ? diffMatchedLines(matched, options, write) : diffMatched(matched, options, write));
+    });
   } catch (error) {
     throw readError(error);
   }

@@ -1,8 +1,6 @@
-import { changeLine } from './change-lines.js';
 import { ExternalSort, sortKeyed } from './external-sort.js';
 import type { Keyed } from './keyed.js';
 import type { Change, ChangeKind } from './merge-diff.js';
-import { asKeyed, mergeWritten, writeChanges, type WrittenChanges } from './written-changes.js';
 
 // The changes a hash diff finds, put in key order: the order a merge of sorted sides gives,
 // so that the output does not depend on how the sides were read. Changes are few next to
@@ -37,23 +35,15 @@ function decode(text: string): Change {
 
 const BATCH = 1000;
 
-/** Encoded changes (encodeChange) in key order, with their keys: how a worker thread hands over those it held (held-changes.ts). */
-export function sortEncoded(lines: readonly string[]): Keyed[] {
-  return sortKeyed(lines.map((line) => ({ key: keyOf(line), line })));
+/** Encoded changes (encodeChange) in key order: how a worker thread hands over those it held (held-changes.ts). */
+export function sortEncoded(lines: readonly string[]): string[] {
+  return sortKeyed(lines.map((line) => ({ key: keyOf(line), line }))).map((item) => item.line);
 }
 
-/** Encoded changes in key order (sortEncoded) written as their NDJSON lines (written-changes.ts). */
-export const writeEncoded = (items: readonly Keyed[], renames: boolean): WrittenChanges => writeChanges(items, renames, decode);
-
-/** Changes already in key order, a batch at a time as the merge takes them. */
-async function* keyedBatches(items: readonly Keyed[]): AsyncGenerator<Keyed[]> {
-  for (let i = 0; i < items.length; i += BATCH) yield items.slice(i, i + BATCH);
+/** Encoded changes already in key order, keyed a batch at a time as the merge takes them. */
+async function* keyedBatches(lines: readonly string[]): AsyncGenerator<Keyed[]> {
+  for (let i = 0; i < lines.length; i += BATCH) yield lines.slice(i, i + BATCH).map((line) => ({ key: keyOf(line), line }));
 }
-
-/** Whether a merged item is a line already written (written-changes.ts' asKeyed), not an encoded change: a line starts with `{`, an encoded change with its key's `"`. */
-const isLine = (text: string) => text.charCodeAt(0) === 0x7b;
-
-const NONE: WrittenChanges = { keys: [], bytes: new Uint8Array(0), ends: new Int32Array(0), written: 0, unwritten: [] };
 
 /** Where a partition's join puts its changes: the order below, or a worker's batch for it (diff-worker.ts). */
 export interface ChangeSink {
@@ -66,9 +56,7 @@ export class ChangeOrder implements ChangeSink {
   private readonly sort: ExternalSort;
   private pending: string[] = [];
   /** Changes another thread put in key order (sortEncoded), merged with the rest at the end. */
-  private readonly inOrder: (readonly Keyed[])[] = [];
-  /** This thread's held changes and the other thread's, written as lines once the joins are done (sortHeld, pushWritten). */
-  private readonly written: { mine?: WrittenChanges; theirs?: WrittenChanges } = {};
+  private readonly inOrder: (readonly string[])[] = [];
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(dir: string, signal?: AbortSignal) {
@@ -85,13 +73,8 @@ export class ChangeOrder implements ChangeSink {
   }
 
   /** Changes another thread encoded and put in key order (sortEncoded); held until `sorted`. */
-  pushSorted(items: readonly Keyed[]): void {
-    if (items.length) this.inOrder.push(items);
-  }
-
-  /** Changes another thread put in key order and wrote as lines (writeEncoded); held until `lines`. */
-  pushWritten(changes: WrittenChanges): void {
-    this.written.theirs = changes;
+  pushSorted(lines: readonly string[]): void {
+    if (lines.length) this.inOrder.push(lines);
   }
 
   /**
@@ -111,21 +94,17 @@ export class ChangeOrder implements ChangeSink {
     await this.sort.add(lines);
   }
 
-  /**
-   * Puts what this thread holds in key order now, while another thread sorts its own
-   * (diff-lane.ts); with `lines`, takes it out of the sort and writes it as lines too.
-   */
-  async sortHeld(lines?: { renames: boolean }): Promise<void> {
+  /** Puts what this thread holds in key order now, while another thread sorts its own (diff-lane.ts). */
+  async sortHeld(): Promise<void> {
     await this.flush();
-    if (lines) this.written.mine = writeEncoded(this.sort.takeHeld(), lines.renames);
-    else this.sort.sortHeld();
+    this.sort.sortHeld();
   }
 
   /** Every change, in key order, in batches. */
   async *sorted(): AsyncGenerator<Change[]> {
     await this.flush();
     let out: Change[] = [];
-    for await (const batch of this.merged()) {
+    for await (const batch of this.sort.sorted(this.inOrder.splice(0).map(keyedBatches))) {
       for (const item of batch) out.push(decode(item.line));
       if (out.length >= BATCH) {
         yield out;
@@ -133,28 +112,6 @@ export class ChangeOrder implements ChangeSink {
       }
     }
     if (out.length) yield out;
-  }
-
-  /**
-   * Every change as its NDJSON line (change-lines.ts), in key order, in chunks. When both
-   * threads held and wrote theirs (the usual case), a merge of their bytes; else (changes
-   * spilled, or handed over as they came) the merge of everything, lines written as it goes.
-   */
-  async *lines(renames: boolean): AsyncGenerator<Uint8Array | string> {
-    await this.flush();
-    const { mine, theirs } = this.written;
-    const rest = (encoded: string) => changeLine(decode(encoded), renames);
-    if (this.sort.empty && !this.inOrder.length) return yield* mergeWritten(mine ?? NONE, theirs ?? NONE, rest);
-    for (const changes of [mine, theirs]) if (changes) this.inOrder.push(asKeyed(changes));
-    for await (const batch of this.merged()) {
-      let text = '';
-      for (const { line } of batch) text += isLine(line) ? line : rest(line);
-      yield text;
-    }
-  }
-
-  private merged(): AsyncGenerator<Keyed[]> {
-    return this.sort.sorted(this.inOrder.splice(0).map(keyedBatches));
   }
 
   discard(): void {

@@ -2,8 +2,6 @@ import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { JsonTooDeep } from '../json.js';
 import type { ChangeOrder } from './change-order.js';
-import type { Keyed } from './keyed.js';
-import type { WrittenChanges } from './written-changes.js';
 import { LineTooLong } from './lines.js';
 import type { DiffCounts } from './merge-diff.js';
 import { partitionPath, Partitions } from './partitions.js';
@@ -22,8 +20,6 @@ export interface LaneJob {
   newerField: string;
   names?: { older: string; newer: string };
   printChanged: boolean;
-  /** The changes are wanted as NDJSON lines: the worker writes those it held (written-changes.ts). */
-  lines?: { renames: boolean };
   /**
    * Characters of changes the worker holds and sorts itself before it hands them over as they
    * come (held-changes.ts): what the main thread's sort holds before it spills (RUN_CHARS, by
@@ -50,7 +46,7 @@ export type ToWorker = { kind: 'join'; newer: PartSizes; order: number[] } | { k
 export type FromWorker =
   | { kind: 'scanned'; older: PartSizes; missingKey: number }
   | { kind: 'changes'; lines: string[] }
-  | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number }; held: Keyed[]; written?: WrittenChanges }
+  | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number }; held: string[] }
   | { kind: 'error'; name: string; message: string };
 
 export class DiffLane {
@@ -92,7 +88,6 @@ export class DiffLane {
     this.joined = reply('joined').then(async (m) => {
       await changes.flush();
       changes.pushSorted(m.held);
-      if (m.written) changes.pushWritten(m.written);
       return m;
     });
     for (const p of [this.scanned, this.joined, failed]) p.catch(() => undefined);

@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { AckWindow } from './ack-window.js';
-import { writeEncoded } from './change-order.js';
 import type { LaneJob, FromWorker, ToWorker } from './diff-lane.js';
 import { errorKind } from './diff-lane.js';
 import { HeldChanges } from './held-changes.js';
@@ -61,12 +60,8 @@ async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join'
     await joinSpilled(older.parts[part]!, newer.parts[part]!, older.bits, run);
   }
   const held = await changes.end();
-  // Written as NDJSON lines here, on this core, while the main thread writes its own (written-changes.ts).
-  const written = job.lines && writeEncoded(held, job.lines.renames);
   await inFlight.drained();
-  const duplicates = { older: stats.older.duplicates, newer: stats.newer.duplicates };
-  const joined: FromWorker = { kind: 'joined', counts: run.context.counts, duplicates, held: written ? [] : held, written };
-  port.postMessage(joined, written ? [written.bytes.buffer, written.ends.buffer] : []);
+  post({ kind: 'joined', counts: run.context.counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates }, held });
 }
 
 async function main(): Promise<void> {

@@ -59,16 +59,6 @@ export class ExternalSort {
     sortKeyed(this.buffer);
   }
 
-  /** What is held in memory, in key order, taken out: the caller merges it in itself. */
-  takeHeld(): Keyed[] {
-    return this.takeBuffer();
-  }
-
-  /** Whether nothing is held nor spilled. */
-  get empty(): boolean {
-    return !this.buffer.length && !this.runs.length;
-  }
-
   /** Once some of it is on disk, puts the rest there too: another sort (the other side of a diff) may fill memory next. */
   async seal(): Promise<void> {
     if (this.runs.length && this.buffer.length) await this.spill();

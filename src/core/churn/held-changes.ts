@@ -1,5 +1,4 @@
 import { encodeChange, sortEncoded, type ChangeSink } from './change-order.js';
-import type { Keyed } from './keyed.js';
 
 // The changes a worker thread of a hash diff finds in its joins (diff-worker.ts). While they
 // are few (a night's churn) it holds them and, at the end, puts them in key order itself,
@@ -38,8 +37,8 @@ export class HeldChanges implements ChangeSink {
     await this.handOver(lines, chars);
   }
 
-  /** At the end of the joins: the changes held, in key order, with their keys; none when they were handed over as they came. */
-  async end(): Promise<Keyed[]> {
+  /** At the end of the joins: the changes held, in key order; none when they were handed over as they came. */
+  async end(): Promise<string[]> {
     if (this.handingOver) {
       await this.flush();
       return [];

@@ -1,12 +1,11 @@
 import type { FileHandle } from 'node:fs/promises';
-import { changeLines } from './change-lines.js';
 import { chooseMatch, type Glimpse, type Match } from './identity.js';
 import type { Keyed, KeyStats } from './keyed.js';
 import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { NotARecord, keyReader } from './record-key.js';
 import { exportLines, glimpse, snapshotRecords } from './sources.js';
-import { diffUnsorted, type EmitChanges, type UnsortedSide } from './unsorted-diff.js';
+import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 
 // The two sides of a diff, matched on the identity they share: each is glanced at for its
 // shape, then diffed: by a merge when both are snapshots stored in order of the field chosen,
@@ -61,39 +60,19 @@ export async function matchSides(older: DiffSource, newer: DiffSource, options: 
   return { match, older: side(older, match.older), newer: side(newer, match.newer), tempDir: options.tempDir };
 }
 
-/** How a diff of matched sides runs: `signal` stops it; `workerFile` lends it a second core (unsorted-diff.ts). */
-export interface DiffOptions {
-  changed: boolean;
-  signal?: AbortSignal;
-  workerFile?: string;
-}
-
 /**
  * The diff of matched sides; matched by id, a same id under another username is a rename.
  * Two snapshots stored in order of the chosen field are merged as they are read; anything
  * else is joined by hash (unsorted-diff.ts). Either way the changes come in key order.
  */
-export function diffMatched(matched: Matched, options: DiffOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
-  return diffEither(matched, options, undefined, emit as EmitChanges);
-}
-
-/**
- * The same diff, its changes given as their NDJSON lines (change-lines.ts), in batches of
- * text or bytes: a hash join writes them on both cores, each thread those it found.
- */
-export function diffMatchedLines(matched: Matched, options: DiffOptions, emit: (text: string | Uint8Array) => Promise<void>): Promise<DiffCounts> {
-  const renames = matched.match.by === 'id';
-  return diffEither(matched, options, { renames }, (batch) => emit(Array.isArray(batch) ? changeLines(batch, renames) : batch));
-}
-
-function diffEither(matched: Matched, options: DiffOptions, lines: { renames: boolean } | undefined, emit: EmitChanges): Promise<DiffCounts> {
+export function diffMatched(matched: Matched, options: { changed: boolean; signal?: AbortSignal; workerFile?: string }, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { names } = matched.match;
   const { older, newer } = matched;
   if (inOrder(older) && inOrder(newer)) {
     const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
     return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
   }
-  return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, lines, tempDir: matched.tempDir }, emit);
+  return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, tempDir: matched.tempDir }, emit);
 }
 
 const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.source.sortedBy === side.field;

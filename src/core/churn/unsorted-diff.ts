@@ -41,15 +41,7 @@ export interface UnsortedOptions {
   workerFile?: string;
   /** Characters of changes the worker sorts itself (held-changes.ts); tests make it tiny. */
   workerHoldChars?: number;
-  /**
-   * The changes are wanted as NDJSON lines (change-lines.ts): `emit` gets them as text or
-   * bytes, each thread writing those it found (written-changes.ts), not as Change objects.
-   */
-  lines?: { renames: boolean };
 }
-
-/** Where the changes go, in key order: Change objects in batches, or their lines with `lines`. */
-export type EmitChanges = (batch: Change[] | string | Uint8Array) => Promise<void>;
 
 /**
  * Bytes of the older side's records a partition is sized for: 8 MiB, less under a capped
@@ -76,7 +68,7 @@ const LANE_PARTITION_BYTES = Math.min(4 * 1024 * 1024, PARTITION_BYTES);
 const LANE_MAX_BYTES = 128 * 1024 * 1024;
 
 /** The diff of two unsorted sides; the changes reach `emit` in key order, in batches. */
-export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: EmitChanges): Promise<DiffCounts> {
+export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { signal, tempDir } = options;
   const bytes = await estimateBytes(older);
   const twoCores = bytes <= LANE_MAX_BYTES && laneCanRead(older, options);
@@ -86,11 +78,10 @@ export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, opt
   const run = joinRun({ names: options.names, stats: { older: older.stats, newer: newer.stats }, changes, printChanged: options.changed, size, dir: tempDir, signal });
   try {
     const lane = twoCores ? startLane(older, newer, options, { count, size, changes }) : undefined;
-    await (lane ? joinOnTwoCores(older, newer, count, lane, run, changes, options) : joinHere(older, newer, count, run));
+    await (lane ? joinOnTwoCores(older, newer, count, lane, run, changes, options.names) : joinHere(older, newer, count, run));
     // The joins are done: their buffer and table go before the changes are sorted and written.
     Object.assign(run.scratch, { buffer: Buffer.alloc(0), table: new KeyTable() });
-    const batches = options.lines ? changes.lines(options.lines.renames) : changes.sorted();
-    for await (const batch of batches) {
+    for await (const batch of changes.sorted()) {
       signal?.throwIfAborted();
       await emit(batch);
     }
@@ -119,7 +110,7 @@ async function joinHere(older: UnsortedSide, newer: UnsortedSide, count: number,
  * The older side read by the worker thread while this one reads the newer; then the
  * partitions joined by both, each taking the next (this thread alone those to split again).
  */
-async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: number, lane: DiffLane, run: JoinRun, changes: ChangeOrder, options: UnsortedOptions): Promise<void> {
+async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: number, lane: DiffLane, run: JoinRun, changes: ChangeOrder, names: UnsortedOptions['names']): Promise<void> {
   const { signal, context } = run;
   const newerParts = new Partitions(count, run.dir, 0);
   let olderParts: Partitions | undefined;
@@ -129,7 +120,7 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
     // Time this thread would spend waiting for the worker's side goes to warming up the join.
     let scannedYet = false;
     void lane.scanned.finally(() => (scannedYet = true)).catch(() => undefined);
-    await warmUpJoins(options.names, () => scannedYet || signal?.aborted === true);
+    await warmUpJoins(names, () => scannedYet || signal?.aborted === true);
     const scanned = await untilAborted(lane.scanned, signal);
     olderParts = scanned.parts;
     older.stats.missingKey += scanned.missingKey;
@@ -140,8 +131,8 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
     lane.join(newerParts, shared);
     for (let i = lane.take(shared); i !== undefined; i = lane.take(shared)) await joinSpilled(parts[i]!, newerParts.parts[i]!, bits, run);
     for (const [i, part] of parts.entries()) if (split[i]) await joinSpilled(part, newerParts.parts[i]!, bits, run);
-    // While the worker sorts (and writes) the changes it held (held-changes.ts), this thread does its own.
-    await changes.sortHeld(options.lines);
+    // While the worker sorts the changes it held (held-changes.ts), this thread sorts its own.
+    await changes.sortHeld();
     const joined = await untilAborted(lane.joined, signal);
     addCounts(context.counts, joined.counts);
     context.stats.older.duplicates += joined.duplicates.older;
@@ -161,7 +152,7 @@ function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOp
   const file = options.workerFile!;
   const { isExport, field, where } = older;
   const source = older.source as string;
-  const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, lines: options.lines, holdChars: options.workerHoldChars ?? RUN_CHARS, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
+  const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, holdChars: options.workerHoldChars ?? RUN_CHARS, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
   return new DiffLane(file, job, shared.changes);
 }
 
