@@ -89,7 +89,8 @@ describe('--out against what it points at', () => {
     const run = sgq(['graph', 'followers', 'slow_3000', '--all', '--out', file], { env: slow.env() });
     let tempMode: number | undefined;
     await until(() => {
-      const temp = readdirSync(dir).find((n) => n.endsWith('.tmp'));
+      // The data's temporary file, not the lock's (`.secret.ndjson.lock.sgq-….tmp`, readable by all by design, for a moment).
+      const temp = readdirSync(dir).find((n) => n.startsWith('.secret.ndjson.sgq-') && n.endsWith('.tmp'));
       if (temp) tempMode = statSync(join(dir, temp)).mode & 0o777;
       return tempMode !== undefined || run.exitCode !== null;
     }, 'the temporary file');

@@ -77,6 +77,14 @@ describe('--jq', () => {
     }
     // A filter that would never end on its input is checked without running it.
     await expect(createFormatter('ndjson', captureSink(), { jq: { filter: 'repeat(.)' } })).resolves.toBeDefined();
+    // Nor when it opens with a directive, which only the program's start may hold (a check that
+    // wrapped the filter failed there, then ran it as written on null to get jq's words: for ever).
+    await expect(createFormatter('ndjson', captureSink(), { jq: { filter: 'module {a: 1}; repeat(.)' } })).resolves.toBeDefined();
+  });
+
+  it('a filter that opens with `module {…};` runs as jq runs it', async () => {
+    expect(await jq({ filter: 'module {a: 1}; .i' }, [[{ i: 1 }, { i: 2 }], [{ i: 3 }]])).toBe('1\n2\n3\n');
+    expect(await jq({ filter: 'module {a: 1};\ndef twice: . * 2; .i | twice', slurp: false }, [[{ i: 4 }]])).toBe('8\n');
   });
 
   it('a filter nested deeper than any stack is jq\'s to refuse (exit 2 with its words), not a crash of sgq', async () => {

@@ -42,16 +42,13 @@ export function jqFlags(args: readonly (readonly [string, string])[] = [], argjs
 }
 
 /**
- * jq's message if the filter does not compile, else undefined. Compiled inside a branch that
- * never runs, so that checking a filter cannot loop forever (`repeat(.)`); jq's message comes
- * from the filter as written, which does not run either.
+ * jq's message if the filter does not compile, else undefined. jq compiles the filter as
+ * written, then reads its inputs: given none, it never runs it, so a check cannot loop forever
+ * (`repeat(.)`), and a `module {…};` directive, which must open the program, stays in its place.
  */
 export function compileError(jq: Jq, { filter, flags }: JqProgram): string | undefined {
-  // A last line ending in a comment continued by a backslash (jq 1.8) takes in the empty line after it, not the `)`.
-  const check = jq.raw('null', `if false then (\n${filter}\n\n) else empty end`, ['-n', ...flags]);
-  if (check.exitCode !== 3 && check.exitCode !== 2) return undefined;
-  const plain = jq.raw('null', filter, ['-n', ...flags]);
-  return jqMessage(plain.exitCode === 2 || plain.exitCode === 3 ? plain.stderr : check.stderr);
+  const check = jq.raw('', filter, flags);
+  return check.exitCode === 2 || check.exitCode === 3 ? jqMessage(check.stderr) : undefined;
 }
 
 /**
@@ -120,7 +117,8 @@ export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: B
   }
   if (shape === 'pages') {
     // Each page's records in turn, as jq would read them one a line. The filter's text keeps
-    // its first line (`$__loc__`); its last line may end in a comment (see compileError).
+    // its first line (`$__loc__`); its last line may end in a comment continued by a
+    // backslash (jq 1.8), which takes in the empty line after it, not the `)`.
     const whole = run(batch, `.[] | (${program.filter}\n\n)`);
     if (whole.exitCode === 0 && !failed(whole)) return { out: printed(whole), stderr: whole.stderr };
     // A failure (or a filter this wrapping would not fit) runs again a record a line: the
