@@ -14,6 +14,9 @@
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
+//   dist/jq-early.cjs    what cli.cjs asks of a line with --jq (which filter needs jq's thread, and
+//                        starting it early): a file of its own, so that every other run's cli.cjs,
+//                        compiled at each start without a code cache, is half the size
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/diff-worker.cjs the worker thread sgq diff reads the older side and joins partitions in
 //   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
@@ -162,7 +165,16 @@ const builds = [
     ...common,
     entryPoints: ['src/cli/entry.ts'],
     outfile: 'dist/cli.cjs',
-    plugins: [requireFromDist('main-from-dist', /^\.\/(route-main|route-full|main)\.js$/, (path) => path.replace(/\.js$/, '.cjs'))],
+    plugins: [
+      requireFromDist('main-from-dist', /^\.\/(route-main|route-full|main)\.js$/, (path) => path.replace(/\.js$/, '.cjs')),
+      requireFromDist('jq-early-from-dist', /^\.\/output\/jq-thread-early\.js$/, () => './jq-early.cjs'),
+    ],
+  }),
+  // The --jq part of the entry (src/cli/output/jq-thread-early.ts), required by cli.cjs only for a line with --jq.
+  build({
+    ...common,
+    entryPoints: ['src/cli/output/jq-thread-early.ts'],
+    outfile: 'dist/jq-early.cjs',
   }),
   // A route command's bundle (src/cli/route-main.ts): its runner and what that loads, without
   // Commander's program, the other commands, or what only a flag asks for (routeLeavesOut); a
