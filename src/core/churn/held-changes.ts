@@ -36,8 +36,10 @@ export class HeldChanges implements ChangeSink {
     if (!this.handingOver && this.chars <= this.maxChars) return;
     this.handingOver = true;
     if (!this.lines.length && !this.keyed.length) return;
-    const { lines, chars } = this;
-    for (const item of this.keyed) lines.push(item.line);
+    // In arrival order by partition: the main thread's sort keeps the first of a key twice.
+    const lines = this.keyed.map((item) => item.line);
+    for (const line of this.lines) lines.push(line);
+    const { chars } = this;
     [this.lines, this.keyed, this.chars] = [[], [], 0];
     await this.handOver(lines, chars);
   }
