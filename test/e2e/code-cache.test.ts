@@ -66,6 +66,23 @@ describe('the code cache', () => {
     expect(cacheFiles(cache)).toEqual(files);
   });
 
+  it('is read, not rewritten, by --jq runs, which set V8’s flags for jq before sgq loads and keep files of their own', async () => {
+    const [app, cache] = [copyOfSgq(), tempDir()];
+    // A filter only jq runs (not sgq's subset): jq's thread starts, and its flags are set, as the line is read.
+    const jq = ['graph', 'followers', 'jack', '--sandbox', '-q', '--jq', 'tojson | length'];
+    const plain = ['graph', 'followers', 'jack', '--sandbox', '-q'];
+    const first = await sgqIn(app, cache, jq);
+    expect([first.exitCode, first.stderr]).toEqual([0, '']);
+    expect((await sgqIn(app, cache, plain)).exitCode).toBe(0);
+    const files = cacheFiles(cache);
+    for (const name of ['-route-jq-route-full.cjs.v8', '-route-route-full.cjs.v8']) expect(named(files, name)).toHaveLength(1);
+    // Flags set by jq's thread while the bundle loaded made V8 refuse it in every --jq run, which wrote it again.
+    const again = await sgqIn(app, cache, jq);
+    expect(again.stdout).toBe(first.stdout);
+    expect((await sgqIn(app, cache, plain)).exitCode).toBe(0);
+    expect(cacheFiles(cache)).toEqual(files);
+  });
+
   it('never serves the code of a bundle that changed, even at the same size and time', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
     expect((await sgqIn(app, cache, ['help'])).stdout).toContain('Query the Social Graph');

@@ -13,7 +13,7 @@ import { tempDir } from '../helpers/run.js';
 
 const require = createRequire(import.meta.url);
 const glue = require.resolve('jq-wasm');
-type Answer = { stdout: string; stderr: string; exitCode: number; stdoutBytes?: Uint8Array };
+type Answer = { stdout: string; stderr: string; exitCode: number; stdoutBytes?: Uint8Array; stdoutWrites?: number };
 type Jq = { raw(input: string | Uint8Array, filter: string, flags: string[]): Answer; bytes?: boolean };
 const fields = ({ stdout, stderr, exitCode }: Answer) => ({ stdout, stderr, exitCode });
 
@@ -60,6 +60,21 @@ describe('jq-wasm with bulk input and output (the build plugin)', () => {
       const bytes = out as Uint8Array;
       expect([bytes.byteOffset, bytes.byteLength]).toEqual([0, bytes.buffer.byteLength]);
       expect(new TextDecoder().decode(bytes)).toBe(Array.from({ length: filter === '.i' ? 40 : 30 }, (_, i) => `${i}\n`).join(''));
+    }
+  });
+
+  it("writes jq's stdout fully buffered, a few writes for many lines, and every line of every call reaches the sink", async () => {
+    const jq = await patchedJq();
+    const plain = await (require('jq-wasm') as { loadJq(): Promise<Jq> }).loadJq();
+    const input = Array.from({ length: 20_000 }, (_, i) => `{"i":${i},"s":"${'y'.repeat(i % 50)}"}`).join('\n');
+    // A failing record, a halt part way and a value larger than the buffer end a call as a clean one does: with all of their output.
+    const big = `"${'z'.repeat(5000)}"`;
+    for (const filter of ['.', '.s', 'if .i == 15000 then error("x") else .i end', 'if .i == 12345 then halt_error else .s end', `${big}, .i`]) {
+      const answer = jq.raw(new TextEncoder().encode(input), filter, ['-c']);
+      const expected = plain.raw(input, filter, ['-c']);
+      expect(fields(answer)).toEqual(expected);
+      // Line-buffered, it was a write a line (20,000 here); a value larger than the buffer is written past it either way.
+      if (!filter.startsWith(big)) expect(answer.stdoutWrites).toBeLessThan(expected.stdout.split('\n').length / 10);
     }
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { builtFile } from '../built-file.js';
+import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
 import type { JqSetup, WorkerData, WorkerRequest } from './jq-worker.js';
 import { JQ_THREAD_LIMITS, takeEarlyThread, threadEnded, threadFailed, type EarlyThread } from './jq-thread-early.js';
@@ -60,12 +61,9 @@ export async function openLane(program: JqProgram): Promise<JqLane> {
  * runs on this thread are compiled already when the worker runs its first batch.
  */
 function compiledJq(wasm: string): WebAssembly.Module {
-  // V8 compiles jq's hot functions again, optimized, on background threads, each with a malloc
-  // arena of its own that keeps what the compiler used: the run's peak RSS held ~10 MiB more
-  // with V8's default (several tasks at once) than with one task compiling them in turn, for
-  // ~45 ms more CPU (measured over a 200k-record export). Set before the module exists; only
-  // wasm compilation reads it.
-  setFlagsFromString('--wasm-num-compilation-tasks=1');
+  // One compilation task (JQ_V8_FLAGS says why): set before the module exists, if the early
+  // thread's start has not set it already; only wasm compilation reads it.
+  setFlagsFromString(JQ_V8_FLAGS);
   // (sgq's TypeScript library has WebAssembly's types, not its value)
   const { WebAssembly: wasmApi } = globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WebAssembly.Module } };
   return new wasmApi.Module(readFileSync(wasm));

@@ -1,6 +1,8 @@
+import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { hasFlag } from '../route-left-out.js';
 import { compileSubset } from './jq-subset.js';
+import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 
 // jq's thread, started as soon as the command line shows --jq (src/cli/entry.ts), before the
 // rest of sgq loads. Beside a busy main thread a thread took 40-70 ms to boot, and in half the
@@ -43,6 +45,8 @@ export const threadFailed = (error: Error): string => `jq's thread failed: ${err
 export const threadEnded = (code: number): string => `jq's thread ended (exit code ${code}) before it answered`;
 
 export function startJqThreadEarly(file: string): void {
+  // Before anything of sgq's bundles loads: see JQ_V8_FLAGS.
+  setFlagsFromString(JQ_V8_FLAGS);
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(file, { workerData: { port: port2 }, transferList: [port2], resourceLimits: JQ_THREAD_LIMITS });
   const thread: EarlyThread = { worker, port: port1 };

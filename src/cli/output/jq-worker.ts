@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { compileError, runBatch, type BatchShape, type JqProgram } from './jq-engine.js';
+import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 
 // The worker thread of `--jq` (dist/jq-worker.cjs): jq runs here on the second core while the
 // main thread fetches and parses, as `sgq … | jq` would run it. Requests come in order on the
@@ -22,9 +23,9 @@ export interface JqSetup {
 export type WorkerData = { port: MessagePort } & Partial<JqSetup>;
 
 const { port, ...given } = workerData as WorkerData;
-// One wasm compilation task: see compiledJq in jq-lane.ts, which sets it before it compiles
-// the module it shares; set here too for a module this thread compiles itself.
-setFlagsFromString('--wasm-num-compilation-tasks=1');
+// One wasm compilation task (JQ_V8_FLAGS): set by the main thread already when it started this
+// thread early or compiled the module it shares; set here too for a module this thread compiles itself.
+setFlagsFromString(JQ_V8_FLAGS);
 // jq-wasm's runtime prints an abort (memory exhausted, say) with console.error as well as
 // throwing it: the throw becomes sgq's one failure line, so the print would be a second.
 console.error = () => undefined;
