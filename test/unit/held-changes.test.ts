@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ChangeOrder, encodeChange, sortEncoded } from '../../src/core/churn/change-order.js';
 import { HeldChanges } from '../../src/core/churn/held-changes.js';
@@ -52,5 +53,55 @@ describe('ChangeOrder with changes another thread sorted', () => {
     for await (const batch of order.sorted()) for (const c of batch) got.push(JSON.parse(c.line).username as string);
     expect(got).toEqual(byKey(KEYS));
     order.discard();
+  });
+});
+
+// Each thread puts a partition's changes in key order as soon as the partition is joined; the
+// sort at the end only merges those runs. The order must be the one a single sort gives: a
+// key is in one partition only, but keys twice (and equal keys across runs) are tried too.
+describe('changes sorted a partition at a time', () => {
+  const keys = fc.array(fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 3 })), { maxLength: 60 });
+  /** Where partitions end, as indexes into the changes. */
+  const cuts = fc.array(fc.nat(60), { maxLength: 8 });
+  const lines = (ks: string[]) => ks.map((key, i) => encodeChange(...change(key, i)));
+
+  it('HeldChanges gives the order of one sort, and hands over every change once past its bound', async () => {
+    await fc.assert(
+      fc.asyncProperty(keys, cuts, fc.constantFrom(1_000_000, 200), async (ks, at, bound) => {
+        const handedOver: string[][] = [];
+        const held = new HeldChanges(bound, async (batch) => void handedOver.push(batch));
+        for (const [i, line] of lines(ks).entries()) {
+          held.push(...change(ks[i]!, i));
+          expect(encodeChange(...change(ks[i]!, i))).toBe(line);
+          if (at.includes(i)) {
+            await held.flush();
+            held.endPartition();
+          }
+        }
+        const got = await held.end();
+        if (handedOver.length) expect([...handedOver.flat(), ...got].sort()).toEqual(lines(ks).sort());
+        else expect(got).toEqual(sortEncoded(lines(ks)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('ChangeOrder gives the changes of one sort (the first of a key twice kept)', async () => {
+    await fc.assert(
+      fc.asyncProperty(keys, cuts, async (ks, at) => {
+        const orders = [new ChangeOrder(tempDir('sgq-held-')), new ChangeOrder(tempDir('sgq-held-'))] as const;
+        for (const [i, line] of lines(ks).entries()) {
+          for (const order of orders) order.pushEncoded([line]);
+          if (at.includes(i)) await orders[0].endPartition();
+        }
+        const all = async (order: ChangeOrder) => {
+          const out: string[] = [];
+          for await (const batch of order.sorted()) for (const c of batch) out.push(`${c.change} ${c.line}`);
+          return out;
+        };
+        expect(await all(orders[0])).toEqual(await all(orders[1]));
+      }),
+      { numRuns: 200 },
+    );
   });
 });

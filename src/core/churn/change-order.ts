@@ -37,8 +37,11 @@ const BATCH = 1000;
 
 /** Encoded changes (encodeChange) in key order: how a worker thread hands over those it held (held-changes.ts). */
 export function sortEncoded(lines: readonly string[]): string[] {
-  return sortKeyed(lines.map((line) => ({ key: keyOf(line), line }))).map((item) => item.line);
+  return sortEncodedKeyed(lines).map((item) => item.line);
 }
+
+/** The same, with their keys. */
+export const sortEncodedKeyed = (lines: readonly string[]): Keyed[] => sortKeyed(lines.map((line) => ({ key: keyOf(line), line })));
 
 /** Encoded changes already in key order, keyed a batch at a time as the merge takes them. */
 async function* keyedBatches(lines: readonly string[]): AsyncGenerator<Keyed[]> {
@@ -92,6 +95,17 @@ export class ChangeOrder implements ChangeSink {
     const lines = this.pending;
     this.pending = [];
     await this.sort.add(lines);
+  }
+
+  /**
+   * A partition's join is done: its changes, and any another thread handed over meanwhile,
+   * are put in key order now, as a run of their own. Sorted all at once after the joins, the
+   * main thread's ~30,000 changes took it 12-28 ms of CPU when the worker's were ready
+   * (traced per phase, issue 22).
+   */
+  async endPartition(): Promise<void> {
+    await this.flush();
+    this.sort.sortRecent();
   }
 
   /** Puts what this thread holds in key order now, while another thread sorts its own (diff-lane.ts). */

@@ -58,6 +58,7 @@ async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join'
   for (let at = Atomics.add(next, 0, 1); at < message.order.length; at = Atomics.add(next, 0, 1)) {
     const part = message.order[at]!;
     await joinSpilled(older.parts[part]!, newer.parts[part]!, older.bits, run);
+    changes.endPartition();
   }
   const held = await changes.end();
   await inFlight.drained();

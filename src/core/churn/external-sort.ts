@@ -27,6 +27,8 @@ const BATCH = 1000;
 
 export class ExternalSort {
   private buffer: Keyed[] = [];
+  /** How many of the held records are already in runs in key order (sortRecent). */
+  private sortedUpTo = 0;
   private chars = 0;
   private readonly runs: string[] = [];
   readonly stats: KeyStats = { missingKey: 0, duplicates: 0 };
@@ -57,6 +59,18 @@ export class ExternalSort {
   /** Sorts what is held in memory now (a thread that would otherwise wait); `sorted` then finds it in order. */
   sortHeld(): void {
     sortKeyed(this.buffer);
+    this.sortedUpTo = this.buffer.length;
+  }
+
+  /**
+   * Puts the records held since the last call in key order, as a run of their own: the sort
+   * at the end (V8's, which finds runs already in order) then only merges the runs. Equal
+   * keys keep their arrival order, runs being in arrival order.
+   */
+  sortRecent(): void {
+    const recent = sortKeyed(this.buffer.splice(this.sortedUpTo));
+    for (const item of recent) this.buffer.push(item);
+    this.sortedUpTo = this.buffer.length;
   }
 
   /** Once some of it is on disk, puts the rest there too: another sort (the other side of a diff) may fill memory next. */
@@ -86,6 +100,7 @@ export class ExternalSort {
   private takeBuffer(): Keyed[] {
     const items = this.buffer;
     this.buffer = [];
+    this.sortedUpTo = 0;
     this.chars = 0;
     return sortKeyed(items);
   }

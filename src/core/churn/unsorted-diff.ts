@@ -129,7 +129,10 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
     const split = parts.map((part) => needsSplit(part, bits, run.size));
     const shared = parts.flatMap((_, i) => (split[i] ? [] : [i]));
     lane.join(newerParts, shared);
-    for (let i = lane.take(shared); i !== undefined; i = lane.take(shared)) await joinSpilled(parts[i]!, newerParts.parts[i]!, bits, run);
+    for (let i = lane.take(shared); i !== undefined; i = lane.take(shared)) {
+      await joinSpilled(parts[i]!, newerParts.parts[i]!, bits, run);
+      await changes.endPartition();
+    }
     for (const [i, part] of parts.entries()) if (split[i]) await joinSpilled(part, newerParts.parts[i]!, bits, run);
     // While the worker sorts the changes it held (held-changes.ts), this thread sorts its own.
     await changes.sortHeld();
