@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,5 +7,9 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     globalSetup: ['test/helpers/global-setup.ts'],
+    // Vitest's default is one worker fewer than the cores: one worker on CI's two. Most tests
+    // wait on the processes they start (sgq, the sandbox, squid, a shell), so two files at once
+    // keep both cores busy: the suite went from 8 min 20 s to 5 min 27 s on Node 20 there.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
