@@ -4,8 +4,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // A timeout finds a test that hangs; it says nothing of speed (waits have deadlines of their
+    // own). Two files at once beside a busy machine took a 4 s test past 20 s (300 users with
+    // --snapshot, fsynced each), so a test that works is given a minute.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     globalSetup: ['test/helpers/global-setup.ts'],
     // Vitest's default is one worker fewer than the cores: one worker on CI's two. Most tests
     // wait on the processes they start (sgq, the sandbox, squid, a shell), so two files at once
