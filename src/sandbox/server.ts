@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ROUTES, type RouteSpec } from '../core/routes.js';
+import { SANDBOX_SERVICE, SERVICE_HEADER } from '../core/service.js';
 import { accountExists, parseServiceSince } from './data.js';
 import { generate } from './generate.js';
 import { bendPaging, servedPage } from './paging-faults.js';
@@ -147,10 +148,11 @@ class SandboxService {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { faults } = this;
     const text = await readAll(req);
-    if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const apiPrefix = `${this.prefix}/api/`;
+    // Outside the API (sgq's question "who are you?" asks the root): answered at once, with no fault.
     if (!url.pathname.startsWith(apiPrefix)) return send(res, { status: 404, body: { message: 'Not Found' } });
+    if (faults.latencyMs) await new Promise((r) => setTimeout(r, faults.latencyMs));
     const path = url.pathname.slice(apiPrefix.length).replace(/\/+$/, '');
     const route = ROUTES.find((r) => r.path === path);
     if (!route) return send(res, { status: 404, body: { message: 'Not Found' } });
@@ -268,7 +270,7 @@ function envelope(route: RouteSpec, user: string, how: string, page: number | nu
 
 function send(res: ServerResponse, answer: Answer): void {
   const text = bodyText(answer.body);
-  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...answer.headers });
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [SERVICE_HEADER]: SANDBOX_SERVICE, ...answer.headers });
   res.end(text);
 }
 
@@ -283,7 +285,7 @@ function sendMalformed(res: ServerResponse, kind: Exclude<MalformedKind, PagingK
     huge: () => `{"data":[${'{"username":"x"},'.repeat(5_000_000)}{"username":"x"}]}`,
   };
   const text = bodies[kind]();
-  res.writeHead(200, { 'content-type': kind === 'html' ? 'text/html' : 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(200, { 'content-type': kind === 'html' ? 'text/html' : 'application/json', 'content-length': Buffer.byteLength(text), [SERVICE_HEADER]: SANDBOX_SERVICE });
   res.end(text);
 }
 

@@ -42,7 +42,7 @@ function gated() {
   return { checkpoint, open };
 }
 
-const savedMarks = (file: string): string[] => (existsSync(file) ? Object.keys((JSON.parse(readFileSync(file, 'utf8')) as { marks: object }).marks) : []);
+const savedMarks = (file: string): string[] => (existsSync(file) ? Object.keys(Object.values((JSON.parse(readFileSync(file, 'utf8')) as { services: Record<string, object> }).services)[0] ?? {}) : []);
 
 describe('a commit takes its cut when it is called', () => {
   it('a --since-last mark staged while a checkpoint before the marks is written waits for the next commit', async () => {
@@ -50,7 +50,7 @@ describe('a commit takes its cut when it is called', () => {
     const checkpoints = new Checkpoints();
     const first = gated();
     checkpoints.add(first.checkpoint);
-    const marks = checkpoints.add(await SinceMarks.open(file, { waitMs: 0 }));
+    const marks = checkpoints.add(await SinceMarks.open(file, { service: 'https://svc.example', profile: 'default' }, { waitMs: 0 }));
     first.checkpoint.stage();
     marks.stage('a', NIGHT);
     const committing = checkpoints.commit();
@@ -70,7 +70,7 @@ describe('a commit takes its cut when it is called', () => {
     const checkpoints = new Checkpoints();
     const first = gated();
     checkpoints.add(first.checkpoint);
-    const marks = checkpoints.add(await SinceMarks.open(file, { waitMs: 0 }));
+    const marks = checkpoints.add(await SinceMarks.open(file, { service: 'https://svc.example', profile: 'default' }, { waitMs: 0 }));
     first.checkpoint.stage();
     marks.stage('a', NIGHT);
     const earlier = checkpoints.commit();
@@ -103,6 +103,7 @@ describe('a commit takes its cut when it is called', () => {
           reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
           stop: () => undefined,
           lockOptions: {},
+          owner: { service: 'sandbox', profile: 'default' },
           workerFile,
         }),
       );

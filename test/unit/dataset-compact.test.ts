@@ -148,6 +148,7 @@ describe('the staging folder', () => {
       reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
       stop: () => undefined,
       lockOptions: {},
+      owner: { service: 'sandbox', profile: 'default' },
     });
     const left = readdirSync(staging);
     await dataset.close();

@@ -138,6 +138,7 @@ describe('the dataset checkpoint and its thread', () => {
       reporter: { warn: () => undefined, error: () => undefined, trace: (line) => traced.push(line) },
       stop: () => undefined,
       lockOptions: {},
+      owner: { service: 'sandbox', profile: 'default' },
       workerFile,
     });
     try {
@@ -172,6 +173,7 @@ describe('a page sent while a commit is being written', () => {
         reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
         stop: () => undefined,
         lockOptions: {},
+        owner: { service: 'sandbox', profile: 'default' },
         workerFile,
       });
       const send = (from: number) => {

@@ -11,7 +11,7 @@ import type { Plan } from '../run/plan.js';
 import { dryRun } from '../run/dry-run.js';
 import type { CommandContext } from '../context.js';
 import { defaultRemainingFile } from '../run/remaining.js';
-import { recordSeenBalance } from '../run/connection.js';
+import { recordSeenBalance, stateOwner } from '../run/connection.js';
 import { RunPrice } from '../run/run-price.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
@@ -65,10 +65,12 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
 }
 
 /** --dry-run: the requests and the worst-case credits, nothing sent, nothing locked. */
-function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
+async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
   const { io, globals, config } = ctx;
   chooseFormat(flags, config, io.stdoutIsTTY);
-  const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config));
+  // Nothing is sent by a dry run, not even the question whether a loopback address is a sandbox.
+  const owner = await stateOwner(ctx, { probe: false });
+  const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
   const jobs = plan.jobs(config, { marks, reporter });
   const { price } = RunPrice.forRun(io.env, config, plan.path, globals.sandbox ? undefined : config.baseUrl);
   return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);

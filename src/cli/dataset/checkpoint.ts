@@ -10,9 +10,12 @@ import { COMMIT_WAIT_MS, DatasetLayout, runId } from './layout.js';
 import { openWriterLane, type WriterLane } from './lane.js';
 import type { WriterAnswer, WriterFailure, WriterRequest, WriterSetup } from './writer.js';
 import type { Reporter } from '../output/reporter.js';
+import type { StateOwner } from '../../core/service.js';
 
 export interface DatasetOptions {
   dir: string;
+  /** The service (and profile) whose records the run appends: a dataset holds one service's records. */
+  owner: StateOwner;
   /** `namespace.route`, as in the service's path: graph.get_followers. */
   route: string;
   /** The run's start: `fetched_at` and `observed_at` of every record, and the day of its partition. */

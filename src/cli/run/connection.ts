@@ -6,6 +6,7 @@ import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
 import { creditsFile, recordSeen, type SeenByRun } from './credits-store.js';
 import type { FileCache } from './response-cache.js';
+import { SANDBOX_SERVICE, identifyService, type StateOwner } from '../../core/service.js';
 
 // Where a run's requests go (the configured service or an in-process sandbox, with its key),
 // the answers cache it may reuse, and the note of the balance it saw. The client itself is
@@ -18,27 +19,48 @@ export interface Connection {
   apiKey?: string;
   /** Where the key came from, named when the service rejects it. */
   apiKeySource?: KeySource;
+  /** The service and profile whose kept state (marks, snapshots, dataset, notes, cache) this run reads and changes. */
+  owner: StateOwner;
   close: () => Promise<void>;
 }
 
-export async function connect(ctx: CommandContext, needsKey: boolean): Promise<Connection> {
+/**
+ * Where requests go. `identify` asks an http address on loopback whether it is an sgq sandbox
+ * (service.ts): a run that keeps state must know whose it is before it reads any.
+ */
+export async function connect(ctx: CommandContext, needsKey: boolean, { identify = false } = {}): Promise<Connection> {
   const { globals, config } = ctx;
   if (globals.sandbox) {
     const shape = sandboxShape(ctx.io.env);
     const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
     const sandbox = await startSandbox({ port: 0, shape });
-    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, close: sandbox.close };
+    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, close: sandbox.close };
   }
-  if (!config.baseUrl) {
-    throw configError('no service address configured', `set one with \`sgq config set base-url URL${profileFlag(config.profile)}\` or SGQ_BASE_URL, or try \`sgq --sandbox …\``);
-  }
+  const baseUrl = requireBaseUrl(config);
   if (needsKey && !config.apiKey) {
     throw configError(
       `no API key configured (profile ${config.profile})`,
       `set one with \`sgq config set api-key${profileFlag(config.profile)}\` (reads stdin) or SGQ_API_KEY; \`sgq metadata userid\` and \`sgq info\` need none`,
     );
   }
-  return { config, baseUrl: config.baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, close: async () => undefined };
+  const owner = { service: await identifyService(baseUrl, { probe: identify }), profile: config.profile };
+  return { config, baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, owner, close: async () => undefined };
+}
+
+function requireBaseUrl(config: ResolvedConfig): string {
+  if (config.baseUrl) return config.baseUrl;
+  throw configError('no service address configured', `set one with \`sgq config set base-url URL${profileFlag(config.profile)}\` or SGQ_BASE_URL, or try \`sgq --sandbox …\``);
+}
+
+/**
+ * Whose state a command that sends nothing reads (`sgq snapshots`, `sgq diff`, `sgq credits`,
+ * `--dry-run`): the sandbox under --sandbox, else the service the profile points at (an
+ * address on loopback asked as `connect` asks it, unless `probe` is false).
+ */
+export async function stateOwner(ctx: Pick<CommandContext, 'globals' | 'config'>, { probe = true } = {}): Promise<StateOwner> {
+  const { globals, config } = ctx;
+  if (globals.sandbox) return { service: SANDBOX_SERVICE, profile: config.profile };
+  return { service: await identifyService(requireBaseUrl(config), { probe }), profile: config.profile };
 }
 
 /** The record shape of `--sandbox` runs, from SGQ_SANDBOX_SHAPE (unset or empty: the service's). */

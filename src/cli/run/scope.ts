@@ -71,17 +71,19 @@ export class RunScope {
     const out = await claimOutput(flags.out, lockOptions);
     this.defer(out, (o) => o.release());
     this.config = ctx.config;
-    // Closed whatever else fails to open: the marks below hold the state file's lock.
-    this.defer(this.checkpoints, (c) => c.close());
-    // The dataset first: it commits before the marks and snapshots that claim its records were kept.
-    const dataset = await openDataset(plan, flags, this.config, { reporter: this.reporter, stop: () => this.controller.abort('fatal'), lockOptions });
-    if (dataset) this.checkpoints.add(dataset);
-    const marks = plan.marksFile && this.checkpoints.add(await SinceMarks.open(plan.marksFile(this.config), lockOptions));
-    // 2. The connection, and the output (a proxy variable sgq cannot use ends the run before --out is touched).
-    this.connection = await connect(ctx, plan.needsKey);
+    // 2. The connection (nothing sent yet): whose state the checkpoints below read and change.
+    this.connection = await connect(ctx, plan.needsKey, { identify: true });
     // From here on the key may come back in what the service says: every line masks it.
     this.reporter.maskSecrets([this.connection.apiKey]);
     this.defer(this.connection, (c) => c.close());
+    const { owner } = this.connection;
+    // Closed whatever else fails to open: the marks below hold the state file's lock.
+    this.defer(this.checkpoints, (c) => c.close());
+    // The dataset first: it commits before the marks and snapshots that claim its records were kept.
+    const dataset = await openDataset(plan, flags, this.config, { owner, reporter: this.reporter, stop: () => this.controller.abort('fatal'), lockOptions });
+    if (dataset) this.checkpoints.add(dataset);
+    const marks = plan.marksFile && this.checkpoints.add(await SinceMarks.open(plan.marksFile(this.config), owner, lockOptions));
+    // The output (a proxy variable sgq cannot use ends the run before --out is touched).
     const proxy = proxyFor(io.env, new URL(this.connection.baseUrl));
     const stop = () => this.controller.abort('output closed');
     this.format = choice.format(this.config);
@@ -174,7 +176,7 @@ export class RunScope {
 }
 
 /** The --dataset of a run (the flag, else the dataset setting), its writer started (ready() says if it can write); loaded only by such runs. */
-async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfig, options: Pick<DatasetOptions, 'reporter' | 'stop' | 'lockOptions'>) {
+async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfig, options: Pick<DatasetOptions, 'owner' | 'reporter' | 'stop' | 'lockOptions'>) {
   const dir = plan.dataset && (plan.dataset.dir ?? config.dataset);
   if (!plan.dataset || dir === undefined) return undefined;
   if (flags.raw) throw usageError('--raw cannot be used with a dataset', 'the dataset keeps records, --raw prints bodies as received: drop --raw, or the dataset setting');

@@ -7,8 +7,13 @@ import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from './checkpoint.js';
+import { adoptsLegacyState, serviceName, type StateOwner } from '../../core/service.js';
 
-// --since-last: per profile, route, how and user, the start of the last complete run.
+// --since-last: per service, profile, route, how and user, the start of the last complete run.
+// The file holds each service's marks apart (`services`, keyed by service.ts): a sandbox run,
+// or a profile pointed at another service, never reads or moves the marks of another. The
+// flat `marks` of sgq 3.x (no service) are adopted once, by the first run of the profile on a
+// service other than the sandbox, so the first nightly run after an upgrade sends the same since.
 // A run holds the state file's lock from start to end, so nobody else changes it meanwhile.
 // Marks of finished users are staged and committed in batches by the run's scope, once the
 // output holding their records is safe (checkpoint.ts): the whole JSON file is written to a temporary file, flushed and renamed
@@ -46,14 +51,20 @@ export class SinceMarks implements Checkpoint {
   private stagedMark?: { at: number; mark: string };
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
 
+  private readonly marks: Record<string, string>;
+
   private constructor(
     readonly file: string,
-    private readonly marks: Record<string, string>,
+    /** The whole file: every service's marks and the ones of 3.x not yet adopted. */
+    private readonly stored: MarksFile,
+    private readonly owner: StateOwner,
     private readonly lock: Lock,
-  ) {}
+  ) {
+    this.marks = (stored.services[owner.service] ??= {});
+  }
 
-  /** Takes the state file's lock (waiting as --wait-lock says) and reads the marks. */
-  static async open(file: string, lockOptions: Omit<LockOptions, 'what'>): Promise<SinceMarks> {
+  /** Takes the state file's lock (waiting as --wait-lock says) and reads the marks of `owner`'s service, adopting those of 3.x once. */
+  static async open(file: string, owner: StateOwner, lockOptions: Omit<LockOptions, 'what'>): Promise<SinceMarks> {
     try {
       mkdirSync(dirname(file), { recursive: true });
     } catch (error) {
@@ -62,16 +73,34 @@ export class SinceMarks implements Checkpoint {
     const lock = await acquireLock(file, { ...lockOptions, what: `the --since-last state ${file}` });
     try {
       sweepLeftovers(dirname(file), basename(file));
-      return new SinceMarks(file, readMarks(file), lock);
+      const marks = new SinceMarks(file, readMarks(file), owner, lock);
+      if (marks.adoptLegacy()) marks.writeFile();
+      return marks;
     } catch (error) {
       lock.release();
       throw error;
     }
   }
 
-  /** The marks as they are, for `--dry-run`: read without the lock, never written. */
-  static peek(file: string): SinceMarks {
-    return new SinceMarks(file, readMarks(file), { file, release: () => undefined });
+  /** The marks as they are, for `--dry-run`: read without the lock, never written (3.x marks read as a run would adopt them). */
+  static peek(file: string, owner: StateOwner): SinceMarks {
+    const marks = new SinceMarks(file, readMarks(file), owner, { file, release: () => undefined });
+    marks.adoptLegacy();
+    return marks;
+  }
+
+  /** Moves the 3.x marks of the owner's profile under its service (see above); true when there were any. */
+  private adoptLegacy(): boolean {
+    const { legacy } = this.stored;
+    if (!legacy || !adoptsLegacyState(this.owner)) return false;
+    let adopted = false;
+    for (const [key, mark] of Object.entries(legacy)) {
+      if (!ofProfile(key, this.owner.profile)) continue;
+      this.marks[key] ??= mark;
+      delete legacy[key];
+      adopted = true;
+    }
+    return adopted;
   }
 
   /** The mark of `key` as the file holds it. */
@@ -80,7 +109,7 @@ export class SinceMarks implements Checkpoint {
   }
 
   get what(): string {
-    return `the --since-last marks in ${this.file}`;
+    return `the --since-last marks of ${serviceName(this.owner.service)} in ${this.file}`;
   }
 
   /**
@@ -133,7 +162,7 @@ export class SinceMarks implements Checkpoint {
       this.marks[key] = mark;
     }
     try {
-      replaceFile(this.file, `${JSON.stringify({ marks: this.marks }, null, 2)}\n`);
+      this.writeFile();
     } catch (error) {
       for (const [key, mark] of before) {
         if (mark === undefined) delete this.marks[key];
@@ -149,6 +178,13 @@ export class SinceMarks implements Checkpoint {
     this.nextCommit = now + Math.max(STREAMING_COMMIT_MS, COMMIT_SPACING * (now - began));
   }
 
+  /** Replaces the file with every service's marks (throws when it cannot). */
+  private writeFile(): void {
+    const { services, legacy } = this.stored;
+    const shape = legacy && Object.keys(legacy).length > 0 ? { services, marks: legacy } : { services };
+    replaceFile(this.file, `${JSON.stringify(shape, null, 2)}\n`);
+  }
+
   /** Forgets marks not committed: their records were not kept. */
   async drop(): Promise<void> {
     this.staged.clear();
@@ -161,15 +197,30 @@ export class SinceMarks implements Checkpoint {
   }
 }
 
-function readMarks(file: string): Record<string, string> {
+/** The file: each service's marks, and the flat marks of sgq 3.x not yet adopted. */
+interface MarksFile {
+  services: Record<string, Record<string, string>>;
+  legacy?: Record<string, string>;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readMarks(file: string): MarksFile {
   try {
     const parsed: unknown = JSON.parse(readRegularFile(file, 'utf8'));
-    if (parsed && typeof parsed === 'object' && 'marks' in parsed && typeof parsed.marks === 'object' && parsed.marks && !Array.isArray(parsed.marks)) {
-      return parsed.marks as Record<string, string>;
-    }
-    throw new Error('no "marks" object');
+    if (!isObject(parsed)) throw new Error('not a JSON object');
+    const { services, marks } = parsed;
+    if (services === undefined && marks === undefined) throw new Error('no "services" object');
+    if (services !== undefined && (!isObject(services) || !Object.values(services).every(isObject))) throw new Error('"services" is not an object of objects');
+    if (marks !== undefined && !isObject(marks)) throw new Error('"marks" is not an object');
+    return { services: (services ?? {}) as MarksFile['services'], legacy: marks as Record<string, string> | undefined };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { services: {} };
     throw configError(`cannot read the --since-last state ${file}: ${(error as Error).message}`, 'fix or delete it (the next run then sends no since)');
   }
+}
+
+/** Whether a 3.x key (`profile route how user`) is of `profile`: the profile, then a route path. */
+function ofProfile(key: string, profile: string): boolean {
+  return key.startsWith(`${profile} `) && key.slice(profile.length + 1).split(' ', 1)[0]!.includes('/');
 }
