@@ -92,7 +92,7 @@ function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: 
     format: scope.format,
     resume: plan.resume,
     // Users left over go beside the output, or beside the config.
-    remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, ctx.io.env),
+    remainingFile: flags.out ? `${flags.out}.remaining` : defaultRemainingFile(plan.label, ctx.io.env, scope.connection.owner),
     startedAt: plan.startedAt,
     users: plan.users,
   };

@@ -91,5 +91,5 @@ export async function openCache(env: Record<string, string | undefined>, ttlMs: 
   if (ttlMs === undefined || dir === undefined) return undefined;
   // Loaded by the runs that use it: it hashes names with node:crypto.
   const { FileCache } = await import('./response-cache.js');
-  return new FileCache(dir, ttlMs, { profile: connection.config.profile, apiKey: connection.apiKey });
+  return new FileCache(dir, ttlMs, { owner: connection.owner, apiKey: connection.apiKey, baseUrl: connection.baseUrl });
 }

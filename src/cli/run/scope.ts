@@ -91,7 +91,7 @@ export class RunScope {
     // A scope that closes before its finish (a later step failed to open) keeps nothing half-made.
     this.defer(this.output, async (o) => void (this.finished || (await o.sink.finish(false))));
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
-    const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection.config, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
+    const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
     this.held = { marks, snapshots, dataset, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent (once the dataset's first part exists).
     await dataset?.ready();
@@ -185,7 +185,7 @@ async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfi
 }
 
 /** The snapshot store of a --snapshot run, checked writable (loaded only by such runs). */
-async function openSnapshots(dir: string | undefined, config: ResolvedConfig, env: Record<string, string | undefined>, lockOptions: Omit<LockOptions, 'what'> & { warn: (line: string) => void }) {
+async function openSnapshots(dir: string | undefined, { config, owner }: Connection, env: Record<string, string | undefined>, lockOptions: Omit<LockOptions, 'what'> & { warn: (line: string) => void }) {
   const { SnapshotCheckpoint, openSnapshotStore } = await import('../churn/snapshot-jobs.js');
-  return SnapshotCheckpoint.open(openSnapshotStore(dir, config, env, lockOptions));
+  return SnapshotCheckpoint.open(openSnapshotStore(dir, config, env, owner, lockOptions));
 }
