@@ -14,13 +14,14 @@ const stubs = useStubs();
 /**
  * One account charging `price` a call with data. The graph calls of the users in `turns` are
  * answered in turns, one user after the other (round robin, each waiting for its turn), as
- * three cron jobs interleave their calls; any other user is answered at once. `hang` users
- * are never answered.
+ * three cron jobs interleave their calls; they have `pages` pages. Any other user (40 pages)
+ * is answered at once, and `hang` users never.
  */
 function account(price: number, options: { turns?: string[]; pages?: number; hang?: string[] } = {}) {
   const state = { balance: 100_000, paid: 0, asked: new Set<string>() };
-  const pages = options.pages ?? 40;
   const rotation = [...(options.turns ?? [])];
+  // The users in turns have `pages` pages; the others 40.
+  const pagesOf = (user: string) => (options.turns?.includes(user) ? (options.pages ?? 40) : 40);
   const waiting = new Map<string, () => void>();
   let turn = 0;
   const pump = () => {
@@ -37,7 +38,7 @@ function account(price: number, options: { turns?: string[]; pages?: number; han
   const charge = (user: string, page: number): Reply => {
     state.balance -= price;
     state.paid++;
-    return { body: envelope(page, page < pages ? page + 1 : null, [{ username: `${user}-${page}` }], state.balance, user) };
+    return { body: envelope(page, page < pagesOf(user) ? page + 1 : null, [{ username: `${user}-${page}` }], state.balance, user) };
   };
   const answer = (req: Recorded): Reply | Promise<Reply> => {
     if (req.method !== 'POST') return { status: 404, body: { message: 'not found' } };
@@ -51,7 +52,7 @@ function account(price: number, options: { turns?: string[]; pages?: number; han
       waiting.set(body.user, () => {
         resolve(charge(body.user, page));
         // The user's last page leaves the rotation; the next user's turn comes.
-        if (page >= pages) rotation.splice(rotation.indexOf(body.user), 1);
+        if (page >= pagesOf(body.user)) rotation.splice(rotation.indexOf(body.user), 1);
         else turn++;
       });
       pump();

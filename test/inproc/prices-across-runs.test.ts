@@ -14,7 +14,7 @@ const stubs = useStubs();
  * `pages(user)` pages of one record. A GET (sgq asking a loopback address whether it is its
  * sandbox) is answered as a service would, and metadata/get_userid is free, as the public table says.
  */
-function account(price: number, { balance = 1000, pages = (_user: string) => 20 } = {}) {
+function account(price: number, { balance = 1000, pages = (_user: string): number => 20 }: { balance?: number; pages?: (user: string) => number } = {}) {
   const state = { balance, price, paid: 0 };
   const answer = (req: Recorded): Reply => {
     if (req.method !== 'POST') return { status: 404, body: { message: 'not found' } };
