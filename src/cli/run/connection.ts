@@ -4,7 +4,7 @@ import { SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
-import { recordSeen, type SeenByRun } from './credits-store.js';
+import { creditsFolder, recordSeen, type SeenByRun } from './credits-store.js';
 import type { FileCache } from './response-cache.js';
 import { SANDBOX_SERVICE, identifyService, type StateOwner } from '../../core/service.js';
 
@@ -81,7 +81,7 @@ export function recordSeenBalance(env: Record<string, string | undefined>, owner
   try {
     recordSeen(config, owner, seen);
   } catch (error) {
-    reporter.trace(`cannot record the balance and prices beside ${config}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    reporter.trace(`cannot record the balance and prices in ${creditsFolder(config, owner)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 
