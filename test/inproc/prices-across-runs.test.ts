@@ -48,6 +48,10 @@ describe('a price learned in a run is used for the rest of it, within --max-cred
     expect(r.stderr).toContain('sgq: stopped before the next call could pass --max-credits 5 (5 credits spent, the next call costs 1 credit)');
     expect(r.stderr).toContain('with a new budget, resume with: sgq graph followers jack --page 6 --all');
     expect(summaryOf(r.stderr).totals).toMatchObject({ credits_used: 5, credits_left: 995 });
+    // The balance before the first call is read with the free call; a dry run says so, first.
+    expect(stub.requests[0]!.url).toBe('/api/metadata/get_userid');
+    const dry = await runSgq(['graph', 'followers', 'jack', '--all', '--max-credits', '5', '--dry-run'], { env: envFor(stub.url, tempDir()) });
+    expect(lines(dry.stderr)[0]).toBe(`sgq: would send POST ${stub.url}/api/metadata/get_userid {"user":"jack","how":"username"} (x-api-key ****) first, free: the balance before the first call, so that --max-credits counts that call as the balances measure it`);
   });
 
   it('a higher price than an earlier run learned: the run stops before it would overspend (exit 0, said, with the resume)', async () => {
