@@ -10,26 +10,23 @@ import { hostTag } from '../../fs/temp-names.js';
 import { creditsFolder } from './credits-store.js';
 
 // The calls ledger of one account (a service and a profile; credits-store.ts gives its folder):
-// which sgq processes of this machine are calling the service, and a count of their calls. A
-// drop of the balance between two calls of this process is taken for a price only when no
-// other process had a call in flight at any moment in between.
+// which sgq processes of this machine are calling the service. A drop of the balance between
+// two calls of this process is taken for a price only when no other process was calling at
+// any moment in between.
 //
-//   calls/seq                       a byte appended by every process at each call's start,
-//                                   and when it goes idle
-//   calls/PID.START.HOST.TAG.call   '1' while that process is busy (from its first call until
-//                                   it has been idle for IDLE_MS), else '0'
+//   calls/seq                       a byte appended by a process each time it goes idle
+//   calls/PID.START.HOST.TAG.call   '1' while that process is busy: raised before its first
+//                                   call is sent, lowered once it has made none for IDLE_MS
 //
-// A call starts: seq's size is taken (its mark), the flag raised if it was down, a byte
-// appended, and only then is the request sent. A process idle for IDLE_MS appends a byte, then
-// lowers its flag. quietSince(mark) holds when seq grew by this process's own bytes alone
-// since the mark, and no other flag is up: read after a first look at seq and before a second,
-// so a process that goes idle in between is seen in one or the other. A call of another
-// process charged between two balances either started after the mark (its byte is in seq) or
-// was in flight at the mark, and its process has been busy since or went idle since (a byte).
-// Each call costs a stat and a one-byte append (a few microseconds), a process's flag is
-// written twice per busy spell, and the folder is listed again only when seq shows another
-// process at work since it was last listed: a file replaced at every call would cost more
-// than the rest of a page's bookkeeping.
+// Going idle appends a byte, then lowers the flag. A call's mark is seq's size when it starts;
+// quietSince(mark) holds when seq grew by this process's own bytes alone since the mark and no
+// other flag is up, the flags read after a first look at seq and before a second: a process
+// that goes idle in between shows in one or the other. A call of another process charged
+// between two balances was sent while its process was busy; that spell either lasts still (its
+// flag is up) or ended after the charge, so after the mark (its byte is in seq). A call costs
+// two stats; a process's busy spell, two one-byte writes; the folder is listed again only
+// when seq shows another process went idle since it was last listed. A file replaced through
+// a rename at every call would cost more than the rest of a page's bookkeeping.
 //
 // A process killed while busy leaves its flag up. Whoever finds its pid gone (or reused: the
 // start time differs) appends a byte, so that every interval it could have shared is spoiled,
@@ -103,7 +100,6 @@ export class CallsLedger implements SpendWatch<CallMark> {
     this.inFlight++;
     try {
       if (!this.flagUp) this.raiseFlag();
-      this.append();
     } catch {
       this.broken = true;
     }
@@ -125,7 +121,7 @@ export class CallsLedger implements SpendWatch<CallMark> {
       if (this.listedAt === undefined || !this.untouched(now, this.listedAt)) this.listOthers(now);
       if (this.others.length === 0) return true;
       if (this.others.some((name) => this.busy(name))) return false;
-      // Again after the flags: a process that went idle after the first look appended first.
+      // Again after the flags: a process that went idle after the first look appended before it lowered its flag.
       return this.untouched(this.seqNow(), mark);
     } catch {
       return false;
@@ -136,7 +132,8 @@ export class CallsLedger implements SpendWatch<CallMark> {
   idle(): void {
     if (!this.flagUp || this.inFlight > 0) return;
     try {
-      this.append();
+      appendRecord(this.seqFd, UP);
+      this.own++;
       writeFlag(this.flagFd, DOWN);
       this.flagUp = false;
     } catch {
@@ -220,11 +217,6 @@ export class CallsLedger implements SpendWatch<CallMark> {
     }
     writeFlag(this.flagFd, UP);
     this.flagUp = true;
-  }
-
-  private append(): void {
-    appendRecord(this.seqFd, UP);
-    this.own++;
   }
 
   /**
