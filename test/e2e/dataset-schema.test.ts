@@ -1,7 +1,9 @@
-import { readdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pl from 'nodejs-polars';
 import { describe, expect, it } from 'vitest';
+import { sgq } from '../helpers/e2e.js';
 import { runSgq, tempDir } from '../helpers/run.js';
 import { withDuckDb } from '../helpers/duckdb.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
@@ -145,4 +147,96 @@ describe('one schema per route: five nights read as one table', () => {
     const out = scan(`${files}/*.parquet`).select('follower_last_tweet').collectSync();
     expect(out.height).toBe(8);
   }, 120_000);
+});
+
+/** A dataset of sgq 3.4.1 (test/fixtures/dataset-3.4.1: each file typed by its own values), as that version laid it out. */
+function datasetOf341(): string {
+  const dir = tempDir('sgq-dataset-');
+  const version = join(dir, '.sgq', 'records', 'v1');
+  mkdirSync(join(dir, '.sgq', 'staging'), { recursive: true });
+  cpSync(fileURLToPath(new URL('../fixtures/dataset-3.4.1/records', import.meta.url)), version, { recursive: true });
+  symlinkSync(join('.sgq', 'records', 'v1'), join(dir, 'records'));
+  return dir;
+}
+
+describe('a dataset of sgq 3.4.1', () => {
+  it('dataset info names its files whose types differ; compact rewrites them, and one read gives every declared type and every digit', async () => {
+    const dir = datasetOf341();
+    // A night of today's sgq in the same partition as a 3.4.1 file.
+    const stub = await service(() => NIGHTS[1]!);
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0' };
+    const night = await runSgq(['graph', 'followers', 'jack', '--all', '--dataset', dir, '-q'], { env, now: () => new Date('2025-01-02T04:00:00Z') });
+    expect(night.code, night.stderr).toBe(0);
+    const followers = all(`${dir}/records/route=graph.get_followers/*/*.parquet`);
+    const scores = all(`${dir}/records/route=alpha.get_score_history/*/*.parquet`);
+    // What 3.4.1 left: the column's type depends on which files a query reads.
+    const drifted = await query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${followers}) WHERE column_name IN ('follower_last_tweet', 'follower_userid')`);
+    expect(drifted.map((t) => t.column_type)).toEqual(['VARCHAR', 'VARCHAR']);
+    expect(() => pl.scanParquet(`${dir}/records/route=graph.get_followers/**/*.parquet`, { missingColumns: 'insert', extraColumns: 'ignore' }).collectSync()).toThrow(/data type mismatch/);
+
+    const listed = await sgq(['dataset', 'info', dir, '--files', '-o', 'json']);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const files = JSON.parse(listed.stdout) as { route: string; date: string; file: string; differs: string | null }[];
+    expect(files.map((f) => [f.route, f.date, f.differs === null ? null : 'differs'])).toEqual([
+      ['alpha.get_score_history', '2025-01-01', 'differs'],
+      ['alpha.get_score_history', '2025-01-02', 'differs'],
+      ['graph.get_followers', '2025-01-01', 'differs'],
+      ['graph.get_followers', '2025-01-02', 'differs'],
+      ['graph.get_followers', '2025-01-02', null],
+    ]);
+    expect(files[2]!.differs).toMatch(/^follower_last_tweet is VARCHAR, not TIMESTAMP WITH TIME ZONE$|^lacks the column/);
+    expect(listed.stderr).toMatch(/4 files have columns other than their route's \(written by an older sgq\).*sgq dataset compact/);
+    const partitionsBefore = JSON.parse((await sgq(['dataset', 'info', dir, '-o', 'json'])).stdout) as { differing: number }[];
+    expect(partitionsBefore.map((p) => p.differing)).toEqual([1, 1, 1, 1]);
+
+    const compact = await sgq(['dataset', 'compact', dir]);
+    expect(compact.exitCode, compact.stderr).toBe(0);
+    expect(compact.stderr).toMatch(/records route=graph\.get_followers date=2025-01-01: 1 file rewritten \(2 rows\) in the route's columns/);
+    expect(compact.stderr).toMatch(/records route=graph\.get_followers date=2025-01-02: 2 files merged into 1 \(4 rows\), 1 of them rewritten/);
+    // The 3.4.1 id past 64 bits (a VARCHAR there) does not fit BIGINT: kept in _unfit, and said.
+    expect(compact.stderr).toMatch(/dataset compact: parquet: follower_userid 18446744073709551617 does not fit its column \(BIGINT\)/);
+
+    const types = await query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${followers})`);
+    expect(Object.fromEntries(types.map((t) => [t.column_name, t.column_type]))).toMatchObject({ follower_last_tweet: 'TIMESTAMP WITH TIME ZONE', follower_userid: 'BIGINT', follower_last_checked: 'TIMESTAMP WITH TIME ZONE', _unfit: 'VARCHAR' });
+    const rows = await query(`SELECT follower_username AS name, CAST(follower_userid AS VARCHAR) AS id, _unfit, follower_bio AS bio, CAST(follower_last_tweet AS VARCHAR) AS last, epoch_us(follower_last_checked) AS checked FROM ${followers} ORDER BY date, fetched_at, name`);
+    expect(rows).toEqual([
+      { name: 'amy', id: TWO_53_PLUS_1, _unfit: null, bio: '東京 🐈', last: null, checked: '1735689600123456' },
+      { name: 'bob', id: '2', _unfit: null, bio: 'plain', last: null, checked: '1735689600123456' },
+      { name: 'amy', id: null, _unfit: `{"follower_userid":${PAST_64_BITS}}`, bio: '東京 🐈', last: '2024-12-31 23:59:59.999999+00', checked: '1735689600123456' },
+      { name: 'cat', id: '3', _unfit: null, bio: 'Ἀθῆναι', last: '2020-02-29 12:00:00+00', checked: '1735689600123456' },
+      { name: 'amy', id: TWO_53_PLUS_1, _unfit: null, bio: '東京の猫 🐈‍⬛', last: '2025-03-01 23:59:59.999999+00', checked: '1740787200123456' },
+      { name: 'cat', id: '3', _unfit: null, bio: 'Ἀθῆναι', last: '2025-02-28 03:00:00+00', checked: '1740787200123456' },
+    ]);
+    // 3.4.1's DOUBLE scores read back as the decimals sent: 2.25, not 2.24999999999999989514240.
+    const values = await query(`SELECT CAST(score AS VARCHAR) AS score FROM ${scores} ORDER BY fetched_at, score`);
+    expect(values.map((r) => r.score)).toEqual(['1.50000000000000000000000', '83.12345678901234567890123', '2.25000000000000000000000', '7.00000000000000000000000']);
+    const frame = pl.scanParquet(`${dir}/records/route=graph.get_followers/**/*.parquet`, { hivePartitioning: false }).select('follower_last_tweet', 'follower_userid').collectSync();
+    expect(frame.height).toBe(6);
+
+    const after = JSON.parse((await sgq(['dataset', 'info', dir, '--files', '-o', 'json'])).stdout) as { differs: string | null }[];
+    expect(after.map((f) => f.differs)).toEqual([null, null, null, null]);
+    // Nothing left to rewrite or merge.
+    expect((await sgq(['dataset', 'compact', dir])).stderr).toMatch(/nothing to compact/);
+  }, 120_000);
+
+  it("dataset info --schema lists each route's columns and types, and the fields it does not declare", async () => {
+    const dir = datasetOf341();
+    const listed = await sgq(['dataset', 'info', dir, '--schema', '-o', 'json']);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const columns = JSON.parse(listed.stdout) as { kind: string; route: string; column: string; type: string; source: string }[];
+    const scores = columns.filter((c) => c.route === 'alpha.get_score_history').map((c) => [c.column, c.type, c.source]);
+    expect(scores).toEqual([
+      ['query_user', 'VARCHAR', 'sgq'],
+      ['fetched_at', 'TIMESTAMP WITH TIME ZONE', 'sgq'],
+      ['date', 'DATE', 'route'],
+      ['score', 'DECIMAL(38,23)', 'route'],
+      ['_unfit', 'VARCHAR', 'sgq'],
+    ]);
+    const followers = columns.filter((c) => c.route === 'graph.get_followers');
+    expect(followers.find((c) => c.column === 'follower_last_tweet')).toMatchObject({ type: 'TIMESTAMP WITH TIME ZONE', source: 'route' });
+    expect(followers).toHaveLength(2 + 24 + 1);
+    const both = await sgq(['dataset', 'info', dir, '--schema', '--files']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr.trim().split('\n')).toHaveLength(1);
+  }, 60_000);
 });

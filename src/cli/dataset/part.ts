@@ -66,7 +66,7 @@ export class PartWriter {
 }
 
 /** What the Parquet writer needs of a sink: bytes written synchronously to the part's file. */
-function fileSink(write: (chunk: Uint8Array) => void): Sink {
+export function fileSink(write: (chunk: Uint8Array) => void): Sink {
   return {
     write: (chunk) => write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
     drain: async () => undefined,
