@@ -153,7 +153,7 @@ describe('the staging folder', () => {
       dir,
       route: 'graph.get_followers',
       startedAt: new Date(),
-      reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
+      reporter: { warn: () => undefined, info: () => undefined, error: () => undefined, trace: () => undefined },
       stop: () => undefined,
       lockOptions: {},
       owner: { service: 'sandbox', profile: 'default' },

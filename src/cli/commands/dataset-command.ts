@@ -5,6 +5,8 @@ import type { Format } from '../output/formats.js';
 import { compactDataset, type Merged } from '../dataset/compact.js';
 import { fileRows, partitionRows, schemaRows } from '../dataset/info.js';
 import { DatasetLayout } from '../dataset/layout.js';
+import { SERVICE_FILE, holdsFiles, recordedService } from '../dataset/service-claim.js';
+import { serviceName } from '../../core/service.js';
 import { outLockOptions } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
 import { grouped } from '../output/words.js';
@@ -56,6 +58,7 @@ async function info(ctx: CommandContext, layout: DatasetLayout, flags: DatasetFl
   await formatter.end();
   await sink.drain();
   if (!rows.length) reporter.info(`sgq: no partitions in ${layout.root}`);
+  reporter.info(serviceLine(layout));
   const differing = flags.schema ? 0 : rows.reduce((n, r) => n + (flags.files ? (r.differs ? 1 : 0) : Number(r.differing)), 0);
   if (differing > 0) {
     const names = flags.files ? 'their rows above say how' : `\`sgq dataset info ${layout.root} --files\` names them`;
@@ -63,4 +66,18 @@ async function info(ctx: CommandContext, layout: DatasetLayout, flags: DatasetFl
   }
   if (sink.failure) throw sink.failure;
   return ExitCode.ok;
+}
+
+/** Whose records the dataset holds (sgq-dataset.json), in words. */
+function serviceLine(layout: DatasetLayout): string {
+  let service: string | undefined;
+  try {
+    service = recordedService(layout);
+  } catch (error) {
+    return `sgq: ${(error as SgqError).message}`;
+  }
+  if (service !== undefined) return `sgq: the dataset ${layout.root} holds records of ${serviceName(service)} (${SERVICE_FILE})`;
+  return holdsFiles(layout)
+    ? `sgq: the dataset ${layout.root} names no service (written by sgq 3.x): the next run against a service other than sgq's sandbox claims it`
+    : `sgq: the dataset ${layout.root} names no service yet: its first run claims it`;
 }
