@@ -73,11 +73,14 @@ async function mergeAll(layout: DatasetLayout, kind: Kind, before: string | unde
   const merges: Merge[] = [];
   const id = runId(new Date());
   const temps: string[] = [];
+  // Each merged file's own name: compacted-<id>.parquet, compacted-<id>-2.parquet, …
+  let named = 0;
+  const nextName = () => partName(`compacted-${id}`, ++named);
   try {
     for (const partition of partitions(layout, [kind])) {
       if (before !== undefined && partition.date >= before) continue;
       const sources = await sourcesOf(layout, partition, warn, temps);
-      merges.push(...(await mergePartition(layout, partition, sources, () => partName(`compacted-${id}`, merges.length + 1))));
+      merges.push(...(await mergePartition(layout, partition, sources, nextName)));
     }
   } catch (error) {
     for (const merge of merges) rmSync(merge.temp, { force: true });
