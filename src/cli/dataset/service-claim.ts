@@ -54,7 +54,7 @@ export async function claimDataset(layout: DatasetLayout, owner: StateOwner, sta
     const claimed = recordedService(layout);
     if (claimed !== undefined) return check(layout, claimed, owner);
     const legacy = holdsFiles(layout);
-    if (legacy && !adoptsLegacyState(owner)) throw refusal(layout, 'sgq 3.x, from the service its profile used', owner, 'sgq 3.x datasets belong to the service their runs used; the next run against it claims this one');
+    if (legacy && !adoptsLegacyState(owner)) throw refusal(layout, 'sgq 3.x, from the service its profile used', owner, 'the next run against that service claims this one');
     replaceFile(serviceFile(layout), `${JSON.stringify({ service: owner.service, claimed_at: startedAt.toISOString() }, null, 2)}\n`, { mode: DATASET_FILE });
     if (legacy) tell(`sgq: the dataset ${layout.root} (written by sgq 3.x) now belongs to ${serviceName(owner.service)}: runs of another service are refused (${SERVICE_FILE})`);
   } finally {
@@ -63,7 +63,7 @@ export async function claimDataset(layout: DatasetLayout, owner: StateOwner, sta
 }
 
 function check(layout: DatasetLayout, recorded: string, owner: StateOwner): void {
-  if (recorded !== owner.service) throw refusal(layout, serviceName(recorded), owner, `a dataset holds one service's records (${SERVICE_FILE})`);
+  if (recorded !== owner.service) throw refusal(layout, serviceName(recorded), owner, `a dataset holds one service's records, named in ${SERVICE_FILE}`);
 }
 
 /** Whether the dataset holds any file (records or changes): one a 3.x run wrote, when no service is recorded. */
