@@ -68,8 +68,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
 async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
   const { io, globals, config } = ctx;
   chooseFormat(flags, config, io.stdoutIsTTY);
-  // Nothing is sent by a dry run, not even the question whether a loopback address is a sandbox.
-  const owner = await stateOwner(ctx, { probe: false });
+  // Whose marks: a loopback address is asked whether it is a sandbox (its root, not the API: nothing is charged).
+  const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
   const jobs = plan.jobs(config, { marks, reporter });
   const { price } = RunPrice.forRun(io.env, config, plan.path, globals.sandbox ? undefined : config.baseUrl);
