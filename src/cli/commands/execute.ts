@@ -1,5 +1,5 @@
 import type { ResolvedConfig } from '../../core/config.js';
-import { ExitCode } from '../../core/errors.js';
+import { ExitCode, configError } from '../../core/errors.js';
 import { isoTime } from '../../core/iso-time.js';
 import { jqOptions } from '../output/jq-options.js';
 import { chooseFormat } from '../output/formats.js';
@@ -22,6 +22,9 @@ export { connect, recordSeenBalance, type Connection } from '../run/connection.j
 export type { OutputFlags } from '../run/plan.js';
 import type { OutputFlags } from '../run/plan.js';
 import { grouped } from '../output/words.js';
+import { SANDBOX_SERVICE, SERVICE_HEADER, answeredBySandbox, serviceName } from '../../core/service.js';
+import type { FetchedPage } from '../../core/paginate.js';
+import type { Connection } from '../run/connection.js';
 
 export type { Plan } from '../run/plan.js';
 
@@ -50,6 +53,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         reporter,
         controller: scope.controller,
         onJobEnd: () => scope.whenDurable(),
+        onAnswer: (page) => checkAnswerer(scope.connection, page.headers),
       });
     } catch (error) {
       // Even a bug must not lose what was fetched: keep it as FILE.partial.
@@ -126,3 +130,21 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   return output.sink.closed ? ExitCode.ok : summary.exit_code;
 }
 
+/**
+ * An answer that says it is sgq's sandbox, on a run keyed as another service. A run that keeps
+ * no state was not asked whose it is: from here on it is the sandbox's (its balance note goes
+ * there). One that keeps state asked, and was told otherwise (an address not on loopback, or
+ * https): it stops before it writes a record or keeps anything.
+ */
+function checkAnswerer(connection: Connection, headers: FetchedPage['headers']): void {
+  const { owner, baseUrl } = connection;
+  if (owner.service === SANDBOX_SERVICE || !answeredBySandbox(headers)) return;
+  if (!connection.identified) {
+    connection.owner = { ...owner, service: SANDBOX_SERVICE };
+    return;
+  }
+  throw configError(
+    `${baseUrl} answered as sgq's sandbox (header ${SERVICE_HEADER}), but this run keeps the state of ${serviceName(owner.service)}: nothing was kept`,
+    'point SGQ_BASE_URL or base-url at the real service, or reach the sandbox on a loopback address (127.0.0.1) or with `sgq --sandbox …`',
+  );
+}
