@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiClient } from '../core/client.js';
-import { resolveConfig, type ResolvedConfig } from '../core/config.js';
+import { resolveConfig, sandboxConfig, type ResolvedConfig } from '../core/config.js';
 import type { ClientHooks, ClientSettings, EndpointSettings, TypedSettings } from '../core/settings.js';
 import type { Format, Formatter } from './output/formats.js';
 import type { Reporter } from './output/reporter.js';
@@ -62,7 +62,9 @@ export function createContext(io: Io, globals: GlobalOptions, tree: () => Comman
     io,
     globals,
     get config() {
-      return (config ??= resolveConfig(globals, io.env));
+      if (config) return config;
+      config = resolveConfig(globals, io.env);
+      return (config = globals.sandbox ? sandboxConfig(config, io.env) : config);
     },
     async settings() {
       const { typedSettings } = await import('../core/settings.js');

@@ -275,6 +275,15 @@ export interface ResolvedConfig {
   store?: ConfigStore;
 }
 
+/**
+ * The settings of a --sandbox run: the profile's `dataset` and `snapshot-dir` name the state of
+ * the service the profile points at, so they do not apply; the environment's still do (a
+ * script's own choice, which the dataset's service check then guards).
+ */
+export function sandboxConfig(config: ResolvedConfig, env: Env): ResolvedConfig {
+  return { ...config, dataset: env[SETTINGS.dataset.env] ? config.dataset : undefined, snapshotDir: env[SETTINGS['snapshot-dir'].env] ? config.snapshotDir : undefined };
+}
+
 /** The profile a run uses: `--profile`, else SGQ_PROFILE, else the default one. */
 export function profileName(flags: Pick<GlobalFlags, 'profile'>, env: Env): string {
   return flags.profile || env.SGQ_PROFILE || DEFAULT_PROFILE;

@@ -95,6 +95,17 @@ export function moveIntoPlace(temp: string, target: string, { durable = true }: 
   if (durable) syncFolder(dirname(target));
 }
 
+/**
+ * Moves a whole folder to `target` (which must not exist): one rename, so another run sees it
+ * at the old place or the new one, never half moved; both parents are flushed. Throws as
+ * rename does (ENOENT: another run moved it first; ENOTEMPTY or EEXIST: the target is there).
+ */
+export function moveFolder(folder: string, target: string): void {
+  renameSync(folder, target);
+  syncFolder(dirname(target));
+  syncFolder(dirname(folder));
+}
+
 /** Makes a rename durable: the folder's entry must reach the disk too. Best effort (not every system allows it). */
 export function syncFolder(folder: string): void {
   try {

@@ -39,6 +39,12 @@ export interface SandboxOptions {
    * ids past 2^53, text in every script), or the two fields of the spec's example ('spec').
    */
   shape?: Shape;
+  /**
+   * Every answer says it comes from sgq's sandbox (header x-sgq-service: sandbox), so that sgq
+   * keeps what a run against it leaves apart from a real service's state. False only to stand
+   * in for another service in tests.
+   */
+  announce?: boolean;
 }
 
 export interface Faults {
@@ -89,6 +95,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const service = new SandboxService(options, prefix);
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
+    if (options.announce !== false) res.setHeader(SERVICE_HEADER, SANDBOX_SERVICE);
     void service.handle(req, res).catch(() => {
       if (!res.headersSent) send(res, { status: 500, body: { message: 'sandbox error' } });
     });
@@ -270,7 +277,7 @@ function envelope(route: RouteSpec, user: string, how: string, page: number | nu
 
 function send(res: ServerResponse, answer: Answer): void {
   const text = bodyText(answer.body);
-  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [SERVICE_HEADER]: SANDBOX_SERVICE, ...answer.headers });
+  res.writeHead(answer.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...answer.headers });
   res.end(text);
 }
 
@@ -285,7 +292,7 @@ function sendMalformed(res: ServerResponse, kind: Exclude<MalformedKind, PagingK
     huge: () => `{"data":[${'{"username":"x"},'.repeat(5_000_000)}{"username":"x"}]}`,
   };
   const text = bodies[kind]();
-  res.writeHead(200, { 'content-type': kind === 'html' ? 'text/html' : 'application/json', 'content-length': Buffer.byteLength(text), [SERVICE_HEADER]: SANDBOX_SERVICE });
+  res.writeHead(200, { 'content-type': kind === 'html' ? 'text/html' : 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 

@@ -18,6 +18,7 @@ import { Subjects } from './subjects.js';
 import { builtFile } from '../built-file.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { openSnapshotStore } from '../churn/open-store.js';
+import { stateOwner } from '../run/connection.js';
 import { changeLines, changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
 
 export interface DiffFlags {
@@ -90,7 +91,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
     if (files) {
       await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {
-      const pairs = { store: openSnapshotStore(flags.snapshotDir, config, io.env), profile: config.profile, at, tag: users.length > 1 };
+      const pairs = { store: openSnapshotStore(flags.snapshotDir, config, io.env, await stateOwner(ctx)), profile: config.profile, at, tag: users.length > 1 };
       for (const user of users) exitCode = worstExitCode([exitCode, await diffUser(output, pairs, user, flags)]);
     }
     ok = true;

@@ -3,6 +3,7 @@ import type { JsonObject } from '../../core/classify.js';
 import type { CommandContext } from '../context.js';
 import type { Format } from '../output/formats.js';
 import { openSnapshotStore } from '../churn/open-store.js';
+import { stateOwner } from '../run/connection.js';
 
 export interface SnapshotsFlags {
   snapshotDir?: string;
@@ -15,12 +16,12 @@ export interface SnapshotsFlags {
 export async function runSnapshotsCommand(ctx: CommandContext, verb: string, users: string[], flags: SnapshotsFlags): Promise<number> {
   const { io } = ctx;
   const reporter = await ctx.reporter();
-  const store = openSnapshotStore(flags.snapshotDir, ctx.config, io.env);
+  const store = openSnapshotStore(flags.snapshotDir, ctx.config, io.env, await stateOwner(ctx));
   const only = users.length ? new Set(users) : undefined;
 
   if (verb === 'prune') {
     const removed = await store.prune(flags.keep!, only);
-    reporter.info(`sgq: removed ${removed} snapshot${removed === 1 ? '' : 's'}; kept the newest ${flags.keep} of each user in ${store.root}`);
+    reporter.info(`sgq: removed ${removed} snapshot${removed === 1 ? '' : 's'}; kept the newest ${flags.keep} of each user in ${store.base}`);
     return ExitCode.ok;
   }
 
@@ -43,7 +44,7 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
   await formatter.write(rows, false);
   await formatter.end();
   await sink.drain();
-  if (!rows.length) reporter.info(`sgq: no snapshots${only ? ' of those users' : ''} in ${store.root}`);
+  if (!rows.length) reporter.info(`sgq: no snapshots${only ? ' of those users' : ''} in ${store.base}`);
   if (sink.failure) throw sink.failure;
   return ExitCode.ok;
 }

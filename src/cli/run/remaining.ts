@@ -4,19 +4,22 @@ import { configPath, type Env } from '../../core/config.js';
 import { createTemp, moveIntoPlace, sealTemp, type TempFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
+import { ownerFolder, type StateOwner } from '../../core/service.js';
 
 /** Up to this many users a resume names them on its command line; more go to a file read on stdin. */
 export const INLINE_UP_TO = 10;
 
 /**
  * Where the users left go without --out: beside the config, as the --since-last marks do,
- * one file per command (`remaining/graph-followers.txt`); never the current folder, which
- * for a cron job is the home folder. Without a config folder (no home), the temp folder.
+ * one file per service, profile and command (`remaining/@SERVICE/PROFILE/graph-followers.txt`,
+ * service.ts), so a sandbox run never replaces the list a real run left; never the current
+ * folder, which for a cron job is the home folder. Without a config folder (no home), the temp folder.
  */
-export function defaultRemainingFile(label: string, env: Env): string {
+export function defaultRemainingFile(label: string, env: Env, owner: StateOwner): string {
   const config = configPath(env);
   // node:os only without a config folder: every run works this name out.
-  return join(config ? dirname(config) : process.getBuiltinModule('node:os').tmpdir(), 'remaining', `${label.replace(/[^\w.-]+/g, '-')}.txt`);
+  const base = join(config ? dirname(config) : process.getBuiltinModule('node:os').tmpdir(), 'remaining');
+  return join(ownerFolder(base, owner), `${label.replace(/[^\w.-]+/g, '-')}.txt`);
 }
 
 /** Where a resume finds its users: on its command line, or in a file given on stdin. */

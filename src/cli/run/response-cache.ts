@@ -6,11 +6,12 @@ import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import type { CacheRequest, CachedAnswer, ResponseCache } from '../../core/client.js';
 import { listing } from '../../fs/read.js';
+import type { StateOwner } from '../../core/service.js';
 
 // `--cache TTL`: successful answers kept as files under $XDG_CACHE_HOME/sgq (else
-// ~/.cache/sgq), one file per request. The name is a SHA-256 of the profile, a hash of the
-// key, the URL (service address and route) and the body, so neither the key nor anything
-// that would reveal it is in a name or a file. An entry is written to a temporary file and
+// ~/.cache/sgq), one file per request. The name is a SHA-256 of the service (service.ts: all
+// sandboxes are one, whatever their port), the profile, a hash of the key, the route and the
+// body, so neither the key nor anything that would reveal it is in a name or a file. An entry is written to a temporary file and
 // renamed into place: a run reading it at the same moment sees the old entry, the new one,
 // or none, never half of one.
 
@@ -27,14 +28,17 @@ export class FileCache implements ResponseCache {
   constructor(
     readonly dir: string,
     private readonly ttlMs: number,
-    /** Who asks: the profile and the key, hashed into every entry's name. */
-    private readonly caller: { profile: string; apiKey?: string },
+    /** Who asks: the service and profile, the key, and the address the routes' URLs start with, hashed into every entry's name. */
+    private readonly caller: { owner: StateOwner; apiKey?: string; baseUrl: string },
     private readonly now: () => number = Date.now,
   ) {}
 
   private file(request: CacheRequest): string {
     const key = createHash('sha256').update(this.caller.apiKey ?? '').digest('hex');
-    const name = createHash('sha256').update(JSON.stringify([this.caller.profile, key, request.method, request.url, request.body ?? null])).digest('hex');
+    const { owner, baseUrl } = this.caller;
+    // The route and its query, not the address: one service answers the same at any of its addresses.
+    const route = request.url.startsWith(baseUrl) ? request.url.slice(baseUrl.length) : request.url;
+    const name = createHash('sha256').update(JSON.stringify([owner.service, owner.profile, key, request.method, route, request.body ?? null])).digest('hex');
     return join(this.dir, `${name}.json`);
   }
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { createTemp, moveIntoPlace, replaceFile, sealTemp } from '../../fs/atomic.js';
+import { createTemp, moveFolder, moveIntoPlace, replaceFile, sealTemp } from '../../fs/atomic.js';
 import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -14,6 +14,7 @@ import type { Env } from '../config.js';
 import type { Keyed } from './keyed.js';
 import { withLock, type LockOwner } from './lock.js';
 import { routeFolderName } from '../routes.js';
+import { pathSegment as segment, serviceFolder } from '../service.js';
 
 // The snapshot store: one folder per profile, route, how and user, holding gzip NDJSON
 // files sorted by the field that identifies an account (`sorted_by`: an id from sgq 2.3 on,
@@ -84,8 +85,6 @@ export function defaultSnapshotRoot(env: Env): string {
   return join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'sgq', 'snapshots');
 }
 
-/** A folder name for any text: no separators, no leading dot (so never `.` or `..`). */
-const segment = (text: string): string => encodeURIComponent(text).replace(/^\./, '%2E');
 
 /** Commit order first (`seq`); among snapshots of sgq before 2.2, which have none, the time they were taken. */
 const byOrder = (a: StoredSnapshot, b: StoredSnapshot): number =>
@@ -95,11 +94,36 @@ const byOrder = (a: StoredSnapshot, b: StoredSnapshot): number =>
 export class SnapshotStore {
   /** Metadata files already warned about, so a bad one is named once per run. */
   private readonly warned = new Set<string>();
+  /** The folder of the service's snapshots (service.ts): profile, route, how and user below it. */
+  readonly base: string;
 
   constructor(
     readonly root: string,
     readonly owner: LockOwner,
-  ) {}
+    /** The service whose snapshots these are; the store sees no other service's. */
+    readonly service: string,
+  ) {
+    this.base = serviceFolder(root, service);
+  }
+
+  /**
+   * Takes over the snapshots sgq 3.x kept for `profile` (in root/PROFILE, no service) as this
+   * service's, once: the profile's folder is renamed into the service's folder, or, where this
+   * service already has snapshots of that profile, each user's folder it lacks. A run of sgq
+   * 3.x writing there at that moment finds its folder gone and fails; nothing is lost.
+   */
+  adoptLegacy(profile: string): void {
+    const legacy = join(this.root, segment(profile));
+    if (!existsSync(legacy)) return;
+    makePrivateFolder(this.base);
+    if (tryMove(legacy, join(this.base, segment(profile)))) return;
+    for (const folder of foldersBelow(legacy, 3)) {
+      const target = join(this.base, segment(profile), relative(legacy, folder));
+      if (existsSync(target)) continue;
+      makePrivateFolder(join(target, '..'));
+      tryMove(folder, target);
+    }
+  }
 
   private readonly skip = (metaPath: string, why: string): void => {
     if (this.warned.has(metaPath)) return;
@@ -108,7 +132,7 @@ export class SnapshotStore {
   };
 
   folder(subject: SnapshotSubject): string {
-    return join(this.root, segment(subject.profile), segment(routeFolderName(subject.route)), segment(subject.how), segment(subject.user));
+    return join(this.base, segment(subject.profile), segment(routeFolderName(subject.route)), segment(subject.how), segment(subject.user));
   }
 
   /** The committed snapshots of one subject, oldest first. */
@@ -230,11 +254,26 @@ export class SnapshotStore {
   }
 
   private folders(): string[] {
-    let level = [this.root];
-    for (let depth = 0; depth < 4; depth++) {
-      level = level.flatMap((dir) => subfolders(dir));
-    }
-    return level;
+    return foldersBelow(this.base, 4);
+  }
+}
+
+/** The folders `depth` levels below `dir`, sorted. */
+function foldersBelow(dir: string, depth: number): string[] {
+  let level = [dir];
+  for (let d = 0; d < depth; d++) level = level.flatMap((at) => subfolders(at));
+  return level;
+}
+
+/** Moves a folder where nothing is yet; false when the target is there or the folder went meanwhile. */
+function tryMove(folder: string, target: string): boolean {
+  try {
+    moveFolder(folder, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTEMPTY' || code === 'EEXIST') return false;
+    throw error;
   }
 }
 
