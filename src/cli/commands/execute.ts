@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from '../../core/config.js';
 import { ExitCode, configError } from '../../core/errors.js';
 import { isoTime } from '../../core/iso-time.js';
+import { findRouteByPath } from '../../core/routes.js';
 import { jqOptions } from '../output/jq-options.js';
 import { chooseFormat } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -40,7 +41,10 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
-  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
+  // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
+  const records = findRouteByPath(plan.path)?.records;
+  const routeRecords = records && { records, queryUser: plan.tagUser };
+  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, routeRecords, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   try {
     const price = RunPrice.forRun(io.env, scope.config, plan.path, ctx.globals.sandbox ? undefined : scope.connection.baseUrl);
