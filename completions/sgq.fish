@@ -145,7 +145,7 @@ complete -c sgq -n '__sgq_at ""' -a lists -d 'Lists (the service has not opened 
 complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key needed)'
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
 complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store (profiles of settings)'
-complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw for the profile, from the runs before (no call, no credit spent)'
+complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw for the profile on its service, from the runs before (no call, no credit spent)'
 complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by --cache'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
@@ -479,6 +479,7 @@ complete -c sgq -n '__sgq_in "config list"' -s o -l output -x -a 'text\\t\'lines
 # sgq credits
 complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
 complete -c sgq -n '__sgq_in "credits"' -l json -d 'print the balance, when and where it was seen, as one JSON object'
+complete -c sgq -n '__sgq_in "credits"' -l forget-prices -d 'forget the prices sgq learned from the balances on this profile and service'
 
 # sgq cache
 complete -c sgq -n '__sgq_at "cache"' -a info -d 'print where the cache is, its entries and their size in bytes'
