@@ -41,7 +41,7 @@ __sgq_options() {
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
-    'dataset info') REPLY='-o --output --fields' ;;
+    'dataset info') REPLY='--schema --files -o --output --fields' ;;
     'dataset compact') REPLY='--before --wait-lock' ;;
     'fmt') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --out --wait-lock' ;;
     'describe') REPLY='--json --schema' ;;

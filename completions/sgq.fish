@@ -532,10 +532,12 @@ complete -c sgq -n '__sgq_in "snapshots prune"' -l keep -x -d 'snapshots to keep
 complete -c sgq -n '__sgq_in "snapshots prune"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 
 # sgq dataset
-complete -c sgq -n '__sgq_at "dataset"' -a info -d 'list the partitions: kind, route, date, files, rows and bytes'
-complete -c sgq -n '__sgq_at "dataset"' -a compact -d 'merge each partition\'s files into one; readers see the old files or the new one'
+complete -c sgq -n '__sgq_at "dataset"' -a info -d 'list the partitions: kind, route, date, files, rows, bytes and files whose columns differ from the route\'s'
+complete -c sgq -n '__sgq_at "dataset"' -a compact -d 'rewrite files of an older sgq in their route\'s columns and merge each partition\'s files into one; readers see the old files or the new ones'
 
 # sgq dataset info
+complete -c sgq -n '__sgq_in "dataset info"' -l schema -d 'list each route\'s columns and their types instead: its own, sgq\'s, and the fields it does not declare'
+complete -c sgq -n '__sgq_in "dataset info"' -l files -d 'list each file instead, with how its columns differ from its route\'s (written by an older sgq)'
 complete -c sgq -n '__sgq_in "dataset info"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "dataset info"' -l fields -x -d 'comma-separated fields to print, in this order'
 

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq } from '../helpers/e2e.js';
-import { tempDir } from '../helpers/run.js';
+import { tempDir, serviceFolderIn, marksIn } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 import { hostTag } from '../../src/fs/temp-names.js';
@@ -31,7 +31,7 @@ function env(url: string, extra: Record<string, string> = {}): Record<string, st
 }
 
 const marksOf = (file: string): Record<string, string> =>
-  existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { marks: Record<string, string> }).marks : {};
+  marksIn(file);
 
 /** Starts the binary with stdin from `input`, stdout on a regular file (as `> FILE`), stderr captured. */
 function start(args: string[], environment: Record<string, string>, input: string, stdoutFile: string) {
@@ -125,7 +125,7 @@ describe('what a killed --snapshot run leaves', () => {
     const data = tempDir();
     const e = env(stub.url, { XDG_DATA_HOME: data });
     expect((await sgq(['graph', 'followers', 'jack', '--all', '--snapshot'], { env: e })).exitCode).toBe(0);
-    const folder = join(data, 'sgq', 'snapshots', 'default', 'graph.get_followers', 'username', 'jack');
+    const folder = join(serviceFolderIn(join(data, 'sgq', 'snapshots')), 'default', 'graph.get_followers', 'username', 'jack');
     // A pid that is surely gone: a process that has exited.
     const dead = execaSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout;
     const leftover = `.2026-01-01T00-00-00.000Z-abcdef.ndjson.gz.sgq-${dead}-0badf00d-${hostTag()}.tmp`;

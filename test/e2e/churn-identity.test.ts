@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { sgq } from '../helpers/e2e.js';
-import { tempDir } from '../helpers/run.js';
+import { tempDir, serviceFolderIn } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 
 // Churn compares accounts, not strings, on the three record shapes: the service's prefixed
@@ -171,7 +171,7 @@ describe('--snapshot --changes against a stub service', () => {
       expect(second.stderr).toMatch(/jack: 2 gained, 2 lost, 1 renamed, 1 unchanged since /);
       expect(second.stdout).toContain(`{"change":"renamed","renamed_from":"amy","${name}":"amelia","${id}":${BIG},`);
       expect(ndjsonOf(second.stdout).map((c) => c.change).sort()).toEqual(['gained', 'gained', 'lost', 'lost', 'renamed']);
-      const folder = join(s.store, 'default', `graph.get_${verb}`, 'username', 'jack');
+      const folder = join(serviceFolderIn(s.store), 'default', `graph.get_${verb}`, 'username', 'jack');
       expect(metas(folder).map((m) => [m.sorted_by, m.identity])).toEqual([[id, 'id'], [id, 'id']]);
       // Sorted by the id's text, every digit kept.
       const stored = gunzipSync(readFileSync(join(folder, metas(folder)[1]!.file as string))).toString();
@@ -230,7 +230,7 @@ describe('--snapshot --changes against a stub service', () => {
     expect(r.stderr).toMatch(/^sgq: jill: not stored as a snapshot: no record has an id or username field/m);
     const list = await sgq(['snapshots', 'list', '-o', 'json'], { env });
     expect((JSON.parse(list.stdout) as { user: string; records: number }[]).map((x) => [x.user, x.records]).sort()).toEqual([['jack', 1], ['joe', 1]]);
-    const folder = join(data, 'sgq', 'snapshots', 'default', 'graph.get_following', 'username', 'jill');
+    const folder = join(serviceFolderIn(join(data, 'sgq', 'snapshots')), 'default', 'graph.get_following', 'username', 'jill');
     // No data file, no temporary file, no lock left in its folder; a second run takes it at once.
     expect(readdirSync(folder)).toEqual([]);
     const again = await sgq(['graph', 'following', 'jill', '--all', '--snapshot', '--key', 'bio', '-q'], { env });
@@ -245,7 +245,7 @@ describe('--snapshot --changes against a stub service', () => {
     const r = await s.run(['graph', 'followers', 'jack', '--all', '--snapshot', '--changes']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/jack: 2 gained, 2 lost, 1 renamed, 1 unchanged since /);
-    const folder = join(s.store, 'default', 'graph.get_followers', 'username', 'jack');
+    const folder = join(serviceFolderIn(s.store), 'default', 'graph.get_followers', 'username', 'jack');
     expect(metas(folder).map((m) => [m.sorted_by, m.identity])).toEqual([['follower_username', 'key'], ['follower_userid', 'id']]);
   }, 60_000);
 });
@@ -256,6 +256,7 @@ const sgqBare = (s: Awaited<ReturnType<typeof setup>>, extra: string[]) => s.run
 describe('snapshots of sgq 2.2 keep working', () => {
   /** A snapshot as sgq 2.2 wrote it: sorted by username, metadata without `identity`. */
   function oldSnapshot(store: string, lines: string[]) {
+    // Where sgq 2.2 and 3.x kept it, with no service: the first run takes it over as its service's.
     const folder = join(store, 'default', 'graph.get_followers', 'username', 'jack');
     mkdirSync(folder, { recursive: true });
     const base = '2026-11-20T03-15-00.000Z-0a1b2c';
@@ -283,7 +284,7 @@ describe('snapshots of sgq 2.2 keep working', () => {
     expect(next.stderr).toMatch(/jack: 2 gained, 2 lost, 1 renamed, 1 unchanged since/);
     expect(ndjsonOf(next.stdout).find((c) => c.change === 'renamed')).toMatchObject({ renamed_from: 'amelia', follower_username: 'amy' });
     // Re-sorting a snapshot by another field spilled nothing that stayed: no temporary file, no lock.
-    const folder = join(s.store, 'default', 'graph.get_followers', 'username', 'jack');
+    const folder = join(serviceFolderIn(s.store), 'default', 'graph.get_followers', 'username', 'jack');
     expect(readdirSync(folder).filter((n) => n.startsWith('.'))).toEqual([]);
     expect(metas(folder).map((m) => m.identity)).toEqual([undefined, 'id', 'id']);
   }, 60_000);

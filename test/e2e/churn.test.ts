@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
-import { tempDir } from '../helpers/run.js';
+import { tempDir, serviceFolderIn } from '../helpers/run.js';
 
 // The stops and the memory bound on the spec's small records (the service's shape is ten
 // times larger a record, which says nothing more about either).
@@ -19,7 +19,7 @@ describe.each(['spec', 'service'] as const)('snapshots of the %s shape, end to e
       Array.from({ length: 4 }, () => sgq(['graph', 'followers', 'busy_2600', '--all', '--snapshot', '--snapshot-dir', dir, '--concurrency', '1', '--quiet'], { env: shaped.env() })),
     );
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
-    const list = await sgq(['snapshots', 'list', '--snapshot-dir', dir, '-o', 'json']);
+    const list = await sgq(['snapshots', 'list', '--snapshot-dir', dir, '-o', 'json'], { env: shaped.env() });
     const snapshots = JSON.parse(list.stdout) as { records: number; file: string; complete: boolean }[];
     expect(snapshots).toHaveLength(4);
     for (const s of snapshots) {
@@ -27,9 +27,9 @@ describe.each(['spec', 'service'] as const)('snapshots of the %s shape, end to e
       expect(s.complete).toBe(true);
       expect(gunzipSync(readFileSync(s.file)).toString().split('\n').filter(Boolean)).toHaveLength(2600);
     }
-    const folder = join(dir, 'default', 'graph.get_followers', 'username', 'busy_2600');
+    const folder = join(serviceFolderIn(dir), 'default', 'graph.get_followers', 'username', 'busy_2600');
     expect(readdirSync(folder).filter((name) => name.startsWith('.'))).toEqual([]);
-    const diff = await sgq(['diff', 'busy_2600', '--snapshot-dir', dir]);
+    const diff = await sgq(['diff', 'busy_2600', '--snapshot-dir', dir], { env: shaped.env() });
     expect(diff.exitCode).toBe(0);
     expect(diff.stdout).toBe('');
     expect(diff.stderr).toMatch(shape === 'spec' ? /0 gained, 0 lost, 2,600 unchanged/ : /0 gained, 0 lost, 0 renamed, 2,600 unchanged/);
@@ -65,7 +65,7 @@ describe('snapshots, end to end', () => {
       const r = await sgq(['graph', 'followers', 'big_300000', '--all', '--snapshot', '--snapshot-dir', dir, '-q'], { env: sb.env(), ...heap });
       expect(r.exitCode, r.stderr.slice(0, 300)).toBe(0);
     }
-    const same = await sgq(['diff', 'big_300000', '--snapshot-dir', dir], heap);
+    const same = await sgq(['diff', 'big_300000', '--snapshot-dir', dir], { env: sb.env(), ...heap });
     expect(same.exitCode, same.stderr.slice(0, 300)).toBe(0);
     expect(same.stderr).toMatch(/0 gained, 0 lost, 300,000 unchanged/);
     // Two exports of different accounts, diffed as files: sorted on disk in bounded runs.

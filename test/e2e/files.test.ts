@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
-import { lines, tempDir } from '../helpers/run.js';
+import { lines, tempDir, marksIn } from '../helpers/run.js';
 import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
 import { until } from '../helpers/wait.js';
 import { hostTag } from '../../src/fs/temp-names.js';
@@ -215,7 +215,7 @@ describe('locks: no silent overlap', () => {
 
 describe('--since-last marks never run ahead of the data', () => {
   const sb = useSandboxProcess(FAR_CLOCK);
-  const marksOf = (state: string): string[] => (existsSync(state) ? Object.keys((JSON.parse(readFileSync(state, 'utf8')) as { marks: object }).marks) : []);
+  const marksOf = (state: string): string[] => Object.keys(marksIn(state));
 
   it('with --out, no mark moves when the file is not renamed into place', async () => {
     const dir = tempDir();

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, statSync, readFileSync, readdirSync, 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
-import { lines, tempDir } from '../helpers/run.js';
+import { lines, tempDir, serviceFolderIn } from '../helpers/run.js';
 import { shortHash } from '../../src/fs/temp-names.js';
 import { STALE_MS } from '../../src/fs/lock.js';
 
@@ -102,7 +102,7 @@ describe('snapshot metadata never leads out of the store (#5)', () => {
     writeFileSync(victim, 'precious\n');
     const run = (args: string[]) => sgq([...args, '--snapshot-dir', store], { env: sb.env() });
     expect((await run(['graph', 'followers', 'jack', '--all', '--snapshot'])).exitCode).toBe(0);
-    const folder = join(store, 'default', 'graph.get_followers', 'username', 'jack');
+    const folder = join(serviceFolderIn(store), 'default', 'graph.get_followers', 'username', 'jack');
     const real = readdirSync(folder).find((n) => n.endsWith('.json'))!;
     const meta = JSON.parse(readFileSync(join(folder, real), 'utf8')) as Record<string, unknown>;
     // An older snapshot, planted: prune --keep 1 would remove it, and the file it names.
@@ -136,7 +136,7 @@ describe('modes', () => {
     const modeOf = (file: string) => statSync(file).mode & 0o777;
     expect(modeOf(out)).toBe(0o600);
     expect(modeOf(state)).toBe(0o600);
-    const folder = join(store, 'default', 'graph.get_followers', 'username', 'jack');
+    const folder = join(serviceFolderIn(store), 'default', 'graph.get_followers', 'username', 'jack');
     const files = readdirSync(folder);
     expect(files).toHaveLength(2);
     for (const name of files) expect(modeOf(join(folder, name))).toBe(0o600);

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq } from '../helpers/e2e.js';
-import { tempDir } from '../helpers/run.js';
+import { tempDir, marksIn } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 
@@ -31,7 +31,7 @@ const cpuSeconds = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 const marksOf = (file: string): Record<string, string> =>
-  existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { marks: Record<string, string> }).marks : {};
+  marksIn(file);
 
 describe('--jq through its worker thread and the run protocol', () => {
   it('killed mid-run (kill -9): every mark that moved covers a user whose results are in stdout', async () => {

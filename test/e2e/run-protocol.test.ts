@@ -4,7 +4,7 @@ import { openSync, closeSync, readdirSync, readFileSync, writeFileSync, existsSy
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq } from '../helpers/e2e.js';
-import { lines, tempDir } from '../helpers/run.js';
+import { lines, tempDir, marksIn } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
 import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
@@ -41,7 +41,7 @@ function runWithStdoutFile(args: string[], environment: Record<string, string>, 
   return new Promise((resolve) => child.on('close', (exitCode) => resolve({ exitCode, stderr })));
 }
 
-const marksOf = (file: string): Record<string, string> => (JSON.parse(readFileSync(file, 'utf8')) as { marks: Record<string, string> }).marks;
+const marksOf = (file: string): Record<string, string> => marksIn(file);
 const sinceSent = (req: Recorded): unknown => (JSON.parse(req.body) as { since?: string }).since;
 
 describe('--since-last marks', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -58,3 +58,22 @@ export async function runSgq(argv: string[], options: RunOptions = {}): Promise<
 
 export const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
 export const ndjson = (text: string): Record<string, unknown>[] => lines(text).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/**
+ * The folder of the one service whose snapshots a store holds (src/core/service.ts keys them
+ * as STORE/@SERVICE/PROFILE/…): the tests' runs each talk to one service.
+ */
+export function serviceFolderIn(store: string): string {
+  const found = readdirSync(store).filter((name) => name.startsWith('@'));
+  if (found.length !== 1) throw new Error(`expected one service folder in ${store}, found ${JSON.stringify(found)}`);
+  return join(store, found[0]!);
+}
+
+/** The --since-last marks a state file holds, of its one service (src/cli/run/since-marks.ts keeps each service's apart). */
+export function marksIn(file: string): Record<string, string> {
+  if (!existsSync(file)) return {};
+  const { services } = JSON.parse(readFileSync(file, 'utf8')) as { services?: Record<string, Record<string, string>> };
+  const all = Object.values(services ?? {});
+  if (all.length > 1) throw new Error(`expected the marks of one service in ${file}, found ${Object.keys(services!).join(', ')}`);
+  return all[0] ?? {};
+}

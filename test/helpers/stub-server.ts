@@ -21,6 +21,7 @@ export type Reply =
  */
 export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) => Reply | Promise<Reply>)) {
   const requests: Recorded[] = [];
+  let probes = 0;
   const queue = Array.isArray(replies) ? [...replies] : undefined;
   const server: Server = createServer((req, res) => {
     // sgq asks a loopback address whether it is its sandbox (a GET of its root) before a run
@@ -32,6 +33,13 @@ export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) 
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      // sgq asking a loopback address whether it is a sandbox (src/core/service.ts): a service
+      // says nothing of the kind, and the question is not one of the requests a test checks.
+      if (req.method === 'GET' && req.url === '/') {
+        probes++;
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
+        return;
+      }
       const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
       requests.push(recorded);
       const chosen = queue ? queue.shift() : (replies as (r: Recorded, n: number) => Reply | Promise<Reply>)(recorded, requests.length);
@@ -60,6 +68,8 @@ export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) 
   return {
     url,
     requests,
+    /** How many times sgq asked the root whether this is a sandbox. */
+    probes: () => probes,
     bodies: () => requests.map((r) => JSON.parse(r.body) as Record<string, unknown>),
     assertDone() {
       if (queue && queue.length) throw new Error(`${queue.length} stubbed replies were never requested`);

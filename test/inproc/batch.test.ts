@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ndjson, runSgq, tempDir } from '../helpers/run.js';
+import { ndjson, runSgq, tempDir, marksIn } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 
@@ -174,16 +174,14 @@ describe('--since-last', () => {
     const r1 = await runSgq(['graph', 'followers', 'jack', 'flaky', '--all', '--since-last', '--state', state, '--retries', '0', '--concurrency', '1'], { env, now: () => first });
     expect(r1.code).toBe(7);
     expect(stub.bodies().every((b) => b.since === undefined)).toBe(true);
-    const marks = JSON.parse(readFileSync(state, 'utf8')) as { marks: Record<string, string> };
-    expect(marks.marks).toEqual({ 'default graph/get_followers username jack': '2026-11-20T03:15:00.000000+00:00' });
+    expect(marksIn(state)).toEqual({ 'default graph/get_followers username jack': '2026-11-20T03:15:00.000000+00:00' });
 
     stub.requests.length = 0;
     await runSgq(['graph', 'followers', 'jack', 'flaky', '--all', '--since-last', '--state', state, '--retries', '0', '--concurrency', '1'], { env, now: () => second });
     const bodies = stub.bodies();
     expect(bodies.find((b) => b.user === 'jack')!.since).toBe('2026-11-20T03:15:00.000000+00:00');
     expect(bodies.find((b) => b.user === 'flaky')!.since).toBeUndefined();
-    const after = JSON.parse(readFileSync(state, 'utf8')) as { marks: Record<string, string> };
-    expect(after.marks['default graph/get_followers username jack']).toBe('2026-11-21T03:15:00.000000+00:00');
+    expect(marksIn(state)['default graph/get_followers username jack']).toBe('2026-11-21T03:15:00.000000+00:00');
   });
 
   it('keeps marks apart per route and how, and does not move on a run stopped by --limit', async () => {
@@ -196,8 +194,7 @@ describe('--since-last', () => {
     const env2 = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
     await runSgq(['graph', 'following', 'jack', '--all', '--since-last', '--state', state], { env: env2 });
     await runSgq(['graph', 'followers', '42', '--how', 'user_id', '--all', '--since-last', '--state', state], { env: env2 });
-    const marks = JSON.parse(readFileSync(state, 'utf8')) as { marks: Record<string, string> };
-    expect(Object.keys(marks.marks).sort()).toEqual(['default graph/get_followers user_id 42', 'default graph/get_following username jack']);
+    expect(Object.keys(marksIn(state)).sort()).toEqual(['default graph/get_followers user_id 42', 'default graph/get_following username jack']);
   });
 
   it('--since and --since-last together are a usage error', async () => {

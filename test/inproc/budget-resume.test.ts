@@ -1,3 +1,4 @@
+import { ownerFolder, serviceOf } from '../../src/core/service.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -107,7 +108,8 @@ describe('an unreachable service', () => {
       stdin: `${list.join('\n')}\n`,
     });
     expect(r.code).toBe(7);
-    const file = join(config, 'remaining', 'graph-followers.txt');
+    // Kept per service and profile (src/core/service.ts), so a --sandbox run never replaces it.
+    const file = join(ownerFolder(join(config, 'remaining'), { service: serviceOf(stub.url), profile: 'default' }), 'graph-followers.txt');
     expect(lines(r.stderr).find((l) => l.includes('unreachable'))).toContain(`< ${file}`);
     expect(lines(readFileSync(file, 'utf8'))).toEqual(list);
     expect(readdirSync(here)).toEqual(before);

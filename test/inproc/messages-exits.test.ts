@@ -1,9 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
+import { lines, ndjson, runSgq, tempDir, marksIn } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 
 // Issue 18, "Messages and exits": what sgq says and how it exits when the service's answer is
@@ -141,7 +141,7 @@ describe('a body that is not valid UTF-8 fails its page (#12)', () => {
     const env = { SGQ_BASE_URL: server.url, SGQ_API_KEY: 'k', XDG_DATA_HOME: join(dir, 'data') };
     const marked = await runSgq(['graph', 'followers', 'jack', 'good', '--all', '--since-last', '--state', state, '--retries', '0', '--concurrency', '1'], { env });
     expect(marked.code).toBe(7);
-    const marks = existsSync(state) ? (JSON.parse(readFileSync(state, 'utf8')) as { marks: Record<string, string> }).marks : {};
+    const marks = marksIn(state);
     expect(Object.keys(marks).filter((k) => k.endsWith(' jack'))).toEqual([]);
     const snapshot = await runSgq(['graph', 'followers', 'jack', '--all', '--snapshot', '--retries', '0'], { env });
     expect(snapshot.code).toBe(7);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ndjson, runSgq, tempDir, type RunOptions } from '../helpers/run.js';
+import { ndjson, runSgq, tempDir, type RunOptions, serviceFolderIn } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 
 const stubs = useStubs();
@@ -37,7 +37,7 @@ function setup(lists: Parameters<typeof followersService>[0], fail?: { page: num
 }
 
 const day = (d: number) => () => new Date(Date.UTC(2026, 10, d, 3, 15));
-const userFolder = (store: string, user = 'jack', route = 'graph.get_followers') => join(store, 'default', route, 'username', user);
+const userFolder = (store: string, user = 'jack', route = 'graph.get_followers') => join(serviceFolderIn(store), 'default', route, 'username', user);
 
 describe('--snapshot and --changes', () => {
   it('prints no changes the first time and says so, then who was gained and lost; sgq diff agrees', async () => {

@@ -1,6 +1,7 @@
 import { configPath, type ResolvedConfig } from '../../core/config.js';
-import { ExitCode } from '../../core/errors.js';
+import { ExitCode, configError } from '../../core/errors.js';
 import { isoTime } from '../../core/iso-time.js';
+import { findRouteByPath } from '../../core/routes.js';
 import { jqOptions } from '../output/jq-options.js';
 import { chooseFormat } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -24,6 +25,9 @@ export { connect, recordSeenBalance, type Connection } from '../run/connection.j
 export type { OutputFlags } from '../run/plan.js';
 import type { OutputFlags } from '../run/plan.js';
 import { grouped } from '../output/words.js';
+import { SANDBOX_SERVICE, SERVICE_HEADER, answeredBySandbox, serviceName } from '../../core/service.js';
+import type { FetchedPage } from '../../core/paginate.js';
+import type { Connection } from '../run/connection.js';
 
 export type { Plan } from '../run/plan.js';
 
@@ -39,7 +43,10 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
-  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
+  // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
+  const records = findRouteByPath(plan.path)?.records;
+  const routeRecords = records && { records, queryUser: plan.tagUser };
+  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, routeRecords, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   // The calls of other sgq processes on the same account, so that their spending is not taken for a price.
   const ledger = CallsLedger.open(configPath(io.env), scope.connection.owner);
@@ -54,6 +61,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         reporter,
         controller: scope.controller,
         onJobEnd: () => scope.whenDurable(),
+        onAnswer: (page) => checkAnswerer(scope.connection, page.headers),
       });
     } catch (error) {
       // Even a bug must not lose what was fetched: keep it as FILE.partial.
@@ -73,8 +81,8 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
 async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
   const { io, globals, config } = ctx;
   chooseFormat(flags, config, io.stdoutIsTTY);
-  // Nothing is sent by a dry run, not even the question whether a loopback address is a sandbox.
-  const owner = await stateOwner(ctx, { probe: false });
+  // Whose marks: a loopback address is asked whether it is a sandbox (its root, not the API: nothing is charged).
+  const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
   const jobs = plan.jobs(config, { marks, reporter });
   const { price } = RunPrice.forRun(io.env, config, plan.path, owner);
@@ -134,3 +142,21 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   return output.sink.closed ? ExitCode.ok : summary.exit_code;
 }
 
+/**
+ * An answer that says it is sgq's sandbox, on a run keyed as another service. A run that keeps
+ * no state was not asked whose it is: from here on it is the sandbox's (its balance note goes
+ * there). One that keeps state asked, and was told otherwise (an address not on loopback, or
+ * https): it stops before it writes a record or keeps anything.
+ */
+function checkAnswerer(connection: Connection, headers: FetchedPage['headers']): void {
+  const { owner, baseUrl } = connection;
+  if (owner.service === SANDBOX_SERVICE || !answeredBySandbox(headers)) return;
+  if (!connection.identified) {
+    connection.owner = { ...owner, service: SANDBOX_SERVICE };
+    return;
+  }
+  throw configError(
+    `${baseUrl} answered as sgq's sandbox (header ${SERVICE_HEADER}), but this run keeps the state of ${serviceName(owner.service)}: nothing was kept`,
+    'point SGQ_BASE_URL or base-url at the real service, or reach the sandbox on a loopback address (127.0.0.1) or with `sgq --sandbox …`',
+  );
+}

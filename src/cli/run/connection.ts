@@ -21,6 +21,8 @@ export interface Connection {
   apiKeySource?: KeySource;
   /** The service and profile whose kept state (marks, snapshots, dataset, notes, cache) this run reads and changes. */
   owner: StateOwner;
+  /** The address was asked whether it is a sandbox (or is one): `owner` is settled. */
+  identified: boolean;
   close: () => Promise<void>;
 }
 
@@ -34,7 +36,7 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
     const shape = sandboxShape(ctx.io.env);
     const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
     const sandbox = await startSandbox({ port: 0, shape });
-    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, close: sandbox.close };
+    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, identified: true, close: sandbox.close };
   }
   const baseUrl = requireBaseUrl(config);
   if (needsKey && !config.apiKey) {
@@ -44,7 +46,7 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
     );
   }
   const owner = { service: await identifyService(baseUrl, { probe: identify }), profile: config.profile };
-  return { config, baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, owner, close: async () => undefined };
+  return { config, baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, owner, identified: identify, close: async () => undefined };
 }
 
 function requireBaseUrl(config: ResolvedConfig): string {

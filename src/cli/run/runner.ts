@@ -93,6 +93,8 @@ export interface RunContext {
   controller: AbortController;
   /** After each job: the scope commits what was staged if the output holding it is durable. */
   onJobEnd?: () => Promise<void>;
+  /** Sees each answer before its records are written; throws to refuse it (a sandbox answering for a service). */
+  onAnswer?: (page: FetchedPage) => void;
 }
 
 const FATAL_FOR_ALL = new Set<number>([ExitCode.config, ExitCode.expired]);
@@ -268,6 +270,7 @@ class JobRunner {
 
   private async writePage(job: Job, stat: UserStats, page: FetchedPage, progress: JobProgress): Promise<void> {
     const { sink, reporter } = this.ctx;
+    this.ctx.onAnswer?.(page);
     stat.pages++;
     if (isBilled(page)) stat.calls++;
     if (page.cached) stat.cachedPages++;

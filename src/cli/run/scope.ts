@@ -71,8 +71,12 @@ export class RunScope {
     const out = await claimOutput(flags.out, lockOptions);
     this.defer(out, (o) => o.release());
     this.config = ctx.config;
+    this.settings = await ctx.settings();
+    const cacheMs = flags.cache?.ms ?? this.settings.cacheMs;
     // 2. The connection (nothing sent yet): whose state the checkpoints below read and change.
-    this.connection = await connect(ctx, plan.needsKey, { identify: true });
+    // A loopback address is asked whether it is a sandbox only by runs that keep such state.
+    const keepsState = plan.marksFile !== undefined || plan.snapshots !== undefined || datasetDir(plan, this.config) !== undefined || cacheMs !== undefined;
+    this.connection = await connect(ctx, plan.needsKey, { identify: keepsState });
     // From here on the key may come back in what the service says: every line masks it.
     this.reporter.maskSecrets([this.connection.apiKey]);
     this.defer(this.connection, (c) => c.close());
@@ -95,8 +99,7 @@ export class RunScope {
     this.held = { marks, snapshots, dataset, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent (once the dataset's first part exists).
     await dataset?.ready();
-    this.settings = await ctx.settings();
-    this.cache = await openCache(io.env, flags.cache?.ms ?? this.settings.cacheMs, this.connection);
+    this.cache = await openCache(io.env, cacheMs, this.connection);
     const concurrency = Math.max(1, plan.concurrency);
     const parallel = (this.parallel = plan.parallel ?? this.settings.parallel ?? 1);
     const { maxWait } = flags;
@@ -175,9 +178,12 @@ export class RunScope {
   }
 }
 
+/** The folder of a run's dataset: --dataset, else the dataset setting, where the command has one. */
+const datasetDir = (plan: Plan, config: ResolvedConfig): string | undefined => plan.dataset && (plan.dataset.dir ?? config.dataset);
+
 /** The --dataset of a run (the flag, else the dataset setting), its writer started (ready() says if it can write); loaded only by such runs. */
 async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfig, options: Pick<DatasetOptions, 'owner' | 'reporter' | 'stop' | 'lockOptions'>) {
-  const dir = plan.dataset && (plan.dataset.dir ?? config.dataset);
+  const dir = datasetDir(plan, config);
   if (!plan.dataset || dir === undefined) return undefined;
   if (flags.raw) throw usageError('--raw cannot be used with a dataset', 'the dataset keeps records, --raw prints bodies as received: drop --raw, or the dataset setting');
   const { DatasetCheckpoint } = await import('../dataset/checkpoint.js');
