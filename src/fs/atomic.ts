@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PRIVATE_FILE, setMode } from './modes.js';
+import { NotRegularFileError, kindOf } from './read.js';
 import { tempPath } from './temp-names.js';
 
 // The one place where sgq replaces a file: an exclusive temporary file beside the target
@@ -132,7 +133,7 @@ export function writeAll(fd: number, data: string | Uint8Array): void {
 
 /** Opens `file` to append records (created 0600 when missing); readers count on its size only. */
 export function openForAppend(file: string): number {
-  return openSync(file, 'a', PRIVATE_FILE);
+  return openRegular(file, constants.O_APPEND);
 }
 
 /**
@@ -150,7 +151,19 @@ export function emptyRecords(fd: number): void {
 
 /** Opens, creating or emptying it (0600), a file only this process writes, one byte at its start (writeFlag). */
 export function openFlag(file: string): number {
-  return openSync(file, 'w', PRIVATE_FILE);
+  return openRegular(file, constants.O_TRUNC);
+}
+
+/**
+ * Opens a file written in place, for writing, created 0600 when missing: without waiting for a
+ * reader when a FIFO is in its place (O_NONBLOCK), and refused unless it is a regular file.
+ */
+function openRegular(file: string, flags: number): number {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | flags | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0), PRIVATE_FILE);
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return fd;
+  closeSync(fd);
+  throw new NotRegularFileError(kindOf(stat));
 }
 
 /** Writes one byte at the start of a flag file: a reader sees the old byte or the new one. */

@@ -24,12 +24,6 @@ export async function stubServer(replies: Reply[] | ((req: Recorded, n: number) 
   let probes = 0;
   const queue = Array.isArray(replies) ? [...replies] : undefined;
   const server: Server = createServer((req, res) => {
-    // sgq asks a loopback address whether it is its sandbox (a GET of its root) before a run
-    // keeps state: answered as a service that is not, and not recorded, not taken from the queue.
-    if (req.method === 'GET' && req.url === '/') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
-      return;
-    }
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {

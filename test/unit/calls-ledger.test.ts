@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CallsLedger } from '../../src/cli/run/calls-ledger.js';
@@ -7,12 +7,14 @@ import { creditsFolder } from '../../src/cli/run/credits-store.js';
 import { processStart } from '../../src/fs/owner.js';
 import { hostTag } from '../../src/fs/temp-names.js';
 import { tempDir } from '../helpers/run.js';
+import { until } from '../helpers/wait.js';
 
 // Two ledgers of one owner stand for two processes (each flag has a tag of its own); the
 // calls are framed by hand, as the budget frames them.
 
 const owner = { service: 'https://a.example', profile: 'default' };
-const open = (config: string) => CallsLedger.open(config, owner)!;
+/** A ledger that goes idle as soon as its calls have ended (IDLE_MS 0), so each step is exact. */
+const open = (config: string) => CallsLedger.open(config, owner, { idleMs: 0 })!;
 const calls = (config: string) => join(creditsFolder(config, owner)!, 'calls');
 const flags = (config: string) => readdirSync(calls(config)).filter((name) => name.endsWith('.call'));
 
@@ -56,6 +58,25 @@ describe('the calls ledger', () => {
     me.ended();
     // A call that ended before the mark.
     call(other);
+    mark = call(me);
+    me.started();
+    expect(me.quietSince(mark)).toBe(true);
+    me.ended();
+    other.close();
+    me.close();
+  });
+
+  it('a process keeps its flag up between calls back to back, and lowers it once idle', async () => {
+    const config = join(tempDir(), 'config.json');
+    const me = open(config);
+    const other = CallsLedger.open(config, owner, { idleMs: 20 })!;
+    call(other);
+    let mark = call(me);
+    me.started();
+    expect(me.quietSince(mark)).toBe(false);
+    me.ended();
+    // Idle: a byte, then the flag down; the intervals after it are quiet.
+    await until(() => flags(config).every((name) => readFileSync(join(calls(config), name), 'latin1') === '0'), 'the other process to go idle');
     mark = call(me);
     me.started();
     expect(me.quietSince(mark)).toBe(true);
@@ -140,6 +161,14 @@ describe('the calls ledger', () => {
     me.ended();
     me.close();
     other.close();
+  });
+
+  it.skipIf(process.platform === 'win32')('a FIFO in the place of seq is refused at once: no ledger, no run held up', () => {
+    const config = join(tempDir(), 'config.json');
+    open(config).close();
+    rmSync(join(calls(config), 'seq'));
+    expect(spawnSync('mkfifo', [join(calls(config), 'seq')]).status).toBe(0);
+    expect(CallsLedger.open(config, owner)).toBeUndefined();
   });
 
   it('a folder it cannot make leaves no ledger (and nothing to vouch with)', () => {
