@@ -105,9 +105,10 @@ describe('--cache TTL', () => {
     expect(r.code).toBe(0);
     expect((await runSgq(['credits', '--json'], { env })).code).toBe(0);
     const files = filesUnder(home);
-    expect(files.map((f) => f.slice(home.length + 1)).sort()).toEqual(expect.arrayContaining(['out.ndjson', 'trace.ndjson']));
-    // The balance note of the service and profile (src/core/service.ts keys it).
-    expect(files.some((f) => /\/config\/credits\/@[^/]+\/default\/note\.json$/.test(f))).toBe(true);
+    const names = files.map((f) => f.slice(home.length + 1)).sort();
+    expect(names).toEqual(expect.arrayContaining(['out.ndjson', 'trace.ndjson']));
+    // The balance note, and the calls ledger beside it (credits.md).
+    expect(names.filter((name) => name.startsWith('config/credits/@')).map((name) => name.replace(/^config\/credits\/@[^/]+\/default\//, ''))).toEqual(['calls/seq', 'note.json']);
     expect(files.filter((f) => f.includes('/cache/sgq/'))).toHaveLength(2);
     for (const file of files) {
       expect(file).not.toContain(key);

@@ -8,7 +8,6 @@ import { proxyFor } from '../../core/proxy.js';
 import { connect, recordSeenBalance } from './execute.js';
 import { stateOwner } from '../run/connection.js';
 import { BALANCE_ROUTE, readBalanceWith } from '../run/balance-probe.js';
-import { CallsLedger } from '../run/calls-ledger.js';
 import { count, grouped } from '../output/words.js';
 
 export interface CreditsFlags {
@@ -68,11 +67,9 @@ async function refresh(ctx: CommandContext, reporter: Reporter): Promise<{ owner
   const connection = await connect(ctx, true, { identify: true });
   const client = await ctx.client(connection, { proxy: proxyFor(io.env, new URL(connection.baseUrl)), connections: 1, signal: io.signal });
   const { owner } = connection;
-  // A call like any other: a run measuring prices meanwhile must know of it.
-  const ledger = CallsLedger.open(configPath(io.env), owner);
   try {
-    ledger?.started();
-    const credits = await readBalanceWith(client).finally(() => ledger?.ended());
+    // A free call: it spends nothing, so it needs no place in the calls ledger.
+    const credits = await readBalanceWith(client);
     if (credits === undefined) {
       throw new SgqError(ExitCode.service, `the service's answer to ${BALANCE_ROUTE} carried no balance`, 'the balance is recorded by every run of a paid route; `sgq credits` then shows it');
     }
@@ -80,7 +77,6 @@ async function refresh(ctx: CommandContext, reporter: Reporter): Promise<{ owner
     recordSeenBalance(io.env, owner, { balance: seen }, reporter);
     return { owner, seen };
   } finally {
-    ledger?.close();
     await client.close();
     await connection.close();
   }

@@ -48,10 +48,12 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const routeRecords = records && { records, queryUser: plan.tagUser };
   const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, routeRecords, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
-  // The calls of other sgq processes on the same account, so that their spending is not taken for a price.
-  const ledger = CallsLedger.open(configPath(io.env), scope.connection.owner);
+  let ledger: CallsLedger | undefined;
   try {
     const price = RunPrice.forRun(io.env, scope.config, plan.path, scope.connection.owner);
+    // The calls of other sgq processes on the same account, so that their spending is not taken
+    // for a price; a free route (info, userid) spends nothing and learns nothing, and writes no file.
+    if (price.price?.credits !== 0) ledger = CallsLedger.open(configPath(io.env), scope.connection.owner);
     let summary: RunSummary;
     try {
       summary = await runJobs(plan.jobs(scope.config, scope.held), { ...runOptions(ctx, plan, flags, scope, price, reporter), watch: ledger }, {
