@@ -47,11 +47,12 @@ describe('plan trial across processes', () => {
     });
     try {
       const env = { SGQ_BASE_URL: url, SGQ_API_KEY: DEMO_KEY };
-      const r = await sgq(['graph', 'followers', 'a', 'b', '--concurrency', '1'], { env });
+      const r = await sgq(['graph', 'followers', 'a_3', 'b_3', '--concurrency', '1'], { env });
       expect(r.exitCode).toBe(9);
       expect(lines(r.stderr)).toHaveLength(1);
       expect(r.stderr).toContain('graph/get_followers allows 1 request an hour');
-      expect(r.stderr).toContain('1 user not finished; resume them then with: sgq graph followers b --concurrency 1');
+      expect(lines(r.stdout)).toHaveLength(3);
+      expect(r.stderr).toContain("1 user not finished; resume it then with: printf '%s\\n' b_3 | sgq graph followers -");
     } finally {
       started.kill('SIGTERM');
     }
