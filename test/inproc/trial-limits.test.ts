@@ -59,6 +59,16 @@ describe('a trial limit (429 "API rate limit exceeded")', () => {
     expect(resume?.[1]?.split(' ').sort()).toEqual(['alice', 'bob', 'carol', 'dorsey', 'jack']);
   });
 
+  it('--summary json names the time too, for a script that schedules the resume', async () => {
+    const stub = await stubs(() => TRIAL_429);
+    const r = await runSgq(['graph', 'followers', 'jack', 'dorsey', '--summary', 'json'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(9);
+    const summary = JSON.parse(lines(r.stderr).at(-1)!) as { exit_code: number; next_request_at: string; remaining: number; resume: string };
+    expect(summary).toMatchObject({ exit_code: 9, remaining: 2 });
+    expect(summary.next_request_at).toBe(/at (\S+Z)/.exec(lines(r.stderr)[0]!)![1]);
+    expect(summary.resume).toMatch(/^sgq graph followers (jack dorsey|dorsey jack) --summary json$/);
+  });
+
   it('a user stopped part-way resumes from its page', async () => {
     const stub = await stubs([{ body: envelope(1, 2, [{ follower_username: 'a' }]) }, TRIAL_429]);
     const r = await runSgq(['graph', 'followers', 'jack', '--all'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });

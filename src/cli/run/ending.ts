@@ -86,7 +86,8 @@ export function concludeRun(state: RunState, options: EndOptions, ctx: RunEndCon
   else if (reason === 'quota' && state.quota) reporter.error(quotaText(state.quota, state, rest));
   else reportLeft(state, options, ctx, rest, interrupted !== undefined || reason === 'fatal');
   if (state.remaining.failure) reporter.error(state.remaining.failure);
-  return state.summary.build(state.budget, exitCode, rest);
+  const retryAt = reason === 'quota' ? state.quota?.details.retryAt : undefined;
+  return state.summary.build(state.budget, exitCode, retryAt === undefined ? rest : { ...rest, next_request_at: retryAt });
 }
 
 /** A trial limit met: the route, the limit and when to go on (the message says them), and the users left with their resume. */

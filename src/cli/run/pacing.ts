@@ -61,11 +61,12 @@ export class RunPacer implements Pacer {
   }
 
   async before(route: string, signal?: AbortSignal): Promise<(() => Promise<void>) | undefined> {
+    // Told the account is paid, with a trial learned: calls are counted, to prove it wrong.
+    const { plan } = this.options.config;
+    const counted = plan === 'paid' && this.learned !== undefined;
+    if (plan === 'paid' ? !counted : plan === undefined && !this.learned) return undefined;
     const limit = this.limitOf(route);
     if (!limit) return undefined;
-    // Told the account is paid, with a trial learned: calls are counted, to prove it wrong.
-    const counted = this.options.config.plan === 'paid' && this.learned !== undefined;
-    if (!this.planOrigin() && !counted) return undefined;
     const mark = await this.slot(route, counted ? Infinity : limit.perHour, signal);
     return () => this.answered(route, mark, limit.perHour);
   }
@@ -153,7 +154,8 @@ export class RunPacer implements Pacer {
     const head = `plan trial (${origin}): ${route} is paced to ${requestsAnHour(limit.perHour)} (${limitOrigin(limit)})`;
     if (calls === null) return `${head}; how long the run takes is not known, as its number of calls is not: past ${count(limit.perHour, 'call')} in an hour, each call waits for one to be an hour old`;
     const ms = paceMs(calls, limit.perHour, hourMs, file.read().routes[route], now());
-    return `${head}; ${calls === 1 ? 'this call goes' : `these ${count(calls, 'call')} take`} ${ms === 0 ? 'no wait' : `about ${waitWords(ms)}`}`;
+    if (ms === 0) return `${head}; ${calls === 1 ? 'this call goes' : `these ${count(calls, 'call')} go`} at once`;
+    return `${head}; ${calls === 1 ? `this call goes in about ${waitWords(ms)}` : `these ${count(calls, 'call')} take about ${waitWords(ms)}`}`;
   }
 }
 
