@@ -30,7 +30,8 @@ const LAPSE_MARGIN_MS = 10_000;
 /** A wait shorter than this is not worth a line on stderr. */
 const QUIET_WAIT_MS = 1000;
 
-let calls = 0;
+/** Calls this process marked, for their ids (pid.n). */
+let marked = 0;
 
 export class RunPacer implements Pacer {
   private learned: Learned | undefined;
@@ -88,7 +89,7 @@ export class RunPacer implements Pacer {
       const pace = routeOf(state, route, hourMs, t);
       const at = perHour === Infinity ? t : slotFor(pace, perHour, hourMs, t);
       if (at > t) return at;
-      const mark: CallMark = { id: `${process.pid}.${++calls}`, at: t, lapse: t + attemptMs + LAPSE_MARGIN_MS };
+      const mark: CallMark = { id: `${process.pid}.${++marked}`, at: t, lapse: t + attemptMs + LAPSE_MARGIN_MS };
       pace.calls.push(mark);
       return mark;
     }, signal);
