@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_KEY, startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded, type Reply } from '../helpers/stub-server.js';
+import { waitFor } from '../helpers/wait.js';
 
 // Trial accounts (service-facts.md, "Rate limits"): a few calls per route an hour, then HTTP 429
 // with {"Error": "API rate limit exceeded", "Endpoint": …, "Max Requests Per Hour": n} and no
@@ -162,6 +163,20 @@ describe('the plan: pacing a trial account', () => {
     expect(ndjson(r.stdout)).toHaveLength(1200);
     expect(box.calls.get('graph/get_followers')).toBe(4);
     expect(box.refused.get('graph/get_followers') ?? 0).toBe(0);
+  });
+
+  it('Ctrl-C ends a wait for a slot at once, with the resume of the users left', async () => {
+    const stub = await stubs(() => ({ body: envelope(1, null, [{ follower_username: 'a' }]) }));
+    const controller = new AbortController();
+    // An hour of ten minutes: a wait Ctrl-C did not end would outlast the test.
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_PLAN: 'trial', SGQ_RATE_LIMITS: 'graph/get_followers=1', SGQ_TRIAL_HOUR_MS: '600000' };
+    const run = runSgq(['graph', 'followers', 'jack', 'dorsey', '--concurrency', '1'], { env, signal: controller.signal });
+    await waitFor(() => stub.requests.length === 1, 'the first call');
+    controller.abort('SIGINT');
+    const r = await run;
+    expect(r.code).toBe(130);
+    expect(stub.requests).toHaveLength(1);
+    expect(r.stderr).toContain("resume with: printf '%s\\n' dorsey | sgq graph followers -");
   });
 
   it('rejects a bad plan or rate-limits value with one line naming where it came from', async () => {
