@@ -12,5 +12,9 @@ export function waitWords(ms: number): string {
   return `${Math.floor(minutes / 60)} h${rest ? ` ${rest} min` : ''}`;
 }
 
-/** An instant as ISO 8601 UTC to the second (2026-11-28T15:04:05Z), rounded up: never earlier than `ms`. */
-export const isoSecond = (ms: number): string => isoTime(new Date(Math.ceil(ms / 1000) * 1000)).replace(/\.\d{3}Z$/, 'Z');
+/**
+ * An instant as ISO 8601 UTC to the second (2026-11-28T15:04:05Z): a time to wait for rounded
+ * up (never earlier than `ms`), one that has passed rounded down (never later).
+ */
+export const isoSecond = (ms: number, round: 'up' | 'down' = 'up'): string =>
+  isoTime(new Date((round === 'up' ? Math.ceil : Math.floor)(ms / 1000) * 1000)).replace(/\.\d{3}Z$/, 'Z');

@@ -53,7 +53,7 @@ export class RunPacer implements Pacer {
   planOrigin(): string | undefined {
     const { plan } = this.options.config;
     if (plan === 'trial') return 'the plan setting';
-    if (plan === undefined && this.learned) return `learned from the refusal at ${isoSecond(this.learned.at)}`;
+    if (plan === undefined && this.learned) return `learned from the refusal at ${isoSecond(this.learned.at, 'down')}`;
     return undefined;
   }
 
