@@ -37,7 +37,7 @@ __sgq_options() {
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'config list') REPLY='-o --output' ;;
     'credits') REPLY='--refresh --json --forget-prices' ;;
-    'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
+    'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial --trial-limits --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
@@ -136,7 +136,7 @@ __sgq_option() {
       esac ;;
     'sandbox')
       case $2 in
-        --port | --ttl | --prefix | --clock | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed) REPLY=''; return 0 ;;
+        --port | --ttl | --prefix | --clock | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed | --trial-limits) REPLY=''; return 0 ;;
         --shape) REPLY='w:service spec'; return 0 ;;
         --malformed) REPLY='w:html truncated text data-object bad-page huge page-back page-repeat page-empty page-ignored page-items'; return 0 ;;
       esac ;;
@@ -186,10 +186,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits' ;;
     'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;

@@ -55,7 +55,7 @@ function __sgq_takes_value
         case 'config list'
             contains -- $argv[2] -o --output; and return 0
         case 'sandbox'
-            contains -- $argv[2] --port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed; and return 0
+            contains -- $argv[2] --port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial-limits; and return 0
         case 'diff'
             contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out --wait-lock; and return 0
         case 'snapshots list'
@@ -191,7 +191,7 @@ complete -c sgq -n '__sgq_in "graph followers"' -l limit -x -d 'stop after exact
 complete -c sgq -n '__sgq_in "graph followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "graph followers"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "graph followers"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "graph followers"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "graph followers"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq graph following
@@ -225,7 +225,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l limit -x -d 'stop after exact
 complete -c sgq -n '__sgq_in "graph following"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "graph following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "graph following"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "graph following"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "graph following"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "graph following"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq alpha
@@ -255,7 +255,7 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l limit -x -d 'stop after e
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "alpha score-history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "alpha score-history"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata
@@ -288,7 +288,7 @@ complete -c sgq -n '__sgq_in "metadata history"' -l limit -x -d 'stop after exac
 complete -c sgq -n '__sgq_in "metadata history"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata history"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "metadata history"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "metadata history"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata history"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "metadata history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata tweets
@@ -315,7 +315,7 @@ complete -c sgq -n '__sgq_in "metadata tweets"' -l limit -x -d 'stop after exact
 complete -c sgq -n '__sgq_in "metadata tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "metadata tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata tweets"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "metadata tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata latest-tweets
@@ -338,7 +338,7 @@ complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l limit -x -d 'stop afte
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "metadata latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq metadata userid
@@ -361,7 +361,7 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l limit -x -d 'stop after exact
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "metadata userid"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "metadata userid"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "metadata userid"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "metadata userid"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists
@@ -387,7 +387,7 @@ complete -c sgq -n '__sgq_in "lists members"' -l limit -x -d 'stop after exactly
 complete -c sgq -n '__sgq_in "lists members"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists members"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "lists members"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "lists members"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "lists members"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "lists members"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists latest-tweets
@@ -409,7 +409,7 @@ complete -c sgq -n '__sgq_in "lists latest-tweets"' -l limit -x -d 'stop after e
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "lists latest-tweets"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "lists latest-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq info
@@ -429,7 +429,7 @@ complete -c sgq -n '__sgq_in "info"' -l limit -x -d 'stop after exactly N record
 complete -c sgq -n '__sgq_in "info"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "info"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "info"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "info"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "info"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "info"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq api
@@ -454,7 +454,7 @@ complete -c sgq -n '__sgq_in "api"' -l limit -x -d 'stop after exactly N records
 complete -c sgq -n '__sgq_in "api"' -l max-credits -x -d 'stop before the credits spent would pass N'
 complete -c sgq -n '__sgq_in "api"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
 complete -c sgq -n '__sgq_in "api"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
-complete -c sgq -n '__sgq_in "api"' -l max-wait -x -d 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself'
+complete -c sgq -n '__sgq_in "api"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "api"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq config
@@ -465,13 +465,13 @@ complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the pro
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\''
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\''
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\''
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\''
 
 # sgq config list
 complete -c sgq -n '__sgq_in "config list"' -s o -l output -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'text: the profile\'s settings as name=value lines; json: every setting with its source'
@@ -504,6 +504,8 @@ complete -c sgq -n '__sgq_in "sandbox"' -l fail-page -x -d 'fault: every request
 complete -c sgq -n '__sgq_in "sandbox"' -l malformed -x -a 'html\\t\'an HTML error page\' truncated\\t\'JSON cut off halfway\' text\\t\'a line of plain text\' data-object\\t\'data is an object, not a list\' bad-page\\t\'next_page is not a number\' huge\\t\'a body of millions of records\' page-back\\t\'from page 2, next_page points back to page 1\' page-repeat\\t\'from page 2, next_page names the page itself\' page-empty\\t\'from page 2, empty pages that never end\' page-ignored\\t\'page 1\\\'s records on every page asked\' page-items\\t\'page_items one more than the records sent\'' -d 'fault: every data answer is malformed'
 complete -c sgq -n '__sgq_in "sandbox"' -l error-status -x -d 'HTTP status of answers carrying error records (default 200)'
 complete -c sgq -n '__sgq_in "sandbox"' -l seed -x -d 'seed of the fault rates (default 1)'
+complete -c sgq -n '__sgq_in "sandbox"' -l trial -d 'act as a trial account: past a route\'s published requests an hour, answer the 429 "API rate limit exceeded"'
+complete -c sgq -n '__sgq_in "sandbox"' -l trial-limits -x -d 'act as a trial account with these requests an hour, as route=requests pairs (graph/get_followers=3)'
 complete -c sgq -n '__sgq_in "sandbox"' -l detach -d 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID'
 
 # sgq diff

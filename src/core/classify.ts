@@ -1,6 +1,8 @@
 import type { KeySource } from './config.js';
 import { ExitCode, SgqError, firstLine, type ErrorDetails } from './errors.js';
-import { JsonTooDeep, RawNumber, parseJson, stringifyJson, type Json } from './json.js';
+import { JsonTooDeep, RawNumber, numberValue, parseJson, stringifyJson, type Json } from './json.js';
+import { requestsAnHour } from './rate-limits.js';
+import { normalizeRoutePath } from './routes.js';
 import { maskSecretsIn } from './secrets.js';
 
 export type JsonObject = { [key: string]: Json };
@@ -74,6 +76,7 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
       const parts = [`Endpoint: ${describe(body.Endpoint)}`, `Current credits: ${describe(body['Current credits'])}`];
       throw new CallError(ExitCode.expired, `${body.Error} (${parts.join(', ')})`, 'renew the subscription or buy credits; sgq does not retry this', false, undefined, [], { body });
     }
+    if (status === 429 && isTrialLimitBody(body)) throw trialLimit(body, headers, asked);
     const data = Array.isArray(body.data) ? body.data : [];
     // Checked on every page, so the error records are only gathered when there are some.
     if (data.some(isErrorRecord)) {
@@ -130,6 +133,31 @@ function classifyAnswer(status: number, headers: Record<string, string | string[
 function isSubscriptionBody(body: JsonObject): boolean {
   if (typeof body.Error !== 'string') return false;
   return 'Current credits' in body || /subscription expired/i.test(body.Error);
+}
+
+/**
+ * service-facts.md ("Rate limits"): past a trial account's hourly limit on a route, a 429 with
+ * `Error` "API rate limit exceeded", `Endpoint` and `Max Requests Per Hour`, and no Retry-After.
+ */
+function isTrialLimitBody(body: JsonObject): boolean {
+  if (typeof body.Error !== 'string') return false;
+  return 'Max Requests Per Hour' in body || /^API rate limit exceeded/i.test(body.Error);
+}
+
+/**
+ * A trial limit: not retried at once, since only the hour frees a slot. The client decides
+ * how long to wait (a Retry-After if one comes, else an hour) and whether --max-wait allows it.
+ */
+function trialLimit(body: JsonObject, headers: Record<string, string | string[] | undefined>, asked: Asked): CallError {
+  const route = normalizeRoutePath((asked.path ?? describe(body.Endpoint)).replace(/^.*?\/api\//, ''));
+  const limit = numberValue(body['Max Requests Per Hour']);
+  const perHour = limit !== undefined && Number.isSafeInteger(limit) && limit > 0 ? limit : undefined;
+  const allows = perHour === undefined ? 'has a limit of requests an hour' : `allows ${requestsAnHour(perHour)}`;
+  return new CallError(ExitCode.quota, `${route} ${allows} on this account, and it is met (HTTP 429: ${firstLine(body.Error as string)})`, undefined, false, parseRetryAfter(headers['retry-after']), [], {
+    body,
+    route,
+    ...(perHour === undefined ? {} : { limit: perHour }),
+  });
 }
 
 /** Names the key the service rejected (masked) and where it came from, and what to do about it. */

@@ -6,6 +6,10 @@ import { maskSecret, type KeySource } from './config.js';
 import { CallError, classify, isErrorRecord, type JsonObject } from './classify.js';
 import { maskedProxy, type ProxyChoice } from './proxy.js';
 import { rateLimitWait, retryDelay, sleep, type RetryPolicy } from './retry.js';
+import type { Pacer } from './pace.js';
+import { HOUR_MS } from './rate-limits.js';
+import { normalizeRoutePath } from './routes.js';
+import { isoSecond, waitWords } from './wait-words.js';
 import { NodeTransport, UndiciTransport, type Transport } from './transport.js';
 import { HookRunner, type RequestEvent, type ResponseEvent, type SgqHooks } from './hooks.js';
 
@@ -48,6 +52,10 @@ export interface ClientOptions {
   hooks?: readonly SgqHooks[];
   /** Told (once) that a hook threw; the call goes on. */
   hookFailed?: (message: string) => void;
+  /** Keeps a trial account's calls within its hourly limits (the CLI's plan), and learns of its refusals. */
+  pacer?: Pacer;
+  /** The hour of a trial limit, in ms: an hour, shorter only in tests (SGQ_TRIAL_HOUR_MS). */
+  trialHourMs?: number;
 }
 
 
@@ -242,7 +250,7 @@ export class ApiClient {
     const askedAt = Date.now();
     for (let attempt = 1; ; attempt++) {
       try {
-        const reply = await this.once(path, { method, target, body }, opts, attempt - 1);
+        const reply = await this.paced(path, opts, () => this.once(path, { method, target, body }, opts, attempt - 1));
         // Only a clean answer may be kept: error records, placeholders and refusals all threw or carry errors.
         const data = reply.body.data;
         if (cache && !(Array.isArray(data) && data.some(isErrorRecord))) {
@@ -250,22 +258,11 @@ export class ApiClient {
         }
         return reply;
       } catch (error) {
-        if (!(error instanceof CallError) || !error.retryable) throw error;
-        const rateLimited = error.details.status === 429 && error.retryAfterMs !== undefined;
-        const longWait = rateLimited ? rateLimitWait(retry, attempt, error.retryAfterMs!) : undefined;
-        const delay = retryDelay(retry, attempt, error.retryAfterMs) ?? longWait;
-        if (delay === undefined) {
-          if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
-            const [longer, hint, details] = longWaitWords(Boolean(retry.maxWaitMs), rateLimited);
-            throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false, undefined, [], { ...error.details, ...details });
-          }
-          throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false, undefined, error.records, error.details) : error;
-        }
-        this.hooks.emit('retry', this.masked({ route: path, retry: attempt, retries: retry.retries, delayMs: delay, reason: error.message, status: error.details.status ?? null }));
-        const waited = delay > retry.maxRetryAfterMs ? this.options.onLongWait?.(delay, `${path}: ${error.message}`) : undefined;
+        const delay = await this.retryDelayFor(path, error, attempt);
+        this.hooks.emit('retry', this.masked({ route: path, retry: attempt, retries: retry.retries, delayMs: delay, reason: (error as Error).message, status: (error as CallError).details.status ?? null }));
+        const waited = delay > retry.maxRetryAfterMs || isQuota(error) ? this.options.onLongWait?.(delay, waitReason(path, error as CallError)) : undefined;
         try {
-          const stops = [this.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
-          await sleep(delay, stops.length > 1 ? AbortSignal.any(stops) : stops[0]);
+          await sleep(delay, this.stopSignal(opts));
         } catch (reason) {
           throw new StoppedError(reason);
         } finally {
@@ -273,6 +270,64 @@ export class ApiClient {
         }
       }
     }
+  }
+
+  /** What stops a call's waits: the run's signal and the call's own. */
+  private stopSignal(opts: CallOptions): AbortSignal | undefined {
+    const stops = [this.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
+    return stops.length > 1 ? AbortSignal.any(stops) : stops[0];
+  }
+
+  /** One attempt, sent when the pacer (a trial account's pace) lets it go, and told to it when answered. */
+  private async paced(path: string, opts: CallOptions, attempt: () => Promise<Reply>): Promise<Reply> {
+    const { pacer } = this.options;
+    if (!pacer) return attempt();
+    let answered: (() => Promise<void>) | undefined;
+    try {
+      answered = await pacer.before(normalizeRoutePath(path), this.stopSignal(opts));
+    } catch (reason) {
+      throw new StoppedError(reason);
+    }
+    try {
+      return await attempt();
+    } finally {
+      await answered?.();
+    }
+  }
+
+  /** The wait before trying a failed call again, or the error to end it with (thrown). */
+  private async retryDelayFor(path: string, error: unknown, attempt: number): Promise<number> {
+    const { retry } = this.options;
+    if (isQuota(error)) return this.quotaDelay(path, error, attempt);
+    if (!(error instanceof CallError) || !error.retryable) throw error;
+    const rateLimited = error.details.status === 429 && error.retryAfterMs !== undefined;
+    const longWait = rateLimited ? rateLimitWait(retry, attempt, error.retryAfterMs!) : undefined;
+    const delay = retryDelay(retry, attempt, error.retryAfterMs) ?? longWait;
+    if (delay !== undefined) return delay;
+    if (error.retryAfterMs !== undefined && attempt <= retry.retries) {
+      const [longer, hint, details] = longWaitWords(Boolean(retry.maxWaitMs), rateLimited);
+      throw new CallError(error.exitCode, `${error.message}; it asks to wait ${Math.ceil(error.retryAfterMs / 1000)}s, ${longer}`, hint, false, undefined, [], { ...error.details, ...details });
+    }
+    throw attempt > 1 ? new CallError(error.exitCode, `${error.message} (after ${attempt - 1} ${attempt === 2 ? 'retry' : 'retries'})`, error.hint, false, undefined, error.records, error.details) : error;
+  }
+
+  /**
+   * A trial limit: the pacer learns of it, and the call waits only for a Retry-After within the
+   * cap or a wait --max-wait allows; without a Retry-After the next request may go an hour
+   * after the refusal. Otherwise the call ends, saying when the next request may go.
+   */
+  private async quotaDelay(path: string, error: CallError, attempt: number): Promise<number> {
+    const { retry, pacer } = this.options;
+    const waitMs = error.retryAfterMs ?? this.options.trialHourMs ?? HOUR_MS;
+    await pacer?.refused(normalizeRoutePath(path), { limit: error.details.limit, waitMs });
+    const asked = error.retryAfterMs !== undefined && error.retryAfterMs <= retry.maxRetryAfterMs;
+    if (attempt <= retry.retries && (asked || waitMs <= (retry.maxWaitMs ?? 0))) return waitMs;
+    const retryAt = Date.now() + waitMs;
+    const [hint, details] = retry.maxWaitMs
+      ? ['try again then, or raise maxWait', { option: 'maxWait', fix: 'raise-option' } as const]
+      : ['try again then, or set maxWait to wait for it', { option: 'maxWait', fix: 'set-option' } as const];
+    const message = `${error.message}; the next request may go at ${isoSecond(retryAt)} (in ${waitWords(waitMs)})`;
+    throw new CallError(ExitCode.quota, message, hint, false, undefined, [], { ...error.details, ...details, retryAt: isoSecond(retryAt) });
   }
 
   /** One attempt of a call: sends the request and reads its answer within the time limit. */
@@ -370,6 +425,11 @@ export class ApiClient {
     await this.dispatcher.close().catch(() => undefined);
   }
 }
+
+const isQuota = (error: unknown): error is CallError => error instanceof CallError && error.exitCode === ExitCode.quota;
+
+/** Why a call waits, for the one line that says so: a trial limit's message names its route already. */
+const waitReason = (path: string, error: CallError): string => (error.exitCode === ExitCode.quota ? error.message : `${path}: ${error.message}`);
 
 /** What a refused long Retry-After says, in the library's words (the CLI names --max-wait). */
 function longWaitWords(given: boolean, rateLimited: boolean): [string, string, ErrorDetails] {

@@ -5,6 +5,7 @@ import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
 import { parsePrices } from './prices.js';
+import { parseRateLimits } from './rate-limits.js';
 import { homedir, platform } from '../fs/home.js';
 import { readRegularFile } from '../fs/read.js';
 
@@ -26,9 +27,15 @@ export const SETTINGS = {
   'warn-credits': { env: 'SGQ_WARN_CREDITS', secret: false, describe: 'warn on stderr when a run leaves fewer credits than this' },
   cache: { env: 'SGQ_CACHE', secret: false, describe: 'keep successful answers this long (30m, 1h, 7d) and reuse them' },
   prices: { env: 'SGQ_PRICES', secret: false, describe: 'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table' },
+  plan: { env: 'SGQ_PLAN', secret: false, describe: "the account's plan: trial (paces calls within the routes' hourly limits) or paid; unset, sgq learns trial from a refusal" },
+  'rate-limits': { env: 'SGQ_RATE_LIMITS', secret: false, describe: "a trial account's requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits" },
 } as const;
 
 export type SettingName = keyof typeof SETTINGS;
+
+/** The values of the `plan` setting: a trial account's calls are paced within its hourly limits. */
+export const PLANS = ['trial', 'paid'] as const;
+export type Plan = (typeof PLANS)[number];
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 export const DEFAULT_PROFILE = 'default';
 
@@ -69,6 +76,12 @@ export function validateSetting(name: SettingName, value: string): string {
       return withFlagRule(name, value, () => nonNegativeInt('warn-credits')(v));
     case 'prices':
       parsePrices(v);
+      return v;
+    case 'plan':
+      if (!(PLANS as readonly string[]).includes(v)) throw usageError(`invalid plan ${JSON.stringify(value)}`, `use ${PLANS.join(' or ')}`);
+      return v;
+    case 'rate-limits':
+      parseRateLimits(v);
       return v;
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
@@ -272,6 +285,10 @@ export interface ResolvedConfig {
   cache?: string;
   /** `route=credits` pairs, checked by parsePrices. */
   prices?: string;
+  /** The account's plan, when the user states it. */
+  plan?: Plan;
+  /** `route=requests` pairs, checked by parseRateLimits. */
+  rateLimits?: string;
   store?: ConfigStore;
 }
 
@@ -334,6 +351,8 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     warnCredits: pick('warn-credits'),
     cache: pick('cache'),
     prices: pick('prices'),
+    plan: pick('plan') as Plan | undefined,
+    rateLimits: pick('rate-limits'),
     store,
   };
 }

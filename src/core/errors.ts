@@ -10,6 +10,8 @@ export const ExitCode = {
   network: 7,
   /** Another sgq run holds the lock of the same --out or state file (--wait-lock waits). */
   locked: 8,
+  /** A trial account's hourly request limit on a route (service-facts.md, "Rate limits"). */
+  quota: 9,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -30,6 +32,7 @@ export const EXIT_MEANINGS: Record<keyof typeof ExitCode, string> = {
   unavailable: 'the route is not available yet (the {message} placeholder)',
   network: 'network or server failure: refused, reset, timeout, 5xx, a 429 rate limit after its retries, TLS, a body that is not the expected JSON',
   locked: 'another sgq run holds the lock of the same --out or state file (--wait-lock waits for it)',
+  quota: 'a trial limit: 429 with "API rate limit exceeded", the requests an hour a route allows the account; the run stopped, saying when to go on',
   interrupted: 'interrupted (SIGINT)',
   terminated: 'terminated (SIGTERM)',
 };
@@ -55,6 +58,10 @@ export interface ErrorDetails {
   profile?: string;
   /** The setting involved (`api-key`, `timeout`), where there is one. */
   setting?: string;
+  /** A trial limit: the requests an hour the route allows the account. */
+  limit?: number;
+  /** A trial limit: the earliest time the next request may go (ISO 8601 UTC). */
+  retryAt?: string;
 }
 
 /**
@@ -93,14 +100,15 @@ export const configError = (message: string, hint?: string, details?: ErrorDetai
 
 /**
  * When several users fail differently, the run exits with the most serious failure:
- * an interruption, then a rejected key, then the network, then an expired subscription,
- * then a placeholder route, then error records.
+ * an interruption, then a rejected key, then the network, then a trial limit, then an
+ * expired subscription, then a placeholder route, then error records.
  */
 const severity: readonly number[] = [
   ExitCode.ok,
   ExitCode.service,
   ExitCode.unavailable,
   ExitCode.expired,
+  ExitCode.quota,
   ExitCode.network,
   ExitCode.locked,
   ExitCode.internal,

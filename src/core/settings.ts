@@ -9,6 +9,7 @@ import type { ProxyChoice } from './proxy.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { durationMs } from './since.js';
 import { positiveSeconds } from './values.js';
+import { trialHourMs } from './rate-limits.js';
 
 /** Per-request time limit when neither a caller nor the config gives one. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -37,10 +38,12 @@ export interface ClientSettings extends EndpointSettings {
   manyCalls?: boolean;
   /** Environment read for CA certificates. */
   env: Env;
+  /** The hour of a trial limit (SGQ_TRIAL_HOUR_MS shortens it for the tests). */
+  trialHourMs?: number;
 }
 
 /** What a client reports to, and the answers it may reuse: none of it changes what is sent. */
-export type ClientHooks = Pick<ApiClientOptions, 'signal' | 'trace' | 'hooks' | 'hookFailed' | 'onLongWait' | 'beforeUndici' | 'exitCloses' | 'cache'>;
+export type ClientHooks = Pick<ApiClientOptions, 'signal' | 'trace' | 'hooks' | 'hookFailed' | 'onLongWait' | 'beforeUndici' | 'exitCloses' | 'cache' | 'pacer'>;
 
 /** The numeric settings of a profile, parsed once from the checked strings of the config. */
 export interface TypedSettings {
@@ -87,6 +90,7 @@ export function resolveClientSettings(endpoint: EndpointSettings, given: GivenSe
     maxRetryAfterMs: retryAfterCapMs(env),
     maxWaitMs: given.maxWaitMs,
     env,
+    trialHourMs: trialHourMs(env),
   };
 }
 

@@ -68,6 +68,13 @@ export interface Faults {
   errorStatus?: number;
   /** Seed for the fault rates. */
   seed?: number;
+  /**
+   * Acts as a trial account: a route's requests an hour (by path, `graph/get_followers`); past
+   * that, the 429 of service-facts.md (`API rate limit exceeded`, `Max Requests Per Hour`).
+   */
+  trialLimits?: Readonly<Record<string, number>>;
+  /** The hour those limits count, in ms (default an hour): shorter only in tests. */
+  trialHourMs?: number;
 }
 
 export interface Sandbox {
@@ -77,6 +84,8 @@ export interface Sandbox {
   close: () => Promise<void>;
   /** Requests served, by route path, for tests that count calls. */
   readonly calls: Map<string, number>;
+  /** Requests refused for a trial limit (Faults.trialLimits), by route path. */
+  readonly refused: Map<string, number>;
   /** TCP connections accepted so far (keep-alive reuses one across pages). */
   readonly connections: () => number;
 }
@@ -124,12 +133,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ttl = setTimeout(() => void close(), options.ttlMs);
     ttl.unref();
   }
-  return { url: `http://127.0.0.1:${port}${prefix}`, apiKey: DEMO_KEY, close, calls: service.calls, connections: () => connections };
+  return { url: `http://127.0.0.1:${port}${prefix}`, apiKey: DEMO_KEY, close, calls: service.calls, refused: service.trial.refused, connections: () => connections };
 }
 
 /** What the sandbox serves: its accounts, its fault switches and the calls it counted. */
 class SandboxService {
   readonly calls = new Map<string, number>();
+  readonly trial: TrialLimits;
   private readonly faults: Faults;
   private readonly clock: () => Date;
   private readonly accounts: Map<string, Account>;
@@ -150,6 +160,7 @@ class SandboxService {
     ]);
     this.random = mulberry32(this.faults.seed ?? 1);
     this.shape = options.shape ?? 'service';
+    this.trial = new TrialLimits(this.faults.trialLimits ?? {}, this.faults.trialHourMs ?? 3_600_000);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -210,6 +221,8 @@ class SandboxService {
       if (!account) return { status: 401, body: { message: 'Invalid API key.' } };
     }
     if (route.placeholder) return { status: 200, body: { message: PLACEHOLDER_MESSAGE } };
+    const refusal = this.trial.refusal(route);
+    if (refusal) return refusal;
     if (route.subject === 'none') {
       return { status: 200, body: { data: [{ service: 'Social Graph and Metadata Query Service', sandbox: true, routes: ROUTES.map((r) => `/${r.path}`) }] } };
     }
@@ -245,6 +258,36 @@ class SandboxService {
     const body = envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total);
     if (paging) bendPaging(paging, body, page!);
     return { status: 200, body };
+  }
+}
+
+/**
+ * A trial account's hourly limits: a sliding hour of the requests each limited route took
+ * (refused ones are not counted); one past the limit gets the 429 of service-facts.md, with no
+ * Retry-After, as the service's documentation describes it.
+ */
+class TrialLimits {
+  readonly refused = new Map<string, number>();
+  private readonly taken = new Map<string, number[]>();
+
+  constructor(
+    private readonly limits: Readonly<Record<string, number>>,
+    private readonly hourMs: number,
+  ) {}
+
+  /** The refusal of a request of `route` now, or undefined when the hour has room (the request is counted). */
+  refusal(route: RouteSpec): Answer | undefined {
+    const limit = this.limits[route.path];
+    if (limit === undefined) return undefined;
+    const now = Date.now();
+    const times = (this.taken.get(route.path) ?? []).filter((t) => t > now - this.hourMs);
+    this.taken.set(route.path, times);
+    if (times.length < limit) {
+      times.push(now);
+      return undefined;
+    }
+    this.refused.set(route.path, (this.refused.get(route.path) ?? 0) + 1);
+    return { status: 429, body: { Error: 'API rate limit exceeded', Endpoint: `/${route.path}`, 'Max Requests Per Hour': limit } };
   }
 }
 

@@ -146,7 +146,7 @@ describe('help topics', () => {
     expect(r.code).toBe(0);
     const d = await described();
     expect(items(r.stdout)).toEqual(d.exit_codes.map((e) => [`${e.code} ${e.kind}`, e.meaning]));
-    expect(d.exit_codes.map((e) => e.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143]);
+    expect(d.exit_codes.map((e) => e.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130, 143]);
   });
 
   it('sgq help formats lists every format of -o with what it is', async () => {

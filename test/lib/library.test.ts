@@ -222,3 +222,27 @@ describe('the library', () => {
   });
 });
 
+
+describe('the library: a trial limit', () => {
+  const TRIAL_429 = { status: 429, body: { Error: 'API rate limit exceeded', Endpoint: '/graph/get_followers', 'Max Requests Per Hour': 10 } };
+
+  it('throws kind quota (exit code 9) at once, with the limit and when the next request may go', async () => {
+    const s = await stub(() => TRIAL_429);
+    const sgq = createClient({ baseUrl: s.url, apiKey: 'k', env: { SGQ_CONFIG_DIR: tempDir() } });
+    const error = await sgq.graph.followers('jack').toArray({ all: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SgqError);
+    expect(error).toMatchObject({ kind: 'quota', exitCode: 9, details: { limit: 10, route: 'graph/get_followers', option: 'maxWait', fix: 'set-option' } });
+    expect((error as SgqError).details.retryAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect((error as SgqError).message).toContain('the next request may go at');
+    expect(s.requests).toHaveLength(1);
+    await sgq.close();
+  });
+
+  it('waits for the hour when maxWait allows it', async () => {
+    const s = await stub([TRIAL_429, { body: envelope(1, null, [{ follower_username: 'a' }]) }]);
+    const sgq = createClient({ baseUrl: s.url, apiKey: 'k', maxWait: 10_000, env: { SGQ_CONFIG_DIR: tempDir(), SGQ_TRIAL_HOUR_MS: '500' } });
+    expect(await sgq.graph.followers('jack').toArray({ all: true })).toHaveLength(1);
+    expect(s.requests).toHaveLength(2);
+    await sgq.close();
+  });
+});

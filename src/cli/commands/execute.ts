@@ -16,6 +16,8 @@ import { recordSeenBalance, stateOwner } from '../run/connection.js';
 import { RunPrice } from '../run/run-price.js';
 import { CallsLedger } from '../run/calls-ledger.js';
 import { readBalanceWith } from '../run/balance-probe.js';
+import { runPacer } from '../run/pacing.js';
+import { normalizeRoutePath } from '../../core/routes.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 // The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
@@ -88,7 +90,9 @@ async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, rep
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
   const jobs = plan.jobs(config, { marks, reporter });
   const { price } = RunPrice.forRun(io.env, config, plan.path, owner);
-  return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
+  const pacer = runPacer(io.env, config, owner, { attemptMs: 0, now: () => (io.now ? io.now().getTime() : Date.now()), reporter });
+  const pace = (calls: number | null) => pacer.dryRunNote(normalizeRoutePath(plan.path), calls);
+  return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit, pace }, reporter);
 }
 
 function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope, price: RunPrice, reporter: Reporter): RunOptions {

@@ -35,7 +35,7 @@ export function limitOptions(): Option[] {
     new Option('--max-credits <n>', 'stop before the credits spent would pass N').argParser(nonNegativeInt('--max-credits')),
     new Option('--dry-run', 'print the requests and the worst-case credits on stderr; send nothing'),
     new Option('--cache <ttl>', 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit').argParser(cacheTtl),
-    new Option('--max-wait <duration>', 'wait out a rate limit (429) asking for up to this long (5m, 1h), past the 60s sgq waits by itself').argParser(waitDuration),
+    new Option('--max-wait <duration>', 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit').argParser(waitDuration),
     new Option('--trace <file>', 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON').argParser(nonEmpty('--trace')),
   ];
 }

@@ -2,9 +2,13 @@ import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { CommandContext } from '../context.js';
 import { DEMO_KEY, EXPIRED_KEY, LOW_KEY, startSandbox, type Faults } from '../../sandbox/server.js';
 import type { Shape } from '../../sandbox/shapes.js';
+import { PUBLISHED_RATE_LIMITS, parseRateLimits, trialHourMs } from '../../core/rate-limits.js';
 
-export interface SandboxFlags extends Faults {
+export interface SandboxFlags extends Omit<Faults, 'trialLimits' | 'trialHourMs'> {
   port?: number;
+  /** Act as a trial account with the published limits, or with `trialLimits` (route=requests pairs). */
+  trial?: boolean;
+  trialLimits?: string;
   ttl?: number;
   prefix?: string;
   clock?: string;
@@ -26,7 +30,8 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
     if (Number.isNaN(fixed.getTime())) throw usageError(`invalid --clock ${JSON.stringify(flags.clock)}`, 'use an ISO 8601 date-time such as 2026-11-01T12:00:00Z');
     clock = () => fixed;
   }
-  const { port, ttl, prefix, credits, shape, clock: _clock, ...faults } = flags;
+  const { port, ttl, prefix, credits, shape, clock: _clock, trial, trialLimits, ...rest } = flags;
+  const faults: Faults = { ...rest, ...trialFaults(trial, trialLimits, io.env) };
   // --ttl is timed below, with the other ways to stop, rather than by the server itself.
   const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, shape, faults }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
@@ -42,6 +47,7 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
         `sgq sandbox listening on ${sandbox.url} (Ctrl-C stops it)`,
         `  demo key ${DEMO_KEY}; ${EXPIRED_KEY} answers 429 (subscription expired); ${LOW_KEY} has 20 credits left`,
         '  users: any name; nobody* and ghost* have no data; a name ending in _N has N followers (bench_200000)',
+        ...(faults.trialLimits ? [`  a trial account: ${Object.entries(faults.trialLimits).map(([route, n]) => `${route} ${n}`).join(', ')} requests an hour, then 429`] : []),
         `  records in the ${shape === 'spec' ? "spec's example shape (username, last_checked)" : "service's shape (follower_username, follower_userid …); --shape spec for the spec's"}`,
         '',
       ].join('\n'),
@@ -58,6 +64,16 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
 }
 
 /**
+ * The trial account of --trial (the published limits) or --trial-limits (the limits given); its
+ * hour is SGQ_TRIAL_HOUR_MS in the tests, as for sgq's own pace.
+ */
+function trialFaults(trial: boolean | undefined, pairs: string | undefined, env: Record<string, string | undefined>): Pick<Faults, 'trialLimits' | 'trialHourMs'> {
+  if (!trial && pairs === undefined) return {};
+  const trialLimits = pairs === undefined ? { ...PUBLISHED_RATE_LIMITS } : Object.fromEntries(parseRateLimits(pairs));
+  return { trialLimits, trialHourMs: trialHourMs(env) };
+}
+
+/**
  * `--detach`: starts the same sandbox as a process of its own, prints its address, key and pid
  * as shell lines once it listens, and returns while it serves. `kill "$SGQ_SANDBOX_PID"` stops it.
  */
@@ -65,7 +81,9 @@ async function detach(ctx: CommandContext, flags: SandboxFlags): Promise<number>
   const { detach: _detach, ttl, ...rest } = flags;
   const args = ['sandbox', '--quiet', '--ttl', String(ttl ?? DETACHED_TTL_SECONDS)];
   for (const [name, value] of Object.entries(rest)) {
-    if (value !== undefined) args.push(`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, String(value));
+    const flag = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (value === true) args.push(flag);
+    else if (value !== undefined && value !== false) args.push(flag, String(value));
   }
   const { spawn } = await import('node:child_process');
   // The launcher that is running now (bin/sgq.cjs), so the child is this same sgq.

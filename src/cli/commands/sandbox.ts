@@ -27,6 +27,8 @@ export const sandboxCommand = defineCommand<SandboxFlags>({
     new Option('--malformed <kind>', 'fault: every data answer is malformed').choices(MALFORMED_KINDS),
     new Option('--error-status <code>', 'HTTP status of answers carrying error records (default 200)').argParser(httpStatus),
     new Option('--seed <n>', 'seed of the fault rates (default 1)').argParser(nonNegativeInt('--seed')),
+    new Option('--trial', "act as a trial account: past a route's published requests an hour, answer the 429 \"API rate limit exceeded\""),
+    new Option('--trial-limits <pairs>', 'act as a trial account with these requests an hour, as route=requests pairs (graph/get_followers=3)'),
     new Option('--detach', 'serve from a process of its own and return; prints export lines with SGQ_SANDBOX_PID'),
   ],
   help: helpText({
@@ -37,6 +39,7 @@ export const sandboxCommand = defineCommand<SandboxFlags>({
       'SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack',
       'sgq sandbox --reset-rate 0.2 --fail-page 7 --seed 3',
       'sgq sandbox --shape spec --malformed page-empty',
+      'sgq sandbox --trial-limits graph/get_followers=2',
     ],
   }),
   async handler(_args, opts, ctx) {

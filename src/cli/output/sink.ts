@@ -62,8 +62,20 @@ abstract class StreamBackedSink implements Sink {
     if (!this.closed) this.stream.write(chunk);
   }
 
+  /** The one wait for 'drain' of the stream, shared by every job waiting at once. */
+  private draining?: Promise<void>;
+
   async drain(): Promise<void> {
-    if (!this.closed && !this.stream.destroyed && this.stream.writableNeedDrain) await drained(this.stream);
+    if (!this.closed && !this.stream.destroyed && this.stream.writableNeedDrain) await this.drained();
+  }
+
+  /**
+   * Waits for 'drain' (or the stream to fail or close). One wait for all: a wait per job adds
+   * three 'error' listeners (events.once's own), and four users waiting on a pipe at once
+   * passed Node's ten and printed a MaxListenersExceededWarning.
+   */
+  protected drained(): Promise<void> {
+    return (this.draining ??= drained(this.stream).finally(() => (this.draining = undefined)));
   }
 
   get flushed(): boolean {
@@ -109,7 +121,7 @@ export class StreamSink extends StreamBackedSink {
     // 'error' comes a tick later: let it close the sink before the run asks another page.
     if (!this.closed && this.stream.destroyed) await new Promise((next) => setImmediate(next));
     if (this.closed || this.stream.destroyed || this.stream.writableLength === 0) return;
-    await Promise.race([new Promise<void>((done) => this.stream.write('', () => done())), drained(this.stream)]);
+    await Promise.race([new Promise<void>((done) => this.stream.write('', () => done())), this.drained()]);
   }
 
   /**

@@ -23,6 +23,8 @@ export interface DryRunInput {
   maxCredits?: number;
   limit?: number;
   marks?: SinceMarks;
+  /** A trial account's pace: the line saying how long the calls take at it, or nothing when unpaced. */
+  pace?: (calls: number | null) => string | undefined;
 }
 
 /** Request lines printed per user; a longer bound is summed up in one line. */
@@ -71,6 +73,8 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
   const count = calls === null ? `at least ${plural(users, 'call')}, pages per user unknown` : `at most ${plural(calls, 'call')}`;
   reporter.raw(`sgq: dry run, nothing sent: ${users > 1 ? `${grouped(users)} users, ` : ''}${count}; worst case ${worstCase(calls, input.price, input.maxCredits, path)}${placeholder ? '; nothing while the route is not open (spec §2.3)' : ''}`);
   if (limit !== undefined) reporter.raw(`sgq: ${limitNote(limit, pageSize, path)}`);
+  const pace = input.pace?.(calls);
+  if (pace) reporter.raw(`sgq: ${pace}`);
   return ExitCode.ok;
 }
 

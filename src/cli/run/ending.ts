@@ -1,4 +1,4 @@
-import { ExitCode } from '../../core/errors.js';
+import { ExitCode, type SgqError } from '../../core/errors.js';
 import type { Budget } from '../../core/budget.js';
 import type { StopReason } from '../../core/paginate.js';
 import type { Reporter } from '../output/reporter.js';
@@ -54,11 +54,13 @@ export interface RunState {
   taken: number;
   summary: SummaryCollector;
   budget: Budget;
+  /** The trial limit that stopped the run, if one did. */
+  quota?: SgqError;
 }
 
 export interface RunEndContext {
   reporter: Reporter;
-  /** Aborted with why the run stopped early: SIGINT, SIGTERM, 'fatal', 'unreachable'. */
+  /** Aborted with why the run stopped early: SIGINT, SIGTERM, 'fatal', 'unreachable', 'quota'. */
   signal: AbortSignal;
   /** The reader of stdout went away (`| head`): nobody wants a resume. */
   readerGone: boolean;
@@ -81,9 +83,20 @@ export function concludeRun(state: RunState, options: EndOptions, ctx: RunEndCon
   for (const stop of state.stops) if (stop !== 'limit' && stop !== 'max-credits') reporter.info(stopNote(stop, options));
   const rest = ctx.readerGone ? undefined : resumeRest(state, options, ctx, exitCode);
   if (reason === 'unreachable') reporter.error(`the service is unreachable: stopped after ${UNREACHABLE_AFTER} users failed in a row; ${leftText(state, rest)}`);
+  else if (reason === 'quota' && state.quota) reporter.error(quotaText(state.quota, state, rest));
   else reportLeft(state, options, ctx, rest, interrupted !== undefined || reason === 'fatal');
   if (state.remaining.failure) reporter.error(state.remaining.failure);
-  return state.summary.build(state.budget, exitCode, rest);
+  const retryAt = reason === 'quota' ? state.quota?.details.retryAt : undefined;
+  return state.summary.build(state.budget, exitCode, retryAt === undefined ? rest : { ...rest, next_request_at: retryAt });
+}
+
+/** A trial limit met: the route, the limit and when to go on (the message says them), and the users left with their resume. */
+function quotaText(quota: SgqError, state: RunState, rest: Rest | undefined): string {
+  const left = state.remaining.count;
+  if (left === 0) return `${quota.message}; try again then`;
+  const users = `${count(left, 'user')} not finished`;
+  if (!rest) return `${quota.message}; ${users}; ${state.remaining.failure ?? 'run them again then'}`;
+  return `${quota.message}; ${users}${listedIn(rest)}; resume ${left === 1 ? 'it' : 'them'} then with: ${rest.resume}`;
 }
 
 /** How many users were not attempted, where their list is, and how to run them. */

@@ -4,7 +4,7 @@ import { CallError } from '../../core/classify.js';
 import { StoppedError, type ApiClient } from '../../core/client.js';
 import { isBilled, type PageText } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
-import { ExitCode, worstExitCode } from '../../core/errors.js';
+import { ExitCode, worstExitCode, type SgqError } from '../../core/errors.js';
 import { cliError } from '../errors-to-flags.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
@@ -101,7 +101,7 @@ const FATAL_FOR_ALL = new Set<number>([ExitCode.config, ExitCode.expired]);
 
 
 /** Codes that leave a user worth asking again as it was: not reached, or stopped before its first page. */
-const RETRYABLE = new Set<number>([ExitCode.network]);
+const RETRYABLE = new Set<number>([ExitCode.network, ExitCode.quota]);
 
 /** Runs the jobs with bounded concurrency, writes records as pages arrive, and returns the summary (with the exit code). */
 export async function runJobs(jobs: AsyncIterable<Job> | Iterable<Job>, options: RunOptions, ctx: RunContext): Promise<RunSummary> {
@@ -122,6 +122,8 @@ class JobRunner {
   private failedAndLeft = 0;
   /** --limit or --max-credits is met: no further user is started. */
   private budgetMet = false;
+  /** The trial limit that stopped the run: said once, by its ending. */
+  private quota?: SgqError;
   private taken = 0;
   /** What the progress line shows (progress.ts). */
   private readonly shown = { pages: 0, usersDone: 0, user: null as string | null, since: Date.now() };
@@ -355,7 +357,9 @@ class JobRunner {
     stat.errors.push(sgq.message);
     const who = prefix(job);
     const where = failure?.page != null && job.request.follow && failure.page > job.request.startPage ? `page ${failure.page} failed: ` : '';
-    if (sgq instanceof CallError && sgq.records.length > 0) {
+    // A trial limit stops the run: the run's ending says it once, with the users left.
+    if (sgq.exitCode === ExitCode.quota) this.quota ??= sgq;
+    else if (sgq instanceof CallError && sgq.records.length > 0) {
       for (const record of sgq.records) reporter.error(`${who}the service answered: ${record}`);
     } else {
       reporter.error(`${who}${where}${sgq.message}`, sgq.hint);
@@ -367,6 +371,7 @@ class JobRunner {
       this.failedAndLeft++;
     }
     if (FATAL_FOR_ALL.has(sgq.exitCode)) controller.abort('fatal');
+    else if (sgq.exitCode === ExitCode.quota && !controller.signal.aborted) controller.abort('quota');
   }
 
   /** Counts users failing in a row on the network; enough of them stop the run. */
@@ -380,7 +385,7 @@ class JobRunner {
   /** The exit code, the lines that say why the run stopped and how to resume, and the summary. */
   private conclude(): RunSummary {
     return concludeRun(
-      { remaining: this.remaining, failedAndLeft: this.failedAndLeft, stops: this.stops, budgetMet: this.budgetMet, taken: this.taken, summary: this.summary, budget: this.budget },
+      { remaining: this.remaining, failedAndLeft: this.failedAndLeft, stops: this.stops, budgetMet: this.budgetMet, taken: this.taken, summary: this.summary, budget: this.budget, quota: this.quota },
       this.options,
       { reporter: this.ctx.reporter, signal: this.ctx.controller.signal, readerGone: this.ctx.sink.closed, continuation: () => this.continuation() },
     );

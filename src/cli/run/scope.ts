@@ -7,7 +7,9 @@ import type { Format } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions, type Output, type OutputChoice } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
 import { connect, openCache, type Connection } from './connection.js';
-import type { TypedSettings } from '../../core/settings.js';
+import { DEFAULT_TIMEOUT_MS, type TypedSettings } from '../../core/settings.js';
+import { waitWords } from '../../core/wait-words.js';
+import { runPacer, type RunPacer } from './pacing.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from '../../fs/lock.js';
 import type { Held, OutputFlags, Plan } from './plan.js';
@@ -44,6 +46,8 @@ export class RunScope {
   client!: ApiClient;
   trace?: TraceFile;
   cache?: FileCache;
+  /** Paces a trial account's calls (the plan), and learns of its refusals. */
+  pacer!: RunPacer;
 
   private constructor(readonly reporter: Reporter) {
     // Every user in flight may wait on it (a retry's backoff, the budget): many listeners, no leak.
@@ -103,6 +107,9 @@ export class RunScope {
     const concurrency = Math.max(1, plan.concurrency);
     const parallel = (this.parallel = plan.parallel ?? this.settings.parallel ?? 1);
     const { maxWait } = flags;
+    const attemptMs = ctx.globals.timeout !== undefined ? ctx.globals.timeout * 1000 : (this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const now = () => (io.now ? io.now().getTime() : Date.now());
+    this.pacer = runPacer(io.env, this.config, owner, { attemptMs, now, reporter: this.reporter });
     this.client = await ctx.client(this.connection, {
       proxy,
       connections: concurrency * parallel,
@@ -111,7 +118,8 @@ export class RunScope {
       signal: this.controller.signal,
       hooks: this.trace ? [this.trace.hooks()] : [],
       cache: this.cache,
-      onLongWait: (ms, why) => this.reporter.waiting(ms, `${why}; waiting ${Math.ceil(ms / 1000)}s for it, as --max-wait ${maxWait?.text} allows`),
+      pacer: this.pacer,
+      onLongWait: (ms, why) => this.reporter.waiting(ms, `${why}; waiting ${waitWords(ms)} for it, ${maxWait ? `as --max-wait ${maxWait.text} allows` : 'as the service asks'}`),
     });
     this.defer(this.client, (c) => c.close());
   }

@@ -45,6 +45,8 @@ export interface RunSummary {
   /** The command that runs the `remaining` users this run did not finish (not started, stopped, unreachable). */
   resume?: string;
   remaining?: number;
+  /** A trial limit stopped the run: the earliest time its next request may go (ISO 8601 UTC). */
+  next_request_at?: string;
   exit_code: number;
 }
 
@@ -78,7 +80,7 @@ export class SummaryCollector {
     if (this.users === LIST_ALL_UP_TO + 1) this.kept.splice(0, this.kept.length, ...this.kept.filter((k) => k.stat.exitCode !== 0));
   }
 
-  build(budget: Budget, exitCode: number, rest?: { resume: string; remaining: number }): RunSummary {
+  build(budget: Budget, exitCode: number, rest?: { resume?: string; remaining?: number; next_request_at?: string }): RunSummary {
     const perCall = budget.estimatedCost();
     const total = budget.creditsUsed;
     // The balances measure the run, not each user: a lone user's figure is the run's, the others' are at the price.
