@@ -31,10 +31,10 @@ export const ROUTE_EXAMPLES: Readonly<Record<RoutePath, readonly string[]>> = {
   ],
   'alpha/get_score_history': [
     'sgq alpha score-history jack',
-    'sgq alpha score-history jack --all -o csv --fields date,score > jack-scores.csv',
+    'sgq alpha score-history jack --all -o csv --fields date,score > scores.csv',
     "sgq alpha score-history jack --all --jq 'select(.score > 80) | .date'",
     'sgq alpha score-history jack dorsey --all -o json',
-    'sgq alpha score-history jack --all --max-pages 3 --dry-run',
+    'sgq alpha score-history jack --all --max-pages 3 --dry-run   # the price is assumed: it says so',
   ],
   'alpha/get_classification': [
     'sgq alpha classification jack',
