@@ -30,8 +30,20 @@ function countsOf(user: string, seed: number) {
   return { followers: relationCount(user, 'followers'), friends: relationCount(user, 'following'), tweets: 1 + (seed % 450) };
 }
 
+const ACCOUNT_ROUTES = new Set([
+  'metadata/get_latest_metadata',
+  'metadata/get_current_metadata',
+  'metadata/get_follower_count',
+  'metadata/get_current_num_followers',
+  'metadata/get_current_num_following',
+  'metadata/get_current_num_tweets',
+  'metadata/get_past_usernames',
+  'alpha/get_classification',
+]);
+
 /** The records of a route about one account; undefined for a route that is not one of them. */
 export function accountItems(route: RouteSpec, user: string, how: string, now: number): JsonText[] | undefined {
+  if (!ACCOUNT_ROUTES.has(route.path)) return undefined;
   const account = accountOf(user, how);
   const counts = countsOf(user, account.seed);
   // What the service stored was seen within the last day; the current routes look now.

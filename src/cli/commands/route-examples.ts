@@ -1,4 +1,4 @@
-import type { ROUTES } from '../../core/routes.js';
+import type { ROUTES, RouteSpec } from '../../core/routes.js';
 
 // The examples of each route's --help, written for that route: the fields they name are the
 // ones its records have (record-fields.ts; the sandbox serves them), so each works as shown
@@ -102,5 +102,5 @@ export const ROUTE_EXAMPLES: Readonly<Record<RoutePath, readonly string[]>> = {
   info: ['sgq info', 'sgq info -o json'],
 };
 
-/** The example a namespace's help gives for one of its verbs. */
-export const namespaceExample = (path: RoutePath): string => ROUTE_EXAMPLES[path][0]!;
+/** A route's examples: every route of the table has some (the type of ROUTE_EXAMPLES says so). */
+export const examplesOf = (route: RouteSpec): readonly string[] => ROUTE_EXAMPLES[route.path as RoutePath];

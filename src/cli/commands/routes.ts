@@ -4,7 +4,7 @@ import type { RouteFlags } from './route-command.js';
 import { defineCommand, helpText, type ArgumentDefinition, type CommandDefinition } from './define.js';
 import { datasetOption, limitOptions, outputOptions, snapshotDirOption } from './options.js';
 import { nonEmpty, positiveInt } from './parsers.js';
-import { ROUTE_EXAMPLES, namespaceExample } from './route-examples.js';
+import { examplesOf } from './route-examples.js';
 
 // The route commands, one per route of the table: a namespace lists its verbs, and a verb's
 // many options are built only when that verb is run or a help lists it, so a route command
@@ -21,7 +21,7 @@ function namespaceCommand(ns: (typeof NAMESPACES)[number]): CommandDefinition {
     name: ns,
     summary: namespaceSummary[ns],
     subcommands: () => verbs.map(routeCommand),
-    help: helpText({ examples: [...verbs.map((r) => namespaceExample(r.path as Parameters<typeof namespaceExample>[0])), `sgq ${ns} ${verbs[0]!.verb} --help`] }),
+    help: helpText({ examples: [...verbs.map((r) => examplesOf(r)[0]!), `sgq ${ns} ${verbs[0]!.verb} --help`] }),
   };
 }
 
@@ -80,4 +80,4 @@ function routeOptions(route: RouteSpec): Option[] {
 }
 
 /** The route's own examples (route-examples.ts), as every help shows them. */
-const routeExamples = (route: RouteSpec): string => helpText({ examples: ROUTE_EXAMPLES[route.path as keyof typeof ROUTE_EXAMPLES] });
+const routeExamples = (route: RouteSpec): string => helpText({ examples: examplesOf(route) });
