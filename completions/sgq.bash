@@ -9,8 +9,8 @@ __sgq_subcommands() {
   case $1 in
     '') REPLY='graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion' ;;
     'graph') REPLY='followers following' ;;
-    'alpha') REPLY='score-history' ;;
-    'metadata') REPLY='history tweets latest-tweets userid' ;;
+    'alpha') REPLY='score-history classification' ;;
+    'metadata') REPLY='history tweets latest-tweets userid follower-count past-usernames latest current current-followers current-following current-tweets' ;;
     'lists') REPLY='members latest-tweets' ;;
     'config') REPLY='set get unset list path' ;;
     'cache') REPLY='info clear' ;;
@@ -27,10 +27,18 @@ __sgq_options() {
     'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'alpha classification') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata tweets') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata userid') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata follower-count') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata past-usernames') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata latest') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current-followers') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current-following') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'lists members') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'lists latest-tweets') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'info') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
@@ -75,6 +83,13 @@ __sgq_option() {
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
+    'alpha classification')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
     'metadata history')
       case $2 in
         --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
@@ -97,6 +112,55 @@ __sgq_option() {
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata userid')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'metadata follower-count')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'metadata past-usernames')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'metadata latest')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'metadata current')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'metadata current-followers')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'metadata current-following')
+      case $2 in
+        --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        --out | --trace) REPLY=files; return 0 ;;
+        --summary) REPLY='w:text json'; return 0 ;;
+      esac ;;
+    'metadata current-tweets')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;

@@ -11,9 +11,9 @@ function __sgq_subcommands
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
-            printf '%s\n' score-history
+            printf '%s\n' score-history classification
         case 'metadata'
-            printf '%s\n' history tweets latest-tweets userid
+            printf '%s\n' history tweets latest-tweets userid follower-count past-usernames latest current current-followers current-following current-tweets
         case 'lists'
             printf '%s\n' members latest-tweets
         case 'config'
@@ -36,6 +36,8 @@ function __sgq_takes_value
             contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
             contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'alpha classification'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata history'
             contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata tweets'
@@ -43,6 +45,20 @@ function __sgq_takes_value
         case 'metadata latest-tweets'
             contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'metadata userid'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'metadata follower-count'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'metadata past-usernames'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'metadata latest'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'metadata current'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'metadata current-followers'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'metadata current-following'
+            contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+        case 'metadata current-tweets'
             contains -- $argv[2] --how --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'lists members'
             contains -- $argv[2] --how -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
@@ -139,8 +155,8 @@ complete -c sgq -s h -l help -d 'show help'
 
 # sgq
 complete -c sgq -n '__sgq_at ""' -a graph -d 'Followers and following lists'
-complete -c sgq -n '__sgq_at ""' -a alpha -d 'Score history'
-complete -c sgq -n '__sgq_at ""' -a metadata -d 'Metadata, posts and user ids'
+complete -c sgq -n '__sgq_at ""' -a alpha -d 'Score history and classification'
+complete -c sgq -n '__sgq_at ""' -a metadata -d 'Metadata, counts, past usernames, posts and user ids'
 complete -c sgq -n '__sgq_at ""' -a lists -d 'Lists (the service has not opened these routes yet)'
 complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key needed)'
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
@@ -230,6 +246,7 @@ complete -c sgq -n '__sgq_in "graph following"' -l trace -r -F -d 'write every e
 
 # sgq alpha
 complete -c sgq -n '__sgq_at "alpha"' -a score-history -d 'Score history of an account'
+complete -c sgq -n '__sgq_at "alpha"' -a classification -d 'Classification of an account'
 
 # sgq alpha score-history
 complete -c sgq -n '__sgq_in "alpha score-history"' -l how -x -d 'how to read the identifier (passed through)'
@@ -258,11 +275,41 @@ complete -c sgq -n '__sgq_in "alpha score-history"' -l cache -x -d 'reuse a succ
 complete -c sgq -n '__sgq_in "alpha score-history"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "alpha score-history"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
+# sgq alpha classification
+complete -c sgq -n '__sgq_in "alpha classification"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "alpha classification"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "alpha classification"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "alpha classification"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "alpha classification"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "alpha classification"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "alpha classification"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "alpha classification"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "alpha classification"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "alpha classification"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "alpha classification"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "alpha classification"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "alpha classification"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "alpha classification"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "alpha classification"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "alpha classification"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "alpha classification"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "alpha classification"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "alpha classification"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "alpha classification"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "alpha classification"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
 # sgq metadata
 complete -c sgq -n '__sgq_at "metadata"' -a history -d 'Metadata history of an account'
 complete -c sgq -n '__sgq_at "metadata"' -a tweets -d 'Posts of an account'
 complete -c sgq -n '__sgq_at "metadata"' -a latest-tweets -d 'Latest posts of an account (6 credits a call)'
 complete -c sgq -n '__sgq_at "metadata"' -a userid -d 'User id of an account (free, no key needed)'
+complete -c sgq -n '__sgq_at "metadata"' -a follower-count -d 'Follower count of an account (2 credits a call)'
+complete -c sgq -n '__sgq_at "metadata"' -a past-usernames -d 'Usernames an account had before (3 credits a call)'
+complete -c sgq -n '__sgq_at "metadata"' -a latest -d 'Latest metadata of an account (1 credit a call)'
+complete -c sgq -n '__sgq_at "metadata"' -a current -d 'Current metadata of an account (6 credits a call)'
+complete -c sgq -n '__sgq_at "metadata"' -a current-followers -d 'Current number of followers of an account (6 credits a call)'
+complete -c sgq -n '__sgq_at "metadata"' -a current-following -d 'Current number of accounts an account follows (6 credits a call)'
+complete -c sgq -n '__sgq_at "metadata"' -a current-tweets -d 'Current number of posts of an account (6 credits a call)'
 
 # sgq metadata history
 complete -c sgq -n '__sgq_in "metadata history"' -l how -x -d 'how to read the identifier (passed through)'
@@ -363,6 +410,167 @@ complete -c sgq -n '__sgq_in "metadata userid"' -l dry-run -d 'print the request
 complete -c sgq -n '__sgq_in "metadata userid"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
 complete -c sgq -n '__sgq_in "metadata userid"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
 complete -c sgq -n '__sgq_in "metadata userid"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
+# sgq metadata follower-count
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "metadata follower-count"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
+# sgq metadata past-usernames
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "metadata past-usernames"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
+# sgq metadata latest
+complete -c sgq -n '__sgq_in "metadata latest"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "metadata latest"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "metadata latest"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata latest"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata latest"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata latest"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata latest"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata latest"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata latest"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata latest"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "metadata latest"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "metadata latest"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata latest"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "metadata latest"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata latest"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "metadata latest"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "metadata latest"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata latest"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata latest"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata latest"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "metadata latest"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
+# sgq metadata current
+complete -c sgq -n '__sgq_in "metadata current"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "metadata current"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "metadata current"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata current"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata current"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata current"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata current"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata current"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata current"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata current"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "metadata current"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "metadata current"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata current"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "metadata current"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata current"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "metadata current"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "metadata current"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata current"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata current"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata current"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "metadata current"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
+# sgq metadata current-followers
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "metadata current-followers"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
+# sgq metadata current-following
+complete -c sgq -n '__sgq_in "metadata current-following"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "metadata current-following"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "metadata current-following"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
+
+# sgq metadata current-tweets
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l how -x -d 'how to read the identifier (passed through)'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l concurrency -x -d 'users in flight at once (default 4)'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, parquet (default: table on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l fields -x -d 'comma-separated fields to print, in this order; user.username reaches into nested objects'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l no-header -d 'csv and tsv: leave out the header line (to append to a file that has one)'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l no-pager -d 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l jq -x -d 'run a jq filter over each record: strings print raw, other results as compact JSON'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l slurp -d 'with --jq, run the filter once over the array of all records'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l arg -x -d 'with --jq, $name is the string value'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l argjson -x -d 'with --jq, $name is the JSON value'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l raw -d 'print each response body as received, one per line'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l out -r -F -d 'write to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l summary -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'with json, the run summary as one JSON object on stderr'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l dataset -x -d 'also append the records (and --changes) to the Parquet dataset in DIR (default: the dataset setting; see docs/dataset.md)'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l limit -x -d 'stop after exactly N records'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l max-credits -x -d 'stop before the credits spent would pass N'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l dry-run -d 'print the requests and the worst-case credits on stderr; send nothing'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l cache -x -d 'reuse a successful answer kept less than TTL ago (30m, 1h, 7d): no request, no credit'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l max-wait -x -d 'wait out a rate limit (429) of up to this long (5m, 1h): a Retry-After past the 60s sgq waits by itself, or the hour of a trial limit'
+complete -c sgq -n '__sgq_in "metadata current-tweets"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq lists
 complete -c sgq -n '__sgq_at "lists"' -a members -d 'Members of a list (not available yet)'

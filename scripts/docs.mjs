@@ -112,7 +112,7 @@ function commandSection(command, all, slug) {
 function routesTable(routes) {
   return table(['command', 'route', 'library method', 'paginated', 'needs a key', 'credits a call'], routes.map((r) => [
     code(`sgq ${r.command}`), code(r.path), code(r.library_method), r.paginated ? 'yes' : 'no', r.needs_key ? 'yes' : 'no',
-    r.placeholder ? `${r.cost ?? '?'} (not open yet)` : (r.cost ?? 'not published'),
+    r.placeholder ? `${r.cost ?? '?'} (not open yet)` : r.cost_assumed ? `${r.cost} (assumed: [not published](credits.md#prices))` : (r.cost ?? 'not published'),
   ]));
 }
 

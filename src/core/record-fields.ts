@@ -37,9 +37,19 @@ type Prefixed<F extends FieldSpecs> = { readonly [K in keyof F & string as `foll
 const prefixed = <F extends FieldSpecs>(fields: F): Prefixed<F> =>
   Object.fromEntries(Object.entries(fields).map(([name, spec]) => [`follower_${name}`, spec])) as Prefixed<F>;
 
+/** The account a count is of: the route's one count comes beside these (names as in RELATION). */
+const COUNTED = {
+  username: RELATION.username,
+  userid: RELATION.userid,
+} as const satisfies FieldSpecs;
+
+const CHECKED = { last_checked: { kind: 'datetime', description: 'when the service last saw the account (ISO 8601 with a UTC offset, microseconds)' } } as const satisfies FieldSpecs;
+
 /**
- * The records of each kind of route. Beyond the graph routes the spec names no fields; those
- * below are the ones sgq's sandbox serves, declared so that a program sees what it may get.
+ * The records of each kind of route. Beyond the graph routes the spec names no fields: the
+ * service's public clients name those of followers, followed accounts, an account's metadata
+ * and its past usernames; the rest are the ones sgq's sandbox serves, declared so that a
+ * program sees what it may get.
  */
 export const RECORD_FIELDS = {
   /** Followers: the prefixed fields of the service's shape, or the spec's plain ones. */
@@ -66,6 +76,23 @@ export const RECORD_FIELDS = {
   userid: {
     username: { kind: 'string', description: 'the account: its handle' },
     user_id: { kind: 'string', description: 'user id: the account\'s numeric id, as a string of digits' },
+  },
+  /** An account's metadata (latest, current): the follower fields without the prefix, as the public clients read them. */
+  account: RELATION,
+  /** Past usernames: the two fields a public client types (`{username, last_checked}`). */
+  pastUsernames: {
+    username: { kind: 'string', description: 'past usernames: a handle the account had' },
+    last_checked: { kind: 'datetime', description: 'past usernames: when the service last saw the account under it' },
+  },
+  /** The counts: no public client names their fields; the sandbox's follow the metadata's names. */
+  followerCount: { ...COUNTED, num_followers: RELATION.num_followers, ...CHECKED },
+  followingCount: { ...COUNTED, num_friends: RELATION.num_friends, ...CHECKED },
+  tweetCount: { ...COUNTED, num_tweets: RELATION.num_tweets, ...CHECKED },
+  /** No public client reads it: the sandbox's fields, its labels made up. */
+  classification: {
+    ...COUNTED,
+    classification: { kind: 'string', description: 'classification: the class the service puts the account in' },
+    ...CHECKED,
   },
   /** `/info` and the lists routes (placeholders for now): nothing is known of their fields. */
   open: {},

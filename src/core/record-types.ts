@@ -29,6 +29,14 @@ export type ScoreRecord = RecordNamed<'scores'>;
 export type MetadataRecord = RecordNamed<'metadata'>;
 export type PostRecord = RecordNamed<'posts'>;
 export type UseridRecord = RecordNamed<'userid'>;
+/** An account's metadata (`metadata.latest`, `metadata.current`): `username`, `userid`, `bio` … */
+export type AccountRecord = RecordNamed<'account'>;
+/** A past username: `username`, `last_checked`. */
+export type PastUsernameRecord = RecordNamed<'pastUsernames'>;
+export type FollowerCountRecord = RecordNamed<'followerCount'>;
+export type FollowingCountRecord = RecordNamed<'followingCount'>;
+export type TweetCountRecord = RecordNamed<'tweetCount'>;
+export type ClassificationRecord = RecordNamed<'classification'>;
 
 /** An error record of `data` (spec §2.2), e.g. `{ "error": "no data for username = x" }`. */
 export interface ErrorRecord {

@@ -24,6 +24,7 @@ function bodyOf(route: RouteSpec, user: string | null, how: string, page: number
   if (user === null || route.subject === 'none') return {};
   const body: Record<string, Json> = { user, how };
   if (page !== null) body.page = page;
+  else if (route.pageOne) body.page = 1;
   if (since !== undefined) body.since = since;
   return body;
 }

@@ -30,6 +30,11 @@ export interface RouteSpec {
   snapshot: boolean;
   /** What the positional argument names. */
   subject: Subject;
+  /**
+   * Sends `page: 1` though the route has no pages: the service's public clients send it to the
+   * routes the spec does not describe (an assumption, said in docs/requests.md).
+   */
+  pageOne: boolean;
   /** Spec §2.3: answers with the `{message}` placeholder for now. */
   placeholder: boolean;
   /** The fields of its records (record-fields.ts): the library's record type and the schema come from it. */
@@ -37,7 +42,7 @@ export interface RouteSpec {
   summary: string;
 }
 
-type Defaulted = 'since' | 'placeholder' | 'snapshot' | 'costAssumed' | 'pageSize';
+type Defaulted = 'since' | 'placeholder' | 'snapshot' | 'costAssumed' | 'pageSize' | 'pageOne';
 
 // `const`: each route keeps its literal namespace, verb and records, from which the library's
 // client type is computed (client-type.ts), so a route added here is a typed method.
@@ -47,6 +52,7 @@ const route = <const R extends Omit<RouteSpec, Defaulted> & Partial<Pick<RouteSp
   costAssumed: false as boolean,
   snapshot: false as boolean,
   placeholder: false as boolean,
+  pageOne: false as boolean,
   ...r,
 });
 
@@ -54,10 +60,21 @@ export const ROUTES = [
   route({ namespace: 'graph', verb: 'followers', path: 'graph/get_followers', records: 'followers', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Followers of an account' }),
   route({ namespace: 'graph', verb: 'following', path: 'graph/get_following', records: 'following', paginated: true, needsKey: true, cost: 3, pageSize: 500, since: true, snapshot: true, subject: 'user', summary: 'Accounts an account follows' }),
   route({ namespace: 'alpha', verb: 'score-history', path: 'alpha/get_score_history', records: 'scores', paginated: true, needsKey: true, cost: 1, costAssumed: true, subject: 'user', summary: 'Score history of an account' }),
+  route({ namespace: 'alpha', verb: 'classification', path: 'alpha/get_classification', records: 'classification', paginated: false, needsKey: true, cost: 1, costAssumed: true, pageOne: true, subject: 'user', summary: 'Classification of an account' }),
   route({ namespace: 'metadata', verb: 'history', path: 'metadata/get_metadata_history', records: 'metadata', paginated: true, needsKey: true, cost: 2, subject: 'user', summary: 'Metadata history of an account' }),
   route({ namespace: 'metadata', verb: 'tweets', path: 'metadata/get_tweets', records: 'posts', paginated: true, needsKey: true, cost: 1, subject: 'user', summary: 'Posts of an account' }),
   route({ namespace: 'metadata', verb: 'latest-tweets', path: 'metadata/get_latest_tweets', records: 'posts', paginated: false, needsKey: true, cost: 6, subject: 'user', summary: 'Latest posts of an account (6 credits a call)' }),
   route({ namespace: 'metadata', verb: 'userid', path: 'metadata/get_userid', records: 'userid', paginated: false, needsKey: false, cost: 0, subject: 'user', summary: 'User id of an account (free, no key needed)' }),
+  // The routes of the public credit table that the spec does not describe (with classification
+  // above, whose price the stored copy of the table cuts off): one call each, the body the
+  // public clients send.
+  route({ namespace: 'metadata', verb: 'follower-count', path: 'metadata/get_follower_count', records: 'followerCount', paginated: false, needsKey: true, cost: 2, pageOne: true, subject: 'user', summary: 'Follower count of an account (2 credits a call)' }),
+  route({ namespace: 'metadata', verb: 'past-usernames', path: 'metadata/get_past_usernames', records: 'pastUsernames', paginated: false, needsKey: true, cost: 3, pageOne: true, subject: 'user', summary: 'Usernames an account had before (3 credits a call)' }),
+  route({ namespace: 'metadata', verb: 'latest', path: 'metadata/get_latest_metadata', records: 'account', paginated: false, needsKey: true, cost: 1, pageOne: true, subject: 'user', summary: 'Latest metadata of an account (1 credit a call)' }),
+  route({ namespace: 'metadata', verb: 'current', path: 'metadata/get_current_metadata', records: 'account', paginated: false, needsKey: true, cost: 6, pageOne: true, subject: 'user', summary: 'Current metadata of an account (6 credits a call)' }),
+  route({ namespace: 'metadata', verb: 'current-followers', path: 'metadata/get_current_num_followers', records: 'followerCount', paginated: false, needsKey: true, cost: 6, pageOne: true, subject: 'user', summary: 'Current number of followers of an account (6 credits a call)' }),
+  route({ namespace: 'metadata', verb: 'current-following', path: 'metadata/get_current_num_following', records: 'followingCount', paginated: false, needsKey: true, cost: 6, pageOne: true, subject: 'user', summary: 'Current number of accounts an account follows (6 credits a call)' }),
+  route({ namespace: 'metadata', verb: 'current-tweets', path: 'metadata/get_current_num_tweets', records: 'tweetCount', paginated: false, needsKey: true, cost: 6, pageOne: true, subject: 'user', summary: 'Current number of posts of an account (6 credits a call)' }),
   route({ namespace: 'lists', verb: 'members', path: 'lists/get_list_members', records: 'open', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Members of a list (not available yet)' }),
   route({ namespace: 'lists', verb: 'latest-tweets', path: 'lists/get_latest_list_tweets', records: 'open', paginated: false, needsKey: true, cost: 1, subject: 'list', placeholder: true, summary: 'Latest posts of a list (not available yet)' }),
   route({ namespace: '', verb: 'info', path: 'info', records: 'open', paginated: false, needsKey: false, cost: 0, subject: 'none', summary: 'Service information (free, no key needed)' }),
@@ -67,8 +84,8 @@ export const NAMESPACES = ['graph', 'alpha', 'metadata', 'lists'] as const;
 
 export const namespaceSummary: Record<(typeof NAMESPACES)[number], string> = {
   graph: 'Followers and following lists',
-  alpha: 'Score history',
-  metadata: 'Metadata, posts and user ids',
+  alpha: 'Score history and classification',
+  metadata: 'Metadata, counts, past usernames, posts and user ids',
   lists: 'Lists (the service has not opened these routes yet)',
 };
 

@@ -2,6 +2,7 @@
 import type { RouteSpec } from '../core/routes.js';
 import { GRAPH_PAGE_SIZE, HISTORY_PAGE_SIZE, handle, hash, isoMicros, relationCount, spacingSeconds, userId } from './data.js';
 import { relationRecord, scoreRecord, type Shape } from './records.js';
+import { accountItems } from './accounts.js';
 
 export interface Generated {
   /** Objects, or (in the service's shape) records already written as JsonText. */
@@ -11,7 +12,9 @@ export interface Generated {
 }
 
 /** The records of one page of a route, from the account's name alone. */
-export function generate(route: RouteSpec, user: string, page: number, sinceMs: number | undefined, now: Date, shape: Shape): Generated {
+export function generate(route: RouteSpec, user: string, how: string, page: number, sinceMs: number | undefined, now: Date, shape: Shape): Generated {
+  const account = accountItems(route, user, how, now.getTime());
+  if (account) return { items: account, total: account.length, pageSize: 0 };
   const seed = hash(user.toLowerCase());
   const anchor = now.getTime();
   const service = shape === 'service';

@@ -130,12 +130,18 @@ export function relationRecord(relation: 'followers' | 'following', people: numb
   // Handles are ASCII syllables and digits (data.ts), so they go into the text unescaped.
   const id = n % 8 === 0 ? String(10_000 + i) : `1${String(n).padStart(10, '0')}${String(i % 1e8).padStart(8, '0')}`;
   return new JsonText(
-    `{${k[0]}"${username}",${k[1]}${id},${k[2]}${NAMES_JSON[n % NAMES.length]},${k[3]}${BIOS_JSON[(n >>> 4) % BIOS.length]},` +
-      `${k[4]}${LOCATIONS_JSON[(n >>> 8) % LOCATIONS.length]},${k[5]}${WEBSITES_JSON[(n >>> 12) % WEBSITES.length]},` +
-      `${k[6]}${(n >>> 6) % 250_000},${k[7]}${(n >>> 10) % 5_000},${k[8]}${(n >>> 14) % 90_000},${k[9]}${n % 5 === 0 ? 'null' : LAST_TWEET[(n >>> 7) & 255]},` +
+    `{${k[0]}"${username}",${k[1]}${id},${profileText(k, n)},` +
+      `${k[6]}${(n >>> 6) % 250_000},${k[7]}${(n >>> 10) % 5_000},${k[8]}${(n >>> 14) % 90_000},${k[9]}${lastTweetText(n)},` +
       `${k[10]}${CREATED[(n >>> 16) & 255]},${k[11]}"${isoMicros(checkedMs, micros)}"}`,
   );
 }
+
+/** The display name, bio, location and website of an account, from its mix `n`. */
+const profileText = (k: readonly string[], n: number): string =>
+  `${k[2]}${NAMES_JSON[n % NAMES.length]},${k[3]}${BIOS_JSON[(n >>> 4) % BIOS.length]},` +
+  `${k[4]}${LOCATIONS_JSON[(n >>> 8) % LOCATIONS.length]},${k[5]}${WEBSITES_JSON[(n >>> 12) % WEBSITES.length]}`;
+
+const lastTweetText = (n: number): string => (n % 5 === 0 ? 'null' : LAST_TWEET[(n >>> 7) & 255]!);
 
 /**
  * A score of the score history. In the service's shape mostly a plain number, some a float Python writes with
@@ -146,4 +152,21 @@ export function scoreRecord(date: string, seed: number, i: number, service: bool
   if (!service) return { date, score: base };
   const score = i % 10 === 3 ? `${Math.floor(base)}.0` : i % 10 === 7 ? `${Math.floor(base)}.12345678901234567890123` : String(base);
   return new JsonText(`{"date":"${date}","score":${score}}`);
+}
+
+/** The counts of an account, as its metadata states them. */
+export interface AccountCounts {
+  followers: number;
+  friends: number;
+  tweets: number;
+}
+
+/** An account's metadata as the service's public clients read it: the follower fields without the prefix. */
+export function accountRecord(username: string, id: string, seed: number, counts: AccountCounts, checked: string): JsonText {
+  const n = mix(seed, 0);
+  const k = KEYS.following;
+  return new JsonText(
+    `{${k[0]}${JSON.stringify(username)},${k[1]}${id},${profileText(k, n)},${k[6]}${counts.followers},${k[7]}${counts.friends},${k[8]}${counts.tweets},` +
+      `${k[9]}${lastTweetText(n)},${k[10]}${CREATED[(n >>> 16) & 255]},${k[11]}"${checked}"}`,
+  );
 }

@@ -253,7 +253,7 @@ class SandboxService {
   /** A page of records, charged at the route's price, its paging bent if a fault says so. */
   private answerData(route: RouteSpec, user: string, how: string, page: number | null, sinceMs: number | undefined, account: Account | undefined): Answer {
     const paging = isPagingKind(this.faults.malformed) && page !== null ? this.faults.malformed : undefined;
-    const { items, total, pageSize } = generate(route, user, servedPage(paging, page ?? 1), sinceMs, this.clock(), this.shape);
+    const { items, total, pageSize } = generate(route, user, how, servedPage(paging, page ?? 1), sinceMs, this.clock(), this.shape);
     if (account) account.credits -= price(route);
     const body = envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total);
     if (paging) bendPaging(paging, body, page!);

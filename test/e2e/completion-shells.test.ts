@@ -200,7 +200,9 @@ for (const shell of ['bash', 'zsh', 'fish'] as const) {
       expect(sorted(await complete('sgq '))).toEqual(TOP);
       expect(await complete('sgq gr')).toEqual(['graph']);
       expect(sorted(await complete('sgq graph '))).toEqual(['followers', 'following']);
-      expect(await complete('sgq metadata lat')).toEqual(['latest-tweets']);
+      expect(sorted(await complete('sgq metadata lat'))).toEqual(['latest', 'latest-tweets']);
+      expect(sorted(await complete('sgq metadata current-f'))).toEqual(['current-followers', 'current-following']);
+      expect(await complete('sgq alpha cl')).toEqual(['classification']);
       expect(sorted(await complete('sgq config '))).toEqual(['get', 'list', 'path', 'set', 'unset']);
     });
 

@@ -57,6 +57,21 @@ async function main(): Promise<string> {
       const date: string | undefined = r.date;
       void [score, date];
     }
+    // The metadata routes without pages: typed records, ids past 2^53 as BigInts.
+    for await (const m of sgq.metadata.latest('typed_7')) {
+      const followersNow: number | bigint | undefined = m.num_followers;
+      const bio: string | null | undefined = m.bio;
+      // @ts-expect-error metadata records are not prefixed
+      const prefixed: string | undefined = m.follower_bio;
+      void [followersNow, bio, prefixed];
+    }
+    const [count] = await sgq.metadata.followerCount('typed_7').toArray({ all: true });
+    const counted: number | bigint | undefined = count?.num_followers;
+    const [past] = await sgq.metadata.pastUsernames('typed_7').toArray({ limit: 1 });
+    const handle: string | undefined = past?.username;
+    const [label] = await sgq.alpha.classification('typed_7').toArray({ all: true });
+    const classification: string | undefined = label?.classification;
+    void [counted, handle, classification];
     // Every route of the table is a method (the list is written from sgq's route table).
     const everyRoute: unknown[] = [${EVERY_ROUTE}];
     const followers: FollowerRecord[] = await sgq.graph.followers('typed_1200').toArray({ limit: 2 });

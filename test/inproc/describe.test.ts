@@ -17,7 +17,7 @@ interface Described {
   settings: { name: string; env: string }[];
   environment: { name: string }[];
   exit_codes: { code: number; kind: string; meaning: string }[];
-  routes: { path: string; command: string; library_method: string; paginated: boolean; needs_key: boolean; cost: number | null }[];
+  routes: { path: string; command: string; library_method: string; paginated: boolean; needs_key: boolean; cost: number | null; cost_assumed: boolean; fields: string[] }[];
   schemas: string[];
 }
 
@@ -40,7 +40,10 @@ describe('sgq describe --json', () => {
     expect(d.schema_version).toBe(1);
     expect(d.routes.map((r) => r.path)).toEqual(ROUTES.map((r) => `/${r.path}`));
     expect(d.routes.find((r) => r.command === 'graph followers')).toMatchObject({ library_method: 'graph.followers', paginated: true, needs_key: true, cost: 3 });
-    expect(d.routes.find((r) => r.command === 'metadata latest-tweets')).toMatchObject({ library_method: 'metadata.latestTweets', cost: 6 });
+    expect(d.routes.find((r) => r.command === 'metadata latest-tweets')).toMatchObject({ library_method: 'metadata.latestTweets', cost: 6, cost_assumed: false });
+    expect(d.routes.find((r) => r.command === 'metadata follower-count')).toMatchObject({ path: '/metadata/get_follower_count', library_method: 'metadata.followerCount', paginated: false, cost: 2, cost_assumed: false });
+    expect(d.routes.find((r) => r.command === 'alpha classification')).toMatchObject({ library_method: 'alpha.classification', cost: 1, cost_assumed: true, fields: ['username', 'userid', 'classification', 'last_checked'] });
+    expect(d.routes.find((r) => r.command === 'metadata past-usernames')).toMatchObject({ fields: ['username', 'last_checked'] });
     expect(d.settings.map((s) => s.name)).toEqual(SETTING_NAMES);
     expect(d.exit_codes.map((e) => e.code).sort((a, b) => a - b)).toEqual(Object.values(ExitCode).sort((a, b) => a - b));
     expect(d.environment.map((e) => e.name)).toEqual(expect.arrayContaining(['SGQ_API_KEY', 'SGQ_BASE_URL', 'SGQ_PROFILE', 'HTTPS_PROXY', 'NO_PROXY', 'XDG_CACHE_HOME', 'NODE_DISABLE_COMPILE_CACHE']));
@@ -92,5 +95,17 @@ describe('JSON Schemas of what sgq prints', () => {
     expect(doc(JSON.parse(j.stdout)), JSON.stringify(doc.errors)).toBe(true);
     expect(doc({ not: 'an array' })).toBe(false);
     expect(line(['not', 'an object'])).toBe(false);
+  });
+
+  it('the records of the metadata and alpha routes without pages, their fields described', async () => {
+    const line = await schema('ndjson');
+    const described = (JSON.parse((await runSgq(['describe', '--schema', 'ndjson'])).stdout) as { properties: Record<string, { description: string }> }).properties;
+    for (const field of ['num_followers', 'num_friends', 'num_tweets', 'classification', 'list_name']) expect(described[field]?.description, field).toBeTruthy();
+    const commands = ['follower-count', 'past-usernames', 'latest', 'current', 'current-followers', 'current-following', 'current-tweets'].map((v) => ['metadata', v]);
+    for (const command of [...commands, ['alpha', 'classification']]) {
+      const r = await runSgq([...command, 'jack', 'dorsey', '-o', 'ndjson'], { env: sb.env() });
+      expect(r.code, command.join(' ')).toBe(0);
+      for (const record of ndjson(r.stdout)) expect(line(record), `${command.join(' ')}: ${JSON.stringify(line.errors)}`).toBe(true);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
 import { runSgq } from '../helpers/run.js';
 import { HELP_TOPICS } from '../../src/cli/help/topics.js';
 import { PassThrough } from 'node:stream';
+import { ROUTES, commandName } from '../../src/core/routes.js';
 
 function commandPaths(): string[][] {
   const sink = new PassThrough();
@@ -34,6 +35,25 @@ describe('--help', () => {
     const c = await runSgq(['config', 'nope']);
     expect(c.code).toBe(2);
     expect(c.stderr).toContain("unknown command 'nope'");
+  });
+});
+
+describe("a route's examples", () => {
+  it('are its own: each runs the route, and no two routes show the same fields', async () => {
+    const seen = new Map<string, string>();
+    for (const route of ROUTES) {
+      const name = commandName(route);
+      const help = (await runSgq([...name.split(' '), '--help'])).stdout;
+      const part = help.slice(help.indexOf('Examples:'));
+      const examples = part.split('\n').filter((l) => l.startsWith('  $ '));
+      expect(examples.length, name).toBeGreaterThanOrEqual(2);
+      for (const e of examples) expect(`${e} `, name).toContain(`sgq ${name} `);
+      const fields = [...part.matchAll(/--fields \\?\s*(\S+)/g)].map((m) => m[1]!).join(' ');
+      if (fields && !route.placeholder) {
+        expect(seen.get(fields), `${name} shows the --fields of ${seen.get(fields)}`).toBeUndefined();
+        seen.set(fields, name);
+      }
+    }
   });
 });
 

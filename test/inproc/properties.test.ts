@@ -21,7 +21,7 @@ function checkOutcome(r: { code: number; stdout: string; stderr: string }): void
 describe('property: arguments', () => {
   const word = fc.oneof(
     fc.constantFrom(
-      'graph', 'followers', 'following', 'alpha', 'score-history', 'metadata', 'history', 'tweets', 'latest-tweets',
+      'graph', 'followers', 'following', 'alpha', 'score-history', 'classification', 'metadata', 'history', 'tweets', 'latest-tweets', 'follower-count', 'current',
       'userid', 'lists', 'members', 'info', 'api', 'config', 'get', 'set', 'unset', 'list', 'path', 'completion', 'bash',
       'jack', 'nobody', 'big_600', 'graph/get_followers',
       '--all', '--page', '--max-pages', '--limit', '--max-credits', '--since', '--how', '-o', '--output', '--fields', '--raw',

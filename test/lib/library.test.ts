@@ -201,6 +201,22 @@ describe('the library', () => {
     expect(body.data).toHaveLength(3);
   });
 
+  it('calls the routes without pages as the CLI does: one call, {user, how, page: 1}, the records as sent', async () => {
+    const sgq = client();
+    const before = sb.sandbox.calls.get('metadata/get_current_num_tweets') ?? 0;
+    const records = sgq.metadata.currentTweets('jack');
+    const [record, ...more] = await records.toArray({ all: true });
+    expect(more).toEqual([]);
+    expect(record).toMatchObject({ username: 'jack', num_tweets: expect.any(Number) });
+    expect(typeof record!.userid).toBe('bigint');
+    expect(records.result).toMatchObject({ stoppedBy: 'done', pages: 1, creditsUsed: 6 });
+    expect(sb.sandbox.calls.get('metadata/get_current_num_tweets')).toBe(before + 1);
+    const past = await sgq.metadata.pastUsernames('1234567890123456789', { how: 'userid' }).toArray({ all: true });
+    expect(past.length).toBeGreaterThan(0);
+    for (const p of past) expect(Object.keys(p)).toEqual(['username', 'last_checked']);
+    await sgq.close();
+  });
+
   it('runs against an in-process sandbox with sandbox: true', async () => {
     const sgq = createClient({ sandbox: true, env: {} });
     expect(await sgq.graph.following('box_7').toArray({ limit: 100 })).toHaveLength(7);

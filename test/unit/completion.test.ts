@@ -110,7 +110,8 @@ describe('sgq completion', () => {
   it('bash: the per-command tables really come from the tree', async () => {
     const text = await script('bash');
     expect(text).toMatch(/'graph' *\) REPLY='followers following'/);
-    expect(text).toMatch(/'metadata' *\) REPLY='history tweets latest-tweets userid'/);
+    expect(text).toMatch(/'metadata' *\) REPLY='history tweets latest-tweets userid follower-count past-usernames latest current current-followers current-following current-tweets'/);
+    expect(text).toMatch(/'alpha' *\) REPLY='score-history classification'/);
     expect(text).toMatch(/-o \| --output\) REPLY='w:table json ndjson csv tsv yaml parquet'/);
     expect(text).toContain('complete -F _sgq sgq');
   });

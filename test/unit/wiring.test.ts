@@ -20,6 +20,16 @@ describe('requestBody', () => {
     expect(requestBody(route('info'), { user: null, how: 'username', page: null })).toEqual({});
   });
 
+  it('sends page 1 to the routes without pages whose public clients send it (an assumption, said in requests.md)', () => {
+    const count = route('metadata/get_follower_count');
+    expect(count.paginated).toBe(false);
+    expect(requestBody(count, { user: '12', how: 'userid', page: null })).toEqual({ user: '12', how: 'userid', page: 1 });
+    const req = routeRequest(count, { user: '12', how: 'userid', since: undefined }, { startPage: 1, follow: false });
+    expect(req.payload(null)).toEqual({ user: '12', how: 'userid', page: 1 });
+    // The routes sgq had before keep the body they had.
+    expect(routeRequest(route('metadata/get_latest_tweets'), { user: 'jack', how: 'username' }, { startPage: 1, follow: false }).payload(null)).toEqual({ user: 'jack', how: 'username' });
+  });
+
   it('routeRequest builds the page template from it', () => {
     const req = routeRequest(route('graph/get_following'), { user: 'jack', how: 'username', since: undefined }, { startPage: 3, follow: true });
     expect(req).toMatchObject({ path: 'graph/get_following', sendKey: true, paginated: true, startPage: 3, follow: true, wholeBodyIsRecord: false });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { completionTree, walk, type OptionSpec } from '../completion/tree.js';
 import { SETTINGS, SETTING_NAMES } from '../../core/config.js';
 import { EXIT_MEANINGS, ExitCode } from '../../core/errors.js';
+import { RECORD_FIELDS } from '../../core/record-fields.js';
 import { ROUTES, commandName, methodName } from '../../core/routes.js';
 import { VERSION } from '../../core/version.js';
 import type { CommandContext } from '../context.js';
@@ -57,6 +58,10 @@ export function describeProgram(program: Command) {
       paginated: r.paginated,
       needs_key: r.needsKey,
       cost: r.cost,
+      // The public credit table shows no price: `cost` is sgq's assumption.
+      cost_assumed: r.costAssumed,
+      /** The fields its records are described with (`describe --schema ndjson` types them); others pass through. */
+      fields: Object.keys(RECORD_FIELDS[r.records]),
       since: r.since,
       placeholder: r.placeholder,
       // The Parquet columns of its records (-o parquet, --dataset), declared by their description; sgq's own (query_user, fetched_at) aside.

@@ -11,9 +11,10 @@ export const fmtCommand = defineCommand<FmtFlags>({
   options: () => [...shapeOptions(), new Option('--out <file>', 'write to FILE, replaced only when the whole input was rendered').argParser(nonEmpty('--out')), waitLockOption()],
   help: helpText({
     examples: [
-      "sgq fmt jack.ndjson -o csv --fields username,last_checked",
-      "sgq fmt jack.ndjson --jq 'select(.username | startswith(\"a\")) | .username'",
-      'sgq graph followers jack --all --raw > pages.ndjson; sgq fmt pages.ndjson -o table',
+      'sgq graph followers jack --all --out jack.ndjson',
+      'sgq fmt jack.ndjson -o csv --fields follower_username,follower_last_checked',
+      "sgq fmt jack.ndjson --jq 'select(.follower_num_followers > 1000) | .follower_username'",
+      'sgq graph followers jack --all --raw > pages.ndjson; sgq fmt pages.ndjson -o json',
     ],
   }),
   async handler(args, opts, ctx) {

@@ -1,9 +1,10 @@
 import { Option } from 'commander';
-import { NAMESPACES, ROUTES, commandName, namespaceSummary, type RouteSpec } from '../../core/routes.js';
+import { NAMESPACES, ROUTES, namespaceSummary, type RouteSpec } from '../../core/routes.js';
 import type { RouteFlags } from './route-command.js';
 import { defineCommand, helpText, type ArgumentDefinition, type CommandDefinition } from './define.js';
 import { datasetOption, limitOptions, outputOptions, snapshotDirOption } from './options.js';
 import { nonEmpty, positiveInt } from './parsers.js';
+import { examplesOf } from './route-examples.js';
 
 // The route commands, one per route of the table: a namespace lists its verbs, and a verb's
 // many options are built only when that verb is run or a help lists it, so a route command
@@ -20,7 +21,7 @@ function namespaceCommand(ns: (typeof NAMESPACES)[number]): CommandDefinition {
     name: ns,
     summary: namespaceSummary[ns],
     subcommands: () => verbs.map(routeCommand),
-    help: helpText({ examples: [...verbs.map((r) => `sgq ${commandName(r)} ${r.subject === 'list' ? '1234567890' : 'jack'}`), `sgq ${ns} ${verbs[0]!.verb} --help`] }),
+    help: helpText({ examples: [...verbs.map((r) => examplesOf(r)[0]!), `sgq ${ns} ${verbs[0]!.verb} --help`] }),
   };
 }
 
@@ -78,18 +79,5 @@ function routeOptions(route: RouteSpec): Option[] {
   return [...options, ...outputOptions(route.subject !== 'none'), datasetOption(), ...limitOptions()];
 }
 
-function routeExamples(route: RouteSpec): string {
-  const name = `sgq ${commandName(route)}`;
-  const lines = ['', 'Examples:'];
-  if (route.subject === 'none') {
-    lines.push(`  $ ${name}`, `  $ ${name} -o json`);
-  } else if (route.subject === 'list') {
-    lines.push(`  $ ${name} 1234567890`);
-  } else {
-    lines.push(`  $ ${name} jack`, `  $ ${name} jack dorsey -o csv --fields query_user,username`, `  $ cat users.txt | ${name} - --concurrency 8`);
-    if (route.paginated) lines.push(`  $ ${name} jack --all --out jack.ndjson`, `  $ ${name} jack --all --limit 1000 | jq -r .username`);
-    if (route.since) lines.push(`  $ ${name} jack --since 24h`, `  $ ${name} jack --since 2024-04-07T00:00:00Z --all`);
-    if (route.paginated) lines.push(`  $ ${name} jack --all --dataset ~/sgq-data > /dev/null`);
-  }
-  return `${lines.join('\n')}\n`;
-}
+/** The route's own examples (route-examples.ts), as every help shows them. */
+const routeExamples = (route: RouteSpec): string => helpText({ examples: examplesOf(route) });

@@ -35,9 +35,8 @@ export const sandboxCommand = defineCommand<SandboxFlags>({
     notes: 'Prints `export SGQ_BASE_URL=…` and `export SGQ_API_KEY=…` on stdout, lines a shell can source.',
     examples: [
       'eval "$(sgq sandbox --detach)"; sgq graph followers jack; kill "$SGQ_SANDBOX_PID"',
-      'sgq sandbox --port 8787 &',
-      'SGQ_BASE_URL=http://127.0.0.1:8787 SGQ_API_KEY=sgq-demo-key sgq graph followers jack',
-      'sgq sandbox --reset-rate 0.2 --fail-page 7 --seed 3',
+      'eval "$(sgq sandbox --detach --fail-page 2)"; sgq graph followers jack --all; kill "$SGQ_SANDBOX_PID"   # sgq exits 7: page 2 fails',
+      'sgq sandbox --port 8787 --reset-rate 0.2 --seed 3',
       'sgq sandbox --shape spec --malformed page-empty',
       'sgq sandbox --trial-limits graph/get_followers=2',
     ],

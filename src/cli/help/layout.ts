@@ -19,6 +19,9 @@ export const inherited = (option: { long?: string }): boolean => option.long !==
 
 export function helpLayout(): HelpConfiguration {
   return {
+    // Commander leaves a description unwrapped when under 40 columns are left for it: the
+    // metadata verbs (`current-following [options] <user...>`) leave 39 at 80 columns.
+    minWidthToWrap: 30,
     showGlobalOptions: true,
     visibleGlobalOptions(this: Help, cmd: Command): Option[] {
       return Help.prototype.visibleGlobalOptions.call(this, cmd).filter(inherited);
