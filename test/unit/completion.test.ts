@@ -111,7 +111,7 @@ describe('sgq completion', () => {
     const text = await script('bash');
     expect(text).toMatch(/'graph' *\) REPLY='followers following'/);
     expect(text).toMatch(/'metadata' *\) REPLY='history tweets latest-tweets userid'/);
-    expect(text).toMatch(/-o \| --output\) REPLY='w:table json ndjson csv tsv yaml parquet'/);
+    expect(text).toMatch(/-o \| --output\) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'/);
     expect(text).toContain('complete -F _sgq sgq');
   });
 

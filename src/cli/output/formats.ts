@@ -103,6 +103,8 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
       return delimitedFormatter(TSV, sink, options);
     case 'yaml':
       return (await import('./yaml.js')).yamlFormatter(sink);
+    case 'yaml-stream':
+      return (await import('./yaml.js')).yamlStreamFormatter(sink);
     case 'parquet':
       return (await import('./parquet.js')).parquetFormatter(sink, options.fields, options.warn);
     case 'table':
