@@ -37,7 +37,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
-  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
+  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line)) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   try {
     const price = RunPrice.forRun(io.env, scope.config, plan.path, ctx.globals.sandbox ? undefined : scope.connection.baseUrl);
@@ -67,7 +67,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
 /** --dry-run: the requests and the worst-case credits, nothing sent, nothing locked. */
 async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
   const { io, globals, config } = ctx;
-  chooseFormat(flags, config, io.stdoutIsTTY);
+  chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line));
   // Whose marks: a loopback address is asked whether it is a sandbox (its root, not the API: nothing is charged).
   const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
