@@ -129,7 +129,7 @@ complete -c sgq -f
 
 # Options of every command
 complete -c sgq -l profile -x -a '(command sgq completion --profiles 2>/dev/null)' -d 'config profile to use (env SGQ_PROFILE)'
-complete -c sgq -l base-url -x -d 'service address (env SGQ_BASE_URL)'
+complete -c sgq -l base-url -x -d 'service address (env SGQ_BASE_URL; default https://toto.oz.xyz)'
 complete -c sgq -l sandbox -d 'run against a built-in local sandbox with a demo key (no account needed)'
 complete -c sgq -s q -l quiet -d 'print nothing on stderr unless something fails or data is left out'
 complete -c sgq -s v -l verbose -d 'trace requests, retries and the summary on stderr (never the API key)'

@@ -28,6 +28,12 @@ export const SETTINGS = {
   prices: { env: 'SGQ_PRICES', secret: false, describe: 'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table' },
 } as const;
 
+/** The service's public address (its clients call `https://toto.oz.xyz/api`): the base URL when none is set. */
+export const DEFAULT_BASE_URL = 'https://toto.oz.xyz';
+
+/** The settings that have a value of their own when none is given, as `config list` and `describe` show it. */
+export const SETTING_DEFAULTS: Readonly<Partial<Record<SettingName, string>>> = { 'base-url': DEFAULT_BASE_URL };
+
 export type SettingName = keyof typeof SETTINGS;
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 export const DEFAULT_PROFILE = 'default';
@@ -258,7 +264,8 @@ export type KeySource = { env: string } | { profile: string };
 
 export interface ResolvedConfig {
   profile: string;
-  baseUrl?: string;
+  /** The base URL: flag, environment, profile, else DEFAULT_BASE_URL. */
+  baseUrl: string;
   apiKey?: string;
   /** Where the key came from, named when the service rejects it. */
   apiKeySource?: KeySource;
@@ -322,7 +329,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
   const apiKey = pick('api-key');
   return {
     profile,
-    baseUrl: pick('base-url', flags.baseUrl),
+    baseUrl: pick('base-url', flags.baseUrl) ?? DEFAULT_BASE_URL,
     apiKey,
     apiKeySource: apiKey === undefined ? undefined : source('api-key'),
     output: pick('output'),
