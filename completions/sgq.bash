@@ -66,131 +66,131 @@ __sgq_option() {
       case $2 in
         --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
         --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'alpha score-history')
       case $2 in
         --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'alpha classification')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata history')
       case $2 in
         --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata tweets')
       case $2 in
         --how | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata latest-tweets')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata userid')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata follower-count')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata past-usernames')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata latest')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata current')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata current-followers')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata current-following')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'metadata current-tweets')
       case $2 in
         --how | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'lists members')
       case $2 in
         --how | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'lists latest-tweets')
       case $2 in
         --how | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'info')
       case $2 in
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
       esac ;;
     'api')
       case $2 in
         -X | --method | -f | --raw-field | -F | --field | --fields | --jq | --arg | --argjson | --wait-lock | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out | --trace) REPLY=files; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
@@ -207,13 +207,13 @@ __sgq_option() {
     'diff')
       case $2 in
         --how | --at | --key | --snapshot-dir | --fields | --wait-lock) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
       esac ;;
     'snapshots list')
       case $2 in
         --snapshot-dir | --fields) REPLY=''; return 0 ;;
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
       esac ;;
     'snapshots prune')
       case $2 in
@@ -221,7 +221,7 @@ __sgq_option() {
       esac ;;
     'dataset info')
       case $2 in
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --fields) REPLY=''; return 0 ;;
       esac ;;
     'dataset compact')
@@ -230,7 +230,7 @@ __sgq_option() {
       esac ;;
     'fmt')
       case $2 in
-        -o | --output) REPLY='w:table json ndjson csv tsv yaml parquet'; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --fields | --jq | --arg | --argjson | --wait-lock) REPLY=''; return 0 ;;
         --out) REPLY=files; return 0 ;;
       esac ;;

@@ -5,7 +5,7 @@ import { nonEmpty, nonNegativeInt, positiveSeconds } from './commands/parsers.js
 export function globalOptions(): Option[] {
   return [
     new Option('--profile <name>', 'config profile to use (env SGQ_PROFILE)').argParser(nonEmpty('--profile')),
-    new Option('--base-url <url>', 'service address (env SGQ_BASE_URL)').argParser(nonEmpty('--base-url')),
+    new Option('--base-url <url>', 'service address (env SGQ_BASE_URL; default https://toto.oz.xyz)').argParser(nonEmpty('--base-url')),
     new Option('--sandbox', 'run against a built-in local sandbox with a demo key (no account needed)'),
     new Option('-q, --quiet', 'print nothing on stderr unless something fails or data is left out').conflicts('verbose'),
     new Option('-v, --verbose', 'trace requests, retries and the summary on stderr (never the API key)'),

@@ -18,7 +18,7 @@ export interface Endpoint {
 }
 
 export interface ClientOptions {
-  /** The service address; else SGQ_BASE_URL, else the profile's `base-url`. */
+  /** The service address; else SGQ_BASE_URL, else the profile's `base-url`, else the public https://toto.oz.xyz. */
   baseUrl?: string;
   /** Else SGQ_API_KEY, else the profile's `api-key`. */
   apiKey?: string;

@@ -151,10 +151,14 @@ export function requestTarget(prefix: string, path: string, payload: Record<stri
   return { target: [...query].length ? `${target}?${query}` : target };
 }
 
-/** The origin and the path prefix of a base URL (`https://gw.example.com/social/` → `/social`). */
+/**
+ * The origin and the path prefix of a base URL (`https://gw.example.com/social/` → `/social`).
+ * A trailing `/api` is the service's own, as its clients write the address
+ * (`https://toto.oz.xyz/api` → no prefix): the routes are never sent to `/api/api/…`.
+ */
 export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string } {
   const base = new URL(baseUrl.replace(/\/+$/, ''));
-  return { origin: base.origin, prefix: base.pathname.replace(/\/+$/, '') };
+  return { origin: base.origin, prefix: base.pathname.replace(/\/+$/, '').replace(/\/api$/i, '') };
 }
 
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */

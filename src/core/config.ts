@@ -31,6 +31,12 @@ export const SETTINGS = {
   'rate-limits': { env: 'SGQ_RATE_LIMITS', secret: false, describe: "a trial account's requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits" },
 } as const;
 
+/** The service's public address (its clients call `https://toto.oz.xyz/api`): the base URL when none is set. */
+export const DEFAULT_BASE_URL = 'https://toto.oz.xyz';
+
+/** The settings that have a value of their own when none is given, as `config list` and `describe` show it. */
+export const SETTING_DEFAULTS: Readonly<Partial<Record<SettingName, string>>> = { 'base-url': DEFAULT_BASE_URL };
+
 export type SettingName = keyof typeof SETTINGS;
 
 /** The values of the `plan` setting: a trial account's calls are paced within its hourly limits. */
@@ -271,7 +277,8 @@ export type KeySource = { env: string } | { profile: string };
 
 export interface ResolvedConfig {
   profile: string;
-  baseUrl?: string;
+  /** The base URL: flag, environment, profile, else DEFAULT_BASE_URL. */
+  baseUrl: string;
   apiKey?: string;
   /** Where the key came from, named when the service rejects it. */
   apiKeySource?: KeySource;
@@ -339,7 +346,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
   const apiKey = pick('api-key');
   return {
     profile,
-    baseUrl: pick('base-url', flags.baseUrl),
+    baseUrl: pick('base-url', flags.baseUrl) ?? DEFAULT_BASE_URL,
     apiKey,
     apiKeySource: apiKey === undefined ? undefined : source('api-key'),
     output: pick('output'),

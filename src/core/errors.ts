@@ -26,7 +26,7 @@ export const EXIT_MEANINGS: Record<keyof typeof ExitCode, string> = {
   ok: 'success (also an empty result, and a stop at a limit you set)',
   internal: 'unexpected internal error, or the output could not be written',
   usage: 'usage error: bad flag, bad argument, invalid --since; no request sent',
-  config: 'not configured (no base URL, no API key), or the key was rejected (401/403)',
+  config: 'no API key configured, or the key was rejected (401/403), or a setting is invalid',
   service: 'the service answered with an error record, or refused the request with another 4xx',
   expired: '429 with the subscription-expired body: subscription expired and credit value exceeded; never retried',
   unavailable: 'the route is not available yet (the {message} placeholder)',

@@ -6,7 +6,7 @@ import { StoppedError, type ApiClient } from './client.js';
 import type { CallOptions, ClientOptions, IterationResult, Records, SgqClient, SgqPage, ToArrayCap } from './client-type.js';
 import { exchangeHooks } from './hooks.js';
 import { toJson, toSgqRecord, type SgqRecord, type SgqValue } from './lossless.js';
-import { resolveConfig } from './config.js';
+import { DEFAULT_BASE_URL, resolveConfig } from './config.js';
 import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import type { Json } from './json.js';
 import { PageFailure, fetchPages, type PageRequest } from './paginate.js';
@@ -103,8 +103,8 @@ class Clients {
     const needsStore = !options.endpoint && (!options.baseUrl || options.apiKey === undefined || options.timeout === undefined || options.retries === undefined);
     const config = needsStore ? resolveConfig({ profile: options.profile, baseUrl: options.baseUrl }, env) : undefined;
     const given = options.endpoint ? await options.endpoint() : undefined;
-    const baseUrl = given?.baseUrl ?? options.baseUrl ?? config?.baseUrl;
-    if (!baseUrl) throw configError('no service address configured', 'pass baseUrl to createClient, set SGQ_BASE_URL, or use createClient({ sandbox: true })');
+    // The store, when read, gives the public address when nothing else names one.
+    const baseUrl = given?.baseUrl ?? options.baseUrl ?? config?.baseUrl ?? DEFAULT_BASE_URL;
     const endpoint = { baseUrl, apiKey: given?.apiKey ?? options.apiKey ?? config?.apiKey };
     const settings = resolveClientSettings(endpoint, { timeoutMs: options.timeout, retries: options.retries, maxWaitMs: options.maxWait }, config, env);
     return { ...settings, close: given?.close };

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, parseDocument } from 'yaml';
 import { recordColumns, typedColumns } from '../../src/cli/output/parquet-schema.js';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
@@ -34,11 +34,14 @@ describe('output shapes of the built binary', () => {
     expect(csv.stdout.split('\r\n')[0]).toBe(`${String(records[0]!.username)},${String(records[0]!.last_checked)}`);
   });
 
-  it('-o yaml: one document per record, equal to the ndjson records', async () => {
+  it('-o yaml: one document, the list of the ndjson records; -o yaml-stream: one document per record', async () => {
     const records = await ndjson(followers);
     const r = await sgq([...followers, '-o', 'yaml'], { env: sb.env() });
     expect(r.exitCode).toBe(0);
-    expect(parseAllDocuments(r.stdout).map((d) => d.toJS() as unknown)).toEqual(records);
+    expect(parseDocument(r.stdout).toJS()).toEqual(records);
+    const stream = await sgq([...followers, '-o', 'yaml-stream'], { env: sb.env() });
+    expect(stream.exitCode).toBe(0);
+    expect(parseAllDocuments(stream.stdout).map((d) => d.toJS() as unknown)).toEqual(records);
   });
 
   it('--fields: a field in no record is one warning on stderr, and the data still flows', async () => {
@@ -101,7 +104,7 @@ describe('sgq fmt: re-rendering offline', () => {
     const raw = join(dir, 'raw.ndjson');
     expect((await sgq([...followers, '--out', records], { env: sb.env() })).exitCode).toBe(0);
     expect((await sgq([...followers, '--raw', '--out', raw], { env: sb.env() })).exitCode).toBe(0);
-    for (const shape of [['-o', 'ndjson'], ['-o', 'json'], ['-o', 'csv'], ['-o', 'tsv', '--no-header'], ['-o', 'yaml'], ['--fields', 'last_checked,username', '-o', 'csv'], ['--jq', '.username']]) {
+    for (const shape of [['-o', 'ndjson'], ['-o', 'json'], ['-o', 'csv'], ['-o', 'tsv', '--no-header'], ['-o', 'yaml'], ['-o', 'yaml-stream'], ['--fields', 'last_checked,username', '-o', 'csv'], ['--jq', '.username']]) {
       const direct = await sgq([...followers, ...shape], { env: sb.env() });
       for (const file of [records, raw]) {
         const again = await sgq(['fmt', file, ...shape], { env: offline });

@@ -1,49 +1,58 @@
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, parseDocument } from 'yaml';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import { RawNumber, stringifyJson, type Json } from '../../src/core/json.js';
 import { sgq } from '../helpers/e2e.js';
 import { LOOKALIKES, MULTILINGUAL, NUMBER_TOKENS, followerRecordsJson, pageJson } from '../helpers/hostile-text.js';
-import { pyyamlJudge, pyyamlJudgesFiles } from '../helpers/pyyaml.js';
+import { pyyamlJudge, pyyamlJudgesFiles, type YamlMode } from '../helpers/pyyaml.js';
 import { tempDir } from '../helpers/run.js';
 import { captureSink } from '../helpers/sink.js';
 import { useStubs } from '../helpers/stub-server.js';
 
-// sgq's YAML read back by the readers people use: PyYAML (YAML 1.1, safe_load_all) and the
-// yaml package (YAML 1.2). Each must read what its language's JSON reader reads from the NDJSON
-// of the same records: the same strings, the same types, the same numbers.
+// sgq's YAML read back by the readers people use: PyYAML (YAML 1.1) and the yaml package (YAML
+// 1.2). `-o yaml` is one document, a list of the records (PyYAML's safe_load, yaml's parse);
+// `-o yaml-stream` one document a record (safe_load_all, parseAllDocuments). Each must read
+// what its language's JSON reader reads from the NDJSON of the same records: the same strings,
+// the same types, the same numbers.
 
 const stubs = useStubs();
 const env = (url: string) => ({ SGQ_BASE_URL: url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0', XDG_CACHE_HOME: tempDir('sgq-cache-') });
 
-/** What the yaml package reads from a YAML stream, one value per document. */
-function yamlPackageReads(text: string, options: { intAsBigInt?: boolean } = {}): unknown[] {
+/** What the yaml package reads: the list of `-o yaml`, or one value per document of a stream. */
+function yamlPackageReads(text: string, mode: YamlMode, options: { intAsBigInt?: boolean } = {}): unknown[] {
+  if (mode === 'yaml') {
+    const doc = parseDocument(text, options);
+    if (doc.errors.length) throw new Error(doc.errors[0]!.message);
+    const list: unknown = doc.toJS();
+    if (!Array.isArray(list)) throw new Error('not a list');
+    return list;
+  }
   const docs = parseAllDocuments(text, options);
   if (!Array.isArray(docs)) throw new Error('not a YAML stream');
   for (const doc of docs) if (doc.errors.length) throw new Error(doc.errors[0]!.message);
   return docs.map((d) => d.toJS());
 }
 
-describe('-o yaml of multilingual follower records, read back by PyYAML and the yaml package', () => {
+describe.each(['yaml', 'yaml-stream'] as const)('-o %s of multilingual follower records, read back by PyYAML and the yaml package', (mode) => {
   it('every string, null and number comes back as the JSON readers read the NDJSON', async () => {
     const count = 150;
     const stub = await stubs(() => ({ text: pageJson(followerRecordsJson(count), count) }));
     const dir = tempDir();
-    const files = { yaml: join(dir, 'f.yaml'), ndjson: join(dir, 'f.ndjson') };
-    for (const format of ['yaml', 'ndjson'] as const) {
-      const r = await sgq(['graph', 'followers', 'jack', '-o', format, '--out', files[format], '--quiet'], { env: env(stub.url) });
+    const files = { [mode]: join(dir, 'f.yaml'), ndjson: join(dir, 'f.ndjson') };
+    for (const format of [mode, 'ndjson'] as const) {
+      const r = await sgq(['graph', 'followers', 'jack', '-o', format, '--out', files[format]!, '--quiet'], { env: env(stub.url) });
       expect(r.exitCode, r.stderr).toBe(0);
     }
-    const text = readFileSync(files.yaml, 'utf8');
-    const ndjson = readFileSync(files.ndjson, 'utf8').split('\n').filter(Boolean);
+    const text = readFileSync(files[mode]!, 'utf8');
+    const ndjson = readFileSync(files.ndjson!, 'utf8').split('\n').filter(Boolean);
 
-    expect(await pyyamlJudgesFiles(files.yaml, files.ndjson)).toEqual({ ok: true, documents: count });
-    expect(yamlPackageReads(text)).toEqual(ndjson.map((l) => JSON.parse(l) as unknown));
+    expect(await pyyamlJudgesFiles(files[mode]!, files.ndjson!, mode)).toEqual({ ok: true, documents: count });
+    expect(yamlPackageReads(text, mode)).toEqual(ndjson.map((l) => JSON.parse(l) as unknown));
     // Integers of any size, read by a reader that keeps them.
-    const ids = yamlPackageReads(text, { intAsBigInt: true }).map((d) => (d as Record<string, unknown>).follower_userid);
+    const ids = yamlPackageReads(text, mode, { intAsBigInt: true }).map((d) => (d as Record<string, unknown>).follower_userid);
     expect(ids).toEqual(Array.from({ length: count }, (_, i) => 10n ** 19n + BigInt(i)));
 
     // What a reader could not take, written as escapes: no tab, C0 or C1 control, NEL, U+2028 or BOM raw.
@@ -52,9 +61,24 @@ describe('-o yaml of multilingual follower records, read back by PyYAML and the 
     expect(text).toMatch(/: "yes"$/m);
     expect(text).toContain('follower_username: 山田太郎');
     // Numbers as sent; an exponent in the form YAML 1.1 reads as a number.
-    expect(text).toMatch(/^follower_num_followers: 1\.0E\+400$/m);
-    expect(text).toMatch(/^follower_num_followers: 0\.12345678901234567890123$/m);
-    expect(text).toMatch(/^follower_num_followers: 123456789012345678901234567890$/m);
+    const indent = mode === 'yaml' ? '  ' : '';
+    expect(text).toMatch(new RegExp(`^${indent}follower_num_followers: 1\\.0E\\+400$`, 'm'));
+    expect(text).toMatch(new RegExp(`^${indent}follower_num_followers: 0\\.12345678901234567890123$`, 'm'));
+    expect(text).toMatch(new RegExp(`^${indent}follower_num_followers: 123456789012345678901234567890$`, 'm'));
+    // One document, or one a record.
+    expect(text.startsWith(mode === 'yaml' ? '- ' : '---\n')).toBe(true);
+    expect(text.match(/^---/gm)?.length ?? 0).toBe(mode === 'yaml' ? 0 : count);
+  });
+
+  it('no records: an empty list, or an empty stream', async () => {
+    const stub = await stubs(() => ({ text: pageJson('[]', 0) }));
+    const r = await sgq(['graph', 'followers', 'jack', '-o', mode, '--quiet'], { env: env(stub.url) });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(mode === 'yaml' ? '[]' : '');
+    const dir = tempDir();
+    writeFileSync(join(dir, 'f.yaml'), r.stdout);
+    writeFileSync(join(dir, 'f.ndjson'), '');
+    expect(await pyyamlJudgesFiles(join(dir, 'f.yaml'), join(dir, 'f.ndjson'), mode)).toEqual({ ok: true, documents: 0 });
   });
 });
 
@@ -80,16 +104,20 @@ describe('property: any records', () => {
   const python = pyyamlJudge();
   afterAll(() => python.close());
 
-  /** Both readers' verdicts on records written by the yaml format. */
+  /** Both readers' verdicts on records written by both YAML formats, each page a write. */
   async function readBack(records: Record<string, Json>[]): Promise<string> {
-    const sink = captureSink();
-    const f = await createFormatter('yaml', sink);
-    f.write(records, true);
-    f.end();
     const ndjson = records.map((r) => `${stringifyJson(r)}\n`).join('');
-    expect(await python.judge(sink.text, ndjson)).toEqual({ ok: true, documents: records.length });
-    expect(yamlPackageReads(sink.text)).toEqual(ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown));
-    return sink.text;
+    const texts: string[] = [];
+    for (const mode of ['yaml', 'yaml-stream'] as const) {
+      const sink = captureSink();
+      const f = await createFormatter(mode, sink);
+      for (const record of records) f.write([record], true);
+      f.end();
+      expect(await python.judge(sink.text, ndjson, mode)).toEqual({ ok: true, documents: records.length });
+      expect(yamlPackageReads(sink.text, mode)).toEqual(ndjson.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown));
+      texts.push(sink.text);
+    }
+    return texts.join('');
   }
 
   it('shapes: empty records and containers, lists of lists, deep nesting, keys past 1,024 characters', async () => {

@@ -7,11 +7,23 @@ import { CLOCK } from './sandbox.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/sgq.cjs', import.meta.url));
 
+/**
+ * No test may reach the service's public address, sgq's default base URL. A run that names no
+ * service (SGQ_BASE_URL, --base-url, --sandbox) and no proxy of its own is given an https
+ * proxy on loopback where nothing listens: a request it sends to the default fails at once,
+ * on this machine. (In the test processes themselves, test/helpers/no-public-address.ts.)
+ */
+function awayFromPublicAddress(args: string[], env: Record<string, string> = {}): Record<string, string> {
+  const named = Boolean(env.SGQ_BASE_URL) || args.some((a) => a === '--sandbox' || a === '--base-url' || a.startsWith('--base-url='));
+  const proxied = ['https_proxy', 'HTTPS_PROXY', 'all_proxy', 'ALL_PROXY', 'no_proxy', 'NO_PROXY'].some((name) => name in env);
+  return named || proxied ? {} : { https_proxy: 'http://127.0.0.1:9', no_proxy: '', NO_PROXY: '' };
+}
+
 /** Runs the built binary exactly as a shell would, with an empty config folder. */
 export function sgq(args: string[], options: { env?: Record<string, string>; input?: string; timeout?: number; nodeFlags?: string[] } = {}) {
   return execa(process.execPath, [...(options.nodeFlags ?? []), BIN, ...args], {
     reject: false,
-    env: { SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '', FORCE_COLOR: undefined, ...options.env },
+    env: { SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '', FORCE_COLOR: undefined, ...awayFromPublicAddress(args, options.env), ...options.env },
     extendEnv: true,
     input: options.input,
     stdin: options.input === undefined ? 'ignore' : undefined,

@@ -86,7 +86,7 @@ describe('an unreachable service', () => {
     expect(stub.requests).toHaveLength(3);
     const messages = lines(r.stderr).slice(0, -1);
     expect(messages.filter((l) => l.includes('unreachable'))).toEqual([
-      `sgq: the service is unreachable: stopped after 3 users failed in a row; 27 users were not attempted; their list is in ${out}.remaining; resume them with: sgq graph followers - --concurrency 1 --summary json --retries 0 < ${out}.remaining >> ${out}.partial`,
+      `sgq: the service is unreachable: stopped after 3 users failed in a row; 27 users were not attempted; their list is in ${out}.remaining; resume them with: sgq graph followers - --concurrency 1 -o ndjson --summary json --retries 0 < ${out}.remaining >> ${out}.partial`,
     ]);
     // The 3 users' own failures, that line, and the note naming FILE.partial: not a line per user.
     expect(messages).toHaveLength(5);

@@ -10,7 +10,7 @@ type Listed = {
   profile: string;
   config_file: string | null;
   other_profiles: string[];
-  settings: { name: string; value: string | null; source: 'flag' | 'environment' | 'profile' | null; flag?: string; env: string; secret: boolean }[];
+  settings: { name: string; value: string | null; source: 'flag' | 'environment' | 'profile' | 'default' | null; flag?: string; default?: string; env: string; secret: boolean }[];
 };
 
 async function configured(): Promise<Record<string, string>> {
@@ -45,11 +45,17 @@ describe('sgq config list -o json', () => {
     expect(r.stdout).not.toContain('0123456789');
   });
 
-  it('reads the profile --profile names, and text is still name=value lines of the profile alone', async () => {
+  it('reads the profile --profile names, and text is still name=value lines of the profile, with the defaults it leaves', async () => {
     const env = await configured();
     const work = JSON.parse((await runSgq(['config', 'list', '-o', 'json', '--profile', 'work'], { env })).stdout) as Listed;
     expect(work.profile).toBe('work');
-    expect(work.settings.filter((s) => s.source !== null).map((s) => [s.name, s.value])).toEqual([['output', 'csv']]);
+    expect(work.settings.filter((s) => s.source !== null).map((s) => [s.name, s.value, s.source])).toEqual([
+      ['base-url', 'https://toto.oz.xyz', 'default'],
+      ['output', 'csv', 'profile'],
+    ]);
+    const workText = await runSgq(['config', 'list', '--profile', 'work'], { env });
+    expect(workText.stdout).toBe('base-url=https://toto.oz.xyz\noutput=csv\n');
+    expect(workText.stderr).toContain("base-url is not set in profile work: https://toto.oz.xyz is sgq's default\n");
     const text = await runSgq(['config', 'list', '-o', 'text'], { env });
     expect(text.stdout).toBe((await runSgq(['config', 'list'], { env })).stdout);
     expect(text.stdout).toBe('api-key=****abcd\nbase-url=https://gw.example.com\ntimeout=45\n');

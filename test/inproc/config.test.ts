@@ -31,7 +31,7 @@ describe('sgq config', () => {
     const get = await runSgq(['config', 'get', 'api-key'], { env });
     expect(get.stdout).toBe('****1234\n');
     const list = await runSgq(['config', 'list'], { env });
-    expect(list.stdout).toBe('api-key=****1234\n');
+    expect(list.stdout).toBe('api-key=****1234\nbase-url=https://toto.oz.xyz\n');
   });
 
   it('rejects unknown keys and bad values with exit 2', async () => {

@@ -57,10 +57,10 @@ describe('exit codes', () => {
     expect(stub.requests).toHaveLength(0);
   });
 
-  it('3: no base URL configured', async () => {
-    const r = await runSgq(['info'], {});
+  it('3: no key, with nothing configured (the base URL has a default): before any request', async () => {
+    const r = await runSgq(['graph', 'followers', 'jack'], {});
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain('base-url');
+    expect(r.stderr).toContain('no API key configured');
   });
 
   it('3: a rejected key (401/403), never echoing the key', async () => {

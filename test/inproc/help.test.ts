@@ -174,7 +174,7 @@ describe('help topics', () => {
     expect(r.code).toBe(0);
     const d = await described();
     expect(items(r.stdout)).toEqual(d.formats.map((f) => [f.name, f.description]));
-    expect(d.formats.map((f) => f.name)).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml', 'parquet']);
+    expect(d.formats.map((f) => f.name)).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml', 'yaml-stream', 'parquet']);
   });
 
   it('fits the terminal, is the same asked as `sgq formats --help`, and the root help names every topic', async () => {

@@ -154,7 +154,7 @@ describe('a body that is not valid UTF-8 fails its page (#12)', () => {
 });
 
 describe('deep JSON is written or refused with a message naming the limit (#16)', () => {
-  const FORMATS = [['-o', 'ndjson'], ['-o', 'json'], ['-o', 'yaml'], ['-o', 'table'], ['-o', 'csv'], ['--jq', '.']];
+  const FORMATS = [['-o', 'ndjson'], ['-o', 'json'], ['-o', 'yaml'], ['-o', 'yaml-stream'], ['-o', 'table'], ['-o', 'csv'], ['--jq', '.']];
   /** A record whose field `n` nests `levels` objects: the record itself is one level more. */
   const deepRecord = (levels: number) => `{"username":"deep","n":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
   const body = (levels: number) => `{"page":1,"next_page":null,"data":[${deepRecord(levels)}],"current_credits":5}`;

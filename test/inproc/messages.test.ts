@@ -30,12 +30,12 @@ function configWith(content: string): string {
 }
 
 describe('hints name the profile in use', () => {
-  it('no base-url with --profile work: the hint sets it in profile work', async () => {
+  it('no api-key with --profile work (and the default address): the hint sets it in profile work', async () => {
     const env = { SGQ_CONFIG_DIR: tempDir() };
     await runSgq(['config', 'set', 'output', 'csv', '--profile', 'work'], { env });
-    const r = await runSgq(['--profile', 'work', 'info'], { env });
+    const r = await runSgq(['--profile', 'work', 'graph', 'followers', 'jack'], { env });
     expect(r.code).toBe(3);
-    expect(expectOneLine(r)).toContain('`sgq config set base-url URL --profile work`');
+    expect(expectOneLine(r)).toContain('`sgq config set api-key --profile work`');
   });
 
   it('no api-key with SGQ_PROFILE=work: the hint sets it in profile work', async () => {

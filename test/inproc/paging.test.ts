@@ -115,7 +115,7 @@ describe('paging faults of the sandbox, and the run protocol', () => {
     expect(r.code).toBe(7);
     expect(existsSync(out)).toBe(false);
     expect(lines(readFileSync(`${out}.partial`, 'utf8'))).toHaveLength(500);
-    expect(r.stderr).toContain(`resume with: sgq graph followers em_1200 --page 2 --all >> ${out}.partial`);
+    expect(r.stderr).toContain(`resume with: sgq graph followers em_1200 --page 2 --all -o ndjson >> ${out}.partial`);
   });
 
   it('--snapshot of a run stopped this way is not committed', async () => {

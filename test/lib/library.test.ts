@@ -192,7 +192,8 @@ describe('the library', () => {
     const sgq = createClient({ env: { SGQ_BASE_URL: sb.sandbox.url, SGQ_API_KEY: DEMO_KEY, SGQ_CONFIG_DIR: tempDir() } });
     expect(await sgq.metadata.userid('jack').toArray({ all: true })).toEqual([expect.objectContaining({ username: 'jack' })]);
     expect(await sgq.info()).toBeTypeOf('object');
-    await expect(createClient({ env: { SGQ_CONFIG_DIR: tempDir() } }).info()).rejects.toMatchObject({ kind: 'config' });
+    // Nothing configured: a paid route needs a key (checked before anything is sent to the public address).
+    await expect(createClient({ env: { SGQ_CONFIG_DIR: tempDir() } }).graph.followers('jack').toArray({ all: true })).rejects.toMatchObject({ kind: 'config' });
   });
 
   it('request() is a raw call like sgq api', async () => {

@@ -112,7 +112,7 @@ describe('sgq completion', () => {
     expect(text).toMatch(/'graph' *\) REPLY='followers following'/);
     expect(text).toMatch(/'metadata' *\) REPLY='history tweets latest-tweets userid follower-count past-usernames latest current current-followers current-following current-tweets'/);
     expect(text).toMatch(/'alpha' *\) REPLY='score-history classification'/);
-    expect(text).toMatch(/-o \| --output\) REPLY='w:table json ndjson csv tsv yaml parquet'/);
+    expect(text).toMatch(/-o \| --output\) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'/);
     expect(text).toContain('complete -F _sgq sgq');
   });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createFormatter, type Format } from '../../src/cli/output/formats.js';
 import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, parseDocument } from 'yaml';
 import { shareWidths } from '../../src/cli/output/table.js';
 
 const page1 = [{ username: 'a', last_checked: '2024-04-07T10:00:00.000001+00:00' }, { username: 'b,"c"', last_checked: null }];
@@ -87,7 +87,7 @@ describe('formatters', () => {
 
   it('keeps big integers exact in every format', async () => {
     const records = [parseJson('{"id":1234567890123456789}')];
-    for (const format of ['ndjson', 'json', 'csv', 'tsv', 'yaml', 'table'] as const) {
+    for (const format of ['ndjson', 'json', 'csv', 'tsv', 'yaml', 'yaml-stream', 'table'] as const) {
       const sink = captureSink();
       const f = await createFormatter(format, sink);
       f.write(records as never);
@@ -116,24 +116,52 @@ describe('formatters', () => {
     }
   });
 
-  it('yaml: a stream of one document per record, strings that look like other types quoted', async () => {
-    const records = [{ s: '123', t: 'true', n: null, e: '', nested: { list: [1, 'x'] } }, { s: 'line\nbreak' }];
+  it('yaml: one document, a list written record by record; strings that look like other types quoted', async () => {
+    const records = [{ s: '123', t: 'true', n: null, e: '', nested: { list: [1, 'x'] } }, {}, { s: 'line\nbreak' }];
     const sink = captureSink();
     const f = await createFormatter('yaml', sink);
+    f.write(records.slice(0, 1) as never);
+    const first = sink.text;
+    f.write(records.slice(1) as never);
+    f.end();
+    expect(first).toBe('- s: "123"\n  t: "true"\n  "n": null\n  e: ""\n  nested:\n    list:\n      - 1\n      - x\n');
+    expect(parseDocument(sink.text).toJS()).toEqual(records);
+    expect(sink.text).not.toContain('---');
+  });
+
+  it('yaml: no records is the empty list', async () => {
+    const sink = captureSink();
+    const f = await createFormatter('yaml', sink);
+    f.write([]);
+    f.end();
+    expect(sink.text).toBe('[]\n');
+  });
+
+  it('yaml-stream: one document per record, none for no records', async () => {
+    const records = [{ s: '123', t: 'true', n: null, e: '', nested: { list: [1, 'x'] } }, { s: 'line\nbreak' }];
+    const sink = captureSink();
+    const f = await createFormatter('yaml-stream', sink);
     f.write(records as never);
     f.end();
     const docs = parseAllDocuments(sink.text);
     expect(Array.isArray(docs) && docs.map((d) => d.toJS())).toEqual(records);
     expect(sink.text.match(/^---$/gm)).toHaveLength(2);
+    const empty = captureSink();
+    const e = await createFormatter('yaml-stream', empty);
+    e.end();
+    expect(empty.text).toBe('');
   });
 
-  it('yaml: integers past 2^53 keep every digit (read back as BigInt)', async () => {
-    const sink = captureSink();
-    const f = await createFormatter('yaml', sink);
-    f.write([parseJson('{"id":12345678901234567890,"x":1.5}')] as never, true);
-    f.end();
-    const doc = parseAllDocuments(sink.text, { intAsBigInt: true });
-    expect(Array.isArray(doc) && doc[0]!.toJS()).toEqual({ id: 12345678901234567890n, x: 1.5 });
+  it('yaml and yaml-stream: integers past 2^53 keep every digit (read back as BigInt)', async () => {
+    for (const format of ['yaml', 'yaml-stream'] as const) {
+      const sink = captureSink();
+      const f = await createFormatter(format, sink);
+      f.write([parseJson('{"id":12345678901234567890,"x":1.5}')] as never, true);
+      f.end();
+      const doc = parseAllDocuments(sink.text, { intAsBigInt: true });
+      const read = Array.isArray(doc) && doc[0]!.toJS();
+      expect(format === 'yaml' ? (read as unknown[])[0] : read).toEqual({ id: 12345678901234567890n, x: 1.5 });
+    }
   });
 
   it('--fields reaches into nested objects with dotted paths; a key with a dot is taken as it is', async () => {
@@ -147,7 +175,7 @@ describe('formatters', () => {
   });
 
   it('--fields: a field in no record at all is a warning, once, in every format; a field in some record is not', async () => {
-    for (const format of ['ndjson', 'csv', 'tsv', 'json', 'yaml', 'table'] as const) {
+    for (const format of ['ndjson', 'csv', 'tsv', 'json', 'yaml', 'yaml-stream', 'table'] as const) {
       const warnings: string[] = [];
       await render(format, ['username', 'usernme', 'extra'], (l) => warnings.push(l));
       expect(warnings).toEqual([expect.stringContaining('"usernme"')]);

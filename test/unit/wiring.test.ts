@@ -39,7 +39,7 @@ describe('requestBody', () => {
 
 describe('client settings', () => {
   it('are typed once: given over config over defaults, the Retry-After cap from the environment', () => {
-    const config = { profile: 'default', timeout: '12.5', retries: '5', parallel: '4', cache: '1h' };
+    const config = { profile: 'default', baseUrl: 'http://127.0.0.1:9', timeout: '12.5', retries: '5', parallel: '4', cache: '1h' };
     expect(typedSettings(config)).toEqual({ timeoutMs: 12_500, retries: 5, parallel: 4, warnCredits: undefined, cacheMs: 3_600_000 });
     const endpoint = { baseUrl: 'http://127.0.0.1:9' };
     expect(resolveClientSettings(endpoint, {}, config, {})).toMatchObject({ timeoutMs: 12_500, retries: 5, maxRetryAfterMs: 60_000 });

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { ConfigStore, SETTINGS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../../core/config.js';
+import { ConfigStore, SETTINGS, SETTING_DEFAULTS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../../core/config.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { Io } from '../io.js';
 import { textUntilStopped } from '../stdin-chunks.js';
@@ -30,8 +30,9 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
       }
       const values = store.profile(profile);
       for (const name of SETTING_NAMES) {
-        const value = values[name];
+        const value = values[name] ?? SETTING_DEFAULTS[name];
         if (value !== undefined) io.stdout.write(`${name}=${shown(name, value)}\n`);
+        if (values[name] === undefined && value !== undefined) say(defaultNote(name, profile, value));
       }
       const others = store.profileNames().filter((p) => p !== profile);
       if (others.length) say(`other profiles: ${others.join(', ')} (use --profile NAME)`);
@@ -40,11 +41,13 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
     case 'get': {
       const name = settingName(args[0]);
       const value = store.profile(profile)[name];
-      if (value === undefined) {
+      const fallback = SETTING_DEFAULTS[name];
+      if (value === undefined && fallback === undefined) {
         say(`${name} is not set in profile ${profile}`);
         return ExitCode.config;
       }
-      io.stdout.write(`${shown(name, value)}\n`);
+      if (value === undefined) say(defaultNote(name, profile, fallback!));
+      io.stdout.write(`${shown(name, value ?? fallback!)}\n`);
       return ExitCode.ok;
     }
     case 'unset': {
@@ -68,6 +71,9 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
   }
 }
 
+/** Said on stderr where a value shown is sgq's default, not the profile's. */
+const defaultNote = (name: SettingName, profile: string, value: string) => `${name} is not set in profile ${profile}: ${value} is sgq's default`;
+
 /** The global flags that set a setting for one run. */
 const SETTING_FLAGS: Partial<Record<SettingName, { flag: string; value: (g: GlobalOptions) => string | number | undefined }>> = {
   'base-url': { flag: '--base-url', value: (g) => g.baseUrl },
@@ -77,13 +83,24 @@ const SETTING_FLAGS: Partial<Record<SettingName, { flag: string; value: (g: Glob
 
 /**
  * `config list -o json`: every setting, the value a run would take (flag > environment >
- * profile; null when none is set and sgq's default applies) and where it comes from.
+ * profile > the setting's `default`, source "default"; null when none is set and sgq
+ * decides at run time) and where it comes from.
  */
 function settingsDocument(store: ConfigStore, profile: string, env: Io['env'], globals: GlobalOptions) {
   const stored = store.profile(profile);
   const settings = SETTING_NAMES.map((name) => {
     const { value, source, flag } = settingSource(name, stored[name], env, globals);
-    return { name, value: value === undefined ? null : shown(name, value), source, ...(flag ? { flag } : {}), env: SETTINGS[name].env, secret: SETTINGS[name].secret };
+    const fallback = SETTING_DEFAULTS[name];
+    const [taken, from] = value === undefined && fallback !== undefined ? [fallback, 'default'] : [value, source];
+    return {
+      name,
+      value: taken === undefined ? null : shown(name, taken),
+      source: from,
+      ...(flag ? { flag } : {}),
+      ...(fallback !== undefined ? { default: fallback } : {}),
+      env: SETTINGS[name].env,
+      secret: SETTINGS[name].secret,
+    };
   });
   return { profile, config_file: store.path ?? null, settings, other_profiles: store.profileNames().filter((p) => p !== profile) };
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { completionTree, walk, type OptionSpec } from '../completion/tree.js';
-import { SETTINGS, SETTING_NAMES } from '../../core/config.js';
+import { SETTINGS, SETTING_DEFAULTS, SETTING_NAMES } from '../../core/config.js';
 import { EXIT_MEANINGS, ExitCode } from '../../core/errors.js';
 import { RECORD_FIELDS } from '../../core/record-fields.js';
 import { ROUTES, commandName, methodName } from '../../core/routes.js';
@@ -47,7 +47,13 @@ export function describeProgram(program: Command) {
       })),
       options: c.options.map(option),
     })),
-    settings: SETTING_NAMES.map((name) => ({ name, env: SETTINGS[name].env, secret: SETTINGS[name].secret, description: SETTINGS[name].describe })),
+    settings: SETTING_NAMES.map((name) => ({
+      name,
+      env: SETTINGS[name].env,
+      secret: SETTINGS[name].secret,
+      description: SETTINGS[name].describe,
+      ...(SETTING_DEFAULTS[name] !== undefined ? { default: SETTING_DEFAULTS[name] } : {}),
+    })),
     environment: environmentVariables(),
     exit_codes: (Object.keys(ExitCode) as (keyof typeof ExitCode)[]).map((kind) => ({ code: ExitCode[kind], kind, meaning: EXIT_MEANINGS[kind] })),
     formats: FORMATS.map((name) => ({ name, description: FORMAT_DESCRIPTIONS[name] })),

@@ -73,7 +73,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   if (!files) for await (const user of await Subjects.open(args, io, 2)) users.push(user);
   if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
   const { config } = ctx;
-  const format = chooseFormat(flags, config, io.stdoutIsTTY);
+  const format = chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line));
   // --out as every command writes it: checked, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
   const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, pager: false }, reporter, () => undefined).catch((error: unknown) => {

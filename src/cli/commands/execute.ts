@@ -48,7 +48,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
   const records = findRouteByPath(plan.path)?.records;
   const routeRecords = records && { records, queryUser: plan.tagUser };
-  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, routeRecords, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
+  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, routeRecords, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line)) };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   let ledger: CallsLedger | undefined;
   try {
@@ -84,7 +84,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
 /** --dry-run: the requests and the worst-case credits, nothing sent, nothing locked. */
 async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, reporter: Reporter): Promise<number> {
   const { io, globals, config } = ctx;
-  chooseFormat(flags, config, io.stdoutIsTTY);
+  chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line));
   // Whose marks: a loopback address is asked whether it is a sandbox (its root, not the API: nothing is charged).
   const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);

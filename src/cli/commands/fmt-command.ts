@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
-import type { Format, Formatter } from '../output/formats.js';
+import { chooseFormat, type Format, type Formatter } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
@@ -81,7 +81,8 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
     throw usageError(`cannot read ${name}: ${error.code ?? error.message}`, 'give a file sgq wrote, or - for stdin');
   });
 
-  const format = flags.output ?? (io.stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+  // No configuration: the flags, the --out name, else table on a terminal and NDJSON elsewhere.
+  const format = chooseFormat(flags, {}, io.stdoutIsTTY, (line) => reporter.warn(line));
   let closed = false;
   const onClose = () => (closed = true);
   const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {

@@ -7,7 +7,7 @@ import { cacheTtl, fieldList, namedValue, nonEmpty, nonNegativeInt, positiveInt,
 /** The options that shape records, shared by every command that prints them and by `sgq fmt`. */
 export function shapeOptions(): Option[] {
   return [
-    new Option('-o, --output <format>', `${FORMATS.join(', ')} (default: table on a terminal, else ndjson)`).choices(FORMATS),
+    new Option('-o, --output <format>', `${FORMATS.join(', ')} (default: from the extension of --out FILE, else table on a terminal, else ndjson)`).choices(FORMATS),
     new Option('--fields <list>', 'comma-separated fields to print, in this order; user.username reaches into nested objects').argParser(fieldList),
     new Option('--no-header', 'csv and tsv: leave out the header line (to append to a file that has one)'),
     new Option('--no-pager', 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'),

@@ -1,4 +1,5 @@
 import { usageError } from '../../core/errors.js';
+import type { Format } from '../../core/format-names.js';
 import type { CommandContext } from '../context.js';
 import { commandName, routeFolderName, type RouteSpec } from '../../core/routes.js';
 import { routeRequest } from '../../core/request-body.js';
@@ -148,13 +149,15 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   if (from.limit !== undefined) words.push('--limit', String(from.limit));
   if (from.maxCredits !== undefined) words.push('--max-credits', String(from.maxCredits));
   if (flags.raw) words.push('--raw');
-  if (flags.output || from.format === 'csv' || from.format === 'json') words.push('-o', from.format);
+  // Into `>> FILE` the rest would take the default format: say the one the run wrote.
+  const ownFile = OWN_FILE_FORMATS.includes(from.format);
+  if (flags.output || flags.out !== undefined || from.format === 'csv' || ownFile) words.push('-o', from.format);
   const delimited = from.format === 'csv' || from.format === 'tsv';
   const fields = delimited && from.columns ? from.columns : flags.fields;
   if (fields) words.push('--fields', fields.join(','));
   if (delimited && (from.headerWritten || flags.header === false)) words.push('--no-header');
-  // A JSON array cannot be appended to: the rest goes to a file of its own.
-  if (from.format === 'json') words.push('--out', nextJsonFile(flags.out));
+  // A JSON array, a YAML list or a Parquet file cannot be appended to: the rest goes to a file of its own.
+  if (ownFile) words.push('--out', nextFile(flags.out, from.format));
   if (flags.summary) words.push('--summary', flags.summary);
   if (globals.timeout !== undefined) words.push('--timeout', String(globals.timeout));
   if (globals.retries !== undefined) words.push('--retries', String(globals.retries));
@@ -162,13 +165,16 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   let command = words.map(shellQuote).join(' ') + input;
   if (piped) command = `printf '%s\\n' ${shellQuote(one)} | ${command}`;
   // ndjson and csv append to what the run wrote: FILE once in place, else FILE.partial.
-  if (flags.out && from.format !== 'json') command += ` >> ${shellQuote(from.outputComplete ? flags.out : `${flags.out}.partial`)}`;
+  if (flags.out && !ownFile) command += ` >> ${shellQuote(from.outputComplete ? flags.out : `${flags.out}.partial`)}`;
   return command;
 }
 
-/** A new name beside a JSON --out file: jack.json → jack.2.json, jack.2.json → jack.3.json. */
-function nextJsonFile(out: string | undefined): string {
-  if (!out) return 'rest.json';
-  const m = /^(.*?)(?:\.(\d+))?(\.json)?$/i.exec(out)!;
+/** The formats whose rest is written to a file of its own rather than appended. */
+const OWN_FILE_FORMATS: readonly Format[] = ['json', 'yaml', 'parquet'];
+
+/** A new name beside an --out file: jack.json → jack.2.json, jack.2.json → jack.3.json, none → rest.json. */
+function nextFile(out: string | undefined, format: Format): string {
+  if (!out) return `rest.${format}`;
+  const m = /^(.*?)(?:\.(\d+))?(\.[A-Za-z0-9]+)?$/.exec(out)!;
   return `${m[1]}.${Number(m[2] ?? 1) + 1}${m[3] ?? ''}`;
 }

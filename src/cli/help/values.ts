@@ -15,7 +15,8 @@ export const FORMAT_DESCRIPTIONS: Record<Format, string> = {
   ndjson: 'one JSON record a line, written as pages arrive (the default into a pipe or file)',
   csv: 'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON',
   tsv: 'tab-separated, one line a record; tab, line break and backslash escaped',
-  yaml: 'a YAML stream, one document a record',
+  yaml: 'one YAML document, the list of every record, written as pages arrive',
+  'yaml-stream': 'a YAML stream, one document (---) a record',
   parquet: 'columnar file for DuckDB, Spark and others; only with --out FILE',
 };
 

@@ -4,7 +4,7 @@ import { CSV, TSV, delimitedFormatter } from './delimited.js';
 import { projection } from './fields.js';
 import type { Sink } from './sink.js';
 
-import type { Format } from '../../core/format-names.js';
+import { formatsOfFile, type Format } from '../../core/format-names.js';
 import type { ResolvedConfig } from '../../core/config.js';
 import type { FormatOptions, Formatter } from './formatter.js';
 
@@ -14,9 +14,27 @@ export type { FormatOptions, Formatter } from './formatter.js';
 // The registry of formats: each format's module knows only the Formatter interface
 // (formatter.ts), never this file, so the formats and their registry form no circle.
 
-/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
-export function chooseFormat(flags: { output?: Format; out?: string; header?: boolean }, config: Pick<ResolvedConfig, 'output'>, stdoutIsTTY: boolean): Format {
-  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+/** What picks a command's format: its flags (-o as given on the command line). */
+export interface FormatFlags {
+  output?: Format;
+  out?: string;
+  header?: boolean;
+  raw?: boolean;
+  jq?: string;
+}
+
+/**
+ * Chooses the format: -o, then the extension of --out, then the config, then table on a
+ * terminal and NDJSON in a pipe or file; checks --no-header against it. An -o that the
+ * extension contradicts wins, with a warning: `--out x.json -o csv` is most likely a slip.
+ */
+export function chooseFormat(flags: FormatFlags, config: Pick<ResolvedConfig, 'output'>, stdoutIsTTY: boolean, warn?: (line: string) => void): Format {
+  // --raw and --jq write no format: a name cannot choose one for them.
+  const named = flags.out === undefined || flags.raw || flags.jq !== undefined ? undefined : formatsOfFile(flags.out);
+  if (flags.output && named && !named.includes(flags.output)) {
+    warn?.(`-o ${flags.output} writes ${flags.output} into ${flags.out}, whose extension says ${named[0]}; rename the file, or leave out -o to write ${named[0]}`);
+  }
+  const format = flags.output ?? named?.[0] ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
   if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
   return format;
 }
@@ -103,6 +121,8 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
       return delimitedFormatter(TSV, sink, options);
     case 'yaml':
       return (await import('./yaml.js')).yamlFormatter(sink);
+    case 'yaml-stream':
+      return (await import('./yaml.js')).yamlStreamFormatter(sink);
     case 'parquet':
       return parquetFor(sink, options);
     case 'table':

@@ -349,8 +349,24 @@ export function checkOutFile(file: string): OutTarget {
   return target;
 }
 
-/** Waits for 'drain', or for the stream to fail or close; removes every listener it added. */
-async function drained(stream: Writable): Promise<void> {
+/** The wait in progress on each stream, which every job waiting on it shares. */
+const draining = new WeakMap<Writable, Promise<void>>();
+
+/**
+ * Waits for 'drain', or for the stream to fail or close; removes every listener it added.
+ * Jobs waiting at once share one wait: a listener each would pass Node's limit of ten and
+ * print a MaxListenersExceededWarning on the user's stderr.
+ */
+function drained(stream: Writable): Promise<void> {
+  let wait = draining.get(stream);
+  if (wait === undefined) {
+    wait = drainedOnce(stream).finally(() => draining.delete(stream));
+    draining.set(stream, wait);
+  }
+  return wait;
+}
+
+async function drainedOnce(stream: Writable): Promise<void> {
   const done = new AbortController();
   // Each wait settles quietly: errors are reported by the stream's own 'error' listener.
   const waits = ['drain', 'error', 'close'].map((event) => once(stream, event, { signal: done.signal }).catch(() => undefined));

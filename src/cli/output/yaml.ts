@@ -96,8 +96,33 @@ function yamlDocument(record: JsonObject): string {
   return isBlock(record) ? `---\n${block(record, '')}` : '--- {}\n';
 }
 
-/** A YAML stream: one document per record, each opened by `---`, so it streams page by page. */
+/** One record as an item of a top-level sequence: `- key: value`, its other keys indented under it. */
+function yamlItem(record: JsonObject): string {
+  return isBlock(record) ? `- ${block(record, '  ').slice(2)}` : '- {}\n';
+}
+
+/**
+ * `-o yaml`: one document, the sequence of every record, written record by record as pages
+ * arrive (a reader's `safe_load` takes the whole output); `[]` when there is none.
+ */
 export function yamlFormatter(sink: Sink): Formatter {
+  let empty = true;
+  return {
+    write(records: readonly JsonObject[]) {
+      if (records.length === 0) return;
+      let out = '';
+      for (const r of records) out += yamlItem(r);
+      empty = false;
+      sink.write(out);
+    },
+    end() {
+      if (empty) sink.write('[]\n');
+    },
+  };
+}
+
+/** `-o yaml-stream`: one document per record, each opened by `---` (a reader's `safe_load_all`). */
+export function yamlStreamFormatter(sink: Sink): Formatter {
   return {
     write(records: readonly JsonObject[]) {
       if (records.length === 0) return;

@@ -38,7 +38,7 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
     const sandbox = await startSandbox({ port: 0, shape });
     return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, identified: true, close: sandbox.close };
   }
-  const baseUrl = requireBaseUrl(config);
+  const { baseUrl } = config;
   if (needsKey && !config.apiKey) {
     throw configError(
       `no API key configured (profile ${config.profile})`,
@@ -49,11 +49,6 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
   return { config, baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, owner, identified: identify, close: async () => undefined };
 }
 
-function requireBaseUrl(config: ResolvedConfig): string {
-  if (config.baseUrl) return config.baseUrl;
-  throw configError('no service address configured', `set one with \`sgq config set base-url URL${profileFlag(config.profile)}\` or SGQ_BASE_URL, or try \`sgq --sandbox …\``);
-}
-
 /**
  * Whose state a command that sends nothing reads (`sgq snapshots`, `sgq diff`, `sgq credits`,
  * `--dry-run`): the sandbox under --sandbox, else the service the profile points at (an
@@ -62,7 +57,7 @@ function requireBaseUrl(config: ResolvedConfig): string {
 export async function stateOwner(ctx: Pick<CommandContext, 'globals' | 'config'>, { probe = true } = {}): Promise<StateOwner> {
   const { globals, config } = ctx;
   if (globals.sandbox) return { service: SANDBOX_SERVICE, profile: config.profile };
-  return { service: await identifyService(requireBaseUrl(config), { probe }), profile: config.profile };
+  return { service: await identifyService(config.baseUrl, { probe }), profile: config.profile };
 }
 
 /** The record shape of `--sandbox` runs, from SGQ_SANDBOX_SHAPE (unset or empty: the service's). */

@@ -33,7 +33,7 @@ const PAGES_SHOWN = 20;
 /** Prints the requests the run would send, then the worst case; returns the exit code. */
 export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<number> {
   const { config, limit } = input;
-  const { origin, prefix } = input.sandbox ? { origin: 'http://127.0.0.1:PORT', prefix: '' } : config.baseUrl ? splitBaseUrl(config.baseUrl) : { origin: '{base-url}', prefix: '' };
+  const { origin, prefix } = input.sandbox ? { origin: 'http://127.0.0.1:PORT', prefix: '' } : splitBaseUrl(config.baseUrl);
   let users = 0;
   /** Calls at most; null once a user's pages have no known bound. */
   let calls: number | null = 0;

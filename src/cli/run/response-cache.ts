@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
-import type { CacheRequest, CachedAnswer, ResponseCache } from '../../core/client.js';
+import { splitBaseUrl, type CacheRequest, type CachedAnswer, type ResponseCache } from '../../core/client.js';
 import { listing } from '../../fs/read.js';
 import type { StateOwner } from '../../core/service.js';
 
@@ -36,8 +36,10 @@ export class FileCache implements ResponseCache {
   private file(request: CacheRequest): string {
     const key = createHash('sha256').update(this.caller.apiKey ?? '').digest('hex');
     const { owner, baseUrl } = this.caller;
-    // The route and its query, not the address: one service answers the same at any of its addresses.
-    const route = request.url.startsWith(baseUrl) ? request.url.slice(baseUrl.length) : request.url;
+    // The route and its query, not the address: one service answers the same at any of its
+    // addresses, written with or without its /api.
+    const { origin, prefix } = splitBaseUrl(baseUrl);
+    const route = request.url.startsWith(origin + prefix) ? request.url.slice(origin.length + prefix.length) : request.url;
     const name = createHash('sha256').update(JSON.stringify([owner.service, owner.profile, key, request.method, route, request.body ?? null])).digest('hex');
     return join(this.dir, `${name}.json`);
   }
