@@ -52,6 +52,10 @@ describe('the table\'s columns', () => {
   it('records of another shape (the spec\'s example, unknown fields) show every field, as they come', () => {
     expect(shown(['username', 'last_checked'])).toEqual([['username', 'username'], ['last_checked', 'last_checked']]);
     expect(shown(['a', 'b', 'username'])).toEqual([['a', 'a'], ['b', 'b'], ['username', 'username']]);
+    // A name or two in common with a kind of record is not that kind: nothing is hidden.
+    expect(shown(['id', 'text', 'author', 'lang']).map(([h]) => h)).toEqual(['id', 'text', 'author', 'lang']);
+    // A field the service adds one day does not bring back every column.
+    expect(shown([...relationFields('followers'), 'follower_verified'])).toHaveLength(6);
   });
 
   it('--wide: every field under its own name; --fields: the fields named, in that order', () => {

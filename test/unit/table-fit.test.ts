@@ -47,12 +47,12 @@ describe('-o table: a first screen that reads', () => {
   });
 
   it('a narrow terminal leaves columns out from the end before a number is cut, and says so once', async () => {
-    const { lines, warnings } = await table([followers(50), followers(50, 50)], { width: 48 });
+    const { lines, warnings } = await table([followers(50), followers(50, 50)], { width: 42 });
     expect(lines[0]).toMatch(/^username +name +followers +following$/);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/posts, created/);
     expect(warnings[0]).toMatch(/--wide|--fields/);
-    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(48);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(42);
     for (const line of lines.slice(1)) expect(line).toMatch(/ \d+ +\d+$/);
   });
 
@@ -71,7 +71,8 @@ describe('-o table: a first screen that reads', () => {
     const fields = ['follower_username', 'follower_userid', 'follower_bio'];
     const projected = page.map((r) => Object.fromEntries(fields.map((f) => [f, r[f] ?? null])) as JsonObject);
     const { lines } = await table([projected], { width: 44, fields });
-    expect(lines[0]).toMatch(/^follower_username +follower_userid +follower_bio/);
+    // A field name as a header may be cut; the values of a whole column may not.
+    expect(lines[0]).toMatch(/^follow\S* +follower_userid +follower_bio/);
     page.forEach((r, i) => expect(lines[i + 1]).toContain(`${text(r.follower_username)} `));
     page.forEach((r, i) => expect(lines[i + 1]).toContain(text(r.follower_userid)));
     for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(44);

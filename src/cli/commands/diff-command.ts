@@ -30,6 +30,7 @@ export interface DiffFlags {
   snapshotDir?: string;
   output?: Format;
   fields?: string[];
+  wide?: boolean;
   out?: string;
   waitLock?: { ms: number; text: string };
 }
@@ -76,7 +77,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const format = chooseFormat(flags, config, io.stdoutIsTTY);
   // --out as every command writes it: checked, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
-  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, pager: false }, reporter, () => undefined).catch((error: unknown) => {
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, wide: flags.wide, pager: false }, reporter, () => undefined).catch((error: unknown) => {
     claimed.release();
     throw error;
   });

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
-import type { Format, Formatter } from '../output/formats.js';
+import { checkShapeFlags, type Format, type Formatter } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
 import { Reporter } from '../output/reporter.js';
@@ -15,6 +15,7 @@ export interface FmtFlags extends JqFlags {
   output?: Format;
   fields?: string[];
   header?: boolean;
+  wide?: boolean;
   pager?: boolean;
   out?: string;
   waitLock?: { ms: number; text: string };
@@ -70,6 +71,7 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   const { io, globals } = ctx;
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const jq = jqOptions(flags, (text) => reporter.raw(text));
+  const format = checkShapeFlags(flags.output ?? (io.stdoutIsTTY && !flags.out ? 'table' : 'ndjson'), flags);
   if (jq) await loadJqFilter(jq);
   // --out as every command writes it: checked first, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
@@ -81,10 +83,9 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
     throw usageError(`cannot read ${name}: ${error.code ?? error.message}`, 'give a file sgq wrote, or - for stdin');
   });
 
-  const format = flags.output ?? (io.stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
   let closed = false;
   const onClose = () => (closed = true);
-  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, wide: flags.wide, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {
     claimed.release();
     throw error;
   });

@@ -14,10 +14,21 @@ export type { FormatOptions, Formatter } from './formatter.js';
 // The registry of formats: each format's module knows only the Formatter interface
 // (formatter.ts), never this file, so the formats and their registry form no circle.
 
-/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks --no-header against it. */
-export function chooseFormat(flags: { output?: Format; out?: string; header?: boolean }, config: Pick<ResolvedConfig, 'output'>, stdoutIsTTY: boolean): Format {
-  const format = flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+/** The flags that apply to one format only. */
+interface ShapeFlags {
+  header?: boolean;
+  wide?: boolean;
+}
+
+/** Chooses the format: flag, then config, then table on a terminal and NDJSON in a pipe or file; checks the flags of one format against it. */
+export function chooseFormat(flags: ShapeFlags & { output?: Format; out?: string }, config: Pick<ResolvedConfig, 'output'>, stdoutIsTTY: boolean): Format {
+  return checkShapeFlags(flags.output ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson'), flags);
+}
+
+/** `format`, once the flags of one format (--no-header, --wide) are found to be its. */
+export function checkShapeFlags(format: Format, flags: ShapeFlags): Format {
   if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
+  if (flags.wide && format !== 'table') throw usageError(`--wide is for -o table, not ${format}`, 'add -o table, or name the fields with --fields');
   return format;
 }
 
@@ -106,6 +117,6 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
     case 'parquet':
       return (await import('./parquet.js')).parquetFormatter(sink, options.fields, options.warn);
     case 'table':
-      return (await import('./table-format.js')).tableFormatter(sink, options.fields, { width: options.width, color: options.color }, options.warn);
+      return (await import('./table-format.js')).tableFormatter(sink, options.fields, { width: options.width, color: options.color, wide: options.wide }, options.warn);
   }
 }

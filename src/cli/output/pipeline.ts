@@ -15,6 +15,7 @@ export interface OutputChoice {
   format: Format;
   fields?: string[];
   header?: boolean;
+  wide?: boolean;
   pager?: boolean;
   jq?: JqOptions;
 }
@@ -44,6 +45,7 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
   const formatter = await createFormatter(choice.format, sink, {
     fields: choice.fields,
     header: choice.header,
+    wide: choice.wide,
     warn: (line) => reporter.warn(line),
     jq: choice.jq,
     toFile: out !== undefined,

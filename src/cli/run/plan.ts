@@ -52,6 +52,8 @@ export interface OutputFlags extends JqFlags {
   output?: Format;
   fields?: string[];
   header?: boolean;
+  /** --wide: the table's every field. */
+  wide?: boolean;
   pager?: boolean;
   raw?: boolean;
   out?: string;
