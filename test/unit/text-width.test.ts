@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cutToWidth, displayWidth, loadTextWidth } from '../../src/cli/output/text-width.js';
+import stringWidth from 'string-width';
+import { NARROW, WIDE, cutToWidth, displayWidth, loadTextWidth } from '../../src/cli/output/text-width.js';
 import { loadTable, renderTable, tableCell } from '../../src/cli/output/table.js';
 import { parseJson } from '../../src/core/json.js';
 
@@ -28,6 +29,34 @@ const HOSTILE = [
   '\u202eevil\u2066',
   '\ud800lone',
 ];
+
+describe('display width: the scripts measured by adding up', () => {
+  const each = (ranges: readonly (readonly [number, number])[]) => ranges.flatMap(([from, to]) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i)));
+  const simple = [...each(NARROW), ...each(WIDE)];
+
+  it('every such character takes what string-width says, alone and beside others', () => {
+    for (const c of simple) {
+      expect(displayWidth(c), `U+${c.charCodeAt(0).toString(16)}`).toBe(stringWidth(c));
+      expect(displayWidth(`a${c}${c}`), `U+${c.charCodeAt(0).toString(16)}`).toBe(stringWidth(`a${c}${c}`));
+    }
+  });
+
+  it('property: any text of them, with ASCII, measures and cuts as string-width and the grapheme segmenter do', () => {
+    const char = fc.oneof(fc.constantFrom(...simple), fc.constantFrom(...'ab Z.,-'));
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 30 }), fc.integer({ min: 0, max: 40 }), (chars, width) => {
+        const text = chars.join('');
+        expect(displayWidth(text)).toBe(stringWidth(text));
+        expect(graphemes(text)).toHaveLength(chars.length);
+        const cut = cutToWidth(text, width);
+        expect(cut.width).toBe(stringWidth(cut.text));
+        expect(cut.width).toBeLessThanOrEqual(width);
+        const next = text.slice(cut.text.length, cut.text.length + 1);
+        if (next) expect(cut.width + stringWidth(next)).toBeGreaterThan(width);
+      }),
+    );
+  });
+});
 
 describe('display width', () => {
   it.each([
@@ -119,7 +148,8 @@ describe('renderTable', () => {
   });
 
   it('a cut keeps escapes whole and never leaves half a surrogate pair', () => {
-    const lines = renderTable(['a'], [{ a: 'x\u001by' }, { a: '🙂🙂🙂🙂' }], { width: 4 }).split('\n');
+    // A terminal of 5 columns: the table keeps its last two free, 3 are left.
+    const lines = renderTable(['a'], [{ a: 'x\u001by' }, { a: '🙂🙂🙂🙂' }], { width: 5 }).split('\n');
     expect(lines[1]).toBe('x…');
     expect(lines[2]).toBe('🙂…');
     expect(lines.join('')).not.toMatch(/\p{Surrogate}/u);
