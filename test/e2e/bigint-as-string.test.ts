@@ -73,7 +73,9 @@ describe('--bigint-as-string', () => {
     expect(await run(followers('-o', 'ndjson'), { SGQ_CONFIG_DIR: config, SGQ_BIGINT_AS_STRING: '0' })).toBe(await run(followers('-o', 'ndjson')));
     const raw = await run(followers('--raw'), { SGQ_BIGINT_AS_STRING: '1' });
     expect(bigIds(raw).length).toBeGreaterThan(10);
-    expect(raw).toBe(await run(followers('--raw')));
+    // The balance in each body goes down between the two runs; the rest is the same text.
+    const balanceless = (text: string) => text.replace(/"current_credits":\d+/g, '');
+    expect(balanceless(raw)).toBe(balanceless(await run(followers('--raw'))));
     // Where the setting cannot apply (csv), it is not an error.
     expect(await run(followers('-o', 'csv'), { SGQ_BIGINT_AS_STRING: '1' })).toBe(await run(followers('-o', 'csv')));
     const both = await sgq(followers('--raw', '--bigint-as-string'), { env: sb.env() });

@@ -37,7 +37,15 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
-  const choice = { fields: flags.fields, header: flags.header, wide: flags.wide, pager: flags.pager, jq, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY) };
+  const choice = {
+    fields: flags.fields,
+    header: flags.header,
+    wide: flags.wide,
+    pager: flags.pager,
+    jq,
+    format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY),
+    bigintAsString: (config: ResolvedConfig) => flags.bigintAsString ?? config.bigintAsString === 'true',
+  };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   try {
     const price = RunPrice.forRun(io.env, scope.config, plan.path, ctx.globals.sandbox ? undefined : scope.connection.baseUrl);

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
+import { envSetting } from '../../core/config.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
 import { checkShapeFlags, type Format, type Formatter } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
@@ -16,6 +17,7 @@ export interface FmtFlags extends JqFlags {
   fields?: string[];
   header?: boolean;
   wide?: boolean;
+  bigintAsString?: boolean;
   pager?: boolean;
   out?: string;
   waitLock?: { ms: number; text: string };
@@ -72,6 +74,8 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   const format = checkShapeFlags(flags.output ?? (io.stdoutIsTTY && !flags.out ? 'table' : 'ndjson'), flags);
+  // No profile is read: the flag, else the environment.
+  const bigintAsString = flags.bigintAsString ?? envSetting('bigint-as-string', io.env) === 'true';
   if (jq) await loadJqFilter(jq);
   // --out as every command writes it: checked first, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
@@ -85,7 +89,7 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
 
   let closed = false;
   const onClose = () => (closed = true);
-  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, wide: flags.wide, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, wide: flags.wide, bigintAsString, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {
     claimed.release();
     throw error;
   });

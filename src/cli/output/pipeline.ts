@@ -16,6 +16,7 @@ export interface OutputChoice {
   fields?: string[];
   header?: boolean;
   wide?: boolean;
+  bigintAsString?: boolean;
   pager?: boolean;
   jq?: JqOptions;
 }
@@ -46,6 +47,7 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
     fields: choice.fields,
     header: choice.header,
     wide: choice.wide,
+    bigintAsString: choice.bigintAsString,
     warn: (line) => reporter.warn(line),
     jq: choice.jq,
     toFile: out !== undefined,

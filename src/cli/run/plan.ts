@@ -54,6 +54,8 @@ export interface OutputFlags extends JqFlags {
   header?: boolean;
   /** --wide: the table's every field. */
   wide?: boolean;
+  /** --bigint-as-string, given on the command line (else the setting). */
+  bigintAsString?: boolean;
   pager?: boolean;
   raw?: boolean;
   out?: string;
