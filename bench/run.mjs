@@ -859,8 +859,9 @@ async function tableEngines() {
   const check = JSON.parse(probe.stdout);
   const records = QUICK ? 20_000 : FOLLOWERS;
   log(`table: sgq's table and cli-table3's, ${fmt(records)} records in process, then peak RSS at ${fmt(TABLE_BIG)}`);
-  const [time, rss] = [records, TABLE_BIG].map((n) => Object.fromEntries(['none', 'sgq', 'cli-table3'].map((e) => [e, JSON.parse(engines(e, n).stdout)])));
-  const render = (e) => time[e].ms - time.none.ms;
-  row(`rendering ${fmt(records)} followers page by page at 80 columns, in process: cli-table3 (borderless, the first page's widths) vs sgq's table (the same cells and widths; records made and parsed, ${fmt(time.none.ms)} ms, taken off both); peak RSS at ${fmt(TABLE_BIG)} records ${rss['cli-table3'].peakRssMiB} vs ${rss.sgq.peakRssMiB} MiB`, `${fmt(render('cli-table3'))} ms`, `${fmt(render('sgq'))} ms`, `${(render('cli-table3') / render('sgq')).toFixed(2)}x`, 'informational (why sgq keeps its own table)');
+  const figures = (engine, n) => JSON.parse(engines(engine, n).stdout);
+  const ms = Object.fromEntries(['sgq', 'cli-table3'].map((e) => [e, median(Array.from({ length: Math.min(RUNS, 3) }, () => figures(e, records).ms))]));
+  const rss = Object.fromEntries(['sgq', 'cli-table3'].map((e) => [e, figures(e, TABLE_BIG).peakRssMiB]));
+  row(`rendering ${fmt(records)} followers page by page at 80 columns, in process (bench/table-engines.mjs): cli-table3 (borderless, the first page's widths) vs sgq's table (the same cells and widths); peak RSS at ${fmt(TABLE_BIG)} records ${rss['cli-table3']} vs ${rss.sgq} MiB`, `${fmt(ms['cli-table3'])} ms`, `${fmt(ms.sgq)} ms`, `${(ms['cli-table3'] / ms.sgq).toFixed(2)}x`, 'informational (why sgq keeps its own table)');
   notes.push(`table: of the first page at 80 columns, cli-table3 printed ${check['cli-table3'].misaligned} of ${check['cli-table3'].lines} lines misaligned by Unicode's measure (it counts a zero-width space as one column, Devanagari by code point) and ${check['cli-table3'].loneSurrogates} with a lone surrogate; sgq's table ${check.sgq.misaligned} and ${check.sgq.loneSurrogates}`);
 }
