@@ -36,12 +36,12 @@ __sgq_options() {
     'info') REPLY='-o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'config list') REPLY='-o --output' ;;
-    'credits') REPLY='--refresh --json' ;;
+    'credits') REPLY='--refresh --json --forget-prices' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --wide --bigint-as-string --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
-    'dataset info') REPLY='-o --output --fields' ;;
+    'dataset info') REPLY='--schema --files -o --output --fields' ;;
     'dataset compact') REPLY='--before --wait-lock' ;;
     'fmt') REPLY='-o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --out --wait-lock' ;;
     'describe') REPLY='--json --schema' ;;

@@ -145,7 +145,7 @@ complete -c sgq -n '__sgq_at ""' -a lists -d 'Lists (the service has not opened 
 complete -c sgq -n '__sgq_at ""' -a info -d 'Service information (free, no key needed)'
 complete -c sgq -n '__sgq_at ""' -a api -d 'Call any route as a raw request, like `gh api`: same auth, errors and output'
 complete -c sgq -n '__sgq_at ""' -a config -d 'Read and change the config store (profiles of settings)'
-complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw for the profile, from the runs before (no call, no credit spent)'
+complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw for the profile on its service, from the runs before (no call, no credit spent)'
 complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by --cache'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
@@ -501,6 +501,7 @@ complete -c sgq -n '__sgq_in "config list"' -s o -l output -x -a 'text\\t\'lines
 # sgq credits
 complete -c sgq -n '__sgq_in "credits"' -l refresh -d 'ask the service with a free call (metadata/get_userid with the key) and record the answer'
 complete -c sgq -n '__sgq_in "credits"' -l json -d 'print the balance, when and where it was seen, as one JSON object'
+complete -c sgq -n '__sgq_in "credits"' -l forget-prices -d 'forget the prices sgq learned from the balances on this profile and service'
 
 # sgq cache
 complete -c sgq -n '__sgq_at "cache"' -a info -d 'print where the cache is, its entries and their size in bytes'
@@ -555,10 +556,12 @@ complete -c sgq -n '__sgq_in "snapshots prune"' -l keep -x -d 'snapshots to keep
 complete -c sgq -n '__sgq_in "snapshots prune"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 
 # sgq dataset
-complete -c sgq -n '__sgq_at "dataset"' -a info -d 'list the partitions: kind, route, date, files, rows and bytes'
-complete -c sgq -n '__sgq_at "dataset"' -a compact -d 'merge each partition\'s files into one; readers see the old files or the new one'
+complete -c sgq -n '__sgq_at "dataset"' -a info -d 'list the partitions: kind, route, date, files, rows, bytes and files whose columns differ from the route\'s'
+complete -c sgq -n '__sgq_at "dataset"' -a compact -d 'rewrite files of an older sgq in their route\'s columns and merge each partition\'s files into one; readers see the old files or the new ones'
 
 # sgq dataset info
+complete -c sgq -n '__sgq_in "dataset info"' -l schema -d 'list each route\'s columns and their types instead: its own, sgq\'s, and the fields it does not declare'
+complete -c sgq -n '__sgq_in "dataset info"' -l files -d 'list each file instead, with how its columns differ from its route\'s (written by an older sgq)'
 complete -c sgq -n '__sgq_in "dataset info"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'a YAML stream, one document a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson or csv (default: table on a terminal, else ndjson)'
 complete -c sgq -n '__sgq_in "dataset info"' -l fields -x -d 'comma-separated fields to print, in this order'
 

@@ -2,7 +2,8 @@
 // `--help` and the completions are built from (src/cli/program.ts, bundled here by esbuild as
 // the build does), and the marked blocks of the other pages (`<!-- generated:NAME -->` …
 // `<!-- /generated:NAME -->`) from `sgq describe --json` of the built binary: the exit codes of
-// src/core/errors.ts, and the settings and environment tables `sgq help` prints. `npm run docs`
+// src/core/errors.ts, the settings and environment tables `sgq help` prints, and each route's
+// Parquet columns, declared by src/core/record-fields.ts. `npm run docs`
 // builds first. With --check, writes nothing and fails when a checked-in page has drifted.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -129,7 +130,21 @@ function commandsPage(d, tree) {
   return `${parts.join('\n')}\n`;
 }
 
+/** Each route's Parquet columns (`describe --json`), routes of the same columns under one table. */
+function datasetSchemas(routes) {
+  const groups = new Map();
+  for (const r of routes) {
+    const key = JSON.stringify(r.parquet_columns);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  return [...groups.values()].map((same) => {
+    const names = same.map((r) => `${code(`route=${r.path.slice(1).replaceAll('/', '.')}`)} (${code(`sgq ${r.command}`)})`).join(', ');
+    return [`${names}:`, '', table(['column', 'type', 'meaning'], same[0].parquet_columns.map((c) => [code(c.name), c.type, c.description]))].join('\n');
+  }).join('\n\n');
+}
+
 const BLOCKS = {
+  'dataset-schemas': (d) => datasetSchemas(d.routes),
   'exit-codes': (d) => table(['code', 'kind', 'meaning'], d.exit_codes.map((e) => [String(e.code), code(e.kind), e.meaning])),
   settings: (d) => table(['setting', 'environment', 'meaning'], d.settings.map((s) => [code(s.name), code(s.env), `${s.description}${s.secret ? ' (secret: never printed whole)' : ''}`])),
   environment: (d) => table(['variable', 'meaning'], d.environment.map((e) => [code(e.name), e.description])),
@@ -143,7 +158,7 @@ function fillBlocks(text, d, page) {
   });
 }
 
-const PAGES = ['docs/exit-codes.md', 'docs/configuration.md'];
+const PAGES = ['docs/exit-codes.md', 'docs/configuration.md', 'docs/dataset.md'];
 
 const described = JSON.parse(execFileSync(process.execPath, [bin, 'describe', '--json'], { encoding: 'utf8' }));
 const wanted = new Map([['docs/commands.md', commandsPage(described, await commandTree())]]);

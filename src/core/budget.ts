@@ -2,7 +2,7 @@
 // One Budget is shared by every user in flight, so the limits hold for the run, not per user:
 // a call is sent only when what it could bring still fits after the calls already in flight.
 
-import { PriceMeter, type PriceEvent } from './price-meter.js';
+import { PriceMeter, type PriceEvent, type SpendWatch } from './price-meter.js';
 
 export interface BudgetLimits {
   limit?: number;
@@ -10,13 +10,16 @@ export interface BudgetLimits {
   /** Credits per call where a price is known (prices.ts); otherwise learned from balances. */
   knownCost: number | null;
   /**
-   * The price was stated by the user or observed on this account before: calls may run side
-   * by side under --max-credits at once. A price from the public table is not trusted until
-   * this run's balances had the chance to confirm it (three calls one at a time).
+   * The price was stated by the user: calls may run side by side under --max-credits at once.
+   * A price from the public table, or one an earlier run observed (the service may have changed
+   * it since), is not trusted until this run's balances had the chance to confirm it (three
+   * calls one at a time, or two measured ones that agree).
    */
   trusted?: boolean;
   /** Told of a price observed from the balances, or a balance that went up (price-meter.ts). */
   onPrice?: (event: PriceEvent) => void;
+  /** The calls of other processes on the same account (price-meter.ts): every call is framed in it. */
+  watch?: SpendWatch;
 }
 
 /** What `acquire` decided: send the call, or stop because a limit is met. */
@@ -34,9 +37,11 @@ export class Budget {
   private pageSize: number | null = null;
   private readonly waiting = new Set<() => void>();
   private readonly meter: PriceMeter;
+  /** The balance before the first call was asked for (openWith). */
+  private opened = false;
 
   constructor(private readonly limits: BudgetLimits) {
-    this.meter = new PriceMeter(limits.onPrice);
+    this.meter = new PriceMeter(limits.onPrice, limits.watch);
   }
 
   get recordsLeft(): number {
@@ -124,7 +129,36 @@ export class Budget {
 
   private start(): void {
     this.inFlight++;
-    this.meter.started(this.inFlight);
+    this.meter.started(this.inFlight, this.limits.watch?.started());
+  }
+
+  /**
+   * Whether reading the balance before the first call is worth a free call: under
+   * --max-credits, so that the first call is measured too and a price the run learns is used
+   * within its budget from the second call on. Not for a free route, nor when no call fits.
+   */
+  get wantsOpeningBalance(): boolean {
+    const { maxCredits, knownCost } = this.limits;
+    return maxCredits !== undefined && knownCost !== 0 && !this.opened && this.calls === 0 && this.inFlight === 0 && this.estimatedCost() <= maxCredits;
+  }
+
+  /**
+   * Takes the balance `read` reports (a free call) as the one before the first call. It counts
+   * as a call in flight meanwhile, and spends nothing; a failed read only leaves it unknown.
+   */
+  async openWith(read: () => Promise<number | undefined>): Promise<void> {
+    this.opened = true;
+    this.start();
+    let balance: number | undefined;
+    try {
+      balance = await read();
+    } finally {
+      this.meter.settled(this.inFlight, { charged: false, balance: balance ?? null, records: null });
+      this.inFlight--;
+      this.limits.watch?.ended();
+      this.latest = balance ?? this.latest;
+      this.wakeAll();
+    }
   }
 
   /**
@@ -159,6 +193,7 @@ export class Budget {
     const alone = this.meter.alone(this.inFlight);
     this.meter.settled(this.inFlight, { charged, balance, records: page ? page.records : null });
     this.inFlight--;
+    this.limits.watch?.ended();
     if (balance !== null) {
       this.highest = this.highest === null ? balance : Math.max(this.highest, balance);
       this.lowest = this.lowest === null ? balance : Math.min(this.lowest, balance);

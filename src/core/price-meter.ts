@@ -3,16 +3,35 @@
 // answer) right after a call whose answer carried the balance: with calls side by side
 // (--parallel, several users at once) the drops cannot be told apart. A price is taken as
 // observed once two calls in a row that returned data cost the same, so a single drop
-// inflated by another client spending on the same key is not taken for a price.
+// inflated by another client spending on the same key is not taken for a price. Other
+// processes spending from the same account are seen through a SpendWatch (the CLI's calls
+// ledger): a drop between two balances is measured only when none of them called in between.
 
-/** What the meter tells its owner: a price observed, or a balance that went up between calls. */
+/** What the meter tells its owner: a price observed, a balance that went up between calls, or a drop another process shared. */
 export type PriceEvent =
   | { kind: 'observed'; credits: number; before: number; after: number }
-  | { kind: 'rose'; before: number; after: number };
+  | { kind: 'rose'; before: number; after: number }
+  | { kind: 'crowded' };
+
+/**
+ * The calls of the other processes spending from the same account, as far as they can be seen.
+ * `started` and `ended` frame each call of this process; `started` returns where the call
+ * stands among everyone's calls, for `quietSince`.
+ */
+export interface SpendWatch<Mark = unknown> {
+  started(): Mark;
+  ended(): void;
+  /** Whether no other process had a call in flight at any moment since `mark` was taken. */
+  quietSince(mark: Mark): boolean;
+}
 
 export class PriceMeter {
   /** The balance after the last call, while nothing has been in flight since; else null. */
   private lastBalance: number | null = null;
+  /** Where the call that reported `lastBalance` started among everyone's calls (SpendWatch). */
+  private lastMark: unknown;
+  /** The mark of the first call of those now in flight: no later than the start of any of them. */
+  private busyMark: unknown;
   private acquired = 0;
   /** `acquired` when the call now in flight started alone; -1 when none did. */
   private soloStart = -1;
@@ -25,12 +44,16 @@ export class PriceMeter {
   measuredCredits = 0;
   measuredCalls = 0;
 
-  constructor(private readonly onEvent?: (event: PriceEvent) => void) {}
+  constructor(
+    private readonly onEvent?: (event: PriceEvent) => void,
+    private readonly watch?: Pick<SpendWatch, 'quietSince'>,
+  ) {}
 
-  /** A call starts; `inFlight` counts it. */
-  started(inFlight: number): void {
+  /** A call starts; `inFlight` counts it; `mark` is where it starts (SpendWatch.started). */
+  started(inFlight: number, mark?: unknown): void {
     this.acquired++;
     this.soloStart = inFlight === 1 ? this.acquired : -1;
+    if (inFlight === 1) this.busyMark = mark;
   }
 
   /** Whether the call settling now ran alone from its start (`inFlight` counts it). */
@@ -57,8 +80,16 @@ export class PriceMeter {
       if (call.records === null || call.charged) this.lastBalance = null;
       return undefined;
     }
+    const since = this.lastMark;
     this.lastBalance = inFlight === 1 ? balance : null;
+    this.lastMark = this.busyMark;
     if (before === null || !call.charged) return undefined;
+    if (this.watch && !this.watch.quietSince(since)) {
+      // Another process called in between: the drop is not this call's price alone.
+      this.onEvent?.({ kind: 'crowded' });
+      this.lastDrop = null;
+      return undefined;
+    }
     if (balance > before) {
       // Credits bought during the run, or a service that refunds: no price to learn from it.
       this.onEvent?.({ kind: 'rose', before, after: balance });

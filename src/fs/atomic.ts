@@ -1,6 +1,7 @@
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PRIVATE_FILE, setMode } from './modes.js';
+import { NotRegularFileError, kindOf } from './read.js';
 import { tempPath } from './temp-names.js';
 
 // The one place where sgq replaces a file: an exclusive temporary file beside the target
@@ -8,6 +9,10 @@ import { tempPath } from './temp-names.js';
 // flushed so the rename itself survives a power cut. A reader sees the old file or the new
 // one, never half of one; a crash leaves the old file and a temporary file that the next run
 // sweeps (src/fs/sweep.ts). No other module renames a file into place.
+//
+// The one exception to replacing, at the end of this file: the calls ledger
+// (src/cli/run/calls-ledger.ts) is written in place at every call, where a rename would cost
+// ten times the call's own bookkeeping, with writes that a reader sees whole or not at all.
 
 export interface ReplaceOptions {
   /** Flush the data and the folder to disk (default). Off for notes not worth two fsyncs. */
@@ -124,4 +129,44 @@ export function syncFolder(folder: string): void {
 export function writeAll(fd: number, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/** Opens `file` to append records (created 0600 when missing); readers count on its size only. */
+export function openForAppend(file: string): number {
+  return openRegular(file, constants.O_APPEND);
+}
+
+/**
+ * Appends `data` in one write(2). The file was opened to append (O_APPEND): the kernel places
+ * each write whole at the end, so writers of several processes never interleave their bytes.
+ */
+export function appendRecord(fd: number, data: Uint8Array): void {
+  if (writeSync(fd, data) !== data.length) throw new Error(`short append (${data.length} bytes)`);
+}
+
+/** Empties a file of appended records in place, for its size to start again (a reader sees it shrink). */
+export function emptyRecords(fd: number): void {
+  ftruncateSync(fd, 0);
+}
+
+/** Opens, creating or emptying it (0600), a file only this process writes, one byte at its start (writeFlag). */
+export function openFlag(file: string): number {
+  return openRegular(file, constants.O_TRUNC);
+}
+
+/**
+ * Opens a file written in place, for writing, created 0600 when missing: without waiting for a
+ * reader when a FIFO is in its place (O_NONBLOCK), and refused unless it is a regular file.
+ */
+function openRegular(file: string, flags: number): number {
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | flags | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0), PRIVATE_FILE);
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return fd;
+  closeSync(fd);
+  throw new NotRegularFileError(kindOf(stat));
+}
+
+/** Writes one byte at the start of a flag file: a reader sees the old byte or the new one. */
+export function writeFlag(fd: number, flag: Uint8Array): void {
+  writeSync(fd, flag, 0, 1, 0);
 }

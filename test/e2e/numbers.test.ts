@@ -107,9 +107,28 @@ describe('numbers exactly as sent', () => {
     }
   });
 
-  it('Parquet: DuckDB reads each value exactly, a DECIMAL or a string where a double would change it', async () => {
+  it("Parquet of a route: its declared columns typed, every other field as the exact text sent; DuckDB reads each value exactly", async () => {
     const file = join(tempDir(), 'numbers.parquet');
     await run([...followers, '-o', 'parquet', '--out', file]);
+    const { types, rows } = await readParquet(file, { asText: true });
+    // The followers' description declares username and last_checked; the other fields are text.
+    expect(types).toMatchObject({ username: 'VARCHAR', last_checked: 'TIMESTAMP WITH TIME ZONE', userid: 'BIGINT', score: 'VARCHAR', big: 'VARCHAR', one: 'VARCHAR', f: 'VARCHAR', id: 'VARCHAR', nested: 'VARCHAR', _unfit: 'VARCHAR' });
+    expect(rows.map((r) => [r.score, r.big, r.one, r.nz, r.f, r.id, r.nested, r._unfit])).toEqual([
+      ['0.12345678901234567890123', '1E400', '1.0', '-0', '1e-7', '12345678901234567890123', '{"x":[1.50,-0.0]}', null],
+      ['0.5', '-1E400', '2', '0', '0.25', '5', '{"x":[]}', null],
+      ['1.5', '7', '3', '1', '0.5', '6', '{"x":[2]}', null],
+    ]);
+    // The score history declares score a number: DECIMAL(38,23), every digit.
+    const scores = join(tempDir(), 'scores.parquet');
+    await run(['alpha', 'score-history', 'jack', '--all', '-o', 'parquet', '--out', scores]);
+    const declared = await readParquet(scores, { asText: true });
+    expect(declared.types).toMatchObject({ date: 'DATE', score: 'DECIMAL(38,23)', _unfit: 'VARCHAR' });
+    expect(declared.rows.map((r) => r.score)).toEqual(['0.12345678901234567890123', '0.50000000000000000000000', '1.50000000000000000000000']);
+  });
+
+  it('Parquet of what is no route (sgq fmt): each column typed by its values, a DECIMAL or a string where a double would change them', async () => {
+    const file = join(tempDir(), 'numbers.parquet');
+    await run(['fmt', '-', '-o', 'parquet', '--out', file], `${all.join('\n')}\n`);
     const { types, rows } = await readParquet(file, { asText: true });
     expect(types).toEqual({
       username: 'VARCHAR',

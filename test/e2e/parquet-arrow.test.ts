@@ -3,6 +3,7 @@ import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { readParquet as readWithArrowRs } from 'parquet-wasm';
 import { describe, expect, it } from 'vitest';
+import { recordColumns, typedColumns } from '../../src/cli/output/parquet-schema.js';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -29,6 +30,10 @@ function column(table: Table, name: string): unknown[] {
   }
   return out;
 }
+
+/** The followers' declared columns (every one of them in every file, _unfit last) as Arrow names their types. */
+const ARROW: Record<string, string> = { VARCHAR: 'Utf8', BIGINT: 'Int64', 'TIMESTAMP WITH TIME ZONE': 'Timestamp<MICROSECOND, UTC>' };
+const followerTypes = (): Record<string, string> => Object.fromEntries(typedColumns(recordColumns('followers')).map((c) => [c.name, ARROW[c.type]!]));
 
 const micros = (iso: string): bigint => {
   const [, whole, fraction = ''] = /^(.*?\d{2}:\d{2}:\d{2})(?:\.(\d+))?(.*)$/.exec(iso)!.slice(0, 3);
@@ -65,7 +70,10 @@ describe('sgq\'s Parquet read by arrow-rs (parquet-wasm), a reader other than Du
     const file = join(tempDir(), 'followers.parquet');
     expect((await sgq([...args, '-o', 'parquet', '--out', file], { env: sb.env() })).exitCode).toBe(0);
     const { types, table } = arrowRead(file);
-    expect(types).toEqual({ username: 'Utf8', last_checked: 'Timestamp<MICROSECOND, UTC>' });
+    // Every declared column, those the spec's shape leaves out all null.
+    expect(types).toEqual(followerTypes());
+    expect(new Set(column(table, 'follower_username'))).toEqual(new Set([null]));
+    expect(new Set(column(table, '_unfit'))).toEqual(new Set([null]));
     expect(table.batches.length).toBeGreaterThan(1);
     expect(column(table, 'username')).toEqual(records.map((r) => r.username));
     expect(column(table, 'last_checked')).toEqual(records.map((r) => micros(r.last_checked)));
@@ -79,7 +87,7 @@ describe('sgq\'s Parquet read by arrow-rs (parquet-wasm), a reader other than Du
     const [day] = readdirSync(route);
     const [name] = readdirSync(join(route, day!));
     const { types, table } = arrowRead(join(route, day!, name!));
-    expect(types).toEqual({ query_user: 'Utf8', fetched_at: 'Timestamp<MICROSECOND, UTC>', username: 'Utf8', last_checked: 'Timestamp<MICROSECOND, UTC>' });
+    expect(types).toEqual({ query_user: 'Utf8', fetched_at: 'Timestamp<MICROSECOND, UTC>', ...followerTypes() });
     expect(table.numRows).toBe(r.stdout.split('\n').length);
     expect(new Set(column(table, 'query_user'))).toEqual(new Set(['jack']));
     expect(new Set(column(table, 'fetched_at')).size).toBe(1);

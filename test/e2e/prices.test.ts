@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readObservedPrices } from '../../src/cli/run/credits-store.js';
+import { SANDBOX_SERVICE } from '../../src/core/service.js';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { lines, tempDir } from '../helpers/run.js';
 
@@ -53,7 +54,8 @@ describe('prices end to end, against `sgq sandbox` (it charges the public prices
     expect(r.exitCode).toBe(0);
     // No message: the sandbox charges what the table says.
     expect(r.stderr).not.toContain('a call (the balance went');
-    const stored = JSON.parse(readFileSync(join(dir, 'credits.json'), 'utf8')) as { prices: Record<string, Record<string, { credits: number }>> };
-    expect(stored.prices.default!['metadata/get_metadata_history']!.credits).toBe(2);
+    // Kept as the sandbox's: `sgq sandbox` says so in every answer.
+    const stored = readObservedPrices(join(dir, 'config.json'), { service: SANDBOX_SERVICE, profile: 'default' });
+    expect(stored.get('metadata/get_metadata_history')).toBe(2);
   });
 });

@@ -110,6 +110,26 @@ describe('across runs: each service keeps its own state', () => {
   });
 });
 
+describe('across runs: a sandbox found by its answers', () => {
+  it('a run that keeps state, told it is not a sandbox (an address not asked), stops at the first answer that says it is', async () => {
+    const h = home();
+    // 0.0.0.0 reaches the loopback sandbox, but is not a loopback address sgq asks.
+    const unasked = announced.url.replace('127.0.0.1', '0.0.0.0');
+    const r = await runSgq(NIGHTLY, { env: h.env(announced, { SGQ_BASE_URL: unasked }) });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`${unasked} answered as sgq's sandbox (header x-sgq-service), but this run keeps the state of http://0.0.0.0:`);
+    expect(existsSync(join(h.dir, 'config', 'since-marks.json')) && Object.keys(JSON.parse(readFileSync(join(h.dir, 'config', 'since-marks.json'), 'utf8')).services ?? {}).length).toBeFalsy();
+  });
+
+  it('a run that keeps nothing is not asked, and works against `sgq sandbox` as before', async () => {
+    const h = home();
+    const r = await runSgq(['graph', 'followers', 'jack', '-o', 'ndjson'], { env: h.env(announced) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).length).toBeGreaterThan(0);
+  });
+});
+
 describe('across runs: the state of sgq 3.x is adopted once', () => {
   it('the first nightly run after the upgrade sends the same since and continues the same snapshots', async () => {
     const h = home();

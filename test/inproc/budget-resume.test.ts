@@ -28,16 +28,19 @@ describe('one budget for the whole run, whatever the concurrency', () => {
   });
 
   it('latest-tweets over 4 users: --limit 1 and --max-credits 6 each send one call', async () => {
-    const stub = await stubs(() => ({ body: { data: [{ id: '1' }, { id: '2' }], current_credits: 100 } }));
+    // 6 credits a call; the free call that reads the balance first (under --max-credits) costs nothing.
+    let balance = 100;
+    const stub = await stubs((req) => ({ body: { data: [{ id: '1' }, { id: '2' }], current_credits: req.url.endsWith('/metadata/get_userid') ? balance : (balance -= 6) } }));
     const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' };
+    const asked = () => stub.requests.filter((q) => q.url.endsWith('/metadata/get_latest_tweets')).length;
     const limited = await runSgq(['metadata', 'latest-tweets', 'a', 'b', 'c', 'd', '--limit', '1'], { env });
     expect(limited.code).toBe(0);
     expect(lines(limited.stdout)).toHaveLength(1);
-    expect(stub.requests).toHaveLength(1);
+    expect(asked()).toBe(1);
 
     const credits = await runSgq(['metadata', 'latest-tweets', 'a', 'b', 'c', 'd', '--max-credits', '6'], { env });
     expect(credits.code).toBe(0);
-    expect(stub.requests).toHaveLength(2);
+    expect(asked()).toBe(2);
     // The users never asked are named in a command that asks them, with a new budget.
     expect(credits.stderr).toContain('stopped before the next call could pass --max-credits 6 (6 credits spent, the next call costs 6 credits); 3 users not attempted; with a new budget, resume them with: sgq metadata latest-tweets b c d');
   });
@@ -54,18 +57,19 @@ describe('one budget for the whole run, whatever the concurrency', () => {
   it('--max-credits over many users, at a price above the table (5, not 3), is never passed: one call at a time until the balances confirm the price', async () => {
     let balance = 1000;
     const stub = await stubs((req) => {
+      if (req.url.endsWith('/metadata/get_userid')) return { body: { data: [{ error: 'no data for username = jack' }], current_credits: balance } };
       balance -= 5;
       return { body: envelope(pageOf(req), null, [{ username: userOf(req) }], balance) };
     });
     const out = join(tempDir(), 'f.ndjson');
     const r = await runSgq(['graph', 'followers', ...users(20), '--max-credits', '20', '--concurrency', '8', '--summary', 'json', '--out', out], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
     expect(r.code).toBe(0);
-    // The first call is priced at 3 (the table); the second measures 5, the third confirms it: 4 calls, 20 credits.
+    // The balance is read first (free): the first call measures 5, the second confirms it: 4 calls, 20 credits.
     expect(1000 - balance).toBe(20);
-    expect(r.stderr).toContain('graph/get_followers cost 5 credits a call (the balance went from 990 to 985, one call at a time), not 3');
+    expect(r.stderr).toContain('graph/get_followers cost 5 credits a call (the balance went from 995 to 990, one call at a time), not 3');
     const summary = JSON.parse(lines(r.stderr).at(-1)!) as { totals: { credits_used: number }; remaining: number };
     expect(summary.totals.credits_used).toBe(1000 - balance);
-    expect(summary.remaining).toBe(20 - stub.requests.length);
+    expect(summary.remaining).toBe(20 - stub.requests.filter((q) => q.url.endsWith('/graph/get_followers')).length);
   });
 });
 

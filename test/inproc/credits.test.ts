@@ -1,13 +1,19 @@
 import { execaSync } from 'execa';
-import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEY } from '../../src/sandbox/server.js';
+import { creditsFolder } from '../../src/cli/run/credits-store.js';
+import { SANDBOX_SERVICE } from '../../src/core/service.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
+import { useStubs } from '../helpers/stub-server.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { onLinuxAsRoot } from '../helpers/tmpfs.js';
 
 const sb = useSandbox();
+const stubs = useStubs();
+/** The note of the default profile on the sandbox, in the config folder `dir`. */
+const noteIn = (dir: string) => join(creditsFolder(join(dir, 'config.json'), { service: SANDBOX_SERVICE, profile: 'default' })!, 'note.json');
 const calls = () => [...sb.sandbox.calls.values()].reduce((a, b) => a + b, 0);
 
 describe('sgq credits', () => {
@@ -26,11 +32,11 @@ describe('sgq credits', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toBe(`${left}\n`);
     const json = JSON.parse((await runSgq(['credits', '--json'], { env })).stdout) as Record<string, unknown>;
-    expect(json).toMatchObject({ profile: 'default', credits: left, route: 'graph/get_followers', base_url: sb.sandbox.url });
+    expect(json).toMatchObject({ profile: 'default', service: SANDBOX_SERVICE, credits: left, route: 'graph/get_followers', base_url: sb.sandbox.url });
     expect(Date.now() - Date.parse(json.seen_at as string)).toBeGreaterThanOrEqual(0);
 
     // The store: beside the config, 0600, and no key in it.
-    const file = join(dir, 'credits.json');
+    const file = noteIn(dir);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).not.toContain(DEMO_KEY);
   });
@@ -56,34 +62,40 @@ describe('sgq credits', () => {
     expect(stored).toMatchObject({ credits: Number(first.stdout), route: 'metadata/get_userid' });
   });
 
-  it('a run that does not see a balance changes nothing; a --sandbox run records none', async () => {
-    const env = { ...sb.env(), SGQ_CONFIG_DIR: tempDir() };
+  it("a run that does not see a balance changes nothing; a --sandbox run records the sandbox's, not the profile's service's", async () => {
+    const stub = await stubs(() => ({ body: { data: [] } }));
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_CONFIG_DIR: tempDir() };
     expect((await runSgq(['info'], { env })).code).toBe(0);
     expect((await runSgq(['--sandbox', 'graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
-    expect((await runSgq(['credits'], { env })).code).toBe(3);
+    const none = await runSgq(['credits'], { env });
+    expect(none.code).toBe(3);
+    expect(lines(none.stderr)).toEqual([`sgq: no balance seen yet for profile default at ${stub.url}; any run of a paid route records it, or ask with \`sgq credits --refresh\` (free)`]);
+    expect((await runSgq(['--sandbox', 'credits'], { env })).code).toBe(0);
   });
 });
 
-describe('the note of the balance (credits.json)', () => {
-  const balanceIn = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { profiles: { default: { credits: number } } }).profiles.default.credits;
+describe('the note of the balance', () => {
+  const balanceIn = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { balance: { credits: number } }).balance.credits;
 
   it('makes its folder (0700) when the config folder does not exist yet, and the next run writes over the file it finds', async () => {
     const dir = join(tempDir(), 'not', 'yet');
     const env = { ...sb.env(), SGQ_CONFIG_DIR: dir };
     expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
-    const file = join(dir, 'credits.json');
+    const file = noteIn(dir);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
     const first = balanceIn(file);
     expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
     expect(balanceIn(file)).toBeLessThan(first);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(dirname(file)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('a damaged file is written afresh', async () => {
     const dir = tempDir();
-    const file = join(dir, 'credits.json');
-    writeFileSync(file, '{"profiles": {"default": ');
+    const file = noteIn(dir);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, '{"balance": {"credits": ');
     expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env: { ...sb.env(), SGQ_CONFIG_DIR: dir } })).code).toBe(0);
     expect(balanceIn(file)).toBeGreaterThan(0);
   });
@@ -96,7 +108,7 @@ describe('the note of the balance (credits.json)', () => {
     const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--verbose'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).not.toBe('');
-    expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\.json: ENOTDIR/);
+    expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\/@sandbox\/default: ENOTDIR/);
   });
 
   // Root ignores file modes: there the folder is made read-only by a read-only bind mount of itself.
@@ -104,13 +116,14 @@ describe('the note of the balance (credits.json)', () => {
     const dir = tempDir();
     const env = { ...sb.env(), SGQ_CONFIG_DIR: dir };
     expect((await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env })).code).toBe(0);
-    const file = join(dir, 'credits.json');
+    const file = noteIn(dir);
+    const folder = dirname(file);
     const before = readFileSync(file, 'utf8');
-    const readOnly = onLinuxAsRoot ? bindReadOnly(dir) : (chmodSync(dir, 0o500), () => chmodSync(dir, 0o700));
+    const readOnly = onLinuxAsRoot ? bindReadOnly(folder) : (chmodSync(folder, 0o500), () => chmodSync(folder, 0o700));
     try {
       const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--verbose'], { env });
       expect(run.code).toBe(0);
-      expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\.json: (EACCES|EROFS)/);
+      expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\/@sandbox\/default: (EACCES|EROFS)/);
       expect(readFileSync(file, 'utf8')).toBe(before);
     } finally {
       readOnly();

@@ -106,6 +106,8 @@ async function bytesServer(body: (user: string) => Buffer): Promise<{ url: strin
     let text = '';
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
+      // sgq asking a loopback address whether it is a sandbox (src/core/service.ts): not a sandbox.
+      if (req.method === 'GET' && req.url === '/') return void res.writeHead(404).end('{"message":"Not Found"}');
       const user = (JSON.parse(text) as { user: string }).user;
       requests.push(user);
       res.writeHead(200, { 'content-type': 'application/json' }).end(body(user));

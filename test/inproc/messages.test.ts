@@ -178,9 +178,10 @@ describe('reading the config never writes', () => {
     const dir = join(tempDir(), 'not-yet');
     const r = await runSgq(['--sandbox', 'info'], { env: { SGQ_CONFIG_DIR: dir } });
     expect(r.code).toBe(0);
-    expect(existsSync(dir)).toBe(false);
+    // The sandbox's balance note may be kept beside it (its own, since 4.0): never a config file.
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
     expect((await runSgq(['config', 'list'], { env: { SGQ_CONFIG_DIR: dir } })).code).toBe(0);
-    expect(existsSync(dir)).toBe(false);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 
   it('a config folder that cannot exist (under a regular file): runs work, config set is exit 3', async () => {

@@ -39,6 +39,9 @@ async function pagedServer({ pages, size = 10, special }: PagedOptions) {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      // Not a page: sgq asking whether this is its sandbox, or reading the balance (free) under --max-credits.
+      if (req.method !== 'POST') return void res.writeHead(404).end();
+      if (req.url?.endsWith('/metadata/get_userid')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"current_credits":1000}');
       const page = (JSON.parse(body) as { page: number }).page;
       asked.push(page);
       afterFirst.push(firstAnswered);

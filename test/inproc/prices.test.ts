@@ -1,6 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readBalance, readObservedPrices } from '../../src/cli/run/credits-store.js';
+import { serviceOf } from '../../src/core/service.js';
 import { DEMO_KEY } from '../../src/sandbox/server.js';
 import { envelope, useStubs, type Recorded, type Reply } from '../helpers/stub-server.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
@@ -10,10 +12,15 @@ const stubs = useStubs();
 const sb = useSandbox();
 const pageOf = (req: Recorded) => (JSON.parse(req.body) as { page?: number }).page ?? 1;
 
-/** A service that charges `price` a call with data, over `pages` pages of one record, reporting the balance as `report` says. */
+/**
+ * A service that charges `price` a call with data, over `pages` pages of one record, reporting
+ * the balance as `report` says (`n` counts the paid calls); metadata/get_userid is free.
+ */
 function charging(price: number, pages = 10, report: (balance: number, n: number) => number | undefined = (b) => b) {
-  const state = { balance: 1000 };
-  const answer = (req: Recorded, n: number): Reply => {
+  const state = { balance: 1000, paid: 0 };
+  const answer = (req: Recorded): Reply => {
+    if (req.url.endsWith('/metadata/get_userid')) return { body: { data: [{ error: 'no data for username = jack' }], current_credits: state.balance } };
+    const n = ++state.paid;
     const page = pageOf(req);
     state.balance -= price;
     const body = envelope(page, page < pages ? page + 1 : null, [{ username: `u${page}` }]) as Record<string, unknown>;
@@ -28,6 +35,12 @@ function charging(price: number, pages = 10, report: (balance: number, n: number
 type Summary = { totals: { credits_used: number; credits_left: number | null }; users: { credits_used: number }[] };
 const summaryOf = (stderr: string) => JSON.parse(lines(stderr).at(-1)!) as Summary;
 const envFor = (url: string, dir = tempDir()) => ({ SGQ_BASE_URL: url, SGQ_API_KEY: 'k', SGQ_CONFIG_DIR: dir });
+/** What the note of the default profile holds for the service at `url`. */
+const noteOf = (dir: string, url: string) => {
+  const owner = { service: serviceOf(url), profile: 'default' };
+  const config = join(dir, 'config.json');
+  return { balance: readBalance(config, owner), prices: Object.fromEntries(readObservedPrices(config, owner)) };
+};
 
 describe('the public prices against the sandbox (it charges the route table)', () => {
   it('--max-credits 5 at 3 credits a call sends one call, says why it stopped and how to resume', async () => {
@@ -111,9 +124,9 @@ describe('prices observed from the balances', () => {
     const said = lines(first.stderr).filter((l) => l.includes('cost 4 credits a call'));
     expect(said).toEqual(["sgq: graph/get_followers cost 4 credits a call (the balance went from 992 to 988, one call at a time), not 3 (price: the service's public credit table, read 2026-11-24); sgq uses 4 from now on for this profile"]);
     expect(summaryOf(first.stderr).totals).toMatchObject({ credits_used: 16, credits_left: 984 });
-    const stored = JSON.parse(readFileSync(join(dir, 'credits.json'), 'utf8')) as { profiles: Record<string, unknown>; prices: Record<string, Record<string, { credits: number; base_url: string }>> };
-    expect(stored.prices.default!['graph/get_followers']).toMatchObject({ credits: 4, base_url: stub.url });
-    expect(stored.profiles.default).toMatchObject({ credits: 984 });
+    const stored = noteOf(dir, stub.url);
+    expect(stored.prices).toEqual({ 'graph/get_followers': 4 });
+    expect(stored.balance).toMatchObject({ credits: 984, base_url: stub.url });
     const shown = await runSgq(['credits', '--json'], { env });
     expect(JSON.parse(shown.stdout)).toMatchObject({ credits: 984, prices: { 'graph/get_followers': 4 } });
     expect((await runSgq(['credits', '-v'], { env })).stderr).toContain('observed price: graph/get_followers 4 credits a call');
@@ -160,8 +173,7 @@ describe('prices observed from the balances', () => {
     const r = await runSgq(['graph', 'followers', 'jack', '--all', '--parallel', '4', '--summary', 'json'], { env: envFor(stub.url, dir) });
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain('a call (the balance went');
-    const stored = JSON.parse(readFileSync(join(dir, 'credits.json'), 'utf8')) as Record<string, unknown>;
-    expect(stored.prices).toBeUndefined();
+    expect(noteOf(dir, stub.url).prices).toEqual({});
   });
 
   it('a balance that goes up measures nothing, is traced with --verbose, and never makes the spend negative', async () => {
@@ -184,11 +196,15 @@ describe('prices observed from the balances', () => {
     expect((await runSgq(['credits'], { env: envFor(stub.url, dir) })).code).toBe(3);
   });
 
-  it('a damaged price in credits.json is ignored', async () => {
+  it('a damaged price in the credits.json of sgq 3.x is ignored', async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'credits.json'), JSON.stringify({ profiles: {}, prices: { default: { 'graph/get_followers': { credits: -4, base_url: sb.sandbox.url }, 'metadata/get_tweets': 'x' } } }));
-    const r = await runSgq(['graph', 'followers', 'jack', '--dry-run'], { env: { ...sb.env(), SGQ_CONFIG_DIR: dir } });
+    const url = 'https://api.example.com';
+    writeFileSync(join(dir, 'credits.json'), JSON.stringify({ profiles: {}, prices: { default: { 'graph/get_followers': { credits: -4, base_url: url }, 'metadata/get_tweets': 'x', 'metadata/get_metadata_history': { credits: 5, base_url: url } } } }));
+    const r = await runSgq(['graph', 'followers', 'jack', '--dry-run'], { env: { ...envFor(url, dir) } });
     expect(r.stderr).toContain('× 3 credits; price: the service');
+    // A sound one beside it is read.
+    const history = await runSgq(['metadata', 'history', 'jack', '--dry-run'], { env: { ...envFor(url, dir) } });
+    expect(history.stderr).toContain('× 5 credits; price: observed on this profile');
   });
 });
 

@@ -105,11 +105,16 @@ describe('pagination', () => {
   });
 
   it('--max-credits stops before the spend would pass N, learning the price from balances', async () => {
-    // Each page costs 10 credits: balances 990, 980, 970 …
-    const stub = await stubs((_req, n) => ({ body: envelope(n, n + 1, [{ username: `u${n}` }], 1000 - 10 * n) }));
+    // Each page costs 10 credits: balances 990, 980, 970 …; the balance is read first, free.
+    let pages = 0;
+    const stub = await stubs((req) => {
+      if (req.url.endsWith('/metadata/get_userid')) return { body: { data: [{ error: 'no data for username = jack' }], current_credits: 1000 - 10 * pages } };
+      const n = ++pages;
+      return { body: envelope(n, n + 1, [{ username: `u${n}` }], 1000 - 10 * n) };
+    });
     const r = await runSgq(['graph', 'followers', 'jack', '--all', '--max-credits', '30', '-v'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: key } });
     expect(r.code).toBe(0);
-    expect(stub.requests).toHaveLength(3);
+    expect(stub.requests.map((q) => q.url)).toEqual(['/api/metadata/get_userid', ...Array(3).fill('/api/graph/get_followers')]);
     expect(r.stderr).toContain('--max-credits 30');
     expect(r.stderr).toContain('30 credits used, 970 credits left');
   });

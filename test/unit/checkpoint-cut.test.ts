@@ -100,7 +100,7 @@ describe('a commit takes its cut when it is called', () => {
           dir,
           route: 'graph.get_followers',
           startedAt: new Date('2026-11-01T00:00:00Z'),
-          reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
+          reporter: { warn: () => undefined, info: () => undefined, error: () => undefined, trace: () => undefined },
           stop: () => undefined,
           lockOptions: {},
           owner: { service: 'sandbox', profile: 'default' },

@@ -9,6 +9,7 @@ import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
 import { compactDataset } from '../../src/cli/dataset/compact.js';
 import { DatasetLayout } from '../../src/cli/dataset/layout.js';
 import { DatasetStream } from '../../src/cli/dataset/stream.js';
+import { datasetSchema } from '../../src/cli/dataset/schema.js';
 import { loadParquet, ROW_GROUP } from '../../src/cli/output/parquet.js';
 import { parseJson } from '../../src/core/json.js';
 import { withDuckDb } from '../helpers/duckdb.js';
@@ -22,8 +23,8 @@ const lockOptions = { waitMs: 0 };
 const records = (dir: string) => `read_parquet('${dir}/records/**/*.parquet', hive_partitioning=true, union_by_name=true)`;
 
 /** One run's commit of `rows` to `dir`'s records, as a run does it. */
-function run(layout: DatasetLayout, rows: JsonObject[], id: string): void {
-  const stream = new DatasetStream({ layout, kind: 'records', route: 'graph.get_followers', date: '2025-01-31', runId: id }, () => undefined);
+function run(layout: DatasetLayout, rows: JsonObject[], id: string, route = 'graph.get_followers'): void {
+  const stream = new DatasetStream({ layout, kind: 'records', route, date: '2025-01-31', runId: id }, { declared: datasetSchema(route, 'records') });
   mkdirSync(layout.staging, { recursive: true });
   stream.add(rows);
   stream.cut();
@@ -75,8 +76,8 @@ describe('compactDataset', () => {
     ]);
     expect(await query(`SELECT verified, count(*) AS n FROM ${records(dir)} GROUP BY ALL ORDER BY 1 NULLS FIRST`)).toEqual([
       { verified: null, n: '7' },
-      { verified: false, n: '6' },
-      { verified: true, n: '5' },
+      { verified: 'false', n: '6' },
+      { verified: 'true', n: '5' },
     ]);
     expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(2);
     expect(readdirSync(layout.staging)).toEqual([]);
@@ -85,23 +86,30 @@ describe('compactDataset', () => {
   it('merges files of every type by copying their column chunks: decimals, ids past 2^53, timestamps and text exact, statistics kept', async () => {
     const dir = tempDir('sgq-dataset-');
     const layout = new DatasetLayout(dir);
+    // Declared columns of the followers (BIGINT ids, timestamps, text) and a field they lack (text); a decimal in the scores'.
     const line = (i: number) =>
-      `{"id":${9007199254740993n + BigInt(i)},"score":12345678901234567890.${String(i % 1000).padStart(3, '0')}1,"ok":${i % 2 === 0},"seen":"2026-11-2${i % 9}T03:15:00.00000${i % 10}Z","name":"東京 😀 ${i}","where":"${i % 3 ? 'Berlin' : 'Osaka'}","n":${i % 5 ? i : null}}`;
-    const batch = (from: number, count: number) => Array.from({ length: count }, (_, k) => parseJson(line(from + k)) as JsonObject);
+      `{"follower_userid":${9007199254740993n + BigInt(i)},"ok":${i % 2 === 0},"follower_last_checked":"2026-11-2${i % 9}T03:15:00.00000${i % 10}Z","follower_username":"東京 😀 ${i}","follower_location":"${i % 3 ? 'Berlin' : 'Osaka'}","follower_num_followers":${i % 5 ? i : null}}`;
+    const score = (i: number) => `{"date":"2025-01-${String((i % 28) + 1).padStart(2, '0')}","score":123456789012345.${String(i % 1000).padStart(3, '0')}1}`;
+    const batch = (from: number, count: number, make = line) => Array.from({ length: count }, (_, k) => parseJson(make(from + k)) as JsonObject);
     run(layout, batch(0, 7), 'run1');
     run(layout, batch(7, ROW_GROUP + 3), 'run2');
     run(layout, batch(ROW_GROUP + 10, 5), 'run3');
-    const table = `read_parquet('${dir}/records/**/*.parquet')`;
-    const everything = `SELECT id::VARCHAR AS id, score::VARCHAR AS score, ok, seen::VARCHAR AS seen, name, "where", n FROM ${table} ORDER BY id`;
+    for (const [n, from] of [1, 2, 3].entries()) run(layout, batch(from * 10, 10, score), `run${n + 4}`, 'alpha.get_score_history');
+    const table = `read_parquet('${dir}/records/route=graph.get_followers/**/*.parquet')`;
+    const everything = `SELECT follower_userid::VARCHAR AS id, ok, follower_last_checked::VARCHAR AS seen, follower_username AS name, follower_location AS "where", follower_num_followers AS n FROM ${table} ORDER BY id`;
+    const scores = `SELECT score::VARCHAR AS score, date::VARCHAR AS date FROM read_parquet('${dir}/records/route=alpha.get_score_history/**/*.parquet', hive_partitioning = false) ORDER BY score`;
+    const scoresBefore = await query(scores);
     const before = await query(everything);
     const stats = `SELECT path_in_schema, min(stats_min_value) AS lo, max(stats_max_value) AS hi FROM parquet_metadata('${dir}/records/**/*.parquet') GROUP BY ALL ORDER BY 1`;
     const statsBefore = await query(stats);
     const merged = await compactDataset(layout, undefined, lockOptions);
-    expect(merged.map((m) => [m.files, m.rows, m.kept])).toEqual([[3, ROW_GROUP + 15, 0]]);
+    expect(merged.map((m) => [m.route, m.files, m.rows, m.kept])).toEqual([['alpha.get_score_history', 3, 30, 0], ['graph.get_followers', 3, ROW_GROUP + 15, 0]]);
     expect(readdirSync(join(dir, 'records', 'route=graph.get_followers', 'date=2025-01-31'))).toHaveLength(1);
     expect(await query(everything)).toEqual(before);
     expect(before).toHaveLength(ROW_GROUP + 15);
-    expect(before[0]).toMatchObject({ id: '9007199254740993', score: '12345678901234567890.0001' });
+    expect(before[0]).toMatchObject({ id: '9007199254740993', ok: 'true', name: '東京 😀 0', seen: '2026-11-20 03:15:00+00' });
+    expect(await query(scores)).toEqual(scoresBefore);
+    expect(scoresBefore[0]).toEqual({ score: '123456789012345.01010000000000000000000', date: '2025-01-11' });
     // Every bound survives but the decimal's, which the reader would have rounded.
     const statsAfter = await query(stats);
     expect(statsAfter.filter((s) => s.path_in_schema !== 'score')).toEqual(statsBefore.filter((s) => s.path_in_schema !== 'score'));
@@ -145,7 +153,7 @@ describe('the staging folder', () => {
       dir,
       route: 'graph.get_followers',
       startedAt: new Date(),
-      reporter: { warn: () => undefined, error: () => undefined, trace: () => undefined },
+      reporter: { warn: () => undefined, info: () => undefined, error: () => undefined, trace: () => undefined },
       stop: () => undefined,
       lockOptions: {},
       owner: { service: 'sandbox', profile: 'default' },

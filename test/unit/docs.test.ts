@@ -6,6 +6,8 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { EXIT_MEANINGS, ExitCode } from '../../src/core/errors.js';
 import { SETTINGS } from '../../src/core/config.js';
+import { ROUTES, routeFolderName } from '../../src/core/routes.js';
+import { recordColumns, typedColumns } from '../../src/cli/output/parquet-schema.js';
 import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
 import { anchors, danglingLinks, proseLines } from '../helpers/markdown.js';
 import { tempDir } from '../helpers/run.js';
@@ -67,10 +69,22 @@ describe('docs/commands.md and the generated blocks', () => {
     for (const [name, setting] of Object.entries(SETTINGS)) expect(config).toMatch(new RegExp(`\\| \`${name}\` \\| \`${setting.env}\` \\|`));
   });
 
+  it("gives each route's Parquet columns in docs/dataset.md as the description of its records declares them", () => {
+    const page = read('docs/dataset.md');
+    for (const route of ROUTES) {
+      expect(page, route.path).toContain(`\`route=${routeFolderName(route.path)}\``);
+      for (const column of typedColumns(recordColumns(route.records))) expect(page, `${route.path} ${column.name}`).toContain(`| \`${column.name}\` | ${column.type} | ${column.description.replace(/\|/g, '\\|')} |`);
+    }
+    // A column the description lost is a drift too: the block holds nothing else.
+    const block = page.slice(page.indexOf('<!-- generated:dataset-schemas -->'), page.indexOf('<!-- /generated:dataset-schemas -->'));
+    const declared = new Set(ROUTES.flatMap((r) => typedColumns(recordColumns(r.records)).map((c) => c.name)));
+    for (const [, name] of block.matchAll(/^\| `([^`]+)` \|/gm)) expect(declared, name).toContain(name);
+  });
+
   it('--check fails on a page that drifted and names it, and the writer puts it back', () => {
     const copy = tempDir('sgq-docs-');
     for (const dir of ['scripts', 'docs', 'bin']) mkdirSync(join(copy, dir));
-    for (const file of ['scripts/docs.mjs', 'docs/exit-codes.md', 'docs/configuration.md', 'docs/commands.md']) writeFileSync(join(copy, file), read(file));
+    for (const file of ['scripts/docs.mjs', 'docs/exit-codes.md', 'docs/configuration.md', 'docs/dataset.md', 'docs/commands.md']) writeFileSync(join(copy, file), read(file));
     // The copy runs the real binary through a launcher, and reads src/ and node_modules/ through links.
     writeFileSync(join(copy, 'bin/sgq.cjs'), `require(${JSON.stringify(join(root, 'bin/sgq.cjs'))});\n`);
     for (const dir of ['node_modules', 'src']) symlinkSync(join(root, dir), join(copy, dir));

@@ -25,7 +25,7 @@ let files = 0;
 function write(records: readonly JsonObject[], { page = 500, fields }: { page?: number; fields?: string[] } = {}): string {
   const chunks: Uint8Array[] = [];
   const sink = { write: (chunk: Uint8Array | string) => (chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk), true) } as unknown as Sink;
-  const formatter = parquetFormatter(sink, fields);
+  const formatter = parquetFormatter(sink, { fields });
   for (let i = 0; i < records.length; i += page) formatter.write(records.slice(i, i + page));
   formatter.end();
   const file = join(dir, `f${++files}.parquet`);

@@ -115,6 +115,29 @@ describe('PriceMeter', () => {
   });
 });
 
+describe('PriceMeter with other processes spending (a SpendWatch)', () => {
+  it('takes no price from a drop another process may have shared, and measures again once nobody else called', () => {
+    const events: PriceEvent[] = [];
+    let quiet = false;
+    const since: unknown[] = [];
+    const meter = new PriceMeter((e) => events.push(e), { quietSince: (mark) => (since.push(mark), quiet) });
+    let n = 0;
+    const answer = (balance: number) => {
+      meter.started(1, ++n);
+      return meter.settled(1, { charged: true, balance, records: 5 });
+    };
+    // Two drops of 9 while others spend: nothing measured, nothing observed.
+    expect([answer(100), answer(91), answer(82)]).toEqual([undefined, undefined, undefined]);
+    expect(meter.observed).toBeNull();
+    expect(events).toEqual([{ kind: 'crowded' }, { kind: 'crowded' }]);
+    // Each interval runs from the start of the call that reported the balance before.
+    expect(since).toEqual([1, 2]);
+    quiet = true;
+    expect([answer(79), answer(76)]).toEqual([3, 3]);
+    expect(meter.observed).toBe(3);
+  });
+});
+
 describe('Budget with prices', () => {
   /** One call through the budget, alone. */
   const call = async (b: Budget, balance: number | null, records = 5) => {
@@ -160,6 +183,33 @@ describe('Budget with prices', () => {
     for (const balance of [100, 97, 94]) await call(learning, balance);
     expect(learning.tryAcquire()).toBe('go');
     expect(learning.tryAcquire()).toBe('go');
+  });
+
+  it('with the balance read before the first call, --max-credits 5 at a real 1 (the table says 3) makes five calls', async () => {
+    const b = new Budget({ maxCredits: 5, knownCost: 3 });
+    expect(b.wantsOpeningBalance).toBe(true);
+    await b.openWith(async () => 1000);
+    expect(b.wantsOpeningBalance).toBe(false);
+    let balance = 1000;
+    let calls = 0;
+    while (b.tryAcquire() === 'go') {
+      b.settleCall(true, --balance, { records: 5, full: true });
+      calls++;
+    }
+    expect(calls).toBe(5);
+    expect(b.creditsUsed).toBe(5);
+    expect(b.tryAcquire()).toBe('max-credits');
+  });
+
+  it('no opening balance for a free route, without --max-credits, or when no call fits; a failed read leaves it unknown', async () => {
+    expect(new Budget({ maxCredits: 5, knownCost: 0 }).wantsOpeningBalance).toBe(false);
+    expect(new Budget({ knownCost: 3 }).wantsOpeningBalance).toBe(false);
+    expect(new Budget({ maxCredits: 2, knownCost: 3 }).wantsOpeningBalance).toBe(false);
+    const b = new Budget({ maxCredits: 5, knownCost: 3 });
+    await expect(b.openWith(() => Promise.reject(new Error('network')))).rejects.toThrow('network');
+    await b.openWith(async () => undefined);
+    await call(b, 99);
+    expect(b.creditsUsed).toBe(3);
   });
 
   it('a balance that goes up never makes the spend negative', async () => {

@@ -27,13 +27,17 @@ export const datasetCommand = defineCommand({
   summary: 'Inspect and compact the Parquet dataset written by --dataset',
   subcommands: () => [
     verb('info', {
-      summary: 'list the partitions: kind, route, date, files, rows and bytes',
+      summary: "list the partitions: kind, route, date, files, rows, bytes and files whose columns differ from the route's",
       arguments: [dir],
-      options: () => simpleShapeOptions(),
-      help: helpText({ examples: ['sgq dataset info ~/sgq-data', 'sgq dataset info ~/sgq-data -o json'] }),
+      options: () => [
+        new Option('--schema', "list each route's columns and their types instead: its own, sgq's, and the fields it does not declare"),
+        new Option('--files', "list each file instead, with how its columns differ from its route's (written by an older sgq)"),
+        ...simpleShapeOptions(),
+      ],
+      help: helpText({ examples: ['sgq dataset info ~/sgq-data', 'sgq dataset info ~/sgq-data --schema', 'sgq dataset info ~/sgq-data --files -o json'] }),
     }),
     verb('compact', {
-      summary: "merge each partition's files into one; readers see the old files or the new one",
+      summary: "rewrite files of an older sgq in their route's columns and merge each partition's files into one; readers see the old files or the new ones",
       arguments: [dir],
       options: () => [new Option('--before <date>', 'only the days before DATE (YYYY-MM-DD, UTC)').argParser(day), waitLockOption()],
       help: helpText({ examples: ['sgq dataset compact ~/sgq-data', 'sgq dataset compact ~/sgq-data --before 2025-01-31'] }),

@@ -7,6 +7,7 @@ import { VERSION } from '../../core/version.js';
 import type { CommandContext } from '../context.js';
 import { SCHEMA_NAMES, schemas, type SchemaName } from '../schemas.js';
 import { FORMATS } from '../../core/format-names.js';
+import { recordColumns, typedColumns } from '../output/parquet-schema.js';
 import { environmentVariables } from '../help/environment.js';
 import { FORMAT_DESCRIPTIONS } from '../help/values.js';
 
@@ -58,6 +59,8 @@ export function describeProgram(program: Command) {
       cost: r.cost,
       since: r.since,
       placeholder: r.placeholder,
+      // The Parquet columns of its records (-o parquet, --dataset), declared by their description; sgq's own (query_user, fetched_at) aside.
+      parquet_columns: typedColumns(recordColumns(r.records)),
     })),
     schemas: SCHEMA_NAMES,
   };

@@ -1,6 +1,7 @@
-import type { ResolvedConfig } from '../../core/config.js';
-import { ExitCode } from '../../core/errors.js';
+import { configPath, type ResolvedConfig } from '../../core/config.js';
+import { ExitCode, configError } from '../../core/errors.js';
 import { isoTime } from '../../core/iso-time.js';
+import { findRouteByPath } from '../../core/routes.js';
 import { jqOptions } from '../output/jq-options.js';
 import { chooseFormat } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -13,6 +14,8 @@ import type { CommandContext } from '../context.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { recordSeenBalance, stateOwner } from '../run/connection.js';
 import { RunPrice } from '../run/run-price.js';
+import { CallsLedger } from '../run/calls-ledger.js';
+import { readBalanceWith } from '../run/balance-probe.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
 import { formatSummary, type RunSummary } from '../run/summary.js';
 // The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
@@ -22,6 +25,9 @@ export { connect, recordSeenBalance, type Connection } from '../run/connection.j
 export type { OutputFlags } from '../run/plan.js';
 import type { OutputFlags } from '../run/plan.js';
 import { grouped } from '../output/words.js';
+import { SANDBOX_SERVICE, SERVICE_HEADER, answeredBySandbox, serviceName } from '../../core/service.js';
+import type { FetchedPage } from '../../core/paginate.js';
+import type { Connection } from '../run/connection.js';
 
 export type { Plan } from '../run/plan.js';
 
@@ -37,27 +43,34 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const jq = jqOptions(flags, (text) => reporter.raw(text));
   if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
+  // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
+  const records = findRouteByPath(plan.path)?.records;
+  const routeRecords = records && { records, queryUser: plan.tagUser };
   const choice = {
     fields: flags.fields,
     header: flags.header,
     wide: flags.wide,
     pager: flags.pager,
     jq,
+    routeRecords,
     format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY),
     bigintAsString: (config: ResolvedConfig) => flags.bigintAsString ?? config.bigintAsString === 'true',
   };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
+  // The calls of other sgq processes on the same account, so that their spending is not taken for a price.
+  const ledger = CallsLedger.open(configPath(io.env), scope.connection.owner);
   try {
-    const price = RunPrice.forRun(io.env, scope.config, plan.path, ctx.globals.sandbox ? undefined : scope.connection.baseUrl);
+    const price = RunPrice.forRun(io.env, scope.config, plan.path, scope.connection.owner);
     let summary: RunSummary;
     try {
-      summary = await runJobs(plan.jobs(scope.config, scope.held), runOptions(ctx, plan, flags, scope, price, reporter), {
+      summary = await runJobs(plan.jobs(scope.config, scope.held), { ...runOptions(ctx, plan, flags, scope, price, reporter), watch: ledger }, {
         client: scope.client,
         sink: scope.output.sink,
         formatter: scope.output.formatter,
         reporter,
         controller: scope.controller,
         onJobEnd: () => scope.whenDurable(),
+        onAnswer: (page) => checkAnswerer(scope.connection, page.headers),
       });
     } catch (error) {
       // Even a bug must not lose what was fetched: keep it as FILE.partial.
@@ -68,6 +81,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     }
     return await conclude(ctx, plan, flags, scope, summary, price);
   } finally {
+    ledger?.close();
     await scope.close();
   }
 }
@@ -80,7 +94,7 @@ async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, rep
   const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
   const jobs = plan.jobs(config, { marks, reporter });
-  const { price } = RunPrice.forRun(io.env, config, plan.path, globals.sandbox ? undefined : config.baseUrl);
+  const { price } = RunPrice.forRun(io.env, config, plan.path, owner);
   return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit }, reporter);
 }
 
@@ -91,8 +105,11 @@ function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: 
     limit: flags.limit,
     maxCredits: flags.maxCredits,
     knownCost: price.price?.credits ?? null,
-    priceTrusted: price.price?.source === 'setting' || price.price?.source === 'observed',
+    // A price learned by an earlier run may have changed since: only the one the user states is trusted at once.
+    priceTrusted: price.price?.source === 'setting',
     onPrice: (event) => price.onPrice(event, reporter),
+    // Under --max-credits the balance before the first call is read (free), so that call is measured too.
+    openingBalance: flags.maxCredits === undefined ? undefined : () => readBalanceWith(scope.client, scope.controller.signal).catch(() => undefined),
     raw: flags.raw === true,
     include: flags.include === true,
     tagUser: plan.tagUser || (flags.fields?.includes('query_user') ?? false),
@@ -108,11 +125,11 @@ function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: 
 
 /** After the jobs: the output finishes, the checkpoints follow it, and the run says how it went. */
 async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope, summary: RunSummary, price: RunPrice): Promise<number> {
-  const { io, globals } = ctx;
+  const { io } = ctx;
   const { reporter, connection, output } = scope;
   const left = summary.totals.credits_left;
   const balance = left === null ? undefined : { credits: left, seen_at: isoTime(), route: plan.path, base_url: connection.baseUrl };
-  if (!globals.sandbox) recordSeenBalance(io.env, connection.config.profile, { balance, prices: price.observed }, reporter);
+  recordSeenBalance(io.env, connection.owner, { balance, prices: price.observed }, reporter);
   const note = await scope.finish(summary.exit_code === ExitCode.ok);
   if (output.sink.failure) throw output.sink.failure;
   if (output.formatFailure !== undefined) {
@@ -134,3 +151,21 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   return output.sink.closed ? ExitCode.ok : summary.exit_code;
 }
 
+/**
+ * An answer that says it is sgq's sandbox, on a run keyed as another service. A run that keeps
+ * no state was not asked whose it is: from here on it is the sandbox's (its balance note goes
+ * there). One that keeps state asked, and was told otherwise (an address not on loopback, or
+ * https): it stops before it writes a record or keeps anything.
+ */
+function checkAnswerer(connection: Connection, headers: FetchedPage['headers']): void {
+  const { owner, baseUrl } = connection;
+  if (owner.service === SANDBOX_SERVICE || !answeredBySandbox(headers)) return;
+  if (!connection.identified) {
+    connection.owner = { ...owner, service: SANDBOX_SERVICE };
+    return;
+  }
+  throw configError(
+    `${baseUrl} answered as sgq's sandbox (header ${SERVICE_HEADER}), but this run keeps the state of ${serviceName(owner.service)}: nothing was kept`,
+    'point SGQ_BASE_URL or base-url at the real service, or reach the sandbox on a loopback address (127.0.0.1) or with `sgq --sandbox …`',
+  );
+}

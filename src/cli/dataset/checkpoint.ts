@@ -11,6 +11,7 @@ import { openWriterLane, type WriterLane } from './lane.js';
 import type { WriterAnswer, WriterFailure, WriterRequest, WriterSetup } from './writer.js';
 import type { Reporter } from '../output/reporter.js';
 import type { StateOwner } from '../../core/service.js';
+import { claimDataset } from './service-claim.js';
 
 export interface DatasetOptions {
   dir: string;
@@ -20,7 +21,7 @@ export interface DatasetOptions {
   route: string;
   /** The run's start: `fetched_at` and `observed_at` of every record, and the day of its partition. */
   startedAt: Date;
-  reporter: Pick<Reporter, 'warn' | 'error' | 'trace'>;
+  reporter: Pick<Reporter, 'warn' | 'error' | 'trace' | 'info'>;
   /** Stops the run: the dataset cannot take more records (a full disk). */
   stop: () => void;
   lockOptions: Omit<LockOptions, 'what' | 'waitMs'>;
@@ -67,7 +68,8 @@ export class DatasetCheckpoint implements Checkpoint {
   }
 
   /**
-   * Checks the folder and starts the writer, which creates the first part's file while the
+   * Checks the folder and that it holds the records of the run's service (claiming it when it
+   * names none yet), then starts the writer, which creates the first part's file while the
    * run opens the rest (a thread takes some 30-70 ms to start): ready() must be awaited before
    * the first request.
    */
@@ -82,6 +84,11 @@ export class DatasetCheckpoint implements Checkpoint {
       throw datasetError(layout.root, error, OPEN_HINT);
     }
     const { startedAt, route, reporter } = options;
+    try {
+      await claimDataset(layout, options.owner, startedAt, options.lockOptions, (line) => reporter.info(line));
+    } catch (error) {
+      throw datasetError(layout.root, error, OPEN_HINT);
+    }
     const setup = { root: layout.root, route, date: startedAt.toISOString().slice(0, 10), runId: runId(startedAt), startedAt: startedAt.toISOString() };
     const lane = await openWriterLane(setup, datasetWarning(reporter), options.workerFile);
     return new DatasetCheckpoint(layout, options, setup, lane, lane.send({ kind: 'open' }));

@@ -7,12 +7,17 @@ import { COMMIT_WAIT_MS, KINDS, partName, runId, type DatasetLayout, type Kind }
 import { DATASET_FILE } from './part.js';
 import { mergeParts } from './merge-parts.js';
 import { readPartFile, type PartFile } from './read.js';
+import { difference } from './conform.js';
+import { rewritePart } from './rewrite.js';
+import { datasetSchema, routeOfPartition } from './schema.js';
 
-// `sgq dataset compact`: a partition's files of one schema become one file. The merged files
-// are written under .sgq/staging while runs go on; then, holding the commit lock (so no run
-// adds a file meanwhile), the next version is built beside the current one from hard links
-// of every file kept plus the merged files, and the link readers glob is swapped with one
-// rename. A reader lists the old version or the new one: never both, never neither.
+// `sgq dataset compact`: a file whose columns differ from its route's declared ones (an older
+// sgq's) is rewritten in them, and a partition's files of one schema become one file. The
+// rewritten and merged files are written under .sgq/staging while runs go on; then, holding
+// the commit lock (so no run adds a file meanwhile), the next version is built beside the
+// current one from hard links of every file kept plus the new files, and the link readers
+// glob is swapped with one rename. A reader lists the old version or the new one: never
+// both, never neither.
 
 export interface Merged {
   kind: Kind;
@@ -20,6 +25,8 @@ export interface Merged {
   date: string;
   files: number;
   rows: number;
+  /** Of those files, how many were rewritten in the route's declared columns (an older sgq's). */
+  rewritten: number;
   /** Files left as they were: the only one of their schema in the partition. */
   kept: number;
 }
@@ -32,16 +39,24 @@ interface Merge extends Merged {
   name: string;
 }
 
-export async function compactDataset(layout: DatasetLayout, before: string | undefined, lockOptions: Omit<LockOptions, 'what'>): Promise<Merged[]> {
+/** A file of a partition as compaction takes it: as it is, or rewritten under staging in the declared columns. */
+interface Source {
+  name: string;
+  part: PartFile;
+  /** The rewritten file's temporary path. */
+  rewritten?: string;
+}
+
+export async function compactDataset(layout: DatasetLayout, before: string | undefined, lockOptions: Omit<LockOptions, 'what'>, warn: (line: string) => void = () => undefined): Promise<Merged[]> {
   const lock = await acquireLock(layout.compactLock, { ...lockOptions, what: `the compaction of the dataset ${layout.root}` });
   const done: Merged[] = [];
   try {
     for (const kind of KINDS) {
       if (layout.current(kind) === layout.visible(kind)) throw new Error(`${layout.visible(kind)} is a folder, not the link sgq keeps there`);
-      const merges = await mergeAll(layout, kind, before);
+      const merges = await mergeAll(layout, kind, before, warn);
       if (merges.length === 0) continue;
       await swap(layout, kind, merges, lockOptions);
-      done.push(...merges.map(({ kind, route, date, files, rows, kept }) => ({ kind, route, date, files, rows, kept })));
+      done.push(...merges.map(({ kind, route, date, files, rows, rewritten, kept }) => ({ kind, route, date, files, rows, rewritten, kept })));
     }
   } finally {
     lock.release();
@@ -49,30 +64,63 @@ export async function compactDataset(layout: DatasetLayout, before: string | und
   return done;
 }
 
-/** Writes the merged file of every partition (before `before`) that has several files of one schema: one merge a schema. */
-async function mergeAll(layout: DatasetLayout, kind: Kind, before: string | undefined): Promise<Merge[]> {
+/**
+ * Writes, for every partition (before `before`), each file whose columns differ from its
+ * route's declared ones rewritten in them, and one merged file of each schema that has
+ * several files.
+ */
+async function mergeAll(layout: DatasetLayout, kind: Kind, before: string | undefined, warn: (line: string) => void): Promise<Merge[]> {
   const merges: Merge[] = [];
   const id = runId(new Date());
+  const temps: string[] = [];
+  // Each merged file's own name: compacted-<id>.parquet, compacted-<id>-2.parquet, …
+  let named = 0;
+  const nextName = () => partName(`compacted-${id}`, ++named);
   try {
     for (const partition of partitions(layout, [kind])) {
       if (before !== undefined && partition.date >= before) continue;
-      const groups = new Map<string, { name: string; part: PartFile }[]>();
-      for (const name of partition.files) {
-        const part = await readPartFile(join(partition.folder, name));
-        groups.set(part.signature, [...(groups.get(part.signature) ?? []), { name, part }]);
-      }
-      const several = [...groups.values()].filter((files) => files.length > 1);
-      const kept = [...groups.values()].filter((files) => files.length === 1).length;
-      let n = 0;
-      for (const files of several) {
-        const { temp, rows } = await mergeParts(files.map((f) => f.part), layout.staging);
-        const sources = files.map((f) => f.name);
-        merges.push({ kind, route: partition.route, date: partition.date, files: sources.length, rows, kept, partition, sources, temp, name: partName(`compacted-${id}`, ++n) });
-      }
+      const sources = await sourcesOf(layout, partition, warn, temps);
+      merges.push(...(await mergePartition(layout, partition, sources, nextName)));
     }
   } catch (error) {
     for (const merge of merges) rmSync(merge.temp, { force: true });
     throw error;
+  } finally {
+    // Rewritten files that were merged into another are not needed; those that stand alone are a merge's temp.
+    const kept = new Set(merges.map((m) => m.temp));
+    for (const temp of temps) if (!kept.has(temp)) rmSync(temp, { force: true });
+  }
+  return merges;
+}
+
+/** The partition's files, those whose columns differ from the route's declared ones rewritten (their temporary paths added to `temps`). */
+async function sourcesOf(layout: DatasetLayout, partition: Partition, warn: (line: string) => void, temps: string[]): Promise<Source[]> {
+  const declared = routeOfPartition(partition.route) ? datasetSchema(partition.route, partition.kind) : undefined;
+  const sources: Source[] = [];
+  for (const name of partition.files) {
+    const part = await readPartFile(join(partition.folder, name));
+    if (!declared || difference(part.schema, declared) === undefined) {
+      sources.push({ name, part });
+      continue;
+    }
+    const { temp } = await rewritePart(part, declared, layout.staging, warn);
+    temps.push(temp);
+    sources.push({ name, part: await readPartFile(temp), rewritten: temp });
+  }
+  return sources;
+}
+
+/** One merge per schema of several files, and one per rewritten file that stands alone. */
+async function mergePartition(layout: DatasetLayout, partition: Partition, sources: Source[], nextName: () => string): Promise<Merge[]> {
+  const groups = new Map<string, Source[]>();
+  for (const source of sources) groups.set(source.part.signature, [...(groups.get(source.part.signature) ?? []), source]);
+  const kept = [...groups.values()].filter((files) => files.length === 1 && !files[0]!.rewritten).length;
+  const merges: Merge[] = [];
+  for (const files of groups.values()) {
+    if (files.length === 1 && !files[0]!.rewritten) continue;
+    const { temp, rows } = files.length > 1 ? await mergeParts(files.map((f) => f.part), layout.staging) : { temp: files[0]!.rewritten!, rows: files[0]!.part.rows };
+    const rewritten = files.filter((f) => f.rewritten).length;
+    merges.push({ kind: partition.kind, route: partition.route, date: partition.date, files: files.length, rows, rewritten, kept, partition, sources: files.map((f) => f.name), temp, name: nextName() });
   }
   return merges;
 }

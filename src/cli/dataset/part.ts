@@ -2,12 +2,12 @@ import { closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../../core/classify.js';
 import { createTemp, sealTemp, writeAll, type TempFile } from '../../fs/atomic.js';
-import { parquetFormatter, type ParquetFormatter } from '../output/parquet.js';
+import { parquetFormatter, type ParquetFormatter, type ParquetOptions } from '../output/parquet.js';
 import type { Sink } from '../output/sink.js';
 
 // One Parquet file of the dataset being written: a temporary file under .sgq/staging, fed a
-// row group at a time by the same writer as `-o parquet` (so the columns are typed alike),
-// sealed (footer, fsync) when the run commits, then renamed into its partition.
+// row group at a time by the same writer as `-o parquet`, in its route's declared columns
+// (schema.ts), sealed (footer, fsync) when the run commits, then renamed into its partition.
 
 /** The dataset's files are meant for other programs (Spark, a sync to a bucket): readable by all, as a umask would allow. */
 export const DATASET_FILE = 0o644;
@@ -24,10 +24,10 @@ export class PartWriter {
   private closed = false;
 
   /** Creates the temporary file now, so that a folder that cannot be written is found before any request. */
-  constructor(staging: string, warn: (line: string) => void) {
+  constructor(staging: string, columns: Pick<ParquetOptions, 'declared' | 'warn' | 'said'>) {
     this.temp = createTemp(join(staging, 'part.parquet'), DATASET_FILE);
     const fd = this.temp.fd;
-    this.formatter = parquetFormatter(fileSink((chunk) => writeAll(fd, chunk)), undefined, warn);
+    this.formatter = parquetFormatter(fileSink((chunk) => writeAll(fd, chunk)), columns);
   }
 
   /**
@@ -66,7 +66,7 @@ export class PartWriter {
 }
 
 /** What the Parquet writer needs of a sink: bytes written synchronously to the part's file. */
-function fileSink(write: (chunk: Uint8Array) => void): Sink {
+export function fileSink(write: (chunk: Uint8Array) => void): Sink {
   return {
     write: (chunk) => write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
     drain: async () => undefined,

@@ -12,6 +12,7 @@ async function load(): Promise<Hyparquet> {
 }
 
 export interface PartFile {
+  path: string;
   rows: number;
   schema: SchemaElement[];
   /** The footer; statistics as sgq wrote them (timestamps as microseconds, strings as their UTF-8 bytes). */
@@ -31,6 +32,7 @@ export async function readPartFile(path: string): Promise<PartFile> {
   const metadata = await parquetMetadataAsync(file, { parsers: RAW });
   const columns = metadata.schema.slice(1);
   return {
+    path,
     rows: Number(metadata.num_rows),
     schema: metadata.schema,
     metadata,

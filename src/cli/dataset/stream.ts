@@ -4,6 +4,7 @@ import type { JsonObject } from '../../core/classify.js';
 import { moveIntoPlace } from '../../fs/atomic.js';
 import { dateSegment, partName, routeSegment, type DatasetLayout, type Kind } from './layout.js';
 import { PartWriter, type SealedPart } from './part.js';
+import type { ParquetOptions } from '../output/parquet.js';
 
 /** Where one run's files of one kind go: the route and the day of the run's start (UTC). */
 export interface StreamPlace {
@@ -29,12 +30,13 @@ export class DatasetStream {
 
   constructor(
     private readonly place: StreamPlace,
-    private readonly warn: (line: string) => void,
+    /** The declared columns of the route and kind, and where warnings go (each said once a run). */
+    private readonly columns: Pick<ParquetOptions, 'declared' | 'warn' | 'said'>,
   ) {}
 
   /** Opens the first part now: its temporary file proves the folder can be written. */
   open(): PartWriter {
-    this.part ??= new PartWriter(this.place.layout.staging, this.warn);
+    this.part ??= new PartWriter(this.place.layout.staging, this.columns);
     return this.part;
   }
 
@@ -48,7 +50,7 @@ export class DatasetStream {
     // A record bringing a key the part's columns lack ends the part: the next one takes it (a new part always takes a record).
     for (let from = part.write(records, 0); from < records.length; from = part.write(records, from)) {
       this.sealed.push(part.seal());
-      this.part = part = new PartWriter(this.place.layout.staging, this.warn);
+      this.part = part = new PartWriter(this.place.layout.staging, this.columns);
     }
   }
 

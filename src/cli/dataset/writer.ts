@@ -3,6 +3,7 @@ import { parseJson, type Json } from '../../core/json.js';
 import { pageRecords, type PageText } from '../../core/page.js';
 import { DatasetLayout, type Kind } from './layout.js';
 import { DatasetStream } from './stream.js';
+import { datasetSchema } from './schema.js';
 
 // The writing half of --dataset: the run's Parquet parts, fed with each page's body as text.
 // It runs in a worker thread (worker.ts) so that parsing, encoding and GZIP take the second
@@ -55,8 +56,10 @@ export class DatasetWriter {
     warn: (line: string) => void,
   ) {
     const layout = new DatasetLayout(setup.root);
-    const place = (kind: Kind) => ({ layout, kind, route: setup.route, date: setup.date, runId: setup.runId });
-    this.streams = { records: new DatasetStream(place('records'), warn), changes: new DatasetStream(place('changes'), warn) };
+    // One set of warnings said for the whole run: a value that does not fit is told once, whatever the part.
+    const said = new Set<string>();
+    const stream = (kind: Kind) => new DatasetStream({ layout, kind, route: setup.route, date: setup.date, runId: setup.runId }, { declared: datasetSchema(setup.route, kind), warn, said });
+    this.streams = { records: stream('records'), changes: stream('changes') };
   }
 
   handle(request: WriterRequest): WriterAnswer {

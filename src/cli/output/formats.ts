@@ -126,8 +126,14 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
     case 'yaml':
       return (await import('./yaml.js')).yamlFormatter(sink);
     case 'parquet':
-      return (await import('./parquet.js')).parquetFormatter(sink, options.fields, options.warn);
+      return parquetFor(sink, options);
     case 'table':
       return (await import('./table-format.js')).tableFormatter(sink, options.fields, { width: options.width, color: options.color, wide: options.wide }, options.warn);
   }
+}
+
+/** Parquet: a route's records in the columns its description declares; anything else typed by its first row group. */
+async function parquetFor(sink: Sink, { fields, warn, routeRecords }: FormatOptions): Promise<Formatter> {
+  const [{ parquetFormatter }, { outputSchema }] = await Promise.all([import('./parquet.js'), import('./parquet-schema.js')]);
+  return parquetFormatter(sink, { fields, warn, declared: routeRecords && outputSchema(routeRecords.records, routeRecords.queryUser) });
 }

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../core/classify.js';
+import type { RecordsName } from '../../core/record-fields.js';
 
 // What every format implements, apart from the registry that picks one (formats.ts).
 
@@ -46,8 +47,16 @@ export interface FormatOptions {
   toFile?: boolean;
   /** `--jq`: the filter's results replace the format. */
   jq?: JqOptions;
+  /** The route's records, whose description declares Parquet's columns (`query_user` first where records carry it); none for a command with no route. */
+  routeRecords?: RouteRecords;
   /** SIGINT or SIGTERM: --jq gives jq a moment to answer what it holds, then ends its thread. */
   signal?: AbortSignal;
+}
+
+/** What a route run's records are: their description's name, and whether each carries `query_user`. */
+export interface RouteRecords {
+  records: RecordsName;
+  queryUser: boolean;
 }
 
 /** `--jq` and the flags that go with it. */

@@ -106,3 +106,22 @@ export function isoMicros(text: string): Micros | undefined {
   const micros = seconds * 1_000_000 + fractionMicros;
   return Number.isSafeInteger(micros) ? micros : BigInt(seconds) * 1_000_000n + BigInt(fractionMicros);
 }
+
+/** Days since 1970-01-01 of a calendar day written `YYYY-MM-DD` (a DATE column's value), or undefined when it is not one. */
+export function isoDays(text: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const days = mo === 2 && isLeap(y) ? 29 : DAYS_IN_MONTH[mo - 1];
+  return days === undefined || d < 1 || d > days ? undefined : daysFromCivil(y, mo, d);
+}
+
+/** The ISO 8601 text of microseconds since 1970 (UTC, all six digits): what isoMicros reads back to the same value. */
+export function microsIso(micros: bigint): string {
+  const seconds = micros / 1_000_000n - (micros % 1_000_000n < 0n ? 1n : 0n);
+  const fraction = micros - seconds * 1_000_000n;
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${String(fraction).padStart(6, '0')}Z`;
+}
+
+/** The `YYYY-MM-DD` of a day counted from 1970-01-01. */
+export const daysIso = (days: number): string => new Date(days * 86_400_000).toISOString().slice(0, 10);

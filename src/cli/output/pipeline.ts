@@ -2,6 +2,7 @@ import { SgqError } from '../../core/errors.js';
 import { colorLevel, type Io } from '../io.js';
 import { createFormatter, terminalWidth, type Format, type Formatter } from './formats.js';
 import type { JqOptions } from './jq.js';
+import type { RouteRecords } from './formatter.js';
 import { pagerSink } from './pager.js';
 import type { Reporter } from './reporter.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type OutTarget, type Sink } from './sink.js';
@@ -19,6 +20,8 @@ export interface OutputChoice {
   bigintAsString?: boolean;
   pager?: boolean;
   jq?: JqOptions;
+  /** A route run's records: Parquet's columns come from their description. */
+  routeRecords?: RouteRecords;
 }
 
 export interface Output {
@@ -50,6 +53,7 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
     bigintAsString: choice.bigintAsString,
     warn: (line) => reporter.warn(line),
     jq: choice.jq,
+    routeRecords: choice.routeRecords,
     toFile: out !== undefined,
     // A table for --out is a file's: neither cut to the terminal's width nor coloured.
     width: out ? undefined : terminalWidth(io),

@@ -4,7 +4,7 @@ import { SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
-import { creditsFile, recordSeen, type SeenByRun } from './credits-store.js';
+import { creditsFolder, recordSeen, type SeenByRun } from './credits-store.js';
 import type { FileCache } from './response-cache.js';
 import { SANDBOX_SERVICE, identifyService, type StateOwner } from '../../core/service.js';
 
@@ -21,6 +21,8 @@ export interface Connection {
   apiKeySource?: KeySource;
   /** The service and profile whose kept state (marks, snapshots, dataset, notes, cache) this run reads and changes. */
   owner: StateOwner;
+  /** The address was asked whether it is a sandbox (or is one): `owner` is settled. */
+  identified: boolean;
   close: () => Promise<void>;
 }
 
@@ -34,7 +36,7 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
     const shape = sandboxShape(ctx.io.env);
     const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
     const sandbox = await startSandbox({ port: 0, shape });
-    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, close: sandbox.close };
+    return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, identified: true, close: sandbox.close };
   }
   const baseUrl = requireBaseUrl(config);
   if (needsKey && !config.apiKey) {
@@ -44,7 +46,7 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
     );
   }
   const owner = { service: await identifyService(baseUrl, { probe: identify }), profile: config.profile };
-  return { config, baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, owner, close: async () => undefined };
+  return { config, baseUrl, apiKey: config.apiKey, apiKeySource: config.apiKeySource, owner, identified: identify, close: async () => undefined };
 }
 
 function requireBaseUrl(config: ResolvedConfig): string {
@@ -73,15 +75,15 @@ function sandboxShape(env: Record<string, string | undefined>): Shape | undefine
 
 /**
  * Every run that saw a balance records it for `sgq credits`, and the prices it observed for
- * the next runs; a folder it cannot write only loses that note.
+ * the next runs, as `owner`'s; a folder it cannot write only loses that note.
  */
-export function recordSeenBalance(env: Record<string, string | undefined>, profile: string, seen: SeenByRun, reporter: Reporter): void {
-  const file = creditsFile(configPath(env));
-  if (file === undefined || (seen.balance === undefined && seen.prices === undefined)) return;
+export function recordSeenBalance(env: Record<string, string | undefined>, owner: StateOwner, seen: SeenByRun, reporter: Reporter): void {
+  const config = configPath(env);
+  if (config === undefined || (seen.balance === undefined && seen.prices === undefined)) return;
   try {
-    recordSeen(file, profile, seen);
+    recordSeen(config, owner, seen);
   } catch (error) {
-    reporter.trace(`cannot record the balance and prices in ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    reporter.trace(`cannot record the balance and prices in ${creditsFolder(config, owner)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 

@@ -1,17 +1,19 @@
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEFAULT_PROFILE } from '../../core/config.js';
+import { adoptsLegacyState, ownerFolder, serviceOf, type StateOwner } from '../../core/service.js';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 
-// What sgq saw of the account, per profile: the last balance (every run that got a
-// `current_credits` records it, so `sgq credits` answers without a call) and the price it
-// measured for each route (README "Prices"). The file holds balances, prices, times, routes
-// and service addresses: never a key. The default profile's note is in credits.json, as it
-// always was; another profile's in a file of its own beside it (credits.PROFILE.json), so that
-// runs of different profiles never write the same file: with no lock (a lock would cost every
-// run more than the note is worth), one run's rename could otherwise undo another's note.
+// What sgq saw of an account, per service and profile (service.ts says whose): the last
+// balance (every run that got a `current_credits` records it, so `sgq credits` answers
+// without a call) and the price it measured for each route (docs/credits.md). Each owner's
+// note is a file of its own, `credits/@SERVICE/PROFILE/note.json` beside the config file, so
+// runs of other profiles or services never write it. It holds balances, prices, times, routes
+// and an address: never a key. Notes of sgq 3.x (credits.json, credits.PROFILE.json), whose
+// entries name the address they were seen at, are read as the note of that address's service
+// until the owner's own note is first written, which carries them over.
 
 export interface SeenBalance {
   credits: number;
@@ -19,6 +21,7 @@ export interface SeenBalance {
   seen_at: string;
   /** The route whose answer reported it. */
   route: string;
+  /** The address it was seen at. */
   base_url: string;
 }
 
@@ -26,90 +29,83 @@ export interface SeenBalance {
 export interface ObservedPrice {
   credits: number;
   seen_at: string;
-  /** The service it was measured on: a profile pointed elsewhere does not use it. */
-  base_url: string;
 }
 
-interface StoreShape {
-  profiles: Record<string, SeenBalance>;
-  /** Profile → route path → price. */
-  prices: Record<string, Record<string, ObservedPrice>>;
+/** One owner's note. */
+interface Note {
+  balance?: SeenBalance;
+  /** Route path → price. */
+  prices: Record<string, ObservedPrice>;
 }
 
-/** `credits.json` beside the config file; undefined when there is no place for it (no home folder). */
-export function creditsFile(configPath: string | undefined): string | undefined {
-  return configPath === undefined ? undefined : join(dirname(configPath), 'credits.json');
+/** The folder of `owner`'s note and calls ledger; undefined when there is no place for it (no home folder). */
+export function creditsFolder(configPath: string | undefined, owner: StateOwner): string | undefined {
+  return configPath === undefined ? undefined : ownerFolder(join(dirname(configPath), 'credits'), owner);
 }
 
-/** Where `profile`'s note is written: `file` (credits.json) for the default profile, credits.PROFILE.json beside it for another. */
-export function noteFile(file: string, profile: string): string {
-  if (profile === DEFAULT_PROFILE) return file;
-  // Any profile name as one file name: '/' and what Windows refuses are escaped.
-  const name = encodeURIComponent(profile).replace(/[*!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return join(dirname(file), `credits.${name}.json`);
-}
+const noteIn = (folder: string) => join(folder, 'note.json');
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The store as read; `found` says the file was there and read whole (so its folder exists). */
-function readStore(file: string): StoreShape & { found: boolean } {
+/** A price as kept; a hand-damaged entry is not one. */
+const isPrice = (v: unknown): v is ObservedPrice => isRecord(v) && Number.isSafeInteger(v.credits) && (v.credits as number) >= 0;
+
+/** The owner's note as read; `found` says its own file was there and read (so its folder exists). */
+function readNote(configPath: string, owner: StateOwner): Note & { found: boolean } {
   let text: string;
   try {
-    text = readRegularFile(file, 'utf8');
+    text = readRegularFile(noteIn(creditsFolder(configPath, owner)!), 'utf8');
   } catch {
-    // Missing, unreadable or not a regular file: nothing known, and the next run writes it afresh.
-    return { profiles: {}, prices: {}, found: false };
+    // Missing, unreadable or not a regular file: what sgq 3.x saw for this service, if anything.
+    return { ...legacyNote(configPath, owner), found: false };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    parsed = undefined; // damaged: nothing known, written afresh below
+    parsed = undefined; // damaged: nothing known, written afresh by the next run
   }
-  const profiles = isRecord(parsed) && isRecord(parsed.profiles) ? parsed.profiles : {};
-  const prices = isRecord(parsed) && isRecord(parsed.prices) ? parsed.prices : {};
-  return { profiles, prices, found: true } as StoreShape & { found: boolean };
+  const note = isRecord(parsed) ? parsed : {};
+  const prices = isRecord(note.prices) ? note.prices : {};
+  return { balance: isRecord(note.balance) ? (note.balance as unknown as SeenBalance) : undefined, prices: prices as Note['prices'], found: true };
 }
 
-/**
- * The store holding `profile`'s note: its own file, or, where it has none yet, credits.json
- * (sgq before 3.4 kept every profile's note there).
- */
-function readProfile(file: string, profile: string): StoreShape & { found: boolean } {
-  const own = noteFile(file, profile);
-  const store = readStore(own);
-  return store.found || own === file ? store : { ...onlyProfile(readStore(file), profile), found: false };
+/** The last balance seen by `owner`, if any. */
+export function readBalance(configPath: string, owner: StateOwner): SeenBalance | undefined {
+  return readNote(configPath, owner).balance;
 }
 
-/** The entries of `profile` alone. */
-function onlyProfile(store: StoreShape, profile: string): StoreShape {
-  const pick = <T>(of: Record<string, T>) => (Object.hasOwn(of, profile) ? { [profile]: of[profile]! } : {});
-  return { profiles: pick(store.profiles), prices: pick(store.prices) };
-}
-
-/** The last balance seen on `profile`, if any. */
-export function readBalance(file: string, profile: string): SeenBalance | undefined {
-  const { profiles } = readProfile(file, profile);
-  return Object.hasOwn(profiles, profile) ? profiles[profile] : undefined;
-}
-
-/** The prices observed on a profile, route by route, on the service at `baseUrl`; a hand-damaged entry is skipped. */
-export function readObservedPrices(file: string, profile: string, baseUrl: string | undefined): Map<string, number> {
+/** The prices observed by `owner`, route by route; a hand-damaged entry is skipped. */
+export function readObservedPrices(configPath: string, owner: StateOwner): Map<string, number> {
   const found = new Map<string, number>();
-  const routes = readProfile(file, profile).prices[profile];
-  if (!isRecord(routes)) return found;
-  for (const [route, seen] of Object.entries(routes)) {
-    if (!isRecord(seen) || !Number.isSafeInteger(seen.credits) || (seen.credits as number) < 0) continue;
-    if (baseUrl !== undefined && seen.base_url !== baseUrl) continue;
-    found.set(route, seen.credits as number);
+  for (const [route, seen] of Object.entries(readNote(configPath, owner).prices)) {
+    if (isPrice(seen)) found.set(route, seen.credits);
   }
   return found;
 }
 
-/** What a run adds to the store: its last balance, and prices it observed. */
+/** What a run adds to the note: its last balance, and prices it observed. */
 export interface SeenByRun {
   balance?: SeenBalance;
   prices?: Record<string, ObservedPrice>;
+}
+
+/**
+ * Records what a run saw in `owner`'s note; throws when the file cannot be written (the caller
+ * decides how loud to be).
+ */
+export function recordSeen(configPath: string, owner: StateOwner, seen: SeenByRun): void {
+  updateNote(configPath, owner, (note) => {
+    if (seen.balance) note.balance = seen.balance;
+    if (seen.prices) note.prices = { ...note.prices, ...seen.prices };
+  });
+}
+
+/** Forgets the prices `owner` learned; returns them, route by route (none: nothing written). */
+export function forgetPrices(configPath: string, owner: StateOwner): Map<string, number> {
+  const forgotten = readObservedPrices(configPath, owner);
+  if (forgotten.size > 0) updateNote(configPath, owner, (note) => void (note.prices = {}));
+  return forgotten;
 }
 
 /**
@@ -119,36 +115,33 @@ export interface SeenByRun {
 const MERGES = 8;
 
 /**
- * Records what a run saw for a profile in its file (noteFile); throws when the file cannot be
- * written (the caller decides how loud to be). Runs of the same profile may still end at the
- * same time: just before the rename, the file is checked to be the one that was read (its
- * inode, size and times), and read and merged again if another run replaced it meanwhile, so
- * that the prices of the routes each observed are kept.
+ * Replaces the note with `change` applied. With no lock (a lock would cost every run more than
+ * the note is worth), runs of the same owner may end at the same time: just before the rename,
+ * the file is checked to be the one that was read (its inode, size and times), and read and
+ * changed again if another run replaced it meanwhile, so that the prices of the routes each
+ * observed are kept.
  */
-export function recordSeen(file: string, profile: string, seen: SeenByRun): void {
-  const target = noteFile(file, profile);
+function updateNote(configPath: string, owner: StateOwner, change: (note: Note) => void): void {
+  const target = noteIn(creditsFolder(configPath, owner)!);
   let stamp = stampOf(target);
-  let store = readProfile(file, profile);
+  let note = readNote(configPath, owner);
   // A file just read has its folder; only the first note (or one after the folder went) makes it.
-  if (!store.found) makePrivateFolder(dirname(target));
+  if (!note.found) makePrivateFolder(dirname(target));
   for (let merges = 1; ; merges++) {
     let now = stamp;
+    change(note);
     // Replaced atomically (a run reading it sees the old file or the new one) but not flushed to
     // disk: a note of the last balance is not worth two fsyncs (1-5 ms) in every command, and
     // a file lost or damaged by a crash reads as nothing known until the next run writes it.
     const proceed = () => (now = stampOf(target)) === stamp || merges === MERGES;
-    if (replaceFile(target, merged(store, profile, seen), { durable: false, proceed })) return;
+    if (replaceFile(target, noteText(note), { durable: false, proceed })) return;
     stamp = now;
-    store = readProfile(file, profile);
+    note = readNote(configPath, owner);
   }
 }
 
-/** The store with what the run saw for `profile`, as the file's text. */
-function merged(store: StoreShape, profile: string, seen: SeenByRun): string {
-  if (seen.balance) store.profiles[profile] = seen.balance;
-  if (seen.prices) store.prices[profile] = { ...(isRecord(store.prices[profile]) ? store.prices[profile] : {}), ...seen.prices };
-  const { profiles, prices } = store;
-  const shape = Object.keys(prices).length ? { profiles, prices } : { profiles };
+function noteText({ balance, prices }: Note): string {
+  const shape = Object.keys(prices).length ? { balance, prices } : { balance };
   return `${JSON.stringify(shape, null, 2)}\n`;
 }
 
@@ -158,6 +151,53 @@ function stampOf(file: string): string | undefined {
     const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
     return stat && `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
   } catch {
-    return undefined; // as readStore: nothing known
+    return undefined; // as readNote: nothing known
   }
+}
+
+// --- the notes of sgq 3.x, read only ---
+// 3.4 kept the default profile's note in credits.json and another profile's in
+// credits.PROFILE.json; before 3.4 every profile's was in credits.json. Each balance and price
+// names the address it was seen at.
+
+/** What sgq 3.x saw for `owner`: the entries of its profile seen at an address of its service. */
+function legacyNote(configPath: string, owner: StateOwner): Note {
+  const note: Note = { prices: {} };
+  if (!adoptsLegacyState(owner)) return note; // the sandbox's were never kept
+  const { profiles, prices } = legacyStore(dirname(configPath), owner.profile);
+  const ours = (seen: unknown) => isRecord(seen) && typeof seen.base_url === 'string' && serviceOf(seen.base_url) === owner.service;
+  const balance = profiles[owner.profile];
+  if (ours(balance)) note.balance = balance as SeenBalance;
+  const routes = prices[owner.profile];
+  for (const [route, seen] of Object.entries(isRecord(routes) ? routes : {})) {
+    if (ours(seen) && isPrice(seen)) note.prices[route] = { credits: seen.credits, seen_at: seen.seen_at };
+  }
+  return note;
+}
+
+interface LegacyShape {
+  profiles: Record<string, unknown>;
+  prices: Record<string, unknown>;
+}
+
+/** The 3.x store holding `profile`'s note: its own file, or where it has none, credits.json. */
+function legacyStore(folder: string, profile: string): LegacyShape {
+  const shared = join(folder, 'credits.json');
+  const own = profile === DEFAULT_PROFILE ? shared : join(folder, `credits.${legacyName(profile)}.json`);
+  return readLegacy(own) ?? (own === shared ? undefined : readLegacy(shared)) ?? { profiles: {}, prices: {} };
+}
+
+/** A profile name as sgq 3.4 put it in a file name: '/' and what Windows refuses escaped. */
+const legacyName = (profile: string) => encodeURIComponent(profile).replace(/[*!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+function readLegacy(file: string): LegacyShape | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readRegularFile(file, 'utf8'));
+  } catch (error) {
+    // Missing: not there. Damaged or unreadable: there, with nothing known in it.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { profiles: {}, prices: {} };
+  }
+  const store = isRecord(parsed) ? parsed : {};
+  return { profiles: isRecord(store.profiles) ? store.profiles : {}, prices: isRecord(store.prices) ? store.prices : {} };
 }

@@ -8,6 +8,7 @@ import type { Reporter } from '../output/reporter.js';
 import type { SinceMarks } from './since-marks.js';
 import type { Job } from './runner.js';
 import { count as plural, grouped } from '../output/words.js';
+import { BALANCE_BODY, BALANCE_ROUTE } from './balance-probe.js';
 
 // `--dry-run`: the requests a run would send and what it could cost at worst, from the jobs
 // the run would build. Nothing is sent, so no key is needed and no credit spent.
@@ -37,6 +38,11 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
   let path = '';
   let pageSize: number | null = null;
   let placeholder = false;
+  const keyOf = (sendKey: boolean | undefined) => (!sendKey ? '' : input.sandbox || config.apiKey ? ` (x-api-key ${input.sandbox ? 'sandbox demo key' : maskSecret(config.apiKey!)})` : ' (x-api-key: none configured)');
+  if (readsBalanceFirst(input)) {
+    const { target, body } = requestTarget(prefix, BALANCE_ROUTE, BALANCE_BODY, 'POST');
+    reporter.raw(`sgq: would send POST ${origin}${target} ${body}${keyOf(true)} first, free: the balance before the first call, so that --max-credits counts that call as the balances measure it`);
+  }
   for await (const job of input.jobs) {
     users++;
     const req = job.request;
@@ -45,7 +51,7 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
     pageSize = route?.pageSize ?? null;
     placeholder = route?.placeholder === true;
     const method = (req.method ?? 'POST').toUpperCase();
-    const key = !req.sendKey ? '' : input.sandbox || config.apiKey ? ` (x-api-key ${input.sandbox ? 'sandbox demo key' : maskSecret(config.apiKey!)})` : ' (x-api-key: none configured)';
+    const key = keyOf(req.sendKey);
     const bound = pagesAtMost(req, limit, pageSize);
     const pages = !req.paginated ? [null] : Array.from({ length: Math.min(bound ?? 1, PAGES_SHOWN) }, (_, i) => req.startPage + i);
     for (const page of pages) {
@@ -66,6 +72,11 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
   reporter.raw(`sgq: dry run, nothing sent: ${users > 1 ? `${grouped(users)} users, ` : ''}${count}; worst case ${worstCase(calls, input.price, input.maxCredits, path)}${placeholder ? '; nothing while the route is not open (spec §2.3)' : ''}`);
   if (limit !== undefined) reporter.raw(`sgq: ${limitNote(limit, pageSize, path)}`);
   return ExitCode.ok;
+}
+
+/** Whether the run reads the balance before its first call (Budget.wantsOpeningBalance): under --max-credits, a paid route, a call that fits. */
+function readsBalanceFirst({ maxCredits, price }: DryRunInput): boolean {
+  return maxCredits !== undefined && price?.credits !== 0 && (price?.credits ?? 1) <= maxCredits;
 }
 
 /** The most calls one job can make: one page, --max-pages, or --limit over a known page size; null when unbounded. */

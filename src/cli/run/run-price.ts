@@ -3,33 +3,35 @@ import type { PriceEvent } from '../../core/price-meter.js';
 import { isoTime } from '../../core/iso-time.js';
 import { priceOf, priceOrigin, type Price } from '../../core/prices.js';
 import type { Reporter } from '../output/reporter.js';
-import { creditsFile, readObservedPrices, type ObservedPrice } from './credits-store.js';
+import type { StateOwner } from '../../core/service.js';
+import { readObservedPrices, type ObservedPrice } from './credits-store.js';
 import { count, grouped } from '../output/words.js';
 
 // The price a run uses for its route (prices.ts: setting > observed > public table), and what
 // the run learns of it: a price observed from the balances is said once on stderr and kept
-// beside the balance (credits.json), so the next runs, dry runs and budgets use it.
+// beside the balance (credits-store.ts), as the prices of the run's service and profile, so the
+// next runs, dry runs and budgets there use it.
 
 const credits = (n: number) => count(n, 'credit');
 
 export class RunPrice {
   /** The price observed in this run, to be kept for the profile. */
   private seen?: ObservedPrice;
+  /** A drop another process shared was traced once already. */
+  private crowdedSaid = false;
 
   private constructor(
     private readonly path: string,
     readonly price: Price | null,
-    /** The price observed on this profile by earlier runs, if any. */
+    /** The price observed on this service and profile by earlier runs, if any. */
     private readonly stored: number | undefined,
-    /** The service the run asks; undefined for --sandbox, whose prices are not the account's. */
-    private readonly baseUrl: string | undefined,
   ) {}
 
-  /** The price of `path` for a run on `baseUrl` (undefined for --sandbox: nothing observed is read or kept). */
-  static forRun(env: Env, config: ResolvedConfig, path: string, baseUrl: string | undefined): RunPrice {
-    const file = creditsFile(configPath(env));
-    const stored = file === undefined || baseUrl === undefined ? undefined : readObservedPrices(file, config.profile, baseUrl).get(path);
-    return new RunPrice(path, priceOf(path, { setting: config.prices, observed: stored }), stored, baseUrl);
+  /** The price of `path` for a run of `owner` (the service and profile whose observed prices it reads). */
+  static forRun(env: Env, config: ResolvedConfig, path: string, owner: StateOwner): RunPrice {
+    const file = configPath(env);
+    const stored = file === undefined ? undefined : readObservedPrices(file, owner).get(path);
+    return new RunPrice(path, priceOf(path, { setting: config.prices, observed: stored }), stored);
   }
 
   /** What the budget's meter saw: an observed price is said once, a balance that rose only with --verbose. */
@@ -38,8 +40,12 @@ export class RunPrice {
       reporter.trace(`the balance went up from ${grouped(event.before)} to ${grouped(event.after)} between two calls (credits bought during the run?): that call's price is not measured`);
       return;
     }
-    if (this.baseUrl === undefined) return;
-    this.seen = { credits: event.credits, seen_at: isoTime(), base_url: this.baseUrl };
+    if (event.kind === 'crowded') {
+      if (!this.crowdedSaid) reporter.trace('another sgq process called the service on this account between two calls: no price is measured from the balances while that lasts');
+      this.crowdedSaid = true;
+      return;
+    }
+    this.seen = { credits: event.credits, seen_at: isoTime() };
     const { price } = this;
     if (event.credits === price?.credits || event.credits === this.stored) return;
     const how = `(the balance went from ${grouped(event.before)} to ${grouped(event.after)}, one call at a time)`;

@@ -58,10 +58,14 @@ export interface RunOptions {
   maxCredits?: number;
   /** Credits per call where a price is known (run-price.ts). */
   knownCost: number | null;
-  /** The price was stated by the user or observed before (see BudgetLimits.trusted). */
+  /** The price was stated by the user (see BudgetLimits.trusted). */
   priceTrusted?: boolean;
   /** Told of prices the balances show (see Budget). */
   onPrice?: BudgetLimits['onPrice'];
+  /** The calls of other processes on the account (see Budget). */
+  watch?: BudgetLimits['watch'];
+  /** Reads the balance with a free call, before the first call of a run under --max-credits (see Budget). */
+  openingBalance?: () => Promise<number | undefined>;
   /** `--raw`: each body as received, one per line, instead of formatted records. */
   raw: boolean;
   /** `sgq api -i`: each answer's status line and headers before its records. */
@@ -89,6 +93,8 @@ export interface RunContext {
   controller: AbortController;
   /** After each job: the scope commits what was staged if the output holding it is durable. */
   onJobEnd?: () => Promise<void>;
+  /** Sees each answer before its records are written; throws to refuse it (a sandbox answering for a service). */
+  onAnswer?: (page: FetchedPage) => void;
 }
 
 const FATAL_FOR_ALL = new Set<number>([ExitCode.config, ExitCode.expired]);
@@ -127,7 +133,7 @@ class JobRunner {
     private readonly options: RunOptions,
     private readonly ctx: RunContext,
   ) {
-    this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost, trusted: options.priceTrusted, onPrice: options.onPrice });
+    this.budget = new Budget({ limit: options.limit, maxCredits: options.maxCredits, knownCost: options.knownCost, trusted: options.priceTrusted, onPrice: options.onPrice, watch: options.watch });
     this.remaining = new RemainingUsers(options.remainingFile);
     this.bounds = { limit: options.limit, maxCredits: options.maxCredits, users: options.users };
   }
@@ -143,6 +149,7 @@ class JobRunner {
     const { sink, formatter, reporter } = this.ctx;
     await reporter.startProgress(`${this.options.label}: starting`);
     reporter.trackProgress((width) => this.progressLine(width));
+    if (this.options.openingBalance && this.budget.wantsOpeningBalance) await this.budget.openWith(this.options.openingBalance);
     const source = isAsync(jobs) ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
     await Promise.all(Array.from({ length: this.options.concurrency }, () => this.worker(source)));
     // The users never started, for the resume (not when the reader went away: nobody wants them).
@@ -263,6 +270,7 @@ class JobRunner {
 
   private async writePage(job: Job, stat: UserStats, page: FetchedPage, progress: JobProgress): Promise<void> {
     const { sink, reporter } = this.ctx;
+    this.ctx.onAnswer?.(page);
     stat.pages++;
     if (isBilled(page)) stat.calls++;
     if (page.cached) stat.cachedPages++;
