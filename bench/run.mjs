@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, table)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
 //                  in the big batch)
@@ -49,6 +49,8 @@ const PARALLEL_PAGES = QUICK ? 40 : 400; // one user's --all at PARALLEL_LATENCY
 const PARALLEL_LATENCY_MS = 100;
 const PROTOCOL_USERS = QUICK ? 50 : 200; // --snapshot users, each locked, staged and committed with the output
 const PARALLEL_RUNS = QUICK ? 1 : Math.min(RUNS, 3); // --parallel 1 over 400 pages takes ~45 s a run
+// The table's flat memory on a terminal: a run of this many followers, printed page by page.
+const TABLE_BIG = QUICK ? 200_000 : 1_000_000;
 const NODE = process.execPath;
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -159,9 +161,9 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false, c
  * records are the spec's two fields (--shape spec): the baselines parse with JSON.parse, which
  * rounds the service's ids past 2^53, so only these records let the output check compare bytes.
  */
-async function startSandbox(extra = []) {
+async function startSandbox(extra = [], shape = 'spec') {
   const ttl = 3600; // a safety net only (the longest --ttl): we stop it ourselves
-  const child = start(NODE, [...SGQ, 'sandbox', '--port', '0', '--ttl', String(ttl), '--credits', '1000000000', '--quiet', '--shape', 'spec', ...extra], {
+  const child = start(NODE, [...SGQ, 'sandbox', '--port', '0', '--ttl', String(ttl), '--credits', '1000000000', '--quiet', '--shape', shape, ...extra], {
     env: { ...process.env, SGQ_CONFIG_DIR: configDir },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -244,7 +246,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['table', () => tableFigures()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -800,4 +802,66 @@ if (notes.length) console.log(`\n${notes.map((n) => `- ${n}`).join('\n')}`);
 if (failure) {
   console.log(`\n**The bench stopped early**: ${failure.message}`);
   process.exitCode = 1;
+}
+
+// 13. table: what a person reads. On an 80-column terminal (a pty from script(1), --no-pager) the
+// table is printed page by page in the first page's columns; into a file it is sized by every
+// row, so it holds them all. The service's record shape (the default columns), not the spec's.
+async function tableFigures() {
+  if (!hasCmd('script')) {
+    row('`-o table` on a terminal', 'n/a', 'n/a', 'n/a', 'n/a: script(1) not found (util-linux)');
+    return;
+  }
+  const service = await startSandbox([], 'service');
+  try {
+    await tableRows(service.env);
+  } finally {
+    await stop(service.child);
+  }
+  await tableEngines();
+}
+
+async function tableRows(env) {
+  const args = (user, extra) => [...SGQ, 'graph', 'followers', user, '--all', '--quiet', ...extra];
+  // The pty is 80 columns wide; sgq sees a terminal on stdout and stderr, script copies the screen to us.
+  const onTerminal = (user, extra, opts) => run('script', ['-qec', `stty cols 80 rows 40; exec ${[NODE, ...args(user, extra)].map((w) => `'${w}'`).join(' ')}`, '/dev/null'], { env, ...opts });
+  const intoFile = (format, opts) => run(NODE, args(EXPORT_USER, ['-o', format, '--out', join(scratch, `table-export.${format}`)]), { env, ...opts });
+  log('table: checking that the table on a terminal has a line per record');
+  const check = await onTerminal(EXPORT_USER, ['--no-pager'], { capture: true });
+  if (check.lines !== FOLLOWERS + 1) throw new Error(`the table on a terminal printed ${check.lines} lines, not ${FOLLOWERS + 1}`);
+  log(`table: ${RUNS} runs each of the table and -o ndjson on an 80-column terminal, with peak RSS`);
+  const peaks = { table: [], ndjson: [] };
+  const timed = (kind, extra) => ({ run: async () => { const r = await onTerminal(EXPORT_USER, extra, { rss: true }); peaks[kind].push(r.rssKiB / 1024); return r; } });
+  const [tTable, tNdjson] = await sideBySide([timed('table', ['--no-pager']), timed('ndjson', ['--no-pager', '-o', 'ndjson'])], RUNS);
+  const [pTable, pNdjson] = [median(peaks.table), median(peaks.ndjson)];
+  row(`\`--all\` on an 80-column terminal (a pty, \`--no-pager\`), ${fmt(FOLLOWERS)} followers: the table, page by page, vs \`-o ndjson\` (median of ${RUNS}); peak RSS ${pTable.toFixed(1)} vs ${pNdjson.toFixed(1)} MiB`, `${fmt(tTable)} ms`, `${fmt(tNdjson)} ms`, `${(tTable / tNdjson).toFixed(2)}x`, `≤ 1.50x, peak RSS ≤ 1.25x ${verdict(tTable / tNdjson <= 1.5 && pTable <= 1.25 * pNdjson)}`);
+  log(`table: ${RUNS} runs each of -o table and -o ndjson into a file`);
+  const filePeaks = { table: [], ndjson: [] };
+  const toFile = (format) => ({ run: async () => { const r = await intoFile(format, { rss: true }); filePeaks[format].push(r.rssKiB / 1024); return r; } });
+  const [fTable, fNdjson] = await sideBySide([toFile('table'), toFile('ndjson')], RUNS);
+  const fPeak = median(filePeaks.table);
+  row(`\`--all -o table --out\`, ${fmt(FOLLOWERS)} followers (every row held to size the columns), vs \`-o ndjson --out\` (median of ${RUNS}); peak RSS ${fPeak.toFixed(1)} vs ${median(filePeaks.ndjson).toFixed(1)} MiB`, `${fmt(fTable)} ms`, `${fmt(fNdjson)} ms`, `${(fTable / fNdjson).toFixed(2)}x`, 'informational');
+  // Flat: what the table holds does not grow with the records (the ndjson run beside it neither).
+  log(`table: the table and -o ndjson of ${fmt(TABLE_BIG)} followers on an 80-column terminal, peak RSS`);
+  const [big, bigNdjson] = [await onTerminal(`bench_${TABLE_BIG}`, ['--no-pager'], { rss: true }), await onTerminal(`bench_${TABLE_BIG}`, ['--no-pager', '-o', 'ndjson'], { rss: true })];
+  const [bigPeak, bigBase] = [big.rssKiB / 1024, bigNdjson.rssKiB / 1024];
+  row(`peak RSS, \`--all\` on an 80-column terminal, ${fmt(TABLE_BIG)} followers: the table, page by page (${fmt(big.ms)} ms), vs \`-o ndjson\` there (${fmt(bigNdjson.ms)} ms)`, `${bigPeak.toFixed(1)} MiB`, `${bigBase.toFixed(1)} MiB`, `${(bigPeak / bigBase).toFixed(2)}x`, `≤ 1.25x ${verdict(bigPeak <= 1.25 * bigBase)}`);
+}
+
+/** sgq's table against one on cli-table3, in process (bench/table-engines.mjs): rendering only, same cells and widths. */
+async function tableEngines() {
+  const engines = (what, records) => spawnSync(NODE, [join(root, 'bench/table-engines.mjs'), what, ...(records ? [String(records)] : [])], { encoding: 'utf8', cwd: root });
+  const probe = engines('check');
+  if (probe.status !== 0) {
+    notes.push(`table: the cli-table3 comparison did not run: ${probe.stderr.trim().split('\n').pop()}`);
+    return;
+  }
+  const check = JSON.parse(probe.stdout);
+  const records = QUICK ? 20_000 : FOLLOWERS;
+  log(`table: sgq's table and cli-table3's, ${fmt(records)} records in process, then peak RSS at ${fmt(TABLE_BIG)}`);
+  const figures = (engine, n) => JSON.parse(engines(engine, n).stdout);
+  const ms = Object.fromEntries(['sgq', 'cli-table3'].map((e) => [e, median(Array.from({ length: Math.min(RUNS, 3) }, () => figures(e, records).ms))]));
+  const rss = Object.fromEntries(['sgq', 'cli-table3'].map((e) => [e, figures(e, TABLE_BIG).peakRssMiB]));
+  row(`rendering ${fmt(records)} followers page by page at 80 columns, in process (bench/table-engines.mjs): cli-table3 (borderless, the first page's widths) vs sgq's table (the same cells and widths); peak RSS at ${fmt(TABLE_BIG)} records ${rss['cli-table3']} vs ${rss.sgq} MiB`, `${fmt(ms['cli-table3'])} ms`, `${fmt(ms.sgq)} ms`, `${(ms['cli-table3'] / ms.sgq).toFixed(2)}x`, 'informational (why sgq keeps its own table)');
+  notes.push(`table: of the first page at 80 columns, cli-table3 printed ${check['cli-table3'].misaligned} of ${check['cli-table3'].lines} lines misaligned by Unicode's measure (it counts a zero-width space as one column, Devanagari by code point) and ${check['cli-table3'].loneSurrogates} with a lone surrogate; sgq's table ${check.sgq.misaligned} and ${check.sgq.loneSurrogates}`);
 }

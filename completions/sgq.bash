@@ -24,34 +24,34 @@ __sgq_subcommands() {
 __sgq_options() {
   case $1 in
     '') REPLY='-V --version' ;;
-    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'alpha classification') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata tweets') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata userid') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata follower-count') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata past-usernames') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata latest') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata current') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata current-followers') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata current-following') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'metadata current-tweets') REPLY='--how --concurrency -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'lists members') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'lists latest-tweets') REPLY='--how -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'info') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'alpha classification') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata tweets') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata latest-tweets') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata userid') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata follower-count') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata past-usernames') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata latest') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current-followers') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current-following') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'metadata current-tweets') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'lists members') REPLY='--how -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'lists latest-tweets') REPLY='--how -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'info') REPLY='-o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'config list') REPLY='-o --output' ;;
     'credits') REPLY='--refresh --json --forget-prices' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial --trial-limits --detach' ;;
-    'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --out --wait-lock' ;;
+    'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --wide --bigint-as-string --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
     'dataset info') REPLY='--schema --files -o --output --fields' ;;
     'dataset compact') REPLY='--before --wait-lock' ;;
-    'fmt') REPLY='-o --output --fields --no-header --no-pager --jq --slurp --arg --argjson --out --wait-lock' ;;
+    'fmt') REPLY='-o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --out --wait-lock' ;;
     'describe') REPLY='--json --schema' ;;
     *) REPLY= ;;
   esac
@@ -250,10 +250,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string' ;;
     'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;

@@ -29,6 +29,7 @@ export const SETTINGS = {
   prices: { env: 'SGQ_PRICES', secret: false, describe: 'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table' },
   plan: { env: 'SGQ_PLAN', secret: false, describe: "the account's plan: trial (paces calls within the routes' hourly limits) or paid; unset, sgq learns trial from a refusal" },
   'rate-limits': { env: 'SGQ_RATE_LIMITS', secret: false, describe: "a trial account's requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits" },
+  'bigint-as-string': { env: 'SGQ_BIGINT_AS_STRING', secret: false, describe: 'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)' },
 } as const;
 
 /** The service's public address (its clients call `https://toto.oz.xyz/api`): the base URL when none is set. */
@@ -89,6 +90,8 @@ export function validateSetting(name: SettingName, value: string): string {
     case 'rate-limits':
       parseRateLimits(v);
       return v;
+    case 'bigint-as-string':
+      return onOff(name, value);
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -96,6 +99,17 @@ export function validateSetting(name: SettingName, value: string): string {
       if (/\s/.test(v)) throw usageError('invalid api-key: it holds white space');
       return v;
   }
+}
+
+const ON = ['1', 'true', 'yes', 'on'];
+const OFF = ['0', 'false', 'no', 'off'];
+
+/** A setting that is on or off, stored as `true` or `false`. */
+function onOff(name: SettingName, value: string): string {
+  const v = value.trim().toLowerCase();
+  if (ON.includes(v)) return 'true';
+  if (OFF.includes(v)) return 'false';
+  throw usageError(`invalid ${name} ${JSON.stringify(value)}`, 'use true or false (1 or 0)');
 }
 
 /** What an HTTP header value cannot carry: control characters (C0, DEL, C1) and anything past Latin-1. */
@@ -296,6 +310,8 @@ export interface ResolvedConfig {
   plan?: Plan;
   /** `route=requests` pairs, checked by parseRateLimits. */
   rateLimits?: string;
+  /** `true` or `false`. */
+  bigintAsString?: string;
   store?: ConfigStore;
 }
 
@@ -306,6 +322,18 @@ export interface ResolvedConfig {
  */
 export function sandboxConfig(config: ResolvedConfig, env: Env): ResolvedConfig {
   return { ...config, dataset: env[SETTINGS.dataset.env] ? config.dataset : undefined, snapshotDir: env[SETTINGS['snapshot-dir'].env] ? config.snapshotDir : undefined };
+}
+
+/** A setting from the environment alone, checked as resolveConfig checks it (`sgq fmt` reads no profile). */
+export function envSetting(name: SettingName, env: Env): string | undefined {
+  const variable = SETTINGS[name].env;
+  if (!env[variable]) return undefined;
+  try {
+    return validateSetting(name, env[variable]);
+  } catch (error) {
+    if (!(error instanceof SgqError)) throw error;
+    throw configError(`${error.message} (from ${variable})`, error.hint ?? `fix or unset ${variable}`);
+  }
 }
 
 /** The profile a run uses: `--profile`, else SGQ_PROFILE, else the default one. */
@@ -360,6 +388,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     prices: pick('prices'),
     plan: pick('plan') as Plan | undefined,
     rateLimits: pick('rate-limits'),
+    bigintAsString: pick('bigint-as-string'),
     store,
   };
 }

@@ -99,3 +99,52 @@ export const RECORD_FIELDS = {
 } as const satisfies Record<string, FieldSpecs>;
 
 export type RecordsName = keyof typeof RECORD_FIELDS;
+
+/**
+ * A column of the table a person reads: a short header, and the fields it may show (the
+ * first one the records have: a route's fields come prefixed or plain). `whole` marks text a
+ * person copies and a cut would spoil (a handle); numbers and dates are never cut anyway.
+ */
+export interface TableColumnSpec {
+  readonly header: string;
+  readonly fields: readonly string[];
+  readonly whole?: boolean;
+}
+
+const both = (name: string): string[] => [`follower_${name}`, name];
+
+/** The account as a person scans it: who, what it is called, how big, since when. */
+const ACCOUNT_COLUMNS: readonly TableColumnSpec[] = [
+  { header: 'username', fields: both('username'), whole: true },
+  { header: 'name', fields: [...both('list_name'), 'name'] },
+  { header: 'followers', fields: [...both('num_followers'), 'followers_count'] },
+  { header: 'following', fields: both('num_friends') },
+  { header: 'posts', fields: both('num_tweets') },
+  { header: 'created', fields: both('creation_date') },
+];
+
+/**
+ * Each kind of record's default table columns, in the order shown (and kept: a narrow terminal
+ * leaves out the last first). A kind without a list, or records that have fewer than two of
+ * its columns (another shape), show every field. `--wide` and `--fields` show the rest.
+ */
+export const TABLE_COLUMNS: { readonly [R in RecordsName]?: readonly TableColumnSpec[] } = {
+  followers: ACCOUNT_COLUMNS,
+  following: ACCOUNT_COLUMNS,
+  // A history: when each version was seen comes first.
+  metadata: [{ header: 'checked', fields: ['last_checked'] }, ...ACCOUNT_COLUMNS],
+  posts: [
+    { header: 'created', fields: ['created_at'] },
+    { header: 'likes', fields: ['like_count'] },
+    { header: 'text', fields: ['text'] },
+    { header: 'id', fields: ['id'], whole: true },
+  ],
+  scores: [
+    { header: 'date', fields: ['date'] },
+    { header: 'score', fields: ['score'] },
+  ],
+  userid: [
+    { header: 'username', fields: ['username'], whole: true },
+    { header: 'userid', fields: ['user_id'], whole: true },
+  ],
+};

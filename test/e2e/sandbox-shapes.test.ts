@@ -90,13 +90,17 @@ describe.each(SHAPES)('the %s shape, end to end', (shape) => {
     expect(JSON.parse((await run(['-o', 'json'])).stdout)).toEqual(nd);
   });
 
-  it('the table (in a pipe) has a column for each field and a row for each record', async () => {
+  it('the table (in a pipe): the shape\'s default columns, with --wide a column for each field; a row for each record', async () => {
+    const nd = ndjsonOf((await sgq(['graph', 'followers', 'shapes_20'], { env: sb.env() })).stdout);
+    const wide = await sgq(['graph', 'followers', 'shapes_20', '-o', 'table', '--wide'], { env: sb.env() });
+    expect(wide.exitCode, wide.stderr).toBe(0);
+    expect(lines(wide.stdout)[0]!.trim().split(/\s+/)).toEqual(fields);
     const r = await sgq(['graph', 'followers', 'shapes_20', '-o', 'table'], { env: sb.env() });
     expect(r.exitCode, r.stderr).toBe(0);
-    const [header] = lines(r.stdout);
-    expect(header!.trim().split(/\s+/)).toEqual(fields);
-    const nd = ndjsonOf((await sgq(['graph', 'followers', 'shapes_20'], { env: sb.env() })).stdout);
-    for (const record of nd) expect(lines(r.stdout).some((l) => l.startsWith(`${record[name] as string} `))).toBe(true);
+    // The service's records: a few columns chosen for reading; the spec's two fields: both.
+    const defaults = shape === 'service' ? ['username', 'name', 'followers', 'following', 'posts', 'created'] : fields;
+    expect(lines(r.stdout)[0]!.trim().split(/\s+/)).toEqual(defaults);
+    for (const table of [r, wide]) for (const record of nd) expect(lines(table.stdout).some((l) => l.startsWith(`${record[name] as string} `))).toBe(true);
   });
 
   it('parquet: DuckDB reads every record with the shape\'s columns', async () => {

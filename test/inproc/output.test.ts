@@ -11,7 +11,7 @@ describe('output formats', () => {
     const piped = await runSgq(['metadata', 'userid', 'jack'], { env: sb.env() });
     expect(JSON.parse(piped.stdout)).toMatchObject({ username: 'jack' });
     const tty = await runSgq(['metadata', 'userid', 'jack'], { env: sb.env(), stdoutIsTTY: true });
-    expect(tty.stdout).toMatch(/^username\s+user_id\njack\s+\d+\n$/);
+    expect(tty.stdout).toMatch(/^username\s+userid\njack\s+\d+\n$/);
   });
 
   it('json is one array of every record across pages', async () => {

@@ -201,9 +201,10 @@ describe('formatters', () => {
     expect(shareWidths([10, 10], 3)).toEqual([1, 1]);
     const sink = captureSink();
     const f = await createFormatter('table', sink, { width: 20 });
-    f.write([{ id: 7, text: 'a long line of text that does not fit' }] as never);
+    f.write([{ n: 7, line: 'a long line of text that does not fit' }] as never);
     f.end();
-    expect(sink.text).toBe('id  text\n7   a long line of…\n');
+    // 20 columns, the last two left free.
+    expect(sink.text).toBe('n  line\n7  a long line of…\n');
     for (const line of sink.text.split('\n')) expect(line.length).toBeLessThanOrEqual(20);
   });
 });

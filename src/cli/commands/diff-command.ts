@@ -30,6 +30,8 @@ export interface DiffFlags {
   snapshotDir?: string;
   output?: Format;
   fields?: string[];
+  wide?: boolean;
+  bigintAsString?: boolean;
   out?: string;
   waitLock?: { ms: number; text: string };
 }
@@ -49,7 +51,7 @@ interface Output {
   sink: Sink;
   formatter: Formatter;
   reporter: Reporter;
-  /** NDJSON without --fields: the changes go to the sink as lines (changeLines), as its formatter would write them. */
+  /** NDJSON without --fields or --bigint-as-string: the changes go to the sink as lines (changeLines), as its formatter would write them. */
   lines: boolean;
   /** Ctrl-C or SIGTERM: checked between chunks and batches, so a diff of any size stops within one. */
   signal?: AbortSignal;
@@ -76,7 +78,8 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const format = chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line));
   // --out as every command writes it: checked, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
-  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, pager: false }, reporter, () => undefined).catch((error: unknown) => {
+  const bigintAsString = flags.bigintAsString ?? config.bigintAsString === 'true';
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, wide: flags.wide, bigintAsString, pager: false }, reporter, () => undefined).catch((error: unknown) => {
     claimed.release();
     throw error;
   });
@@ -87,7 +90,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   let exitCode: number = ExitCode.ok;
   let ok = false;
   try {
-    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields, signal: io.signal, workerFile: builtFile('diff-worker.cjs'), spillDir };
+    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields && !bigintAsString, signal: io.signal, workerFile: builtFile('diff-worker.cjs'), spillDir };
     if (files) {
       await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {

@@ -1,7 +1,7 @@
 import { Option } from 'commander';
 import { defineCommand, helpText } from './define.js';
 import type { DiffFlags } from './diff-command.js';
-import { simpleShapeOptions, snapshotDirOption, waitLockOption } from './options.js';
+import { bigintOption, simpleShapeOptions, snapshotDirOption, waitLockOption, wideOption } from './options.js';
 import { nonEmpty } from './parsers.js';
 
 export const diffCommand = defineCommand<DiffFlags>({
@@ -16,6 +16,8 @@ export const diffCommand = defineCommand<DiffFlags>({
     new Option('--changed', 'also print records whose other fields changed, as "change":"changed"'),
     snapshotDirOption(),
     ...simpleShapeOptions(),
+    wideOption(),
+    bigintOption(),
     new Option('--out <file>', 'write to FILE, replaced only when the diff succeeds').argParser(nonEmpty('--out')),
     waitLockOption(),
   ],

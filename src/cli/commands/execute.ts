@@ -48,7 +48,16 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
   const records = findRouteByPath(plan.path)?.records;
   const routeRecords = records && { records, queryUser: plan.tagUser };
-  const choice = { fields: flags.fields, header: flags.header, pager: flags.pager, jq, routeRecords, format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line)) };
+  const choice = {
+    fields: flags.fields,
+    header: flags.header,
+    wide: flags.wide,
+    pager: flags.pager,
+    jq,
+    routeRecords,
+    format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line)),
+    bigintAsString: (config: ResolvedConfig) => flags.bigintAsString ?? config.bigintAsString === 'true',
+  };
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   let ledger: CallsLedger | undefined;
   try {

@@ -3,6 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { isErrorRecord, isObject, type JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
+import { envSetting } from '../../core/config.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
 import { chooseFormat, type Format, type Formatter } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
@@ -15,6 +16,8 @@ export interface FmtFlags extends JqFlags {
   output?: Format;
   fields?: string[];
   header?: boolean;
+  wide?: boolean;
+  bigintAsString?: boolean;
   pager?: boolean;
   out?: string;
   waitLock?: { ms: number; text: string };
@@ -70,6 +73,10 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
   const { io, globals } = ctx;
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const jq = jqOptions(flags, (text) => reporter.raw(text));
+  // No configuration: the flags, the --out name, else table on a terminal and NDJSON elsewhere.
+  const format = chooseFormat(flags, {}, io.stdoutIsTTY, (line) => reporter.warn(line));
+  // No profile is read: the flag, else the environment.
+  const bigintAsString = flags.bigintAsString ?? envSetting('bigint-as-string', io.env) === 'true';
   if (jq) await loadJqFilter(jq);
   // --out as every command writes it: checked first, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
@@ -81,11 +88,9 @@ export async function runFmtCommand(ctx: CommandContext, file: string | undefine
     throw usageError(`cannot read ${name}: ${error.code ?? error.message}`, 'give a file sgq wrote, or - for stdin');
   });
 
-  // No configuration: the flags, the --out name, else table on a terminal and NDJSON elsewhere.
-  const format = chooseFormat(flags, {}, io.stdoutIsTTY, (line) => reporter.warn(line));
   let closed = false;
   const onClose = () => (closed = true);
-  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, header: flags.header, wide: flags.wide, bigintAsString, pager: flags.pager, jq }, reporter, onClose).catch((error: unknown) => {
     claimed.release();
     throw error;
   });

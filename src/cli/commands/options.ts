@@ -10,6 +10,8 @@ export function shapeOptions(): Option[] {
     new Option('-o, --output <format>', `${FORMATS.join(', ')} (default: from the extension of --out FILE, else table on a terminal, else ndjson)`).choices(FORMATS),
     new Option('--fields <list>', 'comma-separated fields to print, in this order; user.username reaches into nested objects').argParser(fieldList),
     new Option('--no-header', 'csv and tsv: leave out the header line (to append to a file that has one)'),
+    wideOption(),
+    bigintOption(),
     new Option('--no-pager', 'on a terminal, print directly instead of through the pager (SGQ_PAGER, PAGER, less -FRX)'),
     new Option('--jq <expr>', 'run a jq filter over each record: strings print raw, other results as compact JSON').conflicts(['output', 'fields']),
     new Option('--slurp', 'with --jq, run the filter once over the array of all records'),
@@ -22,7 +24,7 @@ export function shapeOptions(): Option[] {
 export function outputOptions(summary: boolean): Option[] {
   return [
     ...shapeOptions(),
-    new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit', 'jq']),
+    new Option('--raw', 'print each response body as received, one per line').conflicts(['output', 'fields', 'limit', 'jq', 'wide']),
     new Option('--out <file>', 'write to FILE, replaced only when the run succeeds').argParser(nonEmpty('--out')),
     waitLockOption(),
     ...(summary ? [new Option('--summary <format>', 'with json, the run summary as one JSON object on stderr').choices(['text', 'json'])] : []),
@@ -50,6 +52,14 @@ export function simpleShapeOptions(): Option[] {
     new Option('--fields <list>', 'comma-separated fields to print, in this order').argParser(fieldList),
   ];
 }
+
+/** `--wide`: the table's every field, where it would show a few columns chosen for reading. */
+export const wideOption = (): Option =>
+  new Option('--wide', 'table: every field as a column, nothing cut (default: a few columns chosen for reading)').conflicts(['fields', 'jq']);
+
+/** `--bigint-as-string`: for readers that round integers past 2^53 (jq 1.6). */
+export const bigintOption = (): Option =>
+  new Option('--bigint-as-string', 'json, ndjson, yaml: write integers past ±2^53 as strings, for jq 1.6 (setting bigint-as-string)').conflicts(['raw', 'jq']);
 
 /** `--wait-lock`: every command that replaces an --out file (or a state file) may wait for another run on it. */
 export const waitLockOption = (): Option =>

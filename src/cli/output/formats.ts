@@ -1,4 +1,6 @@
 import { usageError } from '../../core/errors.js';
+import { bigIntegersAsStrings } from '../../core/big-integers.js';
+import type { JsonObject } from '../../core/classify.js';
 import { stringifyJson } from '../../core/json.js';
 import { CSV, TSV, delimitedFormatter } from './delimited.js';
 import { projection } from './fields.js';
@@ -14,19 +16,28 @@ export type { FormatOptions, Formatter } from './formatter.js';
 // The registry of formats: each format's module knows only the Formatter interface
 // (formatter.ts), never this file, so the formats and their registry form no circle.
 
+/** The flags that apply to some formats only. */
+interface ShapeFlags {
+  header?: boolean;
+  wide?: boolean;
+  bigintAsString?: boolean;
+}
+
 /** What picks a command's format: its flags (-o as given on the command line). */
-export interface FormatFlags {
+export interface FormatFlags extends ShapeFlags {
   output?: Format;
   out?: string;
-  header?: boolean;
   raw?: boolean;
   jq?: string;
 }
 
+/** The formats --bigint-as-string changes: those a reader parses numbers of. */
+const BIGINT_FORMATS: readonly Format[] = ['json', 'ndjson', 'yaml'];
+
 /**
  * Chooses the format: -o, then the extension of --out, then the config, then table on a
- * terminal and NDJSON in a pipe or file; checks --no-header against it. An -o that the
- * extension contradicts wins, with a warning: `--out x.json -o csv` is most likely a slip.
+ * terminal and NDJSON in a pipe or file; checks the flags of one format against it. An -o
+ * that the extension contradicts wins, with a warning: `--out x.json -o csv` is most likely a slip.
  */
 export function chooseFormat(flags: FormatFlags, config: Pick<ResolvedConfig, 'output'>, stdoutIsTTY: boolean, warn?: (line: string) => void): Format {
   // --raw and --jq write no format: a name cannot choose one for them.
@@ -34,8 +45,15 @@ export function chooseFormat(flags: FormatFlags, config: Pick<ResolvedConfig, 'o
   if (flags.output && named && !named.includes(flags.output)) {
     warn?.(`-o ${flags.output} writes ${flags.output} into ${flags.out}, whose extension says ${named[0]}; rename the file, or leave out -o to write ${named[0]}`);
   }
-  const format = flags.output ?? named?.[0] ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson');
+  return checkShapeFlags(flags.output ?? named?.[0] ?? (config.output as Format | undefined) ?? (stdoutIsTTY && !flags.out ? 'table' : 'ndjson'), flags);
+}
+
+/** `format`, once the flags of one format (--no-header, --wide) are found to be its. */
+export function checkShapeFlags(format: Format, flags: ShapeFlags): Format {
   if (flags.header === false && format !== 'csv' && format !== 'tsv') throw usageError(`--no-header is for -o csv or tsv, not ${format}`);
+  if (flags.wide && format !== 'table') throw usageError(`--wide is for -o table, not ${format}`, 'add -o table, or name the fields with --fields');
+  // Given on the command line only: the setting applies where it can and is no error elsewhere.
+  if (flags.bigintAsString && !BIGINT_FORMATS.includes(format)) throw usageError(`--bigint-as-string is for json, ndjson and yaml, not ${format}`, 'add -o ndjson; csv, tsv and the table write every digit anyway');
   return format;
 }
 
@@ -61,12 +79,15 @@ export async function createFormatter(format: Format, sink: Sink, options: Forma
   }
   const { fields, warn } = options;
   const inner = await formatFor(format, sink, options);
-  if (!fields) return inner;
+  const bigints = options.bigintAsString === true && BIGINT_FORMATS.includes(format);
+  if (!fields && !bigints) return inner;
   const { project, end } = projection(fields, warn);
+  // Only a page parsed losslessly can hold an integer past 2^53 (json.ts keeps it as a RawNumber).
+  const shaped = (records: readonly JsonObject[], lossless?: boolean) => (bigints && lossless !== false ? records.map((r) => bigIntegersAsStrings(project(r))) : fields ? records.map(project) : records);
   return {
     holdsUntilEnd: inner.holdsUntilEnd,
     write(records, lossless) {
-      return inner.write(records.map(project), lossless);
+      return inner.write(shaped(records, lossless), lossless);
     },
     end() {
       const done = inner.end();
@@ -126,7 +147,7 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
     case 'parquet':
       return parquetFor(sink, options);
     case 'table':
-      return (await import('./table-format.js')).tableFormatter(sink, options.fields, { width: options.width, color: options.color }, options.warn);
+      return (await import('./table-format.js')).tableFormatter(sink, options.fields, { width: options.width, color: options.color, wide: options.wide }, options.warn);
   }
 }
 

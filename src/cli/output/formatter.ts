@@ -37,6 +37,10 @@ export interface FormatOptions {
   warn?: (line: string) => void;
   /** table: the terminal's width, which the columns share; none for a pipe or a file. */
   width?: number;
+  /** json, ndjson and yaml: integers past ±2^53 as strings of their digits (--bigint-as-string). */
+  bigintAsString?: boolean;
+  /** table: `--wide`, every field as a column and nothing cut, instead of the route's default columns. */
+  wide?: boolean;
   /** table: whether sgq's own marks (escapes, null) are shown faint (colour on stdout, as colorLevel decides). */
   color?: boolean;
   /** Whether the output is a file (`--out`): Parquet is never written to stdout. */

@@ -16,6 +16,8 @@ export interface OutputChoice {
   format: Format;
   fields?: string[];
   header?: boolean;
+  wide?: boolean;
+  bigintAsString?: boolean;
   pager?: boolean;
   jq?: JqOptions;
   /** A route run's records: Parquet's columns come from their description. */
@@ -47,6 +49,8 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
   const formatter = await createFormatter(choice.format, sink, {
     fields: choice.fields,
     header: choice.header,
+    wide: choice.wide,
+    bigintAsString: choice.bigintAsString,
     warn: (line) => reporter.warn(line),
     jq: choice.jq,
     routeRecords: choice.routeRecords,

@@ -3,6 +3,7 @@ import { unionKeys } from './delimited.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 import { loadTable, renderRows, renderTable, tableLayout, type TableLayout, type TableOptions } from './table.js';
+import { tableColumns } from './table-columns.js';
 
 // `-o table` as a format: the columns, how they share a terminal, and when rows are printed.
 // Loaded only by runs that print a table (formats.ts).
@@ -24,22 +25,27 @@ export async function tableFormatter(sink: Sink, fields: readonly string[] | und
     },
     end() {
       if (rows.length === 0) return;
-      sink.write(renderTable(fields ?? unionKeys(rows), rows, table));
+      sink.write(renderTable(tableColumns(unionKeys(rows), { fields, wide: table.wide }), rows, table));
     },
   };
 }
 
 function streamedTable(sink: Sink, fields: readonly string[] | undefined, table: TableOptions, warn?: (line: string) => void): Formatter {
   let layout: TableLayout | undefined;
-  let known: Set<string> | undefined;
+  // Every field of the first page is shown (--wide, or records of no known kind): a later one is missed.
+  let every: Set<string> | undefined;
   let warned = false;
   return {
     write(records) {
       if (records.length === 0) return;
       const first = layout === undefined;
-      layout ??= tableLayout(fields ?? unionKeys(records), records, { ...table, roomToGrow: true });
-      known ??= new Set(layout.columns);
-      if (!warned && !fields && !first && records.some((r) => Object.keys(r).some((k) => !known!.has(k)))) {
+      if (!layout) {
+        const keys = unionKeys(records);
+        layout = tableLayout(tableColumns(keys, { fields, wide: table.wide }), records, { ...table, roomToGrow: true });
+        if (!fields && keys.every((k) => layout!.columns.some((c) => c.field === k))) every = new Set(keys);
+        if (layout.left.length) warn?.(leftOut(layout, table.width!));
+      }
+      if (!warned && every && !first && records.some((r) => Object.keys(r).some((k) => !every!.has(k)))) {
         warned = true;
         warn?.('table: a column first seen after the first page is not shown; name it in --fields, or use -o ndjson');
       }
@@ -47,4 +53,9 @@ function streamedTable(sink: Sink, fields: readonly string[] | undefined, table:
     },
     end() {},
   };
+}
+
+/** The one line that says which columns a narrow terminal left out, and how to see them. */
+function leftOut(layout: TableLayout, width: number): string {
+  return `table: ${width} columns leave no room for ${layout.left.join(', ')} (numbers, ids and dates are never cut); see every column with --wide, name them in --fields, or widen the terminal`;
 }

@@ -52,6 +52,10 @@ export interface OutputFlags extends JqFlags {
   output?: Format;
   fields?: string[];
   header?: boolean;
+  /** --wide: the table's every field. */
+  wide?: boolean;
+  /** --bigint-as-string, given on the command line (else the setting). */
+  bigintAsString?: boolean;
   pager?: boolean;
   raw?: boolean;
   out?: string;

@@ -25,8 +25,8 @@ import type { DatasetOptions } from '../dataset/checkpoint.js';
 // checkpoints commit only once the output holding what they claim is durable, and drop
 // otherwise.
 
-/** How the records are shaped; the format is chosen once the config is known. */
-type Choice = Omit<OutputChoice, 'format'> & { format: (config: ResolvedConfig) => OutputChoice['format'] };
+/** How the records are shaped; the format (and the bigint-as-string setting) once the config is known. */
+type Choice = Omit<OutputChoice, 'format' | 'bigintAsString'> & { format: (config: ResolvedConfig) => OutputChoice['format']; bigintAsString: (config: ResolvedConfig) => boolean };
 
 export class RunScope {
   private readonly closers: (() => Promise<void> | void)[] = [];
@@ -95,7 +95,7 @@ export class RunScope {
     const proxy = proxyFor(io.env, new URL(this.connection.baseUrl));
     const stop = () => this.controller.abort('output closed');
     this.format = choice.format(this.config);
-    this.output = await openOutput(io, out.target, { ...choice, format: this.format }, this.reporter, stop);
+    this.output = await openOutput(io, out.target, { ...choice, format: this.format, bigintAsString: choice.bigintAsString(this.config) }, this.reporter, stop);
     // A scope that closes before its finish (a later step failed to open) keeps nothing half-made.
     this.defer(this.output, async (o) => void (this.finished || (await o.sink.finish(false))));
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
