@@ -62,20 +62,13 @@ abstract class StreamBackedSink implements Sink {
     if (!this.closed) this.stream.write(chunk);
   }
 
-  /** The one wait for 'drain' of the stream, shared by every job waiting at once. */
-  private draining?: Promise<void>;
-
   async drain(): Promise<void> {
     if (!this.closed && !this.stream.destroyed && this.stream.writableNeedDrain) await this.drained();
   }
 
-  /**
-   * Waits for 'drain' (or the stream to fail or close). One wait for all: a wait per job adds
-   * three 'error' listeners (events.once's own), and four users waiting on a pipe at once
-   * passed Node's ten and printed a MaxListenersExceededWarning.
-   */
+  /** Waits for 'drain' (or the stream to fail or close), in the one wait every job shares (drained below). */
   protected drained(): Promise<void> {
-    return (this.draining ??= drained(this.stream).finally(() => (this.draining = undefined)));
+    return drained(this.stream);
   }
 
   get flushed(): boolean {
