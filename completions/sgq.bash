@@ -45,7 +45,7 @@ __sgq_options() {
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'config list') REPLY='-o --output' ;;
     'credits') REPLY='--refresh --json --forget-prices' ;;
-    'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial --trial-limits --detach' ;;
+    'sandbox') REPLY='--port --ttl --prefix --clock --churn --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial --trial-limits --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --wide --bigint-as-string --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
@@ -200,7 +200,7 @@ __sgq_option() {
       esac ;;
     'sandbox')
       case $2 in
-        --port | --ttl | --prefix | --clock | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed | --trial-limits) REPLY=''; return 0 ;;
+        --port | --ttl | --prefix | --clock | --churn | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed | --trial-limits) REPLY=''; return 0 ;;
         --shape) REPLY='w:service spec'; return 0 ;;
         --malformed) REPLY='w:html truncated text data-object bad-page huge page-back page-repeat page-empty page-ignored page-items'; return 0 ;;
       esac ;;

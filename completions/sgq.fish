@@ -71,7 +71,7 @@ function __sgq_takes_value
         case 'config list'
             contains -- $argv[2] -o --output; and return 0
         case 'sandbox'
-            contains -- $argv[2] --port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial-limits; and return 0
+            contains -- $argv[2] --port --ttl --prefix --clock --churn --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial-limits; and return 0
         case 'diff'
             contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out --wait-lock; and return 0
         case 'snapshots list'
@@ -736,6 +736,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l port -x -d 'port to listen on (defaul
 complete -c sgq -n '__sgq_in "sandbox"' -l ttl -x -d 'stop by itself after this long'
 complete -c sgq -n '__sgq_in "sandbox"' -l prefix -x -d 'serve under a path prefix, as a gateway would (/social)'
 complete -c sgq -n '__sgq_in "sandbox"' -l clock -x -d 'timestamp of the newest follower (default: the start of this hour)'
+complete -c sgq -n '__sgq_in "sandbox"' -l churn -x -d 'followers come, go and flicker with the clock: about this fraction of a list leaves each day, as many come, as many more are missing for the day'
 complete -c sgq -n '__sgq_in "sandbox"' -l credits -x -d 'starting balance of the demo key'
 complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service\\t\'the service\\\'s records: follower_username, follower_userid, … (the default)\' spec\\t\'the spec\\\'s two-field example: username, last_checked\'' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
 complete -c sgq -n '__sgq_in "sandbox"' -l latency-ms -x -d 'fault: added before every answer'
