@@ -1,12 +1,13 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
-import { diffMatched, matchSides } from '../../core/churn/pair.js';
-import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
+import type { UserChanges } from '../../core/churn/notification.js';
+import type { SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
-import type { Job, JobEnd } from '../run/runner.js';
-import { changeRecords, countsText, leftOutText } from './churn-text.js';
-import { grouped } from '../output/words.js';
+import type { Job } from '../run/runner.js';
+import { leftOutText } from './churn-text.js';
+import type { RunNotifier } from './notifier.js';
+import { findChanges } from './user-changes.js';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 
 export interface SnapshotFlags {
@@ -18,6 +19,10 @@ export interface SnapshotFlags {
   sinceLast?: boolean;
   raw?: boolean;
   key?: string;
+  /** --notify URL (checked as the setting is). */
+  notify?: string;
+  /** --confirm-lost N. */
+  confirmLost?: number;
 }
 
 /** A snapshot is a whole list: the flags that would make it anything else are refused up front. */
@@ -25,6 +30,8 @@ export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.changes && !flags.snapshot) throw usageError('--changes needs --snapshot', 'the changes are those against the previous snapshot');
   if (flags.snapshotDir !== undefined && !flags.snapshot) throw usageError('--snapshot-dir needs --snapshot');
   if (flags.key !== undefined && !flags.snapshot) throw usageError('--key needs --snapshot', 'it names the field that identifies an account in a snapshot');
+  if (flags.notify !== undefined && !flags.snapshot) throw usageError('--notify needs --snapshot', 'it posts the changes a snapshot shows against the previous one');
+  if (flags.confirmLost !== undefined && !flags.snapshot) throw usageError('--confirm-lost needs --snapshot', 'it counts the snapshots an account is missing from');
   if (!flags.snapshot) return;
   if (!flags.all) throw usageError('--snapshot needs --all', 'a snapshot is the whole list');
   if (flags.since !== undefined || flags.sinceLast) throw usageError('--snapshot cannot be used with --since or --since-last', 'a snapshot is the whole list');
@@ -36,6 +43,14 @@ interface Held {
   user: string;
   lock: { release(): void };
   staged?: StagedSnapshot;
+  /** Its changes, for --notify: kept in the outbox before the snapshot commits. */
+  changes?: UserChanges;
+}
+
+/** What a run does with the changes beside --changes: --confirm-lost, and --notify's notifier. */
+export interface ChurnOptions {
+  confirmLost: number;
+  notifier?: RunNotifier;
 }
 
 /**
@@ -50,17 +65,20 @@ export class SnapshotCheckpoint implements Checkpoint {
   private readonly staged = new Set<Held>();
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
 
-  private constructor(readonly store: SnapshotStore) {}
+  private constructor(
+    readonly store: SnapshotStore,
+    private readonly churn: ChurnOptions,
+  ) {}
 
   /** Checks the store can be written before anything is fetched. */
-  static open(store: SnapshotStore): SnapshotCheckpoint {
+  static open(store: SnapshotStore, churn: ChurnOptions = { confirmLost: 1 }): SnapshotCheckpoint {
     try {
       mkdirSync(store.root, { recursive: true });
       accessSync(store.root, constants.W_OK);
     } catch (error) {
       throw storeError(store.root, error);
     }
-    return new SnapshotCheckpoint(store);
+    return new SnapshotCheckpoint(store, churn);
   }
 
   get what(): string {
@@ -88,6 +106,9 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   private async commitCut(cut: readonly Held[]): Promise<void> {
+    // The notification first: a snapshot kept is never without the notification of its changes.
+    const live = cut.filter((held) => this.held.get(held.user) === held);
+    await this.churn.notifier?.keep(live.flatMap((held) => (held.changes ? [held.changes] : [])));
     for (const held of cut) {
       // Dropped since the cut (a commit before it failed): nothing of it is kept.
       if (this.held.get(held.user) !== held) continue;
@@ -110,6 +131,12 @@ export class SnapshotCheckpoint implements Checkpoint {
 
   async close(): Promise<void> {
     await this.drop();
+    this.churn.notifier?.close();
+  }
+
+  /** After the run's output and commits: --notify's posts (notifier.ts); never throws. */
+  async afterRun(): Promise<void> {
+    await this.churn.notifier?.deliver();
   }
 
   /** The hooks that keep one user's export as a snapshot, and with --changes print what changed instead. */
@@ -137,7 +164,8 @@ export class SnapshotCheckpoint implements Checkpoint {
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
-          if (changes) await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject) });
+          const { confirmLost, notifier } = this.churn;
+          if (changes || notifier) held.changes = await findChanges(this.store, subject, staged, end, { print: changes, confirmLost, room: notifier?.room, key, tempDir: this.store.folder(subject) });
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
@@ -182,25 +210,6 @@ export class SnapshotCheckpoint implements Checkpoint {
     await held.staged?.close().catch(() => undefined);
     held.lock.release();
   }
-}
-
-/** --changes: the changes of a staged snapshot against the one before, printed as records. */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<void> {
-  const who = `sgq: ${subject.user}:`;
-  const { current, previous } = staged;
-  if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
-    const records = `${grouped(current.meta.records)} records`;
-    const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
-    reporter.info(`${who} ${why}; changes are printed from the next one`);
-    return;
-  }
-  const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
-  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
-  if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
-  const renames = matched.match.by === 'id';
-  const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
-  const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
-  reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
 }
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
