@@ -2,7 +2,7 @@ import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
-import { ValueError, nonNegativeInt, notifyAddress, positiveInt, positiveSeconds } from './values.js';
+import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
 import { parsePrices } from './prices.js';
 import { parseRateLimits } from './rate-limits.js';
@@ -95,13 +95,7 @@ export function validateSetting(name: SettingName, value: string): string {
     case 'bigint-as-string':
       return onOff(name, value);
     case 'notify':
-      try {
-        return notifyAddress(v);
-      } catch (error) {
-        if (!(error instanceof ValueError)) throw error;
-        const rule = error.message.replace(/\.$/, '');
-        throw usageError('invalid notify (the address is not repeated: it may hold a secret)', rule.charAt(0).toLowerCase() + rule.slice(1));
-      }
+      return notifyAddress(v);
     case 'confirm-lost':
       return withFlagRule(name, value, () => positiveInt('confirm-lost', MAX_CONFIRM_LOST)(v));
     case 'api-key':
@@ -126,6 +120,23 @@ function onOff(name: SettingName, value: string): string {
 
 /** The most snapshots --confirm-lost waits for: a year of nightly runs. */
 export const MAX_CONFIRM_LOST = 366;
+
+/**
+ * The notify address (--notify and the setting, one rule): an http or https URL without
+ * credentials. It may hold a secret (a Slack webhook's path does), so no message repeats it.
+ */
+function notifyAddress(value: string): string {
+  const hint = 'give the webhook address as the receiver shows it (https://hooks.slack.com/services/…)';
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usageError('invalid notify: it is not an http:// or https:// address (not repeated here: it may hold a secret)', hint);
+  if (url.username || url.password) throw usageError('invalid notify: it holds credentials (user:password@), which sgq does not send', hint);
+  return url.href;
+}
 
 /** What an HTTP header value cannot carry: control characters (C0, DEL, C1) and anything past Latin-1. */
 const HEADER_UNSAFE = /[^\t\x20-\x7e\xa0-\xff]/;

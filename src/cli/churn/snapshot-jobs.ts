@@ -1,4 +1,5 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
+import { validateSetting } from '../../core/config.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
 import type { UserChanges } from '../../core/churn/notification.js';
@@ -31,6 +32,7 @@ export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.snapshotDir !== undefined && !flags.snapshot) throw usageError('--snapshot-dir needs --snapshot');
   if (flags.key !== undefined && !flags.snapshot) throw usageError('--key needs --snapshot', 'it names the field that identifies an account in a snapshot');
   if (flags.notify !== undefined && !flags.snapshot) throw usageError('--notify needs --snapshot', 'it posts the changes a snapshot shows against the previous one');
+  if (flags.notify !== undefined) flags.notify = validateSetting('notify', flags.notify);
   if (flags.confirmLost !== undefined && !flags.snapshot) throw usageError('--confirm-lost needs --snapshot', 'it counts the snapshots an account is missing from');
   if (!flags.snapshot) return;
   if (!flags.all) throw usageError('--snapshot needs --all', 'a snapshot is the whole list');
