@@ -157,6 +157,24 @@ describe('--notify', () => {
     expect(s.kept()).toEqual([]);
   });
 
+  it('goes through the proxy the environment names, by the rules of the client\'s calls (NO_PROXY too)', async () => {
+    const lists = { jack: ['amy'] };
+    const s = await setup(lists);
+    const to = await receiver();
+    const proxy = await closedAddress();
+    const hook = to.url.replace('127.0.0.1', 'localhost');
+    await s.run(snapshotRun(['jack'], hook), { now: night(1) });
+    lists.jack = ['amy', 'bob'];
+    // The service (127.0.0.1) is reached directly, the receiver (localhost) through the proxy, where nothing listens.
+    const proxied = await s.run(snapshotRun(['jack'], hook), { now: night(2), env: { HTTP_PROXY: proxy, NO_PROXY: '127.0.0.1' } });
+    expect(proxied.code).toBe(0);
+    expect(proxied.stderr).toContain(`the notification of this run was not delivered: cannot reach the proxy ${proxy} (from HTTP_PROXY): connection refused`);
+    expect(to.requests).toHaveLength(0);
+    const direct = await s.run(snapshotRun(['jack'], hook), { now: night(3), env: { HTTP_PROXY: proxy, NO_PROXY: '127.0.0.1,localhost' } });
+    expect(direct.code).toBe(0);
+    expect(bodies(to).map((b) => b.text)).toEqual(['sgq graph followers: jack 1 gained, 0 lost']);
+  });
+
   it('bounds the accounts listed, saying how many were left out; content stays within 2,000 characters', async () => {
     const many = Array.from({ length: 620 }, (_, i) => `acct${i}:${i + 10}`);
     const users = Array.from({ length: 120 }, (_, i) => `user_with_a_long_name_${i}`);
