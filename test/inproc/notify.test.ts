@@ -20,6 +20,7 @@ interface Body {
   command: string;
   changes: { user: string; route: string; counts: Record<string, number>; gained: Record<string, unknown>[]; lost: Record<string, unknown>[]; renamed: Record<string, unknown>[]; left_out: number }[];
   left_out: number;
+  left_out_users: number;
 }
 
 /** A followers route serving each user's list (`name` or `name:id`). */
@@ -97,7 +98,7 @@ describe('--notify', () => {
     ]);
     expect(body!.changes[0]!.gained.map((a) => a.username)).toEqual(['eve', 'fay']);
     expect(body!.changes[0]!.lost).toEqual([{ username: 'bob', userid: expect.any(Number), last_checked: '2026-11-01T00:00:00.000000+00:00' }]);
-    expect(body!.left_out).toBe(0);
+    expect([body!.left_out, body!.left_out_users]).toEqual([0, 0]);
     expect(second.stderr).toContain(`sgq: notified ${to.url}/****EN42: sgq graph followers: jack 2 gained, 1 lost; jill 1 gained, 0 lost`);
     expect(s.kept()).toEqual([]);
 
@@ -120,7 +121,9 @@ describe('--notify', () => {
     const [file] = s.kept();
     expect(file).toBeDefined();
     expect(statSync(join(s.outbox(), file!)).mode & 0o777).toBe(0o600);
-    expect((JSON.parse(readFileSync(join(s.outbox(), file!), 'utf8')) as Body).text).toBe('sgq graph followers: jack 1 gained, 1 lost');
+    // A part of the run's notification: the changes of the users its commit took.
+    const part = JSON.parse(readFileSync(join(s.outbox(), file!), 'utf8')) as Pick<Body, 'command' | 'changes'>;
+    expect([part.command, part.changes.map((c) => [c.user, c.counts])]).toEqual(['sgq graph followers', [['jack', { gained: 1, lost: 1, renamed: 0 }]]]);
     // The snapshot was kept all the same: the next night compares against it.
     const to = await receiver();
     const next = await s.run(snapshotRun(['jack'], `${to.url}/next`), { now: night(3) });

@@ -1,7 +1,7 @@
 // The body of a --notify notification (src/core/churn/notification.ts): one summary line
 // within its bound, the accounts listed within the room of a notification.
 import { describe, expect, it } from 'vitest';
-import { AccountRoom, DISCORD_CONTENT_CHARS, NOTIFY_MAX_ACCOUNTS, listChange, notificationBody, summaryLine, type UserChanges } from '../../src/core/churn/notification.js';
+import { AccountRoom, DISCORD_CONTENT_CHARS, NOTIFY_MAX_ACCOUNTS, NOTIFY_MAX_USERS, listChange, notificationBody, summaryLine, type UserChanges } from '../../src/core/churn/notification.js';
 
 const changes = (user: string, gained: number, lost = 0): UserChanges => ({
   user,
@@ -30,6 +30,15 @@ describe('the summary line', () => {
     const shown = line.split('; ').length - 1;
     expect(line.endsWith(`; and ${400 - shown} more users with changes`)).toBe(true);
     expect(line.startsWith('sgq graph followers: user_number_0 1 gained, 0 lost; user_number_1 2 gained')).toBe(true);
+  });
+});
+
+describe('the users of a notification', () => {
+  it('carries the changes of 500 users at most, counting the others and their accounts as left out', () => {
+    const many = Array.from({ length: NOTIFY_MAX_USERS + 3 }, (_, i) => changes(`u${i}`, 2, 1));
+    const body = notificationBody('sgq graph followers', many);
+    expect(body.changes).toHaveLength(NOTIFY_MAX_USERS);
+    expect([body.left_out_users, body.left_out]).toEqual([3, 9]);
   });
 });
 

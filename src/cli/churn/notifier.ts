@@ -1,7 +1,6 @@
-import { basename } from 'node:path';
 import { ExitCode, SgqError } from '../../core/errors.js';
 import { maskSecret } from '../../core/config.js';
-import { AccountRoom, notificationBody, type UserChanges } from '../../core/churn/notification.js';
+import { AccountRoom, type UserChanges } from '../../core/churn/notification.js';
 import { postJson, type PostOptions } from '../../core/webhook.js';
 import type { Lock } from '../../fs/lock.js';
 import type { Reporter } from '../output/reporter.js';
@@ -30,9 +29,8 @@ const hasChanges = (c: UserChanges) => c.counts.gained + c.counts.lost + c.count
 export class RunNotifier {
   /** The room left for accounts listed, shared by every user of the run. */
   readonly room = new AccountRoom();
-  /** The changes of the users whose snapshots committed, or are committing. */
-  private readonly kept: UserChanges[] = [];
-  private own?: { file: string; lock: Lock };
+  /** This run's notification in the outbox, once a commit had changes, and its parts so far. */
+  private own?: { run: string; lock: Lock; parts: number };
 
   constructor(private readonly options: NotifierOptions) {}
 
@@ -42,22 +40,22 @@ export class RunNotifier {
   }
 
   /**
-   * Called with the changes of the users a commit takes, before their snapshots commit: the
-   * run's notification, with them, is written to the outbox. Throws when it cannot be kept,
-   * and the snapshots are then not kept either, so the changes are found again by the next run.
+   * Called with the changes of the users a commit takes, before their snapshots commit: they
+   * are written to the outbox as a part of the run's notification. Throws when they cannot be
+   * kept, and the snapshots are then not kept either, so the next run finds these changes again.
    */
   async keep(cut: readonly UserChanges[]): Promise<void> {
     const found = cut.filter(hasChanges);
     if (found.length === 0) return;
-    const { outbox } = this.options;
+    const { outbox, command } = this.options;
     try {
-      this.own ??= await outbox.create(this.options.startedAt);
-      outbox.write(this.own.file, notificationBody(this.options.command, [...this.kept, ...found]));
+      this.own ??= { ...(await outbox.create(this.options.startedAt)), parts: 0 };
+      outbox.writePart(this.own.run, this.own.parts + 1, { command, changes: found });
+      this.own.parts++;
     } catch (error) {
       const code = error instanceof SgqError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
       throw new SgqError(ExitCode.internal, `cannot keep the notification in ${outbox.folder}: ${code}`, 'the records were written; the snapshots were not kept, so the next run finds these changes again; check free space and permissions');
     }
-    this.kept.push(...found);
   }
 
   /**
@@ -70,47 +68,49 @@ export class RunNotifier {
       if (this.own) reporter.warn(`the notification of this run was not sent (the run was stopped); it is kept in ${outbox.folder} and sent by the next run with --notify`);
       return;
     }
-    for (const file of outbox.kept()) {
-      if (file === this.own?.file) continue;
-      const lock = await outbox.claim(file);
+    const kept = outbox.kept();
+    for (const { run, parts } of kept) {
+      if (run === this.own?.run) continue;
+      const lock = await outbox.claim(run);
       if (!lock) continue; // a run still going holds it, and sends it itself
       try {
-        await this.sendKept(file);
+        await this.sendKept(run, parts);
       } finally {
         lock.release();
       }
     }
-    if (this.own) await this.sendOwn(this.own.file);
+    const mine = this.own && kept.find((k) => k.run === this.own!.run);
+    if (mine) await this.sendOwn(mine.parts);
   }
 
-  private async sendKept(file: string): Promise<void> {
+  private async sendKept(run: string, parts: readonly string[]): Promise<void> {
     const { outbox, reporter } = this.options;
-    const kept = outbox.read(file);
-    if (!kept) {
-      reporter.warn(`skipped ${file}: it is not a notification sgq kept; delete it if it is not yours`);
+    const body = outbox.body(parts);
+    if (!body) {
+      reporter.warn(`skipped the kept notification ${run} in ${outbox.folder}: it is not one sgq wrote; delete its files if they are not yours`);
       return;
     }
-    const failure = await this.send(kept.text);
+    const failure = await this.send(body.text);
     if (failure) {
-      reporter.warn(`a notification kept from an earlier run (${basename(file)}) was not delivered either: ${failure}; it stays kept in ${outbox.folder} for the next run with --notify`);
+      reporter.warn(`a notification kept from an earlier run (${run}) was not delivered either: ${failure}; it stays kept in ${outbox.folder} for the next run with --notify`);
       return;
     }
-    outbox.remove(file);
-    reporter.info(`sgq: sent to ${this.shown} a notification kept from an earlier run: ${kept.line}`);
+    outbox.remove(parts);
+    reporter.info(`sgq: sent to ${this.shown} a notification kept from an earlier run: ${body.line}`);
   }
 
-  private async sendOwn(file: string): Promise<void> {
+  private async sendOwn(parts: readonly string[]): Promise<void> {
     const { outbox, reporter } = this.options;
-    const kept = outbox.read(file);
-    if (!kept) return;
-    const failure = await this.send(kept.text);
+    const body = outbox.body(parts);
+    if (!body) return;
+    const failure = await this.send(body.text);
     if (failure) {
       reporter.warn(`the notification of this run was not delivered: ${failure}; it is kept in ${outbox.folder} and sent again by the next run with --notify`);
       return;
     }
-    outbox.remove(file);
+    outbox.remove(parts);
     this.release();
-    reporter.info(`sgq: notified ${this.shown}: ${kept.line}`);
+    reporter.info(`sgq: notified ${this.shown}: ${body.line}`);
   }
 
   /** One POST; the failure in words, or undefined once a receiver answered 2xx. */
@@ -131,7 +131,7 @@ export class RunNotifier {
     this.own = undefined;
   }
 
-  /** Lets go of this run's file (kept if it was not sent). */
+  /** Lets go of this run's notification (kept if it was not sent). */
   close(): void {
     this.release();
   }

@@ -14,6 +14,8 @@ export const TEXT_CHARS = 4000;
 export const NOTIFY_MAX_ACCOUNTS = 500;
 /** The text of the accounts listed in one notification, at most: a body stays well under any receiver's limit. */
 export const NOTIFY_MAX_ACCOUNT_BYTES = 256 * 1024;
+/** Users whose changes one notification carries; the others are named in `text` as room allows, and counted. */
+export const NOTIFY_MAX_USERS = 500;
 
 /** The changes of one user's snapshot, as a notification carries them. */
 export interface UserChanges {
@@ -39,8 +41,10 @@ export interface Notification {
   /** What ran: `sgq graph followers`. */
   command: string;
   changes: UserChanges[];
-  /** Accounts counted in `changes` but not listed there. */
+  /** Accounts that changed but are not listed in `changes` (the bounds of a notification). */
   left_out: number;
+  /** Users with changes not in `changes`, past NOTIFY_MAX_USERS. */
+  left_out_users: number;
 }
 
 /**
@@ -74,13 +78,16 @@ export function listChange(into: UserChanges, change: 'gained' | 'lost' | 'renam
 
 /** The body of a run's notification, from the changes of the users whose snapshots were kept. */
 export function notificationBody(command: string, changes: readonly UserChanges[]): Notification {
-  const listed = changes.filter((c) => c.counts.gained + c.counts.lost + c.counts.renamed > 0);
+  const found = changes.filter((c) => c.counts.gained + c.counts.lost + c.counts.renamed > 0);
+  const listed = found.slice(0, NOTIFY_MAX_USERS);
+  const unlisted = found.slice(NOTIFY_MAX_USERS).reduce((n, c) => n + c.counts.gained + c.counts.lost + c.counts.renamed, 0);
   return {
-    text: summaryLine(command, listed, TEXT_CHARS),
-    content: summaryLine(command, listed, DISCORD_CONTENT_CHARS),
+    text: summaryLine(command, found, TEXT_CHARS),
+    content: summaryLine(command, found, DISCORD_CONTENT_CHARS),
     command,
     changes: listed,
-    left_out: listed.reduce((n, c) => n + c.left_out, 0),
+    left_out: listed.reduce((n, c) => n + c.left_out, 0) + unlisted,
+    left_out_users: found.length - listed.length,
   };
 }
 
