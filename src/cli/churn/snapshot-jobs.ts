@@ -167,7 +167,7 @@ export class SnapshotCheckpoint implements Checkpoint {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
           const { confirmLost, notifier } = this.churn;
-          if (changes || notifier) held.changes = await findChanges(this.store, subject, staged, end, { print: changes, confirmLost, room: notifier?.room, key, tempDir: this.store.folder(subject) });
+          if (changes || notifier) held.changes = (await findChanges(this.store, subject, staged, end, { print: changes, confirmLost, room: notifier?.room, key, tempDir: this.store.folder(subject) })).notice;
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);

@@ -26,8 +26,14 @@ export interface ChangeOptions {
   tempDir: string;
 }
 
-/** Finds the changes of a staged snapshot; returns them for a notification when `room` is given, undefined for a user's first snapshot. */
-export async function findChanges(store: SnapshotStore, subject: SnapshotSubject, staged: StagedSnapshot, end: JobEnd, options: ChangeOptions): Promise<UserChanges | undefined> {
+/** What a snapshot's changes came to: their counts, and the user's changes for a notification (when `room` was given); neither for a first snapshot. */
+export interface FoundChanges {
+  counts?: Pick<WindowCounts, 'gained' | 'lost' | 'renamed' | 'unchanged'>;
+  notice?: UserChanges;
+}
+
+/** Finds the changes of a staged snapshot, prints them with --changes, lists them for --notify, and says their counts on stderr. */
+export async function findChanges(store: SnapshotStore, subject: SnapshotSubject, staged: StagedSnapshot, end: JobEnd, options: ChangeOptions): Promise<FoundChanges> {
   const { reporter } = end;
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
@@ -35,7 +41,7 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
     const records = `${grouped(current.meta.records)} records`;
     const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
     reporter.info(`${who} ${why}; changes are printed from the next one`);
-    return undefined;
+    return {};
   }
   const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
   if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
@@ -53,7 +59,7 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
   const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
   const missing = 'missing' in counts && counts.missing > 0 ? `; ${grouped(counts.missing)} missing, lost if still missing after ${options.confirmLost} snapshots in a row (--confirm-lost)` : '';
   reporter.info(`${who} ${countsText({ ...counts, changed: 0 }, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}${missing}`);
-  return notice;
+  return { counts, notice };
 }
 
 const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
