@@ -229,7 +229,7 @@ describe('the library', () => {
 
   it('.pages() after abort() between pages yields no further page, also one fetched ahead', async () => {
     const controller = new AbortController();
-    const pages: number[] = [];
+    const pages: (number | null)[] = [];
     const run = (async () => {
       for await (const page of client().graph.followers('abort_2000', { signal: controller.signal, parallel: 3 }).pages()) {
         pages.push(page.page);
