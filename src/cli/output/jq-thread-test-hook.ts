@@ -8,13 +8,19 @@ const HOOK = /^(exit|throw|oom|spin)@([1-9]\d*)$/.exec(process.env.SGQ_TEST_JQ_T
 
 let batches = 0;
 
-/** Called as each batch comes, before jq sees it. */
-export function batchArrives(): void {
+/** Awaited as jq's turn comes to each batch (in order: the batches before it are answered). */
+export async function beforeBatch(): Promise<void> {
   if (!HOOK || ++batches !== Number(HOOK[2])) return;
   const kind = HOOK[1];
   if (kind === 'exit') process.exit(9);
-  if (kind === 'throw') throw new Error('SGQ_TEST_JQ_THREAD: thrown as asked');
   if (kind === 'spin') for (;;);
+  if (kind === 'throw') {
+    // Thrown on its own turn, so no catch of the worker's sees it; the batch is never answered.
+    setImmediate(() => {
+      throw new Error('SGQ_TEST_JQ_THREAD: thrown as asked');
+    });
+    return new Promise(() => undefined);
+  }
   const hog: number[][] = [];
   for (;;) hog.push(new Array<number>(100_000).fill(hog.length));
 }
