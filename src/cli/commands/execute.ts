@@ -61,7 +61,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   let ledger: CallsLedger | undefined;
   try {
-    const price = RunPrice.forRun(io.env, scope.config, plan.path, scope.connection.owner);
+    const price = RunPrice.forRun(io.env, scope.config, plan.path, scope.connection.owner, reporter);
     // The calls of other sgq processes on the same account, so that their spending is not taken
     // for a price; a free route (info, userid) spends nothing and learns nothing, and writes no file.
     if (price.price?.credits !== 0) ledger = CallsLedger.open(configPath(io.env), scope.connection.owner);
@@ -98,7 +98,7 @@ async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, rep
   const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
   const jobs = plan.jobs(config, { marks, reporter });
-  const { price } = RunPrice.forRun(io.env, config, plan.path, owner);
+  const { price } = RunPrice.forRun(io.env, config, plan.path, owner, reporter);
   const pacer = runPacer(io.env, config, owner, { attemptMs: 0, now: () => (io.now ? io.now().getTime() : Date.now()), reporter });
   const pace = (calls: number | null) => pacer.dryRunNote(normalizeRoutePath(plan.path), calls);
   return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit, pace }, reporter);

@@ -113,7 +113,11 @@ class Results {
       this.deliver(await lane.waitBelow(n));
     } catch (error) {
       if ((error as LaneStopped).stopped) this.stopped = true;
-      else this.failure ??= jqStopped((error as Error).message);
+      else {
+        // What jq answered before its thread died may reach sgq after the death: it goes out first.
+        this.deliver(lane.poll());
+        this.failure ??= jqStopped((error as Error).message);
+      }
     }
   }
 

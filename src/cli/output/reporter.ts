@@ -31,6 +31,8 @@ export class Reporter {
   private held = false;
   /** Keys masked in every line this reporter prints (see maskSecrets). */
   private secrets: string[] = [];
+  /** The lines `warnOnce` said. */
+  private said = new Set<string>();
 
   constructor(
     private readonly io: Io,
@@ -160,6 +162,13 @@ export class Reporter {
   /** Data was left out (a CSV column seen too late): shown even with --quiet, which hides only chatter. */
   warn(message: string): void {
     this.line(`${this.color.yellow('sgq:')} ${message}`);
+  }
+
+  /** A warning said once in a run, however often its cause is met (a damaged file read at the start and the end). */
+  warnOnce(message: string): void {
+    if (this.said.has(message)) return;
+    this.said.add(message);
+    this.warn(message);
   }
 
   info(message: string): void {

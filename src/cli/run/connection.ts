@@ -76,7 +76,7 @@ export function recordSeenBalance(env: Record<string, string | undefined>, owner
   const config = configPath(env);
   if (config === undefined || (seen.balance === undefined && seen.prices === undefined)) return;
   try {
-    recordSeen(config, owner, seen);
+    recordSeen(config, owner, seen, (line) => reporter.warnOnce(line));
   } catch (error) {
     reporter.trace(`cannot record the balance and prices in ${creditsFolder(config, owner)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }

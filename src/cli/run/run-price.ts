@@ -27,10 +27,10 @@ export class RunPrice {
     private readonly stored: number | undefined,
   ) {}
 
-  /** The price of `path` for a run of `owner` (the service and profile whose observed prices it reads). */
-  static forRun(env: Env, config: ResolvedConfig, path: string, owner: StateOwner): RunPrice {
+  /** The price of `path` for a run of `owner` (the service and profile whose observed prices it reads; a damaged note is said on `reporter`). */
+  static forRun(env: Env, config: ResolvedConfig, path: string, owner: StateOwner, reporter: Reporter): RunPrice {
     const file = configPath(env);
-    const stored = file === undefined ? undefined : readObservedPrices(file, owner).get(path);
+    const stored = file === undefined ? undefined : readObservedPrices(file, owner, (line) => reporter.warnOnce(line)).get(path);
     return new RunPrice(path, priceOf(path, { setting: config.prices, observed: stored }), stored);
   }
 
