@@ -8,6 +8,7 @@ import { parsePrices } from './prices.js';
 import { parseRateLimits } from './rate-limits.js';
 import { homedir, platform } from '../fs/home.js';
 import { readRegularFile } from '../fs/read.js';
+import { makePrivateFolder } from '../fs/modes.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -264,8 +265,10 @@ export class ConfigStore {
   private async write(profiles: StoreShape['profiles']): Promise<void> {
     const path = this.path;
     try {
-      // conf writes atomically and creates the folder. It is loaded only to write: loading it
+      // conf writes atomically; the folder is made here, as every folder of sgq's, its owner's
+      // alone (conf would make it as the umask says). conf is loaded only to write: loading it
       // asks for the home folder, which a run without one must not need.
+      makePrivateFolder(dirname(path));
       const { default: Conf } = await import('conf');
       const conf = new Conf<StoreShape>({ cwd: dirname(path), configName: 'config', configFileMode: 0o600, accessPropertiesByDotNotation: false });
       conf.set('profiles', profiles);

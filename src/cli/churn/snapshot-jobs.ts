@@ -7,7 +7,8 @@ import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
 import { grouped } from '../output/words.js';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
+import { makePrivateFolder } from '../../fs/modes.js';
 
 export interface SnapshotFlags {
   snapshot?: boolean;
@@ -55,7 +56,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** Checks the store can be written before anything is fetched. */
   static open(store: SnapshotStore): SnapshotCheckpoint {
     try {
-      mkdirSync(store.root, { recursive: true });
+      makePrivateFolder(store.root);
       accessSync(store.root, constants.W_OK);
     } catch (error) {
       throw storeError(store.root, error);

@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
@@ -76,7 +76,7 @@ export class DatasetCheckpoint implements Checkpoint {
   static async start(options: DatasetOptions): Promise<DatasetCheckpoint> {
     const layout = new DatasetLayout(options.dir);
     try {
-      mkdirSync(layout.staging, { recursive: true });
+      layout.makeFolder(layout.staging);
       accessSync(layout.root, constants.W_OK);
       // No lock is held here and other runs (other hosts too) write to staging: only this host's dead runs' files go.
       sweepLeftovers(layout.staging, undefined, { ownHostOnly: true });

@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ExitCode, SgqError, configError } from '../../core/errors.js';
 import { parseSince } from '../../core/since.js';
 import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
+import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from './checkpoint.js';
@@ -66,7 +66,7 @@ export class SinceMarks implements Checkpoint {
   /** Takes the state file's lock (waiting as --wait-lock says) and reads the marks of `owner`'s service, adopting those of 3.x once. */
   static async open(file: string, owner: StateOwner, lockOptions: Omit<LockOptions, 'what'>): Promise<SinceMarks> {
     try {
-      mkdirSync(dirname(file), { recursive: true });
+      makePrivateFolder(dirname(file));
     } catch (error) {
       throw configError(`cannot create the folder of the --since-last state ${file}: ${(error as NodeJS.ErrnoException).code}`, 'check its permissions, or choose another with --state');
     }
