@@ -1,6 +1,6 @@
 import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SgqError, configError, usageError } from './errors.js';
+import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
@@ -9,6 +9,7 @@ import { parseRateLimits } from './rate-limits.js';
 import { homedir, platform } from '../fs/home.js';
 import { readRegularFile } from '../fs/read.js';
 import { makePrivateFolder } from '../fs/modes.js';
+import { fileError } from '../fs/errors.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -235,7 +236,7 @@ export class ConfigStore {
       const code = (error as NodeJS.ErrnoException).code;
       // No file (or a parent that is a file, not a folder): no settings yet.
       if (code === 'ENOENT' || code === 'ENOTDIR') return {};
-      throw configError(`cannot read the config file ${this.path}: ${(error as Error).message}`, fix);
+      throw fileError(error, { what: `cannot read the config file ${this.path}`, exitCode: ExitCode.config });
     }
     let data: unknown;
     try {
@@ -276,7 +277,7 @@ export class ConfigStore {
       chmodSync(path, 0o600);
     } catch (error) {
       if (error instanceof SgqError) throw error;
-      throw configError(`cannot write the config file ${path}: ${(error as Error).message}`, 'make its folder writable, or point SGQ_CONFIG_DIR at one that is');
+      throw fileError(error, { what: `cannot write the config file ${path}`, exitCode: ExitCode.config, then: 'SGQ_CONFIG_DIR chooses another folder' });
     }
     this.snapshot = profiles;
   }

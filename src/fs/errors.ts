@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SgqError, firstLine, type ExitCodeValue } from '../core/errors.js';
+import { ExitCode, SgqError, firstLine, type ExitCodeValue } from '../core/errors.js';
 
 // The one classification of file-system errors. Every writer (--out and stdout, the marks,
 // snapshots, the dataset, the config file, the cache, the balance note, the lists of users
@@ -67,15 +67,33 @@ export function fileWarning(error: unknown, what: string, then?: string): string
   return [`${what}: ${cause}`, fix, then].filter(Boolean).join('; ');
 }
 
+/**
+ * A file-system error that reached the top with no writer's words (a command's own reads and
+ * writes: `dataset compact`, `snapshots prune`): what the system call was and on what, exit 1.
+ * Undefined for anything else (a socket's error, a bug), which keeps its own words.
+ */
+export function unplacedFileError(error: unknown): FileError | undefined {
+  if (error instanceof SgqError || !isSystemError(error) || (error.path === undefined && !(error.code! in CODES))) return undefined;
+  const verb = VERBS[error.syscall ?? ''] ?? `cannot ${error.syscall ?? 'use'}`;
+  return fileError(error, { what: `${verb} ${error.path ?? 'a file'}`, exitCode: ExitCode.internal });
+}
+
+const VERBS: Record<string, string> = {
+  open: 'cannot open', read: 'cannot read', write: 'cannot write to', rename: 'cannot rename', mkdir: 'cannot create the folder',
+  unlink: 'cannot remove', rm: 'cannot remove', rmdir: 'cannot remove', scandir: 'cannot list', fsync: 'cannot flush', close: 'cannot close',
+  link: 'cannot link', symlink: 'cannot link', copyfile: 'cannot copy', chmod: 'cannot change the mode of', fchmod: 'cannot change the mode of',
+  stat: 'cannot look at', lstat: 'cannot look at', access: 'cannot reach', utime: 'cannot touch',
+};
+
 const codeOf = (error: unknown): string | undefined => (isSystemError(error) ? error.code : (error as SystemError | undefined)?.code);
 
 /** An error in words: why it failed, and what to do. */
 export function classify(error: unknown): Classified {
   const code = codeOf(error);
   const path = (error as SystemError | undefined)?.path;
-  const words = code === undefined ? undefined : CODES[code]?.(path);
+  const message = firstLine(error instanceof Error ? error.message : String((error as SystemError | undefined)?.message ?? error));
+  const words = code === undefined ? undefined : CODES[code]?.(path, message);
   if (words) return words;
-  const message = firstLine(error instanceof Error ? error.message : String(error));
   if (code === undefined || !/^E[A-Z0-9]+$/.test(code)) return { cause: message };
   return { cause: `${plainMessage(message, code, path)} (${code})`, fix: 'check the path and try again' };
 }
@@ -90,7 +108,7 @@ function plainMessage(message: string, code: string, path: string | undefined): 
 /** The folder to look at: the file's own, when the error names a file. */
 const folderOf = (path: string | undefined): string => (path ? dirname(path) : 'its folder');
 
-const CODES: Record<string, (path: string | undefined) => Classified> = {
+const CODES: Record<string, (path: string | undefined, message: string) => Classified> = {
   ENOSPC: () => ({ cause: 'the disk is full (ENOSPC)', fix: 'free some space on it' }),
   EDQUOT: () => ({ cause: 'your disk quota there is used up (EDQUOT)', fix: 'free some of your space on that disk, or ask for a larger quota' }),
   EROFS: () => ({ cause: 'the file system is read-only (EROFS)', fix: 'mount it read-write, or choose a folder on another disk' }),
@@ -105,7 +123,8 @@ const CODES: Record<string, (path: string | undefined) => Classified> = {
   ENOENT: (path) => ({ cause: 'a folder on its path is missing (ENOENT)', fix: `check that ${folderOf(path)} exists: it may have been removed during the run` }),
   ENOTDIR: (path) => ({ cause: 'a part of its path is not a folder (ENOTDIR)', fix: `check the path${path ? ` ${path}` : ''}` }),
   EISDIR: () => ({ cause: 'it is a folder (EISDIR)', fix: 'name a file' }),
-  ENOTREG: (path) => ({ cause: 'it is not a regular file (a FIFO or a device)', fix: `move ${path ?? 'it'} away: sgq writes a regular file there` }),
+  // sgq's own code (src/fs/read.ts): its message says what the file is instead.
+  ENOTREG: (path, message) => ({ cause: message, fix: `move ${path ?? 'it'} away: sgq keeps a regular file there` }),
   ENAMETOOLONG: () => ({ cause: 'its name is too long for the file system (ENAMETOOLONG)', fix: 'choose a shorter path' }),
   ELOOP: () => ({ cause: 'too many symbolic links on its path (ELOOP)', fix: 'check the links on the path' }),
   EFBIG: () => ({ cause: 'the file is larger than the file system, or `ulimit -f`, allows (EFBIG)', fix: 'write to another file system, or raise ulimit -f' }),
@@ -121,10 +140,11 @@ function tooManyFiles(): Classified {
   const limit = openFileLimit();
   if (!limit) return { cause: 'too many open files: sgq met its limit of open files (EMFILE)', fix: 'see it with `ulimit -n` and raise it in the shell that starts sgq (`ulimit -n 4096`), or lower --concurrency' };
   const cause = `too many open files: sgq met its limit of ${limit.soft} open files (EMFILE)`;
+  const wanted = Math.max(4096, limit.soft * 4);
   if (limit.hard !== undefined && limit.hard <= limit.soft) {
-    return { cause, fix: `that is also the hard limit, which only root raises (ulimit -Hn); lower --concurrency` };
+    return { cause, fix: `it is the hard limit too, which root raises (\`ulimit -n ${wanted}\` as root, or the system's limits.conf); or lower --concurrency` };
   }
-  const raised = Math.min(limit.hard ?? Infinity, Math.max(4096, limit.soft * 4));
+  const raised = Math.min(limit.hard ?? Infinity, wanted);
   return { cause, fix: `raise it in the shell that starts sgq (\`ulimit -n ${raised}\`${limit.hard === undefined ? '' : `; up to ${limit.hard} without root`}), or lower --concurrency` };
 }
 

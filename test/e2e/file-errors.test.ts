@@ -22,12 +22,17 @@ function expectNoBug(stderr: string): void {
   expect(stderr).not.toMatch(/EBADF|internal error|this is a bug|Assertion failed|^\s+at /m);
 }
 
-/** The users a run left for its resume: named in the command, or in the file it reads. */
-function usersLeft(summary: { resume?: string }): Set<string> {
-  const resume = summary.resume ?? '';
-  const file = / < '?([^' ]+)'?/.exec(resume)?.[1];
-  const named = resume.split(' ').filter((word) => /^'?u\d+_300'?$/.test(word)).map((w) => w.replaceAll("'", ''));
-  return new Set([...named, ...(file ? lines(readFileSync(file, 'utf8')) : [])]);
+/** The users a run left for its resume: named in its resume commands, or in the file one reads. */
+function usersLeft(stderr: string): Set<string> {
+  const left = new Set<string>();
+  for (const line of lines(stderr)) {
+    const resume = /resume with: (.*)$/.exec(line)?.[1];
+    if (resume === undefined) continue;
+    for (const word of resume.split(' ')) if (/^'?u\d+_\d+'?$/.test(word)) left.add(word.replaceAll("'", ''));
+    const file = / < '?([^' ]+)'?/.exec(resume)?.[1];
+    for (const user of file ? lines(readFileSync(file, 'utf8')) : []) left.add(user);
+  }
+  return left;
 }
 
 /** The users whose snapshot was committed in `store`. */
@@ -38,8 +43,6 @@ function snapshotted(store: string): Set<string> {
   return new Set(readdirSync(users).filter((user) => readdirSync(join(users, user)).some((name) => name.endsWith('.json'))));
 }
 
-const summaryOf = (stderr: string) => JSON.parse(lines(stderr).at(-1)!) as { resume?: string; exit_code: number };
-
 describe.runIf(onLinuxAsRoot)('a snapshot store that fills up during a batch (tmpfs)', () => {
   const disk = useTmpfs('256k');
 
@@ -49,7 +52,7 @@ describe.runIf(onLinuxAsRoot)('a snapshot store that fills up during a batch (tm
       const store = join(disk.path, `store-${round}`);
       rmSync(join(disk.path, `store-${round - 1}`), { recursive: true, force: true });
       mkdirSync(store);
-      const r = await sgq(['graph', 'followers', '-', '--all', '--snapshot', '--snapshot-dir', store, '--concurrency', '8', '--summary', 'json'], { env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() }, input: USERS.join('\n'), timeout: 60_000 });
+      const r = await sgq(['graph', 'followers', '-', '--all', '--snapshot', '--snapshot-dir', store, '--concurrency', '8'], { env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() }, input: USERS.join('\n'), timeout: 60_000 });
       expectNoBug(r.stderr);
       expect(r.exitCode, r.stderr.slice(-2000)).toBe(1);
       const failures = lines(r.stderr).filter((line) => /^sgq: u\d+_300: /.test(line));
@@ -58,8 +61,7 @@ describe.runIf(onLinuxAsRoot)('a snapshot store that fills up during a batch (tm
         expect(line).toContain(store);
         expect(line).toMatch(/the disk is full \(ENOSPC\); free some space on it/);
       }
-      const summary = summaryOf(r.stderr);
-      const left = usersLeft(summary);
+      const left = usersLeft(r.stderr);
       const kept = snapshotted(store);
       expect(left.size, 'the run stopped starting users once the store was full').toBeGreaterThan(0);
       for (const user of USERS) expect(kept.has(user) !== left.has(user), `${user}: kept ${kept.has(user)}, listed ${left.has(user)}`).toBe(true);
@@ -72,11 +74,11 @@ describe.runIf(onLinuxAsRoot)('a dataset that fills up during a batch (tmpfs)', 
 
   it('stops the batch in one classified line; the users not kept are listed for the resume', async () => {
     const dataset = join(disk.path, 'ds');
-    const r = await sgq(['graph', 'followers', '-', '--all', '--dataset', dataset, '--concurrency', '8', '--summary', 'json'], { env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() }, input: Array.from({ length: 40 }, (_, i) => `u${i}_3000`).join('\n'), timeout: 60_000 });
+    const r = await sgq(['graph', 'followers', '-', '--all', '--dataset', dataset, '--concurrency', '8'], { env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() }, input: Array.from({ length: 40 }, (_, i) => `u${i}_3000`).join('\n'), timeout: 60_000 });
     expectNoBug(r.stderr);
     expect(r.exitCode, r.stderr.slice(-2000)).toBe(1);
     expect(r.stderr.match(/cannot write the dataset \S+: the disk is full \(ENOSPC\); free some space on it/g)).toHaveLength(1);
-    expect(summaryOf(r.stderr).resume).toBeDefined();
+    expect(usersLeft(r.stderr).size).toBeGreaterThan(0);
   }, 120_000);
 });
 
@@ -86,7 +88,7 @@ describe.runIf(process.platform === 'linux')('out of file descriptors (ulimit -n
     const users = Array.from({ length: 24 }, (_, i) => `u${i}_300`);
     let emfile = 0;
     for (let round = 0; round < 3; round++) {
-      const args = [BIN, 'graph', 'followers', '-', '--all', '--parallel', '4', '--concurrency', '8', '--snapshot', '--snapshot-dir', join(home, `store-${round}`), '--dataset', join(home, `ds-${round}`), '--summary', 'json'];
+      const args = [BIN, 'graph', 'followers', '-', '--all', '--parallel', '4', '--concurrency', '8', '--snapshot', '--snapshot-dir', join(home, `store-${round}`), '--dataset', join(home, `ds-${round}`)];
       const r = await execa('bash', ['-c', 'ulimit -n 40; exec "$0" "$@"', process.execPath, ...args], {
         env: { ...sb.env(), SGQ_CONFIG_DIR: join(home, 'config'), NO_COLOR: '' },
         input: users.join('\n'),
@@ -95,16 +97,15 @@ describe.runIf(process.platform === 'linux')('out of file descriptors (ulimit -n
       });
       expectNoBug(r.stderr);
       const hit = lines(r.stderr).filter((line) => line.includes('EMFILE'));
-      for (const line of hit) expect(line).toMatch(/too many open files: sgq met its limit of 40 open files \(EMFILE\); raise it .*ulimit -n \d+.*, or lower --concurrency/);
+      // bash's `ulimit -n 40` sets the hard limit too: the line says who may raise it.
+      for (const line of hit) expect(line).toMatch(/too many open files: sgq met its limit of 40 open files \(EMFILE\); it is the hard limit too, which root raises \(`ulimit -n 4096` as root, or the system's limits\.conf\); or lower --concurrency/);
       if (hit.length === 0) {
         expect(r.exitCode, r.stderr).toBe(0);
         continue;
       }
       emfile++;
       expect([1, 7], r.stderr.slice(-2000)).toContain(r.exitCode);
-      const summary = summaryOf(r.stderr);
-      expect(summary.exit_code).toBe(r.exitCode);
-      expect(summary.resume, r.stderr.slice(-2000)).toBeDefined();
+      expect(usersLeft(r.stderr).size, r.stderr.slice(-2000)).toBeGreaterThan(0);
     }
     expect(emfile, 'the limit was met in at least one of the runs').toBeGreaterThan(0);
   }, 180_000);

@@ -1,7 +1,7 @@
-import { closeSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ColumnChunk } from 'hyparquet';
-import { createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
+import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { loadParquetLib } from '../output/parquet-lib.js';
 import { MAGIC, writeFooter } from '../output/parquet-file.js';
 import type { DatasetLayout } from './layout.js';
@@ -49,11 +49,14 @@ export async function mergeParts(parts: readonly PartFile[], layout: DatasetLayo
     writeFooter(lib, footer, parts[0]!.schema, rows, rowGroups);
     write(new Uint8Array(footer.buffer, 0, footer.index));
     sealTemp(temp.fd, { mode });
-    closeSync(temp.fd);
+    closeTemp(temp);
     return { temp: temp.path, rows: Number(rows) };
   } catch (error) {
-    closeSync(temp.fd);
-    rmSync(temp.path, { force: true });
+    try {
+      closeTemp(temp);
+    } finally {
+      rmSync(temp.path, { force: true });
+    }
     throw error;
   }
 }

@@ -1,11 +1,11 @@
-import { closeSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { FileMetaData, SchemaElement } from 'hyparquet';
 import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, parseJson, type Json } from '../../core/json.js';
 import type { FieldKind } from '../../core/record-fields.js';
-import { createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
+import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { daysIso, microsIso } from '../output/iso-micros.js';
 import { parquetFormatter } from '../output/parquet.js';
 import { loadParquetLib } from '../output/parquet-lib.js';
@@ -41,11 +41,14 @@ export async function rewritePart(part: PartFile, declared: readonly Declared[],
     }
     formatter.end();
     sealTemp(fd, { mode });
-    closeSync(fd);
+    closeTemp(temp);
     return { temp: temp.path, rows: start };
   } catch (error) {
-    closeSync(temp.fd);
-    rmSync(temp.path, { force: true });
+    try {
+      closeTemp(temp);
+    } finally {
+      rmSync(temp.path, { force: true });
+    }
     throw error;
   }
 }

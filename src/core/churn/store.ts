@@ -305,8 +305,12 @@ function readFolder(folder: string, skip: (metaPath: string, why: string) => voi
     let meta: SnapshotMeta;
     try {
       meta = JSON.parse(readRegularFile(metaPath, 'utf8')) as SnapshotMeta;
-    } catch {
-      continue; // removed by a prune while we looked, or not ours
+    } catch (error) {
+      // Removed by a prune while we looked, or not ours (not JSON, not a file). Any other
+      // failure (no descriptor left, an I/O error) must not pass for a snapshot that is not there.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === undefined || code === 'ENOENT' || code === 'ENOTREG' || code === 'EISDIR') continue;
+      throw error;
     }
     if (meta.version !== 1 || typeof meta.file !== 'string') continue;
     const dataPath = dataFileIn(folder, meta.file);
