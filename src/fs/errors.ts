@@ -123,6 +123,7 @@ const CODES: Record<string, (path: string | undefined, message: string) => Class
   ENOENT: (path) => ({ cause: 'a folder on its path is missing (ENOENT)', fix: `check that ${folderOf(path)} exists: it may have been removed during the run` }),
   ENOTDIR: (path) => ({ cause: 'a part of its path is not a folder (ENOTDIR)', fix: `check the path${path ? ` ${path}` : ''}` }),
   EISDIR: () => ({ cause: 'it is a folder (EISDIR)', fix: 'name a file' }),
+  EEXIST: (path) => ({ cause: 'a file stands where a folder or a new file must go (EEXIST)', fix: `check the path${path ? ` ${path}` : ''}` }),
   // sgq's own code (src/fs/read.ts): its message says what the file is instead.
   ENOTREG: (path, message) => ({ cause: message, fix: `move ${path ?? 'it'} away: sgq keeps a regular file there` }),
   ENAMETOOLONG: () => ({ cause: 'its name is too long for the file system (ENAMETOOLONG)', fix: 'choose a shorter path' }),

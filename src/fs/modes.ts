@@ -1,4 +1,4 @@
-import { chmodSync, fchmodSync, fchownSync, mkdirSync, statSync, type Stats } from 'node:fs';
+import { chmodSync, existsSync, fchmodSync, fchownSync, mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 
 // What sgq creates holding data (records, snapshots, marks, cache entries), a key or a trace
@@ -63,10 +63,29 @@ export function makePrivateFolder(folder: string): void {
  * narrows mkdir's); the folders that exist are left as they are.
  */
 export function makeFolder(folder: string, mode: number): void {
-  const first = mkdirSync(folder, { recursive: true, mode });
+  const first = mkdirTree(folder, mode);
   if (first === undefined) return;
   for (let at = folder; ; at = dirname(at)) {
     chmodSync(at, mode);
     if (at === first || dirname(at) === at) return;
+  }
+}
+
+/**
+ * mkdir -p, returning the first folder it made. Node's recursive mkdir says ENOENT whatever
+ * stopped it (a read-only file system, a folder not writable): the first missing folder is
+ * then made alone, which throws the real error, so the line that reports it is right.
+ */
+function mkdirTree(folder: string, mode: number): string | undefined {
+  try {
+    return mkdirSync(folder, { recursive: true, mode });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    let missing = folder;
+    while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+    mkdirSync(missing, { mode });
+    // It could be made after all (another process made or removed a folder meanwhile): the rest of the way.
+    mkdirSync(folder, { recursive: true, mode });
+    return missing;
   }
 }

@@ -71,7 +71,7 @@ function sandboxShape(env: Record<string, string | undefined>): Shape | undefine
 
 /**
  * Every run that saw a balance records it for `sgq credits`, and the prices it observed for
- * the next runs, as `owner`'s; a folder it cannot write only loses that note, said in a warning.
+ * the next runs, as `owner`'s; a folder it cannot write only loses that note, said in a line (not under --quiet).
  */
 export function recordSeenBalance(env: Record<string, string | undefined>, owner: StateOwner, seen: SeenByRun, reporter: Reporter): void {
   const config = configPath(env);
@@ -79,7 +79,8 @@ export function recordSeenBalance(env: Record<string, string | undefined>, owner
   try {
     recordSeen(config, owner, seen);
   } catch (error) {
-    reporter.warn(fileWarning(error, `cannot record the balance and prices in ${creditsFolder(config, owner)}`, '`sgq credits` shows the last ones recorded'));
+    // A line unless --quiet: the run's data is whole, and a read-only config folder (a container) is a choice.
+    reporter.info(`sgq: ${fileWarning(error, `cannot record the balance and prices in ${creditsFolder(config, owner)}`, '`sgq credits` shows the last ones recorded')}`);
   }
 }
 
