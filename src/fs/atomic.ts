@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, write, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Writable } from 'node:stream';
 import { PRIVATE_FILE, setMode } from './modes.js';
 import { NotRegularFileError, kindOf } from './read.js';
 import { tempPath } from './temp-names.js';
@@ -9,6 +10,10 @@ import { tempPath } from './temp-names.js';
 // flushed so the rename itself survives a power cut. A reader sees the old file or the new
 // one, never half of one; a crash leaves the old file and a temporary file that the next run
 // sweeps (src/fs/sweep.ts). No other module renames a file into place.
+//
+// Each descriptor has one owner, who closes it once: a number closed twice may by then be
+// another job's file (descriptors are reused at once), so closeTemp forgets the number before
+// it closes it, and writerTo streams into a descriptor without ever closing it.
 //
 // The one exception to replacing, at the end of this file: the calls ledger
 // (src/cli/run/calls-ledger.ts) is written in place at every call, where a rename would cost
@@ -72,16 +77,43 @@ export function copyIntoPlace(from: string, target: string, mode: number = PRIVA
   }
 }
 
-/** A temporary file of this run's own, open for writing (and reading back). */
+/** A temporary file of this run's own, open for writing (and reading back); `fd` is -1 once closed. */
 export interface TempFile {
   path: string;
   fd: number;
 }
 
+/** Closes a temporary file's descriptor, once: the number is forgotten first, so no later close reaches a file opened since. */
+export function closeTemp(temp: { fd: number }): void {
+  const { fd } = temp;
+  if (fd < 0) return;
+  temp.fd = -1;
+  closeSync(fd);
+}
+
+/**
+ * A stream writing to `fd`, which it never closes, whatever happens to it: Node's file streams
+ * close their descriptor when they are destroyed (a pipeline destroys its streams on an error),
+ * whatever autoClose says, and the owner's own close would then land on a number another job
+ * may have opened meanwhile. A short write (a full disk taking part of it) is carried on until
+ * it fails.
+ */
+export function writerTo(fd: number): Writable {
+  return new Writable({
+    write: (chunk: Buffer, _encoding, done) => writeFully(fd, chunk, done),
+    writev: (chunks, done) => writeFully(fd, Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer)), done),
+  });
+}
+
+function writeFully(fd: number, bytes: Buffer, done: (error?: Error | null) => void, at = 0): void {
+  if (at >= bytes.length) return done();
+  write(fd, bytes, at, bytes.length - at, null, (error, written) => (error ? done(error) : writeFully(fd, bytes, done, at + written)));
+}
+
 /**
  * Creates the temporary file that will replace `target`, exclusively (never one a killed run
  * left) and no more readable than `mode`: the streaming half of replaceFile, for output
- * written as it arrives. Finish with sealTemp, closeSync and moveIntoPlace.
+ * written as it arrives. Finish with sealTemp, closeTemp and moveIntoPlace.
  */
 export function createTemp(target: string, mode: number = PRIVATE_FILE): TempFile {
   const path = tempPath(target);

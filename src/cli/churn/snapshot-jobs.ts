@@ -7,7 +7,9 @@ import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
 import { grouped } from '../output/words.js';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
+import { makePrivateFolder } from '../../fs/modes.js';
+import { fileError, isSystemError } from '../../fs/errors.js';
 
 export interface SnapshotFlags {
   snapshot?: boolean;
@@ -55,7 +57,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** Checks the store can be written before anything is fetched. */
   static open(store: SnapshotStore): SnapshotCheckpoint {
     try {
-      mkdirSync(store.root, { recursive: true });
+      makePrivateFolder(store.root);
       accessSync(store.root, constants.W_OK);
     } catch (error) {
       throw storeError(store.root, error);
@@ -94,7 +96,7 @@ export class SnapshotCheckpoint implements Checkpoint {
       try {
         await held.staged!.commit();
       } catch (error) {
-        throw new SgqError(ExitCode.internal, `cannot store the snapshot of ${held.user} in ${this.store.root}: ${errorCode(error)}`, 'the records were written; the next run compares against the snapshot before; check free space and permissions');
+        throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
       }
       await this.release(held);
     }
@@ -116,24 +118,34 @@ export class SnapshotCheckpoint implements Checkpoint {
   hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean, key?: string): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd'> {
     let capture: SnapshotCapture | undefined;
     const start = () => (capture ??= new SnapshotCapture(this.store, subject, key));
+    /** The store failed while the export was collected (a full disk under a spill): the records still go out, the snapshot is not kept. */
+    let failed: unknown;
+    const notKept = (error: unknown) => this.notKept(error, changes);
     return {
       hideRecords: changes,
       onStart: async () => {
         this.held.set(subject.user, { user: subject.user, lock: await this.lockSubject(subject) });
       },
       onRecords: async (records, lossless) => {
-        await start().add(records, lossless);
+        if (failed !== undefined) return;
+        try {
+          await start().add(records, lossless);
+        } catch (error) {
+          if (!isSystemError(error)) throw error;
+          failed = error;
+        }
       },
       onEnd: async (end) => {
         const held = this.held.get(subject.user);
         const capture = start();
-        if (end.cutShort || !held) {
+        if (end.cutShort || !held || failed !== undefined) {
           capture.discard();
           if (held) await this.release(held);
+          if (failed !== undefined && !end.cutShort) throw notKept(failed);
           end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }
-        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
+        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits }, notKept);
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
@@ -142,7 +154,7 @@ export class SnapshotCheckpoint implements Checkpoint {
           await staged.drop();
           await staged.close().catch(() => undefined);
           await this.release(held);
-          throw error;
+          throw isSystemError(error) ? notKept(error) : error;
         }
         // Its files were needed for the diff only: a run of many users must not hold two open
         // files per user until the output is kept (the commit works by name).
@@ -156,15 +168,21 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   /** Stages a complete export; one whose records show no identity is refused (exit 2 or 3) and not kept. */
-  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0]): Promise<StagedSnapshot> {
+  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0], notKept: (error: unknown) => SgqError): Promise<StagedSnapshot> {
     try {
       capture.checkIdentity('not stored as a snapshot');
       return await capture.stage(meta);
     } catch (error) {
       capture.discard();
       await this.release(held);
-      throw error;
+      throw isSystemError(error) ? notKept(error) : error;
     }
+  }
+
+  /** A user's snapshot that the store could not take (a full disk, no descriptor left): one line, and the run stops taking users. */
+  private notKept(error: unknown, changes: boolean): SgqError {
+    const then = changes ? 'none of its changes were printed' : 'its records were written';
+    return fileError(error, { what: `cannot store its snapshot in ${this.store.root}`, exitCode: ExitCode.internal, then });
   }
 
   private async lockSubject(subject: SnapshotSubject): Promise<{ release(): void }> {
@@ -203,8 +221,6 @@ async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { 
   reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
 }
 
-const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-
 function storeError(where: string, error: unknown): SgqError {
-  return new SgqError(ExitCode.internal, `cannot write the snapshot store ${where}: ${errorCode(error)}`, 'check that it exists and is writable, or choose another with --snapshot-dir; nothing was fetched');
+  return fileError(error, { what: `cannot write the snapshot store ${where}`, exitCode: ExitCode.internal, then: 'nothing was fetched (--snapshot-dir chooses another store)' });
 }

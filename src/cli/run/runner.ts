@@ -6,6 +6,7 @@ import { isBilled, type PageText } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
 import { ExitCode, worstExitCode, type SgqError } from '../../core/errors.js';
 import { cliError } from '../errors-to-flags.js';
+import { FileError } from '../../fs/errors.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -122,6 +123,8 @@ class JobRunner {
   private failedAndLeft = 0;
   /** --limit or --max-credits is met: no further user is started. */
   private budgetMet = false;
+  /** A store the run keeps could not be written (a full disk, no descriptor left): no further user is started, as it would be paid for and not kept. */
+  private storeFailed = false;
   /** The trial limit that stopped the run: said once, by its ending. */
   private quota?: SgqError;
   private taken = 0;
@@ -168,7 +171,7 @@ class JobRunner {
   }
 
   private startable(): boolean {
-    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet;
+    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet && !this.storeFailed;
   }
 
   private async worker(source: Iterator<Job> | AsyncIterator<Job>): Promise<void> {
@@ -346,7 +349,20 @@ class JobRunner {
       stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
       stat.errors.push(sgq.message);
       reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
+      this.leaveIfNotKept(job, sgq);
     }
+  }
+
+  /**
+   * A user whose results a store could not keep (src/fs/errors.ts) is left for the resume, and
+   * the run starts no further user: each would be paid for and not kept either.
+   */
+  private leaveIfNotKept(job: Job, sgq: SgqError): boolean {
+    if (!(sgq instanceof FileError)) return false;
+    this.storeFailed = true;
+    this.remaining.add(job.user);
+    this.failedAndLeft++;
+    return true;
   }
 
   private reportFailure(job: Job, stat: UserStats, error: unknown): void {
@@ -364,6 +380,7 @@ class JobRunner {
     } else {
       reporter.error(`${who}${where}${sgq.message}`, sgq.hint);
     }
+    if (this.leaveIfNotKept(job, sgq)) return;
     if (where && failure?.page != null && this.resumeFrom(job, stat, failure.page)) {
       reporter.error(`${who}records before page ${failure.page} were written; resume with: ${stat.resume}`);
     } else if (stat.pages === 0 && RETRYABLE.has(sgq.exitCode)) {

@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, createWriteStream, existsSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, rmSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, relative, resolve, isAbsolute } from 'node:path';
@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { createTemp, moveFolder, moveIntoPlace, replaceFile, sealTemp } from '../../fs/atomic.js';
+import { closeTemp, createTemp, moveFolder, moveIntoPlace, replaceFile, sealTemp, writerTo } from '../../fs/atomic.js';
 import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -180,7 +180,8 @@ export class SnapshotStore {
         records = await writeSorted(sorted, temp.fd);
         sealTemp(temp.fd, {});
       } finally {
-        closeSync(temp.fd);
+        // The one close of this descriptor: the stream that wrote to it never closes it.
+        closeTemp(temp);
       }
       // The last one committed, whatever the clocks said: this one is compared with it and follows it.
       const previous = readFolder(folder, this.skip).at(-1);
@@ -304,8 +305,12 @@ function readFolder(folder: string, skip: (metaPath: string, why: string) => voi
     let meta: SnapshotMeta;
     try {
       meta = JSON.parse(readRegularFile(metaPath, 'utf8')) as SnapshotMeta;
-    } catch {
-      continue; // removed by a prune while we looked, or not ours
+    } catch (error) {
+      // Removed by a prune while we looked, or not ours (not JSON, not a file). Any other
+      // failure (no descriptor left, an I/O error) must not pass for a snapshot that is not there.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === undefined || code === 'ENOENT' || code === 'ENOTREG' || code === 'EISDIR') continue;
+      throw error;
     }
     if (meta.version !== 1 || typeof meta.file !== 'string') continue;
     const dataPath = dataFileIn(folder, meta.file);
@@ -383,7 +388,7 @@ async function writeSorted(sorted: AsyncIterable<Keyed[]>, fd: number): Promise<
       { highWaterMark: 1 },
     ),
     createGzip(),
-    createWriteStream('', { fd, autoClose: false }),
+    writerTo(fd),
   );
   return records;
 }
