@@ -42,7 +42,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   // An --out sgq cannot write is a usage error before anything else (the scope checks it again as it locks it).
   if (flags.out !== undefined) checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
-  const jq = jqOptions(flags, (text) => reporter.raw(text));
+  const jq = jqOptions(flags, (text) => reporter.passThrough(text));
   if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
   // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
@@ -54,6 +54,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     wide: flags.wide,
     pager: flags.pager,
     jq,
+    raw: flags.raw,
     routeRecords,
     format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line)),
     bigintAsString: (config: ResolvedConfig) => flags.bigintAsString ?? config.bigintAsString === 'true',
@@ -151,8 +152,8 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
     reporter.warn(`only ${grouped(left)} credits left, fewer than warn-credits ${grouped(warnAt)}; buy credits before the next run fails`);
   }
   // Last, so that scripts find the JSON summary on the final line of stderr.
-  if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
-  else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
+  if (flags.summary === 'json') reporter.json(summary);
+  else if (reporter.showsSummary) for (const line of formatSummary(summary)) reporter.info(line);
   // A reader that went away (`| head`) is a normal end, not a failure.
   return output.sink.closed ? ExitCode.ok : summary.exit_code;
 }
