@@ -19,7 +19,7 @@ import { readBalanceWith } from '../run/balance-probe.js';
 import { runPacer } from '../run/pacing.js';
 import { normalizeRoutePath } from '../../core/routes.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
-import { formatSummary, type RunSummary } from '../run/summary.js';
+import { formatSummary, withPrices, type RunSummary } from '../run/summary.js';
 // The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
 export { connect, recordSeenBalance, type Connection } from '../run/connection.js';
 
@@ -145,6 +145,8 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   }
   if (scope.checkpoints.failure) throw scope.checkpoints.failure;
   if (note) reporter.error(note);
+  const firsts = scope.held.snapshots?.firstSnapshotsNote();
+  if (firsts) reporter.info(firsts);
   if (scope.trace?.failure) reporter.warn(scope.trace.failure);
   if (scope.cache?.failure) reporter.warn(scope.cache.failure);
   const warnAt = scope.settings.warnCredits;
@@ -152,7 +154,7 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
     reporter.warn(`only ${grouped(left)} credits left, fewer than warn-credits ${grouped(warnAt)}; buy credits before the next run fails`);
   }
   // Last, so that scripts find the JSON summary on the final line of stderr.
-  if (flags.summary === 'json') reporter.json(summary);
+  if (flags.summary === 'json') reporter.json(withPrices(summary, price.observedCredits));
   else if (reporter.showsSummary) for (const line of formatSummary(summary)) reporter.info(line);
   // A reader that went away (`| head`) is a normal end, not a failure.
   return output.sink.closed ? ExitCode.ok : summary.exit_code;

@@ -47,6 +47,8 @@ export interface RunSummary {
   remaining?: number;
   /** A trial limit stopped the run: the earliest time its next request may go (ISO 8601 UTC). */
   next_request_at?: string;
+  /** The prices this run measured from the balances, in credits a call by route: those later runs use. */
+  prices?: Record<string, number>;
   exit_code: number;
 }
 
@@ -114,6 +116,13 @@ export class SummaryCollector {
       exit_code: exitCode,
     };
   }
+}
+
+/** The summary with the prices the run measured (`prices`), before `exit_code`, which stays last. */
+export function withPrices(summary: RunSummary, prices: Record<string, number> | undefined): RunSummary {
+  if (!prices) return summary;
+  const { exit_code, ...rest } = summary;
+  return { ...rest, prices, exit_code };
 }
 
 /** The summary for people: a line per listed user when there are several, then the totals. */
