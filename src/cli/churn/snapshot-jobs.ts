@@ -6,7 +6,7 @@ import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
-import { count } from '../output/words.js';
+import { count } from '../../core/words.js';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 
 export interface SnapshotFlags {

@@ -26,7 +26,7 @@ export { connect, recordSeenBalance, type Connection } from '../run/connection.j
 
 export type { OutputFlags } from '../run/plan.js';
 import type { OutputFlags } from '../run/plan.js';
-import { grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 import { SANDBOX_SERVICE, SERVICE_HEADER, answeredBySandbox, serviceName } from '../../core/service.js';
 import type { FetchedPage } from '../../core/paginate.js';
 import type { Connection } from '../run/connection.js';
@@ -151,7 +151,7 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   if (scope.cache?.failure) reporter.warn(scope.cache.failure);
   const warnAt = scope.settings.warnCredits;
   if (left !== null && warnAt !== undefined && left < warnAt) {
-    reporter.warn(`only ${grouped(left)} credits left, fewer than warn-credits ${grouped(warnAt)}; buy credits before the next run fails`);
+    reporter.warn(`only ${count(left, 'credit')} left, fewer than warn-credits ${grouped(warnAt)}; buy credits before the next run fails`);
   }
   // Last, so that scripts find the JSON summary on the final line of stderr.
   if (flags.summary === 'json') reporter.json(withPrices(summary, price.observedCredits));

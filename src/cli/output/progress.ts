@@ -3,7 +3,7 @@
 // text that fits the terminal; the Reporter draws it (with ora's spinner) at a bounded rate.
 
 import { cutToWidth, displayWidth } from './text-width.js';
-import { count, grouped } from './words.js';
+import { count, grouped } from '../../core/words.js';
 import { visible } from './visible.js';
 
 /** What bounds a run, as far as it is known before it ends. */

@@ -5,7 +5,7 @@ import type { Reporter } from '../output/reporter.js';
 import type { Format } from '../output/formats.js';
 import type { RemainingUsers, ResumeSubjects } from './remaining.js';
 import type { RunSummary, SummaryCollector } from './summary.js';
-import { count, grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 // How a run of jobs ends: its exit code, the lines that say why it stopped, how many users
 // failed and how many were never tried, where their list is, the command that resumes them

@@ -5,7 +5,7 @@ import { priceOf, priceOrigin, type Price } from '../../core/prices.js';
 import type { Reporter } from '../output/reporter.js';
 import type { StateOwner } from '../../core/service.js';
 import { readObservedPrices, type ObservedPrice } from './credits-store.js';
-import { count, grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 // The price a run uses for its route (prices.ts: setting > observed > public table), and what
 // the run learns of it: a price observed from the balances is said once on stderr (a note:

@@ -1,7 +1,7 @@
 import { ExitCode, worstExitCode } from '../../core/errors.js';
 import type { Line } from '../output/reporter.js';
 import type { Budget } from '../../core/budget.js';
-import { count, grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 /** What one job did; filled in by the runner as pages arrive. */
 export interface UserStats {
