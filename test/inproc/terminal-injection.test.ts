@@ -38,6 +38,12 @@ describe('stderr shows the service\'s text escaped', () => {
     expect(expectInert(r.stderr)).toEqual([`sgq: jack: the service answered: ${SHOWN}`]);
   });
 
+  it("with colour, sgq's own style is applied after the escaping", async () => {
+    const stub = await stubs([{ body: { data: [{ error: HOSTILE }], current_credits: 10 } }]);
+    const r = await runSgq(['graph', 'followers', 'jack'], { env: env(stub.url, { FORCE_COLOR: '1' }) });
+    expect(r.stderr).toBe(`\u001b[31msgq:\u001b[39m jack: the service answered: ${SHOWN}\n`);
+  });
+
   it('a 401 message, thrown to the top-level printer (sgq credits --refresh)', async () => {
     const stub = await stubs(() => ({ status: 401, body: { message: HOSTILE.replace('\n', ' ') } }));
     const r = await runSgq(['credits', '--refresh'], { env: env(stub.url) });
