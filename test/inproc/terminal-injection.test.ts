@@ -76,6 +76,15 @@ describe('stderr shows the service\'s text escaped', () => {
     expect(summary.users[0]!.errors).toEqual([`the service answered: ${HOSTILE}`]);
   });
 
+  it("what a --jq filter writes on stderr itself keeps its line breaks, and nothing else acts", async () => {
+    const stub = await stubs([{ body: envelope(1, null, [{ username: `${HOSTILE}.` }]) }]);
+    const r = await runSgq(['graph', 'followers', 'jack', '--quiet', '--jq', '.username | stderr | empty'], { env: env(stub.url) });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.replaceAll('\n', '')).not.toMatch(ACTS);
+    expect(r.stderr).toContain(`${SHOWN.replace('\\n', '\n')}.`);
+  });
+
   it('a user name on the line that resumes it', async () => {
     const stub = await stubs(() => 'reset');
     const name = 'evil\u001b[2Jname';
