@@ -147,7 +147,7 @@ complete -c sgq -f
 complete -c sgq -l profile -x -a '(command sgq completion --profiles 2>/dev/null)' -d 'config profile to use (env SGQ_PROFILE)'
 complete -c sgq -l base-url -x -d 'service address (env SGQ_BASE_URL; default https://toto.oz.xyz)'
 complete -c sgq -l sandbox -d 'run against a built-in local sandbox with a demo key (no account needed)'
-complete -c sgq -s q -l quiet -d 'print nothing on stderr unless something fails or data is left out'
+complete -c sgq -s q -l quiet -d 'on success, print on stderr only what you asked for (--summary json, warn-credits) and what needs your action (data left out or not kept exactly)'
 complete -c sgq -s v -l verbose -d 'trace requests, retries and the summary on stderr (never the API key)'
 complete -c sgq -l timeout -x -d 'per-request time limit covering connect, headers and body (default 30)'
 complete -c sgq -l retries -x -d 'retries of a transient failure (default 3)'

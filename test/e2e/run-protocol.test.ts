@@ -194,7 +194,7 @@ describe('#18: a batch that stops', () => {
     const out = join(tempDir(), 'f.ndjson');
     const r = await sgq(['graph', 'followers', '-', '--out', out, '--concurrency', '1'], { env: env(stub.url), input: users.join('\n') });
     expect(r.exitCode).toBe(7);
-    expect(r.stderr).toContain(`the service is unreachable: stopped after 3 users failed in a row; 47 users were not attempted; their list is in ${out}.remaining; resume them with:`);
+    expect(r.stderr).toContain(`the service is unreachable: stopped after 3 users failed in a row; 3 users failed, 47 were not attempted; their list is in ${out}.remaining; resume them with:`);
     expect(readFileSync(`${out}.remaining`, 'utf8').split('\n').filter(Boolean)).toHaveLength(50);
   });
 });

@@ -6,7 +6,7 @@ import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
-import { grouped } from '../output/words.js';
+import { count } from '../../core/words.js';
 import { accessSync, constants } from 'node:fs';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { fileError, isSystemError } from '../../fs/errors.js';
@@ -38,6 +38,8 @@ interface Held {
   user: string;
   lock: { release(): void };
   staged?: StagedSnapshot;
+  /** --changes: the records of a first snapshot, said once it is kept (firstSnapshotsNote). */
+  first?: number;
 }
 
 /**
@@ -51,6 +53,8 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** The held users whose snapshot is staged: what a commit or a drop goes through. */
   private readonly staged = new Set<Held>();
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
+  /** The first snapshots kept (with --changes), with their records: one line says them all at the end. */
+  private readonly firsts: { user: string; records: number }[] = [];
 
   private constructor(readonly store: SnapshotStore) {}
 
@@ -98,6 +102,7 @@ export class SnapshotCheckpoint implements Checkpoint {
       } catch (error) {
         throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
       }
+      if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
       await this.release(held);
     }
     this.nextCommit = Date.now() + STREAMING_COMMIT_MS;
@@ -112,6 +117,18 @@ export class SnapshotCheckpoint implements Checkpoint {
 
   async close(): Promise<void> {
     await this.drop();
+  }
+
+  /**
+   * What a run with --changes says of the first snapshots it kept, which have no changes to
+   * print: a user alone gets its own line, a batch one line for all (a first night over 40
+   * users is one line of a cron mail, not 40). Undefined when there were none.
+   */
+  firstSnapshotsNote(): string | undefined {
+    const [only, ...others] = this.firsts;
+    if (!only) return undefined;
+    if (others.length === 0) return `sgq: ${only.user}: first snapshot (${count(only.records, 'record')}); changes are printed from the next one`;
+    return `sgq: ${count(this.firsts.length, 'first snapshot')}; changes are printed from the next run`;
   }
 
   /** The hooks that keep one user's export as a snapshot, and with --changes print what changed instead. */
@@ -149,7 +166,7 @@ export class SnapshotCheckpoint implements Checkpoint {
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
-          if (changes) await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject) });
+          if (changes) held.first = await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject) });
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
@@ -202,15 +219,17 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 }
 
-/** --changes: the changes of a staged snapshot against the one before, printed as records. */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<void> {
+/**
+ * --changes: the changes of a staged snapshot against the one before, printed as records.
+ * A first snapshot has none: its records are returned, for the note the run ends with.
+ */
+async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<number | undefined> {
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
-  if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
-    const records = `${grouped(current.meta.records)} records`;
-    const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
-    reporter.info(`${who} ${why}; changes are printed from the next one`);
-    return;
+  if (!previous) return current.meta.records;
+  if (unreadable(previous.meta) && current.meta.records > 0) {
+    reporter.info(`${who} the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
+    return undefined;
   }
   const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
   const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
@@ -219,6 +238,7 @@ async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { 
   const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
   const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
   reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
+  return undefined;
 }
 
 function storeError(where: string, error: unknown): SgqError {

@@ -8,7 +8,7 @@ import { proxyFor } from '../../core/proxy.js';
 import { connect, recordSeenBalance } from './execute.js';
 import { stateOwner } from '../run/connection.js';
 import { BALANCE_ROUTE, readBalanceWith } from '../run/balance-probe.js';
-import { count, grouped } from '../output/words.js';
+import { count } from '../../core/words.js';
 
 export interface CreditsFlags {
   refresh?: boolean;
@@ -33,7 +33,7 @@ export async function runCreditsCommand(ctx: CommandContext, flags: CreditsFlags
   const { io } = ctx;
   io.stdout.write(flags.json ? `${JSON.stringify({ profile: owner.profile, service: owner.service, ...seen, ...(prices.size ? { prices: Object.fromEntries(prices) } : {}) })}\n` : `${seen.credits}\n`);
   if (!flags.json) {
-    reporter.info(`profile ${owner.profile}: ${grouped(seen.credits)} credits, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
+    reporter.info(`profile ${owner.profile}: ${count(seen.credits, 'credit')}, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
     for (const [route, credits] of prices) reporter.info(`observed price: ${route} ${count(credits, 'credit')} a call`);
   }
   return ExitCode.ok;

@@ -9,7 +9,7 @@ import { SERVICE_FILE, holdsFiles, recordedService } from '../dataset/service-cl
 import { serviceName } from '../../core/service.js';
 import { outLockOptions } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
-import { grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 export interface DatasetFlags {
   before?: string;
@@ -47,7 +47,7 @@ function compactedWords({ files, rows, rewritten, kept }: Merged): string {
   const made = files > 1 ? `${files} files merged into 1` : '1 file rewritten';
   const older = rewritten > 0 && files > 1 ? `, ${rewritten} of them rewritten in the route's columns (an older sgq's)` : files === 1 ? " in the route's columns (an older sgq's)" : '';
   const others = kept ? `; ${kept} of another schema kept as they are` : '';
-  return `${made} (${grouped(rows)} rows)${older}${others}`;
+  return `${made} (${count(rows, 'row')})${older}${others}`;
 }
 
 async function info(ctx: CommandContext, layout: DatasetLayout, flags: DatasetFlags, reporter: Reporter): Promise<number> {

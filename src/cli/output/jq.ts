@@ -9,7 +9,7 @@ import { streamBuiltinIn } from './jq-stream-builtins.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
 import type { Answer, JqLane, LaneStopped } from './jq-lane.js';
 import type { Sink } from './sink.js';
-import { grouped } from './words.js';
+import { count, grouped } from '../../core/words.js';
 
 export type { JqOptions } from './formatter.js';
 
@@ -130,7 +130,7 @@ class Results {
       if (answer.out?.length) this.sink.write(answer.out);
       if (answer.stderr) this.options.stderr?.(answer.stderr);
       if (answer.failedAt !== undefined && !this.failure) {
-        const where = this.options.slurp ? `the array of all ${grouped(size)} records` : `record ${grouped(this.position + answer.failedAt + 1)}`;
+        const where = this.options.slurp ? `the array of ${size === 1 ? '' : 'all '}${count(size, 'record')}` : `record ${grouped(this.position + answer.failedAt + 1)}`;
         this.failure = new SgqError(ExitCode.internal, `--jq failed on ${where}: ${answer.message || 'halt_error'}`, 'the output holds the results before it');
       }
       this.position += size;
