@@ -2,7 +2,8 @@ import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
 import { diffMatched, matchSides } from '../../core/churn/pair.js';
-import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
+import { comparable, countSnapshot, countsOf } from '../../core/churn/counts.js';
+import type { OpenSnapshot, SnapshotCounts, SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
@@ -137,7 +138,9 @@ export class SnapshotCheckpoint implements Checkpoint {
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
-          if (changes) await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject) });
+          const options = { key, tempDir: this.store.folder(subject) };
+          // Kept in its metadata when it commits: `sgq history` reads them instead of diffing every night again.
+          staged.current.meta.counts = changes ? await printChanges(subject, staged, end, options) : await countQuietly(staged, end, options);
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
@@ -184,15 +187,29 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 }
 
-/** --changes: the changes of a staged snapshot against the one before, printed as records. */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<void> {
+/**
+ * The counts of a snapshot taken without --changes: its diff against the one before, counted
+ * only. One that cannot be counted (the two share no identity field) is stored uncounted, as
+ * before: `sgq history` shows nulls for it and says why.
+ */
+async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, options: { tempDir: string }): Promise<SnapshotCounts | undefined> {
+  try {
+    return await countSnapshot(staged.previous, staged.current, options);
+  } catch (error) {
+    reporter.trace(`${staged.current.meta.user}: snapshot not counted against the one before: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/** --changes: the changes of a staged snapshot against the one before, printed as records; returns their counts. */
+async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<SnapshotCounts> {
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
-  if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
+  if (!comparable(previous, current)) {
     const records = `${grouped(current.meta.records)} records`;
     const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
     reporter.info(`${who} ${why}; changes are printed from the next one`);
-    return;
+    return countsOf(previous, current, undefined);
   }
   const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
   const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
@@ -201,6 +218,7 @@ async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { 
   const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
   const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
   reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
+  return countsOf(previous, current, counts);
 }
 
 const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
