@@ -1,5 +1,5 @@
 import { count, grouped } from '../output/words.js';
-import { cutToWidth, loadTextWidth } from '../output/text-width.js';
+import { cutToWidth, displayWidth, loadTextWidth } from '../output/text-width.js';
 import type { HistoryRecord, HistorySeries } from './history-series.js';
 
 // `sgq history` on a terminal: for each user, the count over time as an area of Unicode
@@ -37,8 +37,7 @@ export async function chartText(series: readonly HistorySeries[], options: Chart
 export function chartLines(series: HistorySeries, options: ChartOptions): string[] {
   const { records } = series;
   const list = series.route.endsWith('following') ? 'following' : 'followers';
-  const fit = (line: string) => cutToWidth(line, options.width).text;
-  if (!records.length) return [fit(`${series.user}, ${list}: no snapshot in the period`)];
+  if (!records.length) return wrap(`${series.user}, ${list}: no snapshot in the period`, options.width);
   const first = records[0]!;
   const last = records.at(-1)!;
   const title = `${series.user}, ${list}: ${count(records.length, 'snapshot')} from ${day(first.taken_at)} to ${day(last.taken_at)}`;
@@ -52,11 +51,11 @@ export function chartLines(series: HistorySeries, options: ChartOptions): string
   const plotWidth = options.width - labelWidth - 1;
   const summary = summaryLine(records);
   // Too narrow to draw: the numbers alone.
-  if (plotWidth < 4) return [fit(title), fit(summary)];
+  if (plotWidth < 4) return [...wrap(title, options.width), ...wrap(summary, options.width)];
   const columns = columnsOf(records, plotWidth);
   const paint = (code: string, text: string) => (options.color && text.trim() !== '' ? `\x1b[${code}m${text}\x1b[39m` : text);
   const row = (label: string, axis: string, cells: string, code: string) => `${label.padStart(labelWidth - 1)} ${axis}${paint(code, cells)}`.trimEnd();
-  const lines = [fit(title)];
+  const lines = wrap(title, options.width);
   const countRows = areaRows(columns.map((c) => c.count), lo, hi, COUNT_ROWS);
   countRows.forEach((cells, i) => lines.push(row(i === 0 ? labels.hi : i === COUNT_ROWS - 1 ? labels.lo : '', i === 0 || i === COUNT_ROWS - 1 ? '┤' : '│', cells, COLORS.count)));
   // Each its own scale, its top labelled with the most gained (or lost) at one snapshot.
@@ -64,7 +63,7 @@ export function chartLines(series: HistorySeries, options: ChartOptions): string
     barRows(columns.map((c) => c[kind]), Math.max(...columns.map((c) => c[kind])), BAR_ROWS).forEach((cells, i) => lines.push(row(i === 0 ? labels[kind] : kind, i === 0 ? '┤' : '│', cells, COLORS[kind])));
   }
   lines.push(' '.repeat(labelWidth) + axisLine(day(first.taken_at), day(last.taken_at), columns.length));
-  lines.push(fit(summary));
+  lines.push(...wrap(summary, options.width));
   return lines;
 }
 
@@ -117,6 +116,22 @@ function rowsOf(eighths: readonly number[], rows: number): string[] {
 function axisLine(from: string, to: string, width: number): string {
   if (width >= from.length + to.length + 1) return `└${from}${' '.repeat(width - from.length - to.length)}${to}`;
   return `└${cutToWidth(from, width).text}`;
+}
+
+/** Words on lines of at most `width` columns; a word longer than a line is cut. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const joined = line ? `${line} ${word}` : word;
+    if (displayWidth(joined) <= width) line = joined;
+    else {
+      if (line) lines.push(line);
+      line = cutToWidth(word, width).text;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 /** The last snapshot's numbers and the totals of the period. */
