@@ -1,27 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { FileSink, type OutTarget } from '../output/sink.js';
 import type { Reporter } from '../output/reporter.js';
 import { grouped } from '../output/words.js';
 import { historyRecord, type HistorySeries, type Person, type SnapshotLists } from './history-series.js';
 
-// `sgq history --html FILE`: one page that opens offline. uPlot's script and style are read
-// from the installed package when a page is written (never by any other command) and inlined;
+// `sgq history --html FILE`: one page that opens offline. uPlot's script and style
+// (uplot-assets.ts) are loaded when a page is written, never by any other command, and inlined;
 // a Content-Security-Policy lets the page fetch nothing at all. The numbers it draws are in a
 // <script type="application/json" id="sgq-history"> element, the records `sgq history -o json`
 // prints; who came and who left at each snapshot are plain HTML, newest first. Every text that
 // came from the service (names, bios) is escaped for HTML, and every JSON block has its `<`
 // escaped so that no value can close its script element.
-
-/** uPlot's minified script and its style, from the package sgq depends on. */
-function uplotAssets(): { script: string; style: string } {
-  // From the bundle in dist/ (or the sources, in the tests): node's resolution finds the package either way.
-  const from = typeof __filename === 'string' ? __filename : join(process.cwd(), 'sgq.js');
-  const require = createRequire(from);
-  const read = (file: string) => readFileSync(require.resolve(`uplot/dist/${file}`), 'utf8');
-  return { script: read('uPlot.iife.min.js'), style: read('uPlot.min.css') };
-}
 
 /** Text for HTML: element content and quoted attribute values alike. */
 export const escapeHtml = (text: string): string =>
@@ -38,8 +26,8 @@ function inlineScript(text: string): string {
 }
 
 /** The page, complete. */
-export function historyPage(series: readonly HistorySeries[], generatedAt: Date): string {
-  const { script, style } = uplotAssets();
+export async function historyPage(series: readonly HistorySeries[], generatedAt: Date): Promise<string> {
+  const { script, style } = await import('./uplot-assets.js');
   const records = series.flatMap((s) => s.records.map(historyRecord));
   const users = series.map((s) => s.user).join(', ');
   return `<!doctype html>
@@ -99,7 +87,7 @@ function peopleTable(title: string, people: readonly Person[], leftOut: number):
 
 /** Writes the page through --out's machinery: FILE locked by the caller, a temporary file flushed and renamed into place. */
 export async function writeHistoryPage(target: OutTarget, series: readonly HistorySeries[], reporter: Pick<Reporter, 'error'>, now: Date = new Date()): Promise<void> {
-  const page = historyPage(series, now);
+  const page = await historyPage(series, now);
   const sink = FileSink.open(target, () => undefined);
   sink.write(page);
   const note = await sink.finish(!sink.failure);

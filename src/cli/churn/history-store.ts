@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import type { JsonObject } from '../../core/classify.js';
 import { parseJson } from '../../core/json.js';
 import { comparable, countSnapshot, diffSnapshots } from '../../core/churn/counts.js';
@@ -39,19 +40,21 @@ export async function storeSeries(store: SnapshotStore, subject: SnapshotSubject
   return series;
 }
 
-/** Who came and who left at each chosen snapshot that has one before it, each pair diffed with its files opened under the lock. */
+/**
+ * Who came and who left at each chosen snapshot that has one before it. The pairs' files are
+ * opened by name without the store's lock (data files are never rewritten, and an open file
+ * outlives a prune): one that a prune removed meanwhile is left out.
+ */
 async function listsOf(store: SnapshotStore, subject: SnapshotSubject, history: StoredSnapshot[], chosen: StoredSnapshot[], options: StoreHistoryOptions): Promise<SnapshotLists[]> {
   const out: SnapshotLists[] = [];
   for (const current of chosen) {
     const previous = history[history.indexOf(current) - 1];
     if (!comparable(previous, current)) continue;
-    const names = new Set([previous.meta.file, current.meta.file]);
-    const pair = await store.openFrom(subject, (now) => now.filter((s) => names.has(s.meta.file)));
+    const pair = await openPair(previous, current);
+    if (!pair) continue;
     try {
-      // Pruned meanwhile: nothing to list.
-      if (pair.length < 2) continue;
       const lists = new ListCollector(current.meta.taken_at);
-      await diffSnapshots(pair[0]!, pair[1]!, {
+      await diffSnapshots(pair[0], pair[1], {
         tempDir: store.folder(subject),
         signal: options.signal,
         emit: async (changes) => {
@@ -67,4 +70,17 @@ async function listsOf(store: SnapshotStore, subject: SnapshotSubject, history: 
     }
   }
   return out;
+}
+
+/** Both snapshots with their data files open; undefined when one was pruned meanwhile. */
+async function openPair(previous: StoredSnapshot, current: StoredSnapshot): Promise<[OpenSnapshot, OpenSnapshot] | undefined> {
+  const opened: OpenSnapshot[] = [];
+  try {
+    for (const s of [previous, current]) opened.push({ ...s, handle: await open(s.dataPath, 'r') });
+    return opened as [OpenSnapshot, OpenSnapshot];
+  } catch (error) {
+    await Promise.all(opened.map((s) => s.handle.close()));
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
