@@ -25,7 +25,7 @@ export interface ReplaceOptions {
    * one it read). replaceFile then returns false.
    */
   proceed?: () => boolean;
-  /** With `durable`, flush the folder after the rename (default); false where the caller flushes it once after several (replaceFilesIn). */
+  /** With `durable`, flush the folder after the rename (default); false where the caller flushes it once after several files. */
   flushFolder?: boolean;
 }
 
@@ -48,19 +48,6 @@ export function replaceFile(target: string, data: string | Uint8Array, { durable
   } catch (error) {
     rmSync(temp.path, { force: true });
     throw error;
-  }
-}
-
-/**
- * Replaces several files of one folder as replaceFile does, each flushed before its rename,
- * and the folder flushed once after the last rename (not once per file).
- */
-export function replaceFilesIn(folder: string, files: readonly { target: string; data: string | Uint8Array }[]): void {
-  if (!files.length) return;
-  try {
-    for (const { target, data } of files) replaceFile(target, data, { flushFolder: false });
-  } finally {
-    syncFolder(folder);
   }
 }
 

@@ -27,7 +27,7 @@ export function writeNights(store: string, user: string, nights: readonly (reado
       JSON.stringify({ follower_username: a.name, follower_userid: a.id, follower_list_name: a.listName ?? `Name of ${a.name}`, follower_bio: a.bio ?? `bio of ${a.name}`, follower_num_followers: a.followers ?? a.id }),
     );
     const base = `${takenAt.replaceAll(':', '-')}-n${String(i).padStart(4, '0')}`;
-    writeFileSync(join(folder, `${base}.ndjson.gz`), gzipSync(lines.length ? `${lines.join('\n')}\n` : ''), { mode: 0o600 });
+    writeFileSync(join(folder, `${base}.ndjson.gz`), gzipSync(lines.length ? `${lines.join('\n')}\n` : '', { level: 1 }), { mode: 0o600 });
     const meta = { version: 1, profile: 'default', route: 'graph/get_followers', how: 'username', user, taken_at: takenAt, complete: true, pages: 1, records: sorted.length, credits_used: 1, sorted_by: 'follower_userid', identity: 'id', file: `${base}.ndjson.gz`, seq: i + 1 };
     writeFileSync(join(folder, `${base}.json`), JSON.stringify(meta, null, 2), { mode: 0o600 });
   });

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ndjson, runSgq, serviceFolderIn, tempDir, type RunOptions } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
+import { churningNights, writeNights } from '../helpers/snapshot-nights.js';
+import { waitFor } from '../helpers/wait.js';
 
 // `sgq history` over snapshots taken on different nights of a stub service whose lists change
 // from night to night: the records, every format, the period, the counts kept in each
@@ -128,6 +130,29 @@ describe('sgq history: the records', () => {
     const again = await s.run(['history', 'jack', '-o', 'json']);
     expect(again.stderr).toBe('');
     expect(JSON.parse(again.stdout)).toEqual(EXPECTED);
+  });
+
+  it('stopped by Ctrl-C while it counts an older store: exit 130, and the snapshots it counted keep their counts', async () => {
+    const store = tempDir('sgq-store-');
+    const folder = writeNights(store, 'jack', churningNights(100, 2000));
+    const metas = readdirSync(folder).filter((n) => n.endsWith('.json')).map((n) => join(folder, n));
+    const counted = () => metas.filter((f) => (JSON.parse(readFileSync(f, 'utf8')) as { counts?: unknown }).counts !== undefined).length;
+    const stop = new AbortController();
+    const args = ['--sandbox', 'history', 'jack', '--snapshot-dir', store, '-o', 'json'];
+    const running = runSgq(args, { signal: stop.signal });
+    await waitFor(() => counted() > 1, 'the first counts kept', 60_000);
+    stop.abort('SIGINT');
+    const r = await running;
+    expect(r.code, r.stderr).toBe(130);
+    const kept = counted();
+    expect(kept).toBeGreaterThan(1);
+    expect(kept).toBeLessThan(metas.length);
+    const again = await runSgq(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(counted()).toBe(metas.length);
+    const records = JSON.parse(again.stdout) as { count: number; gained: number | null; lost: number | null }[];
+    // Each count follows from the one before it: what was kept before the stop is right.
+    for (let i = 1; i < records.length; i++) expect(records[i]!.count).toBe(records[i - 1]!.count + records[i]!.gained! - records[i]!.lost!);
   });
 
   it('keeps the counts of the oldest snapshot left after a prune; the oldest of an older store, pruned, has nulls', async () => {

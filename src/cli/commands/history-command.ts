@@ -41,7 +41,7 @@ export async function runHistoryCommand(ctx: CommandContext, args: string[], fla
   const source = await openHistorySource(ctx, flags, reporter);
   try {
     if (flags.html !== undefined) return await writePage(ctx, flags.html, flags, () => readAll(source, users, period, reporter, true), reporter);
-    const chart = io.stdoutIsTTY && flags.output === undefined && flags.fields === undefined && flags.out === undefined;
+    const chart = io.stdoutIsTTY && flags.output === undefined && flags.fields === undefined && flags.out === undefined && !flags.wide;
     if (chart) return await drawChart(ctx, await readAll(source, users, period, reporter, false));
     return await printRecords(ctx, flags, (each) => readEach(source, users, period, reporter, each), reporter);
   } catch (error) {

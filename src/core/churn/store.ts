@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { createTemp, moveFolder, moveIntoPlace, replaceFile, replaceFilesIn, sealTemp } from '../../fs/atomic.js';
+import { createTemp, moveFolder, moveIntoPlace, replaceFile, sealTemp, syncFolder } from '../../fs/atomic.js';
 import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -255,16 +255,19 @@ export class SnapshotStore {
     if (!history.some(uncounted)) return history;
     return withLock(join(folder, '.store'), this.owner, async () => {
       const current = readFolder(folder, this.skip);
-      const rewritten: { target: string; data: string }[] = [];
-      for (let i = 0; i < current.length; i++) {
-        const s = current[i]!;
-        if (!uncounted(s, i)) continue;
-        const counts = await withOpen(i === 0 ? [s] : [current[i - 1]!, s], (open) => count(open.length === 2 ? open[0] : undefined, open.at(-1)!));
-        if (!counts) continue;
-        s.meta = { ...s.meta, counts };
-        rewritten.push({ target: s.metaPath, data: `${JSON.stringify(s.meta, null, 2)}\n` });
+      try {
+        for (let i = 0; i < current.length; i++) {
+          const s = current[i]!;
+          if (!uncounted(s, i)) continue;
+          const counts = await withOpen(i === 0 ? [s] : [current[i - 1]!, s], (open) => count(open.length === 2 ? open[0] : undefined, open.at(-1)!));
+          if (!counts) continue;
+          s.meta = { ...s.meta, counts };
+          // Kept as it is counted (a run stopped half-way keeps what it counted); the folder is flushed once, below.
+          replaceFile(s.metaPath, `${JSON.stringify(s.meta, null, 2)}\n`, { flushFolder: false });
+        }
+      } finally {
+        syncFolder(folder);
       }
-      replaceFilesIn(folder, rewritten);
       return current;
     });
   }
