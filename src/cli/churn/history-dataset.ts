@@ -38,6 +38,9 @@ interface Group {
 interface Run {
   at: bigint;
   byId: boolean;
+  /** The field that keys its accounts, and the one holding their usernames: chosen from its first row, as a snapshot's are. */
+  key?: string;
+  name?: string;
   accounts: Map<string, { name: string | null; person?: Person }>;
 }
 
@@ -70,7 +73,7 @@ export async function datasetSeries(dir: string, subject: { route: string; user:
         finish(current);
         current = undefined;
       }
-      current ??= startRun(at, row);
+      current ??= startRun(at);
       addAccount(current, row, options.lists);
     }
   }
@@ -113,18 +116,26 @@ async function rowsOf(group: Group, user: string, lists: boolean): Promise<Recor
   return rows.filter((r) => r.query_user === user && typeof r.fetched_at === 'bigint');
 }
 
-/** A run keyed as its first row shows: by id when it has one, else by username. */
-function startRun(at: bigint, row: Record<string, unknown>): Run {
-  return { at, byId: fieldsOf(row)?.id !== undefined, accounts: new Map() };
+/** A run keyed as its first row that shows an identity: by id when it has one, else by username. */
+function startRun(at: bigint): Run {
+  return { at, byId: false, accounts: new Map() };
 }
 
 /** Adds a row's account; one without the run's key is left out, one seen twice counts once (as a snapshot keeps them). */
 function addAccount(run: Run, row: Record<string, unknown>, lists: boolean): void {
-  const fields = fieldsOf(row);
-  const key = run.byId ? fields?.id : fields?.name;
-  if (key === undefined || run.accounts.has(String(row[key]))) return;
-  const name = fields?.name === undefined ? null : String(row[fields.name]);
-  run.accounts.set(String(row[key]), lists ? { name, person: personOf(row as JsonObject) } : { name });
+  if (run.key === undefined) {
+    const fields = fieldsOf(row);
+    if (!fields) return;
+    run.byId = fields.id !== undefined;
+    run.key = fields.id ?? fields.name;
+    run.name = fields.name;
+  }
+  const value = row[run.key!];
+  if (value === null || value === undefined) return;
+  const key = String(value);
+  if (run.accounts.has(key)) return;
+  const name = run.name === undefined || row[run.name] == null ? null : String(row[run.name]);
+  run.accounts.set(key, lists ? { name, person: personOf(row as JsonObject) } : { name });
 }
 
 function addPoint(series: HistorySeries, subject: { route: string; user: string }, previous: Run | undefined, run: Run, takenAt: string): void {
