@@ -870,7 +870,7 @@ async function tableEngines() {
 
 
 /**
- * Writes a year of nightly snapshots of one account, as sgq 4.0 kept them (no counts in their
+ * Writes a year of nightly snapshots of one account, as sgq 5.0 kept them (no counts in their
  * metadata): about HISTORY_FOLLOWERS followers, some leaving and some coming each night.
  * Ids of one length, so their text order is their order. Returns the gains and losses written.
  */
@@ -919,7 +919,7 @@ async function history() {
   // Right: a line per snapshot (and the header), the same output once the counts are kept.
   const right = first.lines === HISTORY_NIGHTS + 1 && later.lines === HISTORY_NIGHTS - 1 && sha === first.sha;
   row(`\`sgq history USER\`: ${fmt(HISTORY_NIGHTS)} nightly snapshots of about ${fmt(HISTORY_FOLLOWERS)} followers (${fmt(totals.gained)} gained, ${fmt(totals.lost)} lost in all), the counts kept in each snapshot's metadata (median of ${RUNS})`, `${fmt(kept)} ms`, 'n/a', 'n/a', `a few seconds (≤ 3 s) ${verdict(kept <= 3000 && right)}`);
-  row(`the first \`sgq history\` of the same store as sgq 4.0 left it (no counts): each night diffed against the one before and the counts kept; peak RSS ${(first.rssKiB / 1024).toFixed(1)} MiB`, `${fmt(first.ms)} ms`, 'n/a', 'n/a', 'informational (once per store)');
+  row(`the first \`sgq history\` of the same store as sgq 5.0 left it (no counts): each night diffed against the one before and the counts kept; peak RSS ${(first.rssKiB / 1024).toFixed(1)} MiB`, `${fmt(first.ms)} ms`, 'n/a', 'n/a', 'informational (once per store)');
   const page = join(scratch, 'history.html');
   log('history: the page of the year, once');
   const html = await run(NODE, [...SGQ, 'history', 'history_bench', '--snapshot-dir', store, '--html', page], { rss: true });

@@ -61,7 +61,7 @@ export interface SnapshotMeta extends SnapshotSubject {
    */
   seq?: number;
   /**
-   * Who came and went since the snapshot before it, kept when it commits (sgq 4.1 on) or
+   * Who came and went since the snapshot before it, kept when it commits (since `sgq history` came) or
    * counted once afterwards by `sgq history`; absent when not counted (yet).
    */
   counts?: SnapshotCounts;
@@ -243,7 +243,7 @@ export class SnapshotStore {
 
   /**
    * The history of a subject with every snapshot counted that can be: those kept without
-   * counts (taken by sgq before 4.1) are counted once, each against the one before it, under
+   * counts (taken by an older sgq) are counted once, each against the one before it, under
    * the subject's lock, and their counts kept in their metadata (each replaced through the
    * commit rule: a crash leaves the metadata before or after, both a whole snapshot). The
    * oldest kept snapshot is counted only when it is the user's first (`seq` 1): the one before
