@@ -236,6 +236,16 @@ describe('sgq history --dataset', () => {
     expect(JSON.parse(r.stdout)).toEqual(EXPECTED);
     const between = await s.run(['history', 'jack', '--dataset', dataset, '--since', '2026-11-02', '--until', '2026-11-03', '-o', 'json']);
     expect(JSON.parse(between.stdout)).toEqual(EXPECTED.slice(1, 3));
+    // The page from the dataset: its data equal to the records, who came and who left from the runs' records.
+    const file = join(tempDir(), 'dataset.html');
+    expect((await s.run(['history', 'jack', '--dataset', dataset, '--html', file])).code).toBe(0);
+    const html = readFileSync(file, 'utf8');
+    expect(JSON.parse(/id="sgq-history">([^<]*)</.exec(html)![1]!)).toEqual(EXPECTED);
+    const night4 = html.slice(html.indexOf('2026-11-04 03:15'), html.indexOf('2026-11-03 03:15'));
+    expect(night4).toMatch(/\+1 came.*−3 left/);
+    for (const gone of ['@u1', '@u3', '@u5']) expect(night4).toContain(gone);
+    expect(night4).toContain('@u8');
+    expect(night4).toContain('Name of u8');
     const nobody = await s.run(['history', 'amy', '--dataset', dataset]);
     expect(nobody.code).toBe(2);
     expect(nobody.stderr).toMatch(/amy: no run of its followers in the dataset/);
