@@ -30,10 +30,12 @@ export interface ReplaceOptions {
    * one it read). replaceFile then returns false.
    */
   proceed?: () => boolean;
+  /** With `durable`, flush the folder after the rename (default); false where the caller flushes it once after several files. */
+  flushFolder?: boolean;
 }
 
 /** Replaces `target` with `data` atomically (see above); throws, leaving no temporary file, when it cannot. */
-export function replaceFile(target: string, data: string | Uint8Array, { durable = true, mode = PRIVATE_FILE, proceed }: ReplaceOptions = {}): boolean {
+export function replaceFile(target: string, data: string | Uint8Array, { durable = true, mode = PRIVATE_FILE, proceed, flushFolder = true }: ReplaceOptions = {}): boolean {
   const temp = createTemp(target, mode);
   try {
     try {
@@ -46,7 +48,7 @@ export function replaceFile(target: string, data: string | Uint8Array, { durable
       rmSync(temp.path, { force: true });
       return false;
     }
-    moveIntoPlace(temp.path, target, { durable });
+    moveIntoPlace(temp.path, target, { durable: durable && flushFolder });
     return true;
   } catch (error) {
     rmSync(temp.path, { force: true });

@@ -2,7 +2,8 @@ import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
 import { diffMatched, matchSides } from '../../core/churn/pair.js';
-import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
+import { comparable, countSnapshot, countsOf } from '../../core/churn/counts.js';
+import type { OpenSnapshot, SnapshotCounts, SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
@@ -166,7 +167,13 @@ export class SnapshotCheckpoint implements Checkpoint {
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
-          if (changes) held.first = await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject) });
+          const options = { key, tempDir: this.store.folder(subject) };
+          // Kept in its metadata when it commits: `sgq history` reads them instead of diffing every night again.
+          if (changes) {
+            const printed = await printChanges(subject, staged, end, options);
+            held.first = printed.first;
+            staged.current.meta.counts = printed.counts;
+          } else staged.current.meta.counts = await countQuietly(staged, end, options);
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
@@ -220,16 +227,30 @@ export class SnapshotCheckpoint implements Checkpoint {
 }
 
 /**
- * --changes: the changes of a staged snapshot against the one before, printed as records.
- * A first snapshot has none: its records are returned, for the note the run ends with.
+ * The counts of a snapshot taken without --changes: its diff against the one before, counted
+ * only. One that cannot be counted (the two share no identity field) is stored uncounted, as
+ * before: `sgq history` shows nulls for it and says why.
  */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<number | undefined> {
+async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, options: { tempDir: string }): Promise<SnapshotCounts | undefined> {
+  try {
+    return await countSnapshot(staged.previous, staged.current, options);
+  } catch (error) {
+    reporter.trace(`${staged.current.meta.user}: snapshot not counted against the one before: ${(error as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * --changes: the changes of a staged snapshot against the one before, printed as records;
+ * returns their counts, and for a first snapshot its records, for the note the run ends with.
+ */
+async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<{ counts: SnapshotCounts; first?: number }> {
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
-  if (!previous) return current.meta.records;
-  if (unreadable(previous.meta) && current.meta.records > 0) {
+  if (!comparable(previous, current)) {
+    if (!previous) return { counts: countsOf(previous, current, undefined), first: current.meta.records };
     reporter.info(`${who} the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
-    return undefined;
+    return { counts: countsOf(previous, current, undefined) };
   }
   const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
   const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
@@ -238,7 +259,7 @@ async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { 
   const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
   const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
   reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
-  return undefined;
+  return { counts: countsOf(previous, current, counts) };
 }
 
 function storeError(where: string, error: unknown): SgqError {

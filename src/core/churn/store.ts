@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { closeTemp, createTemp, moveFolder, moveIntoPlace, replaceFile, sealTemp, writerTo } from '../../fs/atomic.js';
+import { closeTemp, createTemp, moveFolder, moveIntoPlace, replaceFile, sealTemp, syncFolder, writerTo } from '../../fs/atomic.js';
 import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -60,6 +60,21 @@ export interface SnapshotMeta extends SnapshotSubject {
    * would otherwise put a snapshot after the ones taken later.
    */
   seq?: number;
+  /**
+   * Who came and went since the snapshot before it, kept when it commits (since `sgq history` came) or
+   * counted once afterwards by `sgq history`; absent when not counted (yet).
+   */
+  counts?: SnapshotCounts;
+}
+
+/** A snapshot's changes since the one before it: null where there is none to compare with (a user's first snapshot). */
+export interface SnapshotCounts {
+  /** The data file of the snapshot these are against; null for a user's first snapshot. */
+  previous: string | null;
+  gained: number | null;
+  lost: number | null;
+  /** Same id, another username (matched by id); 0 when matched by username. */
+  renamed: number | null;
 }
 
 /**
@@ -228,6 +243,37 @@ export class SnapshotStore {
   }
 
   /**
+   * The history of a subject with every snapshot counted that can be: those kept without
+   * counts (taken by an older sgq) are counted once, each against the one before it, under
+   * the subject's lock, and their counts kept in their metadata (each replaced through the
+   * commit rule: a crash leaves the metadata before or after, both a whole snapshot). The
+   * oldest kept snapshot is counted only when it is the user's first (`seq` 1): the one before
+   * it was pruned otherwise, and it stays uncounted.
+   */
+  async countHistory(subject: SnapshotSubject, count: (previous: OpenSnapshot | undefined, current: OpenSnapshot) => Promise<SnapshotCounts | undefined>): Promise<StoredSnapshot[]> {
+    const folder = this.folder(subject);
+    const history = readFolder(folder, this.skip);
+    if (!history.some(uncounted)) return history;
+    return withLock(join(folder, '.store'), this.owner, async () => {
+      const current = readFolder(folder, this.skip);
+      try {
+        for (let i = 0; i < current.length; i++) {
+          const s = current[i]!;
+          if (!uncounted(s, i)) continue;
+          const counts = await withOpen(i === 0 ? [s] : [current[i - 1]!, s], (open) => count(open.length === 2 ? open[0] : undefined, open.at(-1)!));
+          if (!counts) continue;
+          s.meta = { ...s.meta, counts };
+          // Kept as it is counted (a run stopped half-way keeps what it counted); the folder is flushed once, below.
+          replaceFile(s.metaPath, `${JSON.stringify(s.meta, null, 2)}\n`, { flushFolder: false });
+        }
+      } finally {
+        syncFolder(folder);
+      }
+      return current;
+    });
+  }
+
+  /**
    * Keeps the newest `keep` snapshots of each subject (of the given users, or all), and
    * removes what a crash left behind: data files never committed, temporary files of
    * processes that are gone. Returns how many snapshots it removed.
@@ -256,6 +302,22 @@ export class SnapshotStore {
 
   private folders(): string[] {
     return foldersBelow(this.base, 4);
+  }
+}
+
+/** A snapshot without counts that can be counted: it has a snapshot before it, or is the user's first. */
+function uncounted(s: StoredSnapshot, index: number): boolean {
+  return s.meta.counts === undefined && (index > 0 || s.meta.seq === 1);
+}
+
+/** Runs `step` with the snapshots' data files open, and closes them after. */
+async function withOpen<T>(snapshots: readonly StoredSnapshot[], step: (open: OpenSnapshot[]) => Promise<T>): Promise<T> {
+  const opened: OpenSnapshot[] = [];
+  try {
+    for (const s of snapshots) opened.push({ ...s, handle: await open(s.dataPath, 'r') });
+    return await step(opened);
+  } finally {
+    await Promise.all(opened.map((s) => s.handle.close()));
   }
 }
 
