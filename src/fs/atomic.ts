@@ -93,18 +93,40 @@ export function closeTemp(temp: { fd: number }): void {
   closeSync(fd);
 }
 
+/** A stream into a descriptor it does not own (writerTo). */
+export interface FdWriter extends Writable {
+  /**
+   * Resolves once no write to the descriptor is under way: a pipeline rejects as soon as one
+   * of its streams fails, while the write it had handed this stream may still be running on
+   * Node's thread pool. The owner awaits it before it closes the descriptor.
+   */
+  idle(): Promise<void>;
+}
+
 /**
  * A stream writing to `fd`, which it never closes, whatever happens to it: Node's file streams
  * close their descriptor when they are destroyed (a pipeline destroys its streams on an error),
  * whatever autoClose says, and the owner's own close would then land on a number another job
- * may have opened meanwhile. A short write (a full disk taking part of it) is carried on until
- * it fails.
+ * may have opened meanwhile. Its owner closes the descriptor once idle() has resolved. A short
+ * write (a full disk taking part of it) is carried on until it fails.
  */
-export function writerTo(fd: number): Writable {
-  return new Writable({
-    write: (chunk: Buffer, _encoding, done) => writeFully(fd, chunk, done),
-    writev: (chunks, done) => writeFully(fd, Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer)), done),
+export function writerTo(fd: number): FdWriter {
+  let inFlight: Promise<void> = Promise.resolve();
+  const writing = (bytes: Buffer, done: (error?: Error | null) => void) => {
+    inFlight = new Promise((settled) =>
+      writeFully(fd, bytes, (error) => {
+        settled();
+        done(error);
+      }),
+    );
+  };
+  const stream = new Writable({
+    write: (chunk: Buffer, _encoding, done) => writing(chunk, done),
+    writev: (chunks, done) => writing(Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer)), done),
+    destroy: (error, done) => void inFlight.then(() => done(error)),
   });
+  // Once it has ended or been destroyed no write starts, so the last one is the one to wait for.
+  return Object.assign(stream, { idle: () => inFlight });
 }
 
 function writeFully(fd: number, bytes: Buffer, done: (error?: Error | null) => void, at = 0): void {

@@ -120,7 +120,7 @@ const CODES: Record<string, (path: string | undefined, message: string) => Class
     fix: 'close programs that hold many files, raise the system\'s limit (sysctl fs.file-max), or lower --concurrency',
   }),
   EIO: () => ({ cause: 'an input/output error: the disk or the network file system failed (EIO)', fix: 'check the disk (dmesg) and try again' }),
-  ENOENT: (path) => ({ cause: 'a folder on its path is missing (ENOENT)', fix: `check that ${folderOf(path)} exists: it may have been removed during the run` }),
+  ENOENT: (path) => ({ cause: 'no such file or folder (ENOENT)', fix: `check that ${folderOf(path)} exists (something may have removed it during the run)` }),
   ENOTDIR: (path) => ({ cause: 'a part of its path is not a folder (ENOTDIR)', fix: `check the path${path ? ` ${path}` : ''}` }),
   EISDIR: () => ({ cause: 'it is a folder (EISDIR)', fix: 'name a file' }),
   EEXIST: (path) => ({ cause: 'a file stands where a folder or a new file must go (EEXIST)', fix: `check the path${path ? ` ${path}` : ''}` }),

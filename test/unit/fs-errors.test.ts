@@ -1,4 +1,4 @@
-import { fstatSync, openSync, readFileSync } from 'node:fs';
+import { fstatSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -30,7 +30,7 @@ describe('fileError', () => {
     ['EMFILE', /: too many open files: sgq met its limit of (\d+ )?open files \(EMFILE\); .*(ulimit -n).*lower --concurrency; /],
     ['ENFILE', /: the system's table of open files is full \(ENFILE\); .*sysctl fs\.file-max.*lower --concurrency; /],
     ['EIO', /: an input\/output error: the disk or the network file system failed \(EIO\); check the disk \(dmesg\) and try again; /],
-    ['ENOENT', /: a folder on its path is missing \(ENOENT\); check that \/data\/snapshots\/@sandbox\/default exists/],
+    ['ENOENT', /: no such file or folder \(ENOENT\); check that \/data\/snapshots\/@sandbox\/default exists /],
     ['ENOTDIR', /: a part of its path is not a folder \(ENOTDIR\); check the path \/data\/snapshots/],
     ['EXDEV', /: some words, write \(EXDEV\); check the path and try again; /],
   ];
@@ -90,18 +90,22 @@ describe('a file-system error no writer placed', () => {
 });
 
 describe('one owner per descriptor', () => {
-  it('a stream into a descriptor never closes it, even when a pipeline destroys it on an error', async () => {
+  it('a stream into a descriptor never closes it, even when a pipeline destroys it on an error, and says when no write of it is under way any more', async () => {
     const temp = createTemp(join(tempDir(), 'f'));
+    const big = Buffer.alloc(16 << 20, 97);
     const failing = Readable.from(
       (async function* () {
-        yield 'some bytes\n';
+        yield big;
+        // The error comes while the 16 MiB write is under way on the thread pool.
         throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
       })(),
     );
-    await expect(pipeline(failing, writerTo(temp.fd))).rejects.toThrow('no space left');
-    // Still this file's descriptor: the owner's one close is the only one.
+    const out = writerTo(temp.fd);
+    await expect(pipeline(failing, out)).rejects.toThrow('no space left');
+    await out.idle();
+    // Still this file's descriptor (the owner's one close is the only one), and no write is left to land after the owner closes it.
     expect(fstatSync(temp.fd).isFile()).toBe(true);
-    expect(readFileSync(temp.path, 'utf8')).toBe('some bytes\n');
+    expect(statSync(temp.path).size).toBe(big.length);
     closeTemp(temp);
     expect(temp.fd).toBe(-1);
     // A second close is a no-op, never a close of whatever file took the number meanwhile.

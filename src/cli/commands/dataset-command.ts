@@ -10,6 +10,7 @@ import { serviceName } from '../../core/service.js';
 import { outLockOptions } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
 import { count, grouped } from '../../core/words.js';
+import { fileError } from '../../fs/errors.js';
 
 export interface DatasetFlags {
   before?: string;
@@ -35,7 +36,7 @@ async function compact(ctx: CommandContext, layout: DatasetLayout, flags: Datase
     merged = await compactDataset(layout, flags.before, outLockOptions(flags.waitLock, ctx.io.signal, reporter), (line) => reporter.warn(`dataset compact: ${line}`));
   } catch (error) {
     if (error instanceof SgqError) throw error;
-    throw new SgqError(ExitCode.internal, `cannot compact the dataset ${layout.root}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'nothing was changed for readers; check free space and permissions');
+    throw fileError(error, { what: `cannot compact the dataset ${layout.root}`, exitCode: ExitCode.internal, then: 'nothing was changed for readers' });
   }
   for (const m of merged) reporter.info(`sgq: ${m.kind} route=${m.route} date=${m.date}: ${compactedWords(m)}`);
   if (merged.length === 0) reporter.info(`sgq: nothing to compact in ${layout.root}`);

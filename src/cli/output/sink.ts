@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { closeTemp, createTemp, moveIntoPlace, sealTemp, writeAll, writerTo, type TempFile } from '../../fs/atomic.js';
+import { closeTemp, createTemp, moveIntoPlace, sealTemp, writeAll, writerTo, type FdWriter, type TempFile } from '../../fs/atomic.js';
 import { fileError } from '../../fs/errors.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { PRIVATE_FILE, keepOwner, modeOf } from '../../fs/modes.js';
@@ -186,7 +186,7 @@ export function outTarget(file: string): OutTarget {
       stat = lstatSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'replace', file, path };
-      throw usageError(`cannot write --out ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw fileError(error, { what: `cannot write --out ${file}`, exitCode: ExitCode.usage, then: 'nothing was fetched' });
     }
     if (stat.isSymbolicLink()) {
       path = resolve(dirname(path), readlinkSync(path));
@@ -213,7 +213,7 @@ export class FileSink extends StreamBackedSink {
     private readonly target: OutTarget,
     stream: Writable,
     /** The temporary file, whose descriptor this sink alone closes (in finish); its stream never does. */
-    private readonly temp?: TempFile & { mode: number },
+    private readonly temp?: TempFile & { mode: number; writer: FdWriter },
     onClose: () => void = () => undefined,
   ) {
     super(stream, target.file, onClose);
@@ -224,14 +224,15 @@ export class FileSink extends StreamBackedSink {
     sweepLeftovers(dirname(target.path), basename(target.path));
     // An existing file keeps its mode; a new one holds data: owner only.
     const mode = target.stat ? modeOf(target.stat) : PRIVATE_FILE;
-    let temp: TempFile & { mode: number };
+    let temp: TempFile;
     try {
       // Created exclusively, no more readable than the file it stands for; read back to cut a torn last line.
-      temp = { ...createTemp(target.path, mode), mode };
+      temp = createTemp(target.path, mode);
     } catch (error) {
       throw outputError(`a temporary file beside ${target.file}`, error, 'nothing was fetched');
     }
-    return new FileSink(target, writerTo(temp.fd), temp, onClose);
+    const writer = writerTo(temp.fd);
+    return new FileSink(target, writer, Object.assign(temp, { mode, writer }), onClose);
   }
 
   get streams(): boolean {
@@ -251,6 +252,8 @@ export class FileSink extends StreamBackedSink {
   private async finishOnce(ok: boolean): Promise<string | undefined> {
     await this.end();
     if (!this.temp) return undefined;
+    // Closed below: no write may still be running into it.
+    await this.temp.writer.idle();
     const { path, fd, mode } = this.temp;
     try {
       if (!this.failure) {

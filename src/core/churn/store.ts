@@ -433,24 +433,30 @@ export class StagedSnapshot {
   }
 }
 
-/** Writes sorted batches as gzip NDJSON to `fd`; returns how many records. */
+/** Writes sorted batches as gzip NDJSON to `fd` (which it leaves open, and unused once it returns or throws); returns how many records. */
 async function writeSorted(sorted: AsyncIterable<Keyed[]>, fd: number): Promise<number> {
   let records = 0;
-  await pipeline(
-    Readable.from(
-      (async function* () {
-        for await (const batch of sorted) {
-          let text = '';
-          for (const item of batch) text += `${item.line}\n`;
-          records += batch.length;
-          yield text;
-        }
-      })(),
-      // One batch in flight: what waits for gzip is held in memory.
-      { highWaterMark: 1 },
-    ),
-    createGzip(),
-    writerTo(fd),
-  );
+  const out = writerTo(fd);
+  try {
+    await pipeline(
+      Readable.from(
+        (async function* () {
+          for await (const batch of sorted) {
+            let text = '';
+            for (const item of batch) text += `${item.line}\n`;
+            records += batch.length;
+            yield text;
+          }
+        })(),
+        // One batch in flight: what waits for gzip is held in memory.
+        { highWaterMark: 1 },
+      ),
+      createGzip(),
+      out,
+    );
+  } finally {
+    // A failed pipeline rejects while its last write may still be running: the caller closes fd after this.
+    await out.idle();
+  }
   return records;
 }
