@@ -7,7 +7,7 @@
 # The subcommands of command $1 ('' for sgq itself) in REPLY; fails when it has none.
 __sgq_subcommands() {
   case $1 in
-    '') REPLY='graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion' ;;
+    '') REPLY='graph alpha metadata lists info api config credits cache sandbox diff history snapshots dataset fmt describe completion' ;;
     'graph') REPLY='followers following' ;;
     'alpha') REPLY='score-history classification' ;;
     'metadata') REPLY='history tweets latest-tweets userid follower-count past-usernames latest current current-followers current-following current-tweets' ;;
@@ -47,6 +47,7 @@ __sgq_options() {
     'credits') REPLY='--refresh --json --forget-prices' ;;
     'sandbox') REPLY='--port --ttl --prefix --clock --churn --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial --trial-limits --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --wide --bigint-as-string --out --wait-lock' ;;
+    'history') REPLY='--following --how --since --until --dataset --snapshot-dir --html -o --output --fields --wide --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
     'dataset info') REPLY='--schema --files -o --output --fields' ;;
@@ -209,6 +210,12 @@ __sgq_option() {
         --how | --at | --key | --snapshot-dir | --fields | --wait-lock) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
+      esac ;;
+    'history')
+      case $2 in
+        --how | --since | --until | --dataset | --snapshot-dir | --fields | --wait-lock) REPLY=''; return 0 ;;
+        --html | --out) REPLY=files; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
       esac ;;
     'snapshots list')
       case $2 in

@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion
+            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff history snapshots dataset fmt describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -74,6 +74,8 @@ function __sgq_takes_value
             contains -- $argv[2] --port --ttl --prefix --clock --churn --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial-limits; and return 0
         case 'diff'
             contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out --wait-lock; and return 0
+        case 'history'
+            contains -- $argv[2] --how --since --until --dataset --snapshot-dir --html -o --output --fields --out --wait-lock; and return 0
         case 'snapshots list'
             contains -- $argv[2] --snapshot-dir -o --output --fields; and return 0
         case 'snapshots prune'
@@ -147,7 +149,7 @@ complete -c sgq -f
 complete -c sgq -l profile -x -a '(command sgq completion --profiles 2>/dev/null)' -d 'config profile to use (env SGQ_PROFILE)'
 complete -c sgq -l base-url -x -d 'service address (env SGQ_BASE_URL; default https://toto.oz.xyz)'
 complete -c sgq -l sandbox -d 'run against a built-in local sandbox with a demo key (no account needed)'
-complete -c sgq -s q -l quiet -d 'print nothing on stderr unless something fails or data is left out'
+complete -c sgq -s q -l quiet -d 'on success, print on stderr only what you asked for (--summary json, warn-credits) and what needs your action (data left out or not kept exactly)'
 complete -c sgq -s v -l verbose -d 'trace requests, retries and the summary on stderr (never the API key)'
 complete -c sgq -l timeout -x -d 'per-request time limit covering connect, headers and body (default 30)'
 complete -c sgq -l retries -x -d 'retries of a transient failure (default 3)'
@@ -165,6 +167,7 @@ complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw f
 complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by --cache'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
+complete -c sgq -n '__sgq_at ""' -a history -d 'Followers over time: the count, gained and lost at each snapshot of a user, as records, a chart or a page'
 complete -c sgq -n '__sgq_at ""' -a snapshots -d 'List and prune the snapshots kept by --snapshot'
 complete -c sgq -n '__sgq_at ""' -a dataset -d 'Inspect and compact the Parquet dataset written by --dataset'
 complete -c sgq -n '__sgq_at ""' -a fmt -d 'Re-render what sgq wrote before (NDJSON records or --raw bodies) in another shape, offline: no config, no request'
@@ -772,6 +775,20 @@ complete -c sgq -n '__sgq_in "diff"' -l wide -d 'table: every field as a column,
 complete -c sgq -n '__sgq_in "diff"' -l bigint-as-string -d 'json, ndjson, yaml: write integers past ±2^53 as strings, for jq 1.6 (setting bigint-as-string)'
 complete -c sgq -n '__sgq_in "diff"' -l out -r -F -d 'write to FILE, replaced only when the diff succeeds'
 complete -c sgq -n '__sgq_in "diff"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+
+# sgq history
+complete -c sgq -n '__sgq_in "history"' -l following -d 'the accounts a user follows, not its followers'
+complete -c sgq -n '__sgq_in "history"' -l how -x -d 'the --how the snapshots were taken with (default username)'
+complete -c sgq -n '__sgq_in "history"' -l since -x -d 'only snapshots taken at or after DATE (ISO 8601 date or date-time, or an age such as 30d)'
+complete -c sgq -n '__sgq_in "history"' -l until -x -d 'only snapshots taken at or before DATE (a date means its end, UTC)'
+complete -c sgq -n '__sgq_in "history"' -l dataset -x -d 'read the runs kept in the Parquet dataset DIR instead of the snapshot store (each run\'s records of the user: see docs/churn.md)'
+complete -c sgq -n '__sgq_in "history"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
+complete -c sgq -n '__sgq_in "history"' -l html -r -F -d 'write a page that opens offline: the charts, and who came and who left at each snapshot'
+complete -c sgq -n '__sgq_in "history"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'one YAML document, the list of every record, written as pages arrive\' yaml-stream\\t\'a YAML stream, one document (---) a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, yaml-stream, parquet (default: from the extension of --out FILE, else a chart on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "history"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "history"' -l wide -d 'table: every field as a column, nothing cut (default: a few columns chosen for reading)'
+complete -c sgq -n '__sgq_in "history"' -l out -r -F -d 'write the records to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 
 # sgq snapshots
 complete -c sgq -n '__sgq_at "snapshots"' -a list -d 'print what is stored: one record per snapshot'

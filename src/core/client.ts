@@ -12,6 +12,7 @@ import { normalizeRoutePath } from './routes.js';
 import { isoSecond, waitWords } from './wait-words.js';
 import { NodeTransport, UndiciTransport, type Transport } from './transport.js';
 import { HookRunner, type RequestEvent, type ResponseEvent, type SgqHooks } from './hooks.js';
+import { classify as fileTrouble } from '../fs/errors.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -502,7 +503,18 @@ function networkFailure(error: unknown, base: string): CallError {
     );
   }
   if (code === 'ENOTFOUND') return new CallError(ExitCode.network, `cannot resolve the host of ${base}`, 'check base-url and DNS', false);
-  return new CallError(ExitCode.network, `cannot reach ${base}: ${inWords(code, detail)}`, 'check the network and base-url, or try again later', TRANSIENT_CODES.has(code));
+  return outOfDescriptors(code, base) ?? new CallError(ExitCode.network, `cannot reach ${base}: ${inWords(code, detail)}`, 'check the network and base-url, or try again later', TRANSIENT_CODES.has(code));
+}
+
+/**
+ * No descriptor left for a socket (EMFILE, ENFILE): not the network's fault, said in the words
+ * every writer uses for it (src/fs/errors.ts: the limit, how to raise it); retried, as other
+ * jobs may have given theirs back by then.
+ */
+function outOfDescriptors(code: string, base: string): CallError | undefined {
+  if (code !== 'EMFILE' && code !== 'ENFILE') return undefined;
+  const { cause, fix } = fileTrouble({ code });
+  return new CallError(ExitCode.network, `cannot open a connection to ${base}: ${cause}`, fix, true);
 }
 
 const WORDS: Record<string, string> = {
@@ -529,6 +541,8 @@ function proxyFailure(error: unknown, base: string, proxy: ProxyChoice): CallErr
   const detail = err.cause?.message ?? err.message ?? String(error);
   const named = `the proxy ${maskedProxy(proxy.url)} (from ${proxy.source})`;
   const hint = `check ${proxy.source} or unset it`;
+  const local = outOfDescriptors(code, base);
+  if (local) return local;
   // undici words a proxy's answer to CONNECT, or a 407 to a forwarded request, with its status.
   const status = Number(/^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(err.message ?? '')?.[1]);
   if (status === 407) return new CallError(ExitCode.network, `${named} asks for credentials (HTTP 407)`, `put them in ${proxy.source} as http://USER:PASSWORD@HOST:PORT`, false);

@@ -1,6 +1,6 @@
 import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SgqError, configError, usageError } from './errors.js';
+import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
@@ -8,6 +8,8 @@ import { parsePrices } from './prices.js';
 import { parseRateLimits } from './rate-limits.js';
 import { homedir, platform } from '../fs/home.js';
 import { readRegularFile } from '../fs/read.js';
+import { makePrivateFolder } from '../fs/modes.js';
+import { fileError } from '../fs/errors.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -266,7 +268,7 @@ export class ConfigStore {
       const code = (error as NodeJS.ErrnoException).code;
       // No file (or a parent that is a file, not a folder): no settings yet.
       if (code === 'ENOENT' || code === 'ENOTDIR') return {};
-      throw configError(`cannot read the config file ${this.path}: ${(error as Error).message}`, fix);
+      throw fileError(error, { what: `cannot read the config file ${this.path}`, exitCode: ExitCode.config });
     }
     let data: unknown;
     try {
@@ -296,8 +298,10 @@ export class ConfigStore {
   private async write(profiles: StoreShape['profiles']): Promise<void> {
     const path = this.path;
     try {
-      // conf writes atomically and creates the folder. It is loaded only to write: loading it
+      // conf writes atomically; the folder is made here, as every folder of sgq's, its owner's
+      // alone (conf would make it as the umask says). conf is loaded only to write: loading it
       // asks for the home folder, which a run without one must not need.
+      makePrivateFolder(dirname(path));
       const { default: Conf } = await import('conf');
       const conf = new Conf<StoreShape>({ cwd: dirname(path), configName: 'config', configFileMode: 0o600, accessPropertiesByDotNotation: false });
       conf.set('profiles', profiles);
@@ -305,7 +309,7 @@ export class ConfigStore {
       chmodSync(path, 0o600);
     } catch (error) {
       if (error instanceof SgqError) throw error;
-      throw configError(`cannot write the config file ${path}: ${(error as Error).message}`, 'make its folder writable, or point SGQ_CONFIG_DIR at one that is');
+      throw fileError(error, { what: `cannot write the config file ${path}`, exitCode: ExitCode.config, then: 'SGQ_CONFIG_DIR chooses another folder' });
     }
     this.snapshot = profiles;
   }

@@ -148,6 +148,8 @@ export class NodeTransport implements Transport {
   private stack: Promise<{ agent: Agent; request: RequestFn }> | undefined;
   private destroyed = false;
   private readonly url: URL;
+  /** Requests not yet settled: the agent's destroy ends its sockets, not the requests queued for one. */
+  private readonly inFlight = new Set<NodeCall>();
 
   constructor(
     origin: string,
@@ -167,6 +169,9 @@ export class NodeTransport implements Transport {
 
   request({ path, method, headers, body, maxBodyBytes }: TransportRequest): PendingRequest {
     const call = new NodeCall(maxBodyBytes);
+    this.inFlight.add(call);
+    const settled = () => void this.inFlight.delete(call);
+    call.response.then(settled, settled);
     this.load().then(({ agent, request }) => {
       if (this.destroyed) return call.fail(Object.assign(new Error('the connection pool was closed'), { code: 'UND_ERR_DESTROYED' }));
       call.send(() =>
@@ -206,6 +211,9 @@ export class NodeTransport implements Transport {
 
   async destroy(): Promise<void> {
     this.destroyed = true;
+    // A request queued for a socket (more in flight than the pool's sockets) would otherwise
+    // get a new one once the old are gone, and wait out its time limit on a service that is down.
+    for (const call of this.inFlight) call.abort();
     if (this.stack) (await this.stack).agent.destroy();
   }
 }

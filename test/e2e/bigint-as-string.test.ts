@@ -53,7 +53,7 @@ describe('--bigint-as-string', () => {
     const yaml = await run(followers('-o', 'yaml', '--bigint-as-string'));
     const ids = bigIds(await run(followers('-o', 'ndjson')));
     for (const id of ids) expect(yaml).toContain(`follower_userid: "${id}"`);
-    const read = await execa('python3', ['-c', 'import sys, yaml, json; print(json.dumps([d["follower_userid"] for d in yaml.safe_load_all(sys.stdin)]))'], { input: yaml });
+    const read = await execa('python3', ['-c', 'import sys, yaml, json; print(json.dumps([d["follower_userid"] for d in yaml.safe_load(sys.stdin)]))'], { input: yaml });
     expect((JSON.parse(read.stdout) as unknown[]).filter((v) => typeof v === 'string')).toEqual(ids);
     for (const format of ['csv', 'tsv', 'table']) {
       const r = await sgq(followers('-o', format, '--bigint-as-string'), { env: sb.env() });

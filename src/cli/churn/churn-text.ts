@@ -3,7 +3,7 @@ import { parseJson, stringifyJson } from '../../core/json.js';
 import { isCanonicalObject } from '../../core/churn/canonical-line.js';
 import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
 import type { KeyStats } from '../../core/churn/keyed.js';
-import { grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 /**
  * A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact.
@@ -51,7 +51,7 @@ export function countsText(counts: DiffCounts, options: { changed: boolean; rena
 /** What keying left out, for a warning; undefined when nothing was. */
 export function leftOutText(stats: KeyStats, key: string, where: string): string | undefined {
   const parts: string[] = [];
-  if (stats.missingKey) parts.push(`${grouped(stats.missingKey)} record${stats.missingKey === 1 ? '' : 's'} without "${key}" left out`);
+  if (stats.missingKey) parts.push(`${count(stats.missingKey, 'record')} without "${key}" left out`);
   if (stats.duplicates) parts.push(`${grouped(stats.duplicates)} repeated "${key}" counted once`);
   return parts.length ? `${where}: ${parts.join('; ')}` : undefined;
 }

@@ -3,13 +3,17 @@ import { validateSetting } from '../../core/config.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
 import type { UserChanges } from '../../core/churn/notification.js';
-import type { SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
+import { countSnapshot, countsOf } from '../../core/churn/counts.js';
+import type { SnapshotCounts, SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
-import type { Job } from '../run/runner.js';
+import type { Job, JobEnd } from '../run/runner.js';
 import { leftOutText } from './churn-text.js';
 import type { RunNotifier } from './notifier.js';
 import { findChanges } from './user-changes.js';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { count } from '../../core/words.js';
+import { accessSync, constants } from 'node:fs';
+import { makePrivateFolder } from '../../fs/modes.js';
+import { fileError, isSystemError } from '../../fs/errors.js';
 
 export interface SnapshotFlags {
   snapshot?: boolean;
@@ -47,6 +51,8 @@ interface Held {
   staged?: StagedSnapshot;
   /** Its changes, for --notify: kept in the outbox before the snapshot commits. */
   changes?: UserChanges;
+  /** --changes or --notify: the records of a first snapshot, said once it is kept (firstSnapshotsNote). */
+  first?: number;
 }
 
 /** What a run does with the changes beside --changes: --confirm-lost, and --notify's notifier. */
@@ -66,6 +72,8 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** The held users whose snapshot is staged: what a commit or a drop goes through. */
   private readonly staged = new Set<Held>();
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
+  /** The first snapshots kept (with --changes), with their records: one line says them all at the end. */
+  private readonly firsts: { user: string; records: number }[] = [];
 
   private constructor(
     readonly store: SnapshotStore,
@@ -75,7 +83,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** Checks the store can be written before anything is fetched. */
   static open(store: SnapshotStore, churn: ChurnOptions = { confirmLost: 1 }): SnapshotCheckpoint {
     try {
-      mkdirSync(store.root, { recursive: true });
+      makePrivateFolder(store.root);
       accessSync(store.root, constants.W_OK);
     } catch (error) {
       throw storeError(store.root, error);
@@ -117,8 +125,9 @@ export class SnapshotCheckpoint implements Checkpoint {
       try {
         await held.staged!.commit();
       } catch (error) {
-        throw new SgqError(ExitCode.internal, `cannot store the snapshot of ${held.user} in ${this.store.root}: ${errorCode(error)}`, 'the records were written; the next run compares against the snapshot before; check free space and permissions');
+        throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
       }
+      if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
       await this.release(held);
     }
     this.nextCommit = Date.now() + STREAMING_COMMIT_MS;
@@ -141,38 +150,67 @@ export class SnapshotCheckpoint implements Checkpoint {
     await this.churn.notifier?.deliver();
   }
 
+  /**
+   * What a run with --changes says of the first snapshots it kept, which have no changes to
+   * print: a user alone gets its own line, a batch one line for all (a first night over 40
+   * users is one line of a cron mail, not 40). Undefined when there were none.
+   */
+  firstSnapshotsNote(): string | undefined {
+    const [only, ...others] = this.firsts;
+    if (!only) return undefined;
+    if (others.length === 0) return `sgq: ${only.user}: first snapshot (${count(only.records, 'record')}); changes are printed from the next one`;
+    return `sgq: ${count(this.firsts.length, 'first snapshot')}; changes are printed from the next run`;
+  }
+
   /** The hooks that keep one user's export as a snapshot, and with --changes print what changed instead. */
   hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean, key?: string): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd'> {
     let capture: SnapshotCapture | undefined;
     const start = () => (capture ??= new SnapshotCapture(this.store, subject, key));
+    /** The store failed while the export was collected (a full disk under a spill): the records still go out, the snapshot is not kept. */
+    let failed: unknown;
+    const notKept = (error: unknown) => this.notKept(error, changes);
     return {
       hideRecords: changes,
       onStart: async () => {
         this.held.set(subject.user, { user: subject.user, lock: await this.lockSubject(subject) });
       },
       onRecords: async (records, lossless) => {
-        await start().add(records, lossless);
+        if (failed !== undefined) return;
+        try {
+          await start().add(records, lossless);
+        } catch (error) {
+          if (!isSystemError(error)) throw error;
+          failed = error;
+        }
       },
       onEnd: async (end) => {
         const held = this.held.get(subject.user);
         const capture = start();
-        if (end.cutShort || !held) {
+        if (end.cutShort || !held || failed !== undefined) {
           capture.discard();
           if (held) await this.release(held);
+          if (failed !== undefined && !end.cutShort) throw notKept(failed);
           end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }
-        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
+        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits }, notKept);
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
           const { confirmLost, notifier } = this.churn;
-          if (changes || notifier) held.changes = (await findChanges(this.store, subject, staged, end, { print: changes, confirmLost, room: notifier?.room, key, tempDir: this.store.folder(subject) })).notice;
+          const options = { key, tempDir: this.store.folder(subject) };
+          // Kept in its metadata when it commits: `sgq history` reads them instead of diffing every night again.
+          if (changes || notifier) {
+            const found = await findChanges(this.store, subject, staged, end, { ...options, print: changes, confirmLost, room: notifier?.room });
+            held.changes = found.notice;
+            held.first = found.first;
+            staged.current.meta.counts = countsOf(staged.previous, staged.current, found.counts);
+          } else staged.current.meta.counts = await countQuietly(staged, end, options);
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
           await this.release(held);
-          throw error;
+          throw isSystemError(error) ? notKept(error) : error;
         }
         // Its files were needed for the diff only: a run of many users must not hold two open
         // files per user until the output is kept (the commit works by name).
@@ -186,15 +224,21 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   /** Stages a complete export; one whose records show no identity is refused (exit 2 or 3) and not kept. */
-  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0]): Promise<StagedSnapshot> {
+  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0], notKept: (error: unknown) => SgqError): Promise<StagedSnapshot> {
     try {
       capture.checkIdentity('not stored as a snapshot');
       return await capture.stage(meta);
     } catch (error) {
       capture.discard();
       await this.release(held);
-      throw error;
+      throw isSystemError(error) ? notKept(error) : error;
     }
+  }
+
+  /** A user's snapshot that the store could not take (a full disk, no descriptor left): one line, and the run stops taking users. */
+  private notKept(error: unknown, changes: boolean): SgqError {
+    const then = changes ? 'none of its changes were printed' : 'its records were written';
+    return fileError(error, { what: `cannot store its snapshot in ${this.store.root}`, exitCode: ExitCode.internal, then });
   }
 
   private async lockSubject(subject: SnapshotSubject): Promise<{ release(): void }> {
@@ -214,8 +258,20 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 }
 
-const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+/**
+ * The counts of a snapshot taken without --changes: its diff against the one before, counted
+ * only. One that cannot be counted (the two share no identity field) is stored uncounted, as
+ * before: `sgq history` shows nulls for it and says why.
+ */
+async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, options: { tempDir: string }): Promise<SnapshotCounts | undefined> {
+  try {
+    return await countSnapshot(staged.previous, staged.current, options);
+  } catch (error) {
+    reporter.trace(`${staged.current.meta.user}: snapshot not counted against the one before: ${(error as Error).message}`);
+    return undefined;
+  }
+}
 
 function storeError(where: string, error: unknown): SgqError {
-  return new SgqError(ExitCode.internal, `cannot write the snapshot store ${where}: ${errorCode(error)}`, 'check that it exists and is writable, or choose another with --snapshot-dir; nothing was fetched');
+  return fileError(error, { what: `cannot write the snapshot store ${where}`, exitCode: ExitCode.internal, then: 'nothing was fetched (--snapshot-dir chooses another store)' });
 }

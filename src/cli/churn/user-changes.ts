@@ -5,9 +5,10 @@ import { listChange, type AccountRoom, type UserChanges } from '../../core/churn
 import { diffMatched, matchSides, type Matched } from '../../core/churn/pair.js';
 import { keyReader } from '../../core/churn/record-key.js';
 import { snapshotRecords } from '../../core/churn/sources.js';
-import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/churn/store.js';
+import { comparable } from '../../core/churn/counts.js';
+import type { OpenSnapshot, SnapshotStore, SnapshotSubject, StagedSnapshot, StoredSnapshot } from '../../core/churn/store.js';
 import type { JobEnd } from '../run/runner.js';
-import { grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 import { changeRecords, countsText } from './churn-text.js';
 
 // The changes of one user's staged snapshot, against the one before it, or under
@@ -26,10 +27,16 @@ export interface ChangeOptions {
   tempDir: string;
 }
 
-/** What a snapshot's changes came to: their counts, and the user's changes for a notification (when `room` was given); neither for a first snapshot. */
+/**
+ * What a snapshot's changes came to: their counts (what its metadata keeps, counts.ts), and
+ * the user's changes for a notification (when `room` was given); neither when there is no
+ * snapshot to compare with. A first snapshot gives its records instead, for the one line the
+ * run ends with (SnapshotCheckpoint.firstSnapshotsNote).
+ */
 export interface FoundChanges {
   counts?: Pick<WindowCounts, 'gained' | 'lost' | 'renamed' | 'unchanged'>;
   notice?: UserChanges;
+  first?: number;
 }
 
 /** Finds the changes of a staged snapshot, prints them with --changes, lists them for --notify, and says their counts on stderr. */
@@ -37,10 +44,9 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
   const { reporter } = end;
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
-  if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
-    const records = `${grouped(current.meta.records)} records`;
-    const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
-    reporter.info(`${who} ${why}; changes are printed from the next one`);
+  if (!comparable(previous, current)) {
+    if (!previous) return { first: current.meta.records };
+    reporter.info(`${who} the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
     return {};
   }
   const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);

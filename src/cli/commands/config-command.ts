@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { ConfigStore, SETTINGS, SETTING_DEFAULTS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../../core/config.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { Io } from '../io.js';
+import { visible } from '../output/visible.js';
 import { textUntilStopped } from '../stdin-chunks.js';
 import type { CommandContext, GlobalOptions } from '../context.js';
 
@@ -16,7 +17,7 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
   const store = new ConfigStore(io.env);
   const profile = profileName(globals, io.env);
   const say = (line: string) => {
-    if (!globals.quiet) io.stderr.write(`${line}\n`);
+    if (!globals.quiet) io.stderr.write(`${visible(line)}\n`);
   };
 
   switch (verb) {

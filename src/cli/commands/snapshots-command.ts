@@ -4,6 +4,7 @@ import type { CommandContext } from '../context.js';
 import type { Format } from '../output/formats.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { stateOwner } from '../run/connection.js';
+import { count } from '../../core/words.js';
 
 export interface SnapshotsFlags {
   snapshotDir?: string;
@@ -21,7 +22,7 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
 
   if (verb === 'prune') {
     const removed = await store.prune(flags.keep!, only);
-    reporter.info(`sgq: removed ${removed} snapshot${removed === 1 ? '' : 's'}; kept the newest ${flags.keep} of each user in ${store.base}`);
+    reporter.info(`sgq: removed ${count(removed, 'snapshot')}; kept the newest ${flags.keep} of each user in ${store.base}`);
     return ExitCode.ok;
   }
 

@@ -5,6 +5,7 @@ import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
 import { creditsFolder, recordSeen, type SeenByRun } from './credits-store.js';
+import { fileWarning } from '../../fs/errors.js';
 import type { FileCache } from './response-cache.js';
 import { SANDBOX_SERVICE, identifyService, type StateOwner } from '../../core/service.js';
 
@@ -80,15 +81,16 @@ function sandboxChurn(env: Record<string, string | undefined>): number | undefin
 
 /**
  * Every run that saw a balance records it for `sgq credits`, and the prices it observed for
- * the next runs, as `owner`'s; a folder it cannot write only loses that note.
+ * the next runs, as `owner`'s; a folder it cannot write only loses that note, said in a line (not under --quiet).
  */
 export function recordSeenBalance(env: Record<string, string | undefined>, owner: StateOwner, seen: SeenByRun, reporter: Reporter): void {
   const config = configPath(env);
   if (config === undefined || (seen.balance === undefined && seen.prices === undefined)) return;
   try {
-    recordSeen(config, owner, seen);
+    recordSeen(config, owner, seen, (line) => reporter.warnOnce(line));
   } catch (error) {
-    reporter.trace(`cannot record the balance and prices in ${creditsFolder(config, owner)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    // A line unless --quiet: the run's data is whole, and a read-only config folder (a container) is a choice.
+    reporter.info(`sgq: ${fileWarning(error, `cannot record the balance and prices in ${creditsFolder(config, owner)}`, '`sgq credits` shows the last ones recorded')}`);
   }
 }
 

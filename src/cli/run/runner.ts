@@ -6,6 +6,7 @@ import { isBilled, type PageText } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
 import { ExitCode, worstExitCode, type SgqError } from '../../core/errors.js';
 import { cliError } from '../errors-to-flags.js';
+import { FileError } from '../../fs/errors.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -118,10 +119,12 @@ class JobRunner {
   private readonly cut = new WeakSet<UserStats>();
   private totalRecords = 0;
   private failedInARow = 0;
-  /** Users among `remaining` that were asked and failed; the others were never asked. */
-  private failedAndLeft = 0;
+  /** Users among `remaining` whose calls were made (they failed, or the run stopped them): the others were never tried. */
+  private triedAndLeft = 0;
   /** --limit or --max-credits is met: no further user is started. */
   private budgetMet = false;
+  /** A store the run keeps could not be written (a full disk, no descriptor left): no further user is started, as it would be paid for and not kept. */
+  private storeFailed = false;
   /** The trial limit that stopped the run: said once, by its ending. */
   private quota?: SgqError;
   private taken = 0;
@@ -168,7 +171,7 @@ class JobRunner {
   }
 
   private startable(): boolean {
-    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet;
+    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet && !this.storeFailed;
   }
 
   private async worker(source: Iterator<Job> | AsyncIterator<Job>): Promise<void> {
@@ -201,10 +204,11 @@ class JobRunner {
       signal: controller.signal,
       parallel: this.options.parallel,
       onExtraCall: () => stat.extraCalls++,
+      onCall: () => (progress.tried = true),
       onNote: (line) => this.ctx.reporter.trace(`${prefix(job)}${line}`),
       holdBack: () => this.outputSlow,
     });
-    const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt };
+    const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt, tried: false };
     try {
       for (;;) {
         if (controller.signal.aborted || sink.closed) break;
@@ -222,7 +226,7 @@ class JobRunner {
       await pages.return('done').catch(() => undefined);
       if (job.onEnd) await this.endJob(job, stat, progress.cutShort);
     }
-    return this.stopped(job, stat, progress.next);
+    return this.stopped(job, stat, progress);
   }
 
   /** A job's hook before its first request (--snapshot locks the user's folder); false when it refused. */
@@ -259,11 +263,12 @@ class JobRunner {
     return true;
   }
 
-  /** Stopped by an abort or a closed output before it was done. */
-  private stopped(job: Job, stat: UserStats, next: number | null): boolean {
+  /** Stopped by an abort or a closed output before it was done; one stopped during its first call was tried. */
+  private stopped(job: Job, stat: UserStats, { next, tried }: JobProgress): boolean {
     if (this.ctx.sink.closed) return true;
     if (stat.pages === 0) {
       this.remaining.add(job.user);
+      if (tried) this.triedAndLeft++;
       return false;
     }
     if (next !== null && this.resumeFrom(job, stat, next)) this.ctx.reporter.error(`${prefix(job)}stopped before page ${next}; resume with: ${stat.resume}`);
@@ -346,7 +351,20 @@ class JobRunner {
       stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
       stat.errors.push(sgq.message);
       reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
+      this.leaveIfNotKept(job, sgq);
     }
+  }
+
+  /**
+   * A user whose results a store could not keep (src/fs/errors.ts) is left for the resume, and
+   * the run starts no further user: each would be paid for and not kept either.
+   */
+  private leaveIfNotKept(job: Job, sgq: SgqError): boolean {
+    if (!(sgq instanceof FileError)) return false;
+    this.storeFailed = true;
+    this.remaining.add(job.user);
+    this.triedAndLeft++;
+    return true;
   }
 
   private reportFailure(job: Job, stat: UserStats, error: unknown): void {
@@ -364,11 +382,12 @@ class JobRunner {
     } else {
       reporter.error(`${who}${where}${sgq.message}`, sgq.hint);
     }
+    if (this.leaveIfNotKept(job, sgq)) return;
     if (where && failure?.page != null && this.resumeFrom(job, stat, failure.page)) {
       reporter.error(`${who}records before page ${failure.page} were written; resume with: ${stat.resume}`);
     } else if (stat.pages === 0 && RETRYABLE.has(sgq.exitCode)) {
       this.remaining.add(job.user);
-      this.failedAndLeft++;
+      this.triedAndLeft++;
     }
     if (FATAL_FOR_ALL.has(sgq.exitCode)) controller.abort('fatal');
     else if (sgq.exitCode === ExitCode.quota && !controller.signal.aborted) controller.abort('quota');
@@ -385,7 +404,7 @@ class JobRunner {
   /** The exit code, the lines that say why the run stopped and how to resume, and the summary. */
   private conclude(): RunSummary {
     return concludeRun(
-      { remaining: this.remaining, failedAndLeft: this.failedAndLeft, stops: this.stops, budgetMet: this.budgetMet, taken: this.taken, summary: this.summary, budget: this.budget, quota: this.quota },
+      { remaining: this.remaining, triedAndLeft: this.triedAndLeft, stops: this.stops, budgetMet: this.budgetMet, taken: this.taken, summary: this.summary, budget: this.budget, quota: this.quota },
       this.options,
       { reporter: this.ctx.reporter, signal: this.ctx.controller.signal, readerGone: this.ctx.sink.closed, continuation: () => this.continuation() },
     );
@@ -400,6 +419,8 @@ interface JobProgress {
   cutShort: string | undefined;
   /** The instant its records are complete as of: the run's start, or the oldest cached answer's. */
   asOf: Date;
+  /** A call was made for it (it reached the service, or failed on the way). */
+  tried: boolean;
 }
 
 const isAsync = (jobs: AsyncIterable<Job> | Iterable<Job>): jobs is AsyncIterable<Job> => Symbol.asyncIterator in jobs;
