@@ -56,6 +56,10 @@ export class SnapshotCheckpoint implements Checkpoint {
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
   /** The first snapshots kept (with --changes), with their records: one line says them all at the end. */
   private readonly firsts: { user: string; records: number }[] = [];
+  /** Why a commit failed (the file system's error): nothing is kept from then on. */
+  private commitFailure?: unknown;
+  /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
+  private readonly lost: string[] = [];
 
   private constructor(readonly store: SnapshotStore) {}
 
@@ -95,12 +99,15 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   private async commitCut(cut: readonly Held[]): Promise<void> {
-    for (const held of cut) {
+    for (const [i, held] of cut.entries()) {
       // Dropped since the cut (a commit before it failed): nothing of it is kept.
       if (this.held.get(held.user) !== held) continue;
       try {
         await held.staged!.commit();
       } catch (error) {
+        this.commitFailure = error;
+        // This one and the rest of the cut are dropped with everything staged (Checkpoints): the resume takes them.
+        this.lost.push(...cut.slice(i).filter((h) => this.held.get(h.user) === h).map((h) => h.user));
         throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
       }
       if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
@@ -111,9 +118,14 @@ export class SnapshotCheckpoint implements Checkpoint {
 
   async drop(): Promise<void> {
     for (const held of this.held.values()) {
+      if (held.staged && this.commitFailure !== undefined && !this.lost.includes(held.user)) this.lost.push(held.user);
       await held.staged?.drop();
       await this.release(held);
     }
+  }
+
+  takeLost(): string[] {
+    return this.lost.splice(0);
   }
 
   async close(): Promise<void> {
@@ -160,6 +172,8 @@ export class SnapshotCheckpoint implements Checkpoint {
           capture.discard();
           if (held) await this.release(held);
           if (failed !== undefined && !end.cutShort) throw notKept(failed);
+          // Its lock went with everything a failed commit dropped: nothing is kept from then on.
+          if (!held && this.commitFailure !== undefined && !end.cutShort) throw notKept(this.commitFailure);
           end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }
