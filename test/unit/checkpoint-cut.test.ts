@@ -196,4 +196,30 @@ describe('a commit that fails keeps nothing from then on, and says whose results
     await expect(hooks.onEnd!(end)).rejects.toMatchObject({ message: `cannot store its snapshot in ${root}: the disk is full (ENOSPC)`, code: 'ENOSPC' });
     await checkpoints.close();
   });
+
+  it('a checkpoint before the snapshots that fails to commit (the dataset) loses the snapshots staged too', async () => {
+    const snapshots = SnapshotCheckpoint.open(new SnapshotStore(tempDir(), { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox'));
+    const inner = snapshots as unknown as { held: Map<string, unknown>; staged: Set<unknown> };
+    for (const user of ['jack', 'bob']) {
+      const held = { user, lock: { release: () => undefined }, staged: { commit: async () => undefined, drop: async () => undefined, close: async () => undefined } };
+      inner.held.set(user, held);
+      inner.staged.add(held);
+    }
+    const dataset: Checkpoint = {
+      what: 'the dataset',
+      pending: true,
+      due: true,
+      cut: () => async () => {
+        throw new Error('cannot write the dataset: ENOSPC');
+      },
+      drop: async () => undefined,
+      close: async () => undefined,
+    };
+    const checkpoints = new Checkpoints();
+    checkpoints.add(dataset);
+    checkpoints.add(snapshots);
+    await checkpoints.commit();
+    expect(checkpoints.takeLost()).toEqual(['jack', 'bob']);
+    await checkpoints.close();
+  });
 });

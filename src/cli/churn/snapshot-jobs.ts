@@ -56,7 +56,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
   /** The first snapshots kept (with --changes), with their records: one line says them all at the end. */
   private readonly firsts: { user: string; records: number }[] = [];
-  /** Why a commit failed (the file system's error): nothing is kept from then on. */
+  /** Why a commit of the run failed (this store's, or the dataset's before it): nothing is kept from then on. */
   private commitFailure?: unknown;
   /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
   private readonly lost: string[] = [];
@@ -105,6 +105,7 @@ export class SnapshotCheckpoint implements Checkpoint {
       try {
         await held.staged!.commit();
       } catch (error) {
+        // The file system's own error, for the lines of the users in flight (failedCommit keeps it).
         this.commitFailure = error;
         // This one and the rest of the cut are dropped with everything staged (Checkpoints): the resume takes them.
         this.lost.push(...cut.slice(i).filter((h) => this.held.get(h.user) === h).map((h) => h.user));
@@ -122,6 +123,10 @@ export class SnapshotCheckpoint implements Checkpoint {
       await held.staged?.drop();
       await this.release(held);
     }
+  }
+
+  failedCommit(error: unknown): void {
+    this.commitFailure ??= error;
   }
 
   takeLost(): string[] {

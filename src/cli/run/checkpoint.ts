@@ -32,6 +32,8 @@ export interface Checkpoint {
   drop(): Promise<void>;
   /** Lets go of what it holds (locks, open files), after a commit or a drop. */
   close(): Promise<void>;
+  /** A commit of the run failed (this checkpoint's or another's): what it holds is dropped next, and nothing is kept from then on. */
+  failedCommit?(error: unknown): void;
   /** The users whose staged results a failed commit dropped, since the last call: the run lists them for the resume. */
   takeLost?(): (string | null)[];
 }
@@ -83,6 +85,8 @@ export class Checkpoints {
         await commit();
       } catch (error) {
         this.failure = error as SgqError;
+        // Each checkpoint learns that nothing is kept from now on, before what it staged is dropped.
+        for (const checkpoint of this.all) checkpoint.failedCommit?.(error);
         return this.dropAll();
       }
     }
