@@ -105,7 +105,10 @@ describe.runIf(process.platform === 'linux')('out of file descriptors (ulimit -n
       }
       emfile++;
       expect([1, 7], r.stderr.slice(-2000)).toContain(r.exitCode);
-      expect(usersLeft(r.stderr).size, r.stderr.slice(-2000)).toBeGreaterThan(0);
+      // The users left are listed, or (the pool's idle connections still holding descriptors at
+      // the end) the line says their list could not be saved, in the same words.
+      const unsaved = /^sgq: cannot save the users left to \S+: too many open files: .*\(EMFILE\)/m.test(r.stderr);
+      expect(usersLeft(r.stderr).size > 0 || unsaved, r.stderr.slice(-2000)).toBe(true);
     }
     expect(emfile, 'the limit was met in at least one of the runs').toBeGreaterThan(0);
   }, 180_000);

@@ -1,7 +1,8 @@
-import { ExitCode, SgqError } from '../../core/errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { maskSecret } from '../../core/config.js';
 import { AccountRoom, type UserChanges } from '../../core/churn/notification.js';
 import { postJson, type PostOptions } from '../../core/webhook.js';
+import { fileError } from '../../fs/errors.js';
 import type { Lock } from '../../fs/lock.js';
 import type { Reporter } from '../output/reporter.js';
 import type { NotifyOutbox } from './notify-outbox.js';
@@ -53,8 +54,7 @@ export class RunNotifier {
       outbox.writePart(this.own.run, this.own.parts + 1, { command, changes: found });
       this.own.parts++;
     } catch (error) {
-      const code = error instanceof SgqError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
-      throw new SgqError(ExitCode.internal, `cannot keep the notification in ${outbox.folder}: ${code}`, 'the records were written; the snapshots were not kept, so the next run finds these changes again; check free space and permissions');
+      throw fileError(error, { what: `cannot keep the notification in ${outbox.folder}`, exitCode: ExitCode.internal, then: 'the records were written; the snapshots were not kept, so the next run finds these changes again' });
     }
   }
 

@@ -74,6 +74,10 @@ export class SnapshotCheckpoint implements Checkpoint {
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
   /** The first snapshots kept (with --changes), with their records: one line says them all at the end. */
   private readonly firsts: { user: string; records: number }[] = [];
+  /** Why a commit of the run failed (this store's, or the dataset's before it): nothing is kept from then on. */
+  private commitFailure?: unknown;
+  /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
+  private readonly lost: string[] = [];
 
   private constructor(
     readonly store: SnapshotStore,
@@ -117,14 +121,19 @@ export class SnapshotCheckpoint implements Checkpoint {
 
   private async commitCut(cut: readonly Held[]): Promise<void> {
     // The notification first: a snapshot kept is never without the notification of its changes.
+    // If it cannot be kept, nothing of the cut is: Checkpoints tells failedCommit, and drop lists the users.
     const live = cut.filter((held) => this.held.get(held.user) === held);
     await this.churn.notifier?.keep(live.flatMap((held) => (held.changes ? [held.changes] : [])));
-    for (const held of cut) {
+    for (const [i, held] of cut.entries()) {
       // Dropped since the cut (a commit before it failed): nothing of it is kept.
       if (this.held.get(held.user) !== held) continue;
       try {
         await held.staged!.commit();
       } catch (error) {
+        // The file system's own error, for the lines of the users in flight (failedCommit keeps it).
+        this.commitFailure = error;
+        // This one and the rest of the cut are dropped with everything staged (Checkpoints): the resume takes them.
+        this.lost.push(...cut.slice(i).filter((h) => this.held.get(h.user) === h).map((h) => h.user));
         throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
       }
       if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
@@ -135,9 +144,18 @@ export class SnapshotCheckpoint implements Checkpoint {
 
   async drop(): Promise<void> {
     for (const held of this.held.values()) {
+      if (held.staged && this.commitFailure !== undefined && !this.lost.includes(held.user)) this.lost.push(held.user);
       await held.staged?.drop();
       await this.release(held);
     }
+  }
+
+  failedCommit(error: unknown): void {
+    this.commitFailure ??= error;
+  }
+
+  takeLost(): string[] {
+    return this.lost.splice(0);
   }
 
   async close(): Promise<void> {
@@ -190,6 +208,8 @@ export class SnapshotCheckpoint implements Checkpoint {
           capture.discard();
           if (held) await this.release(held);
           if (failed !== undefined && !end.cutShort) throw notKept(failed);
+          // Its lock went with everything a failed commit dropped: nothing is kept from then on.
+          if (!held && this.commitFailure !== undefined && !end.cutShort) throw notKept(this.commitFailure);
           end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }

@@ -92,8 +92,11 @@ export interface RunContext {
   reporter: Reporter;
   /** Aborts everything in flight; the runner aborts it itself on a fatal error. */
   controller: AbortController;
-  /** After each job: the scope commits what was staged if the output holding it is durable. */
-  onJobEnd?: () => Promise<void>;
+  /**
+   * After each job: the scope commits what was staged if the output holding it is durable.
+   * Once a commit has failed it returns the users whose staged results were dropped.
+   */
+  onJobEnd?: () => Promise<readonly (string | null)[] | undefined | void>;
   /** Sees each answer before its records are written; throws to refuse it (a sandbox answering for a service). */
   onAnswer?: (page: FetchedPage) => void;
 }
@@ -191,7 +194,8 @@ class JobRunner {
       this.watchReachability(stat);
       this.summary.add(order, stat);
       // What this job staged may be committed now, if the output that holds it is durable.
-      await this.ctx.onJobEnd?.();
+      const lost = await this.ctx.onJobEnd?.();
+      if (lost) this.leaveLost(lost);
     }
   }
 
@@ -352,6 +356,15 @@ class JobRunner {
       stat.errors.push(sgq.message);
       reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
       this.leaveIfNotKept(job, sgq);
+    }
+  }
+
+  /** A commit failed: nothing is kept from then on. No further user is started; those whose staged results it dropped are left for the resume. */
+  private leaveLost(users: readonly (string | null)[]): void {
+    this.storeFailed = true;
+    for (const user of users) {
+      this.remaining.add(user);
+      this.triedAndLeft++;
     }
   }
 

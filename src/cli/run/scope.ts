@@ -147,8 +147,15 @@ export class RunScope {
   /**
    * While output streams (stdout, a FIFO), what a finished job staged is committed as soon as
    * everything written so far has left sgq without an error; a file commits at its rename.
+   * Once a commit has failed, returns the users whose staged results it dropped
+   * (Checkpoints.takeLost): the runner starts no further user, and lists them for the resume.
    */
-  async whenDurable(): Promise<void> {
+  async whenDurable(): Promise<(string | null)[] | undefined> {
+    await this.commitWhenDurable();
+    return this.checkpoints.takeLost();
+  }
+
+  private async commitWhenDurable(): Promise<void> {
     const { sink, formatter } = this.output;
     if (!sink.streams || !this.checkpoints.due) return;
     await formatter.settle?.();
