@@ -80,6 +80,38 @@ describe('--confirm-lost N', () => {
     ]);
   }, 60_000);
 
+  it('sgq history counts a loss in the snapshot that confirms it, a flicker never, with or without --changes', async () => {
+    const list = { now: ['amy', 'bob', 'cat'] };
+    const run = await setup(list);
+    const nights: [number, string[], string[]][] = [
+      [1, ['amy', 'bob', 'cat'], []],
+      [2, ['amy', 'cat'], ['--changes']],
+      [3, ['amy', 'bob'], []],
+      [4, ['amy', 'bob'], ['--changes']],
+      [5, ['amy', 'bob', 'eve'], []],
+    ];
+    for (const [d, accounts, flags] of nights) {
+      list.now = accounts;
+      const r = await run(['graph', 'followers', 'jack', '--all', '--snapshot', '--confirm-lost', '2', ...flags], { now: night(d) });
+      expect(r.code, r.stderr).toBe(0);
+      // Counted only: a run without --changes says nothing of its changes.
+      if (flags.length === 0) expect(r.stderr).not.toMatch(/gained|lost|missing/);
+    }
+    const history = await run(['history', 'jack', '-o', 'json']);
+    expect(history.code, history.stderr).toBe(0);
+    const rows = (JSON.parse(history.stdout) as { taken_at: string; count: number; gained: number | null; lost: number | null }[]).map((r) => [r.taken_at, r.count, r.gained, r.lost]);
+    expect(rows).toEqual([
+      [at(1), 3, null, null],
+      // bob missing: not lost yet; back on night 3, never lost.
+      [at(2), 2, 0, 0],
+      // cat missing once: not yet.
+      [at(3), 2, 0, 0],
+      // cat missing twice: lost here.
+      [at(4), 2, 0, 1],
+      [at(5), 3, 1, 0],
+    ]);
+  }, 60_000);
+
   it('the setting confirm-lost (SGQ_CONFIRM_LOST) does what the flag does; the flag wins; the default 1 is the plain diff', async () => {
     const list = { now: ['amy', 'bob'] };
     const run = await setup(list);

@@ -225,7 +225,14 @@ export class SnapshotCheckpoint implements Checkpoint {
             held.changes = found.notice;
             held.first = found.first;
             staged.current.meta.counts = countsOf(staged.previous, staged.current, found.counts);
-          } else staged.current.meta.counts = await countQuietly(staged, end, options);
+          } else {
+            // --confirm-lost alone still counts by its rule: `sgq history` must not mix confirmed and plain counts.
+            const counted = () =>
+              confirmLost > 1
+                ? findChanges(this.store, subject, staged, end, { ...options, print: false, quiet: true, confirmLost }).then((found) => countsOf(staged.previous, staged.current, found.counts))
+                : countSnapshot(staged.previous, staged.current, options);
+            staged.current.meta.counts = await countQuietly(staged, end, counted);
+          }
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
@@ -279,13 +286,13 @@ export class SnapshotCheckpoint implements Checkpoint {
 }
 
 /**
- * The counts of a snapshot taken without --changes: its diff against the one before, counted
- * only. One that cannot be counted (the two share no identity field) is stored uncounted, as
+ * The counts of a snapshot taken without --changes: its diff against the one before (under
+ * --confirm-lost, its window), counted only. One that cannot be counted (the two share no identity field) is stored uncounted, as
  * before: `sgq history` shows nulls for it and says why.
  */
-async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, options: { tempDir: string }): Promise<SnapshotCounts | undefined> {
+async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, counted: () => Promise<SnapshotCounts>): Promise<SnapshotCounts | undefined> {
   try {
-    return await countSnapshot(staged.previous, staged.current, options);
+    return await counted();
   } catch (error) {
     reporter.trace(`${staged.current.meta.user}: snapshot not counted against the one before: ${(error as Error).message}`);
     return undefined;

@@ -19,6 +19,8 @@ import { changeRecords, countsText } from './churn-text.js';
 export interface ChangeOptions {
   /** --changes: print the changes as records. */
   print: boolean;
+  /** Counted only (--confirm-lost without --changes or --notify): no line on stderr. */
+  quiet?: boolean;
   /** --confirm-lost N (1: the plain diff of the last two snapshots). */
   confirmLost: number;
   /** --notify: the room for the accounts listed; the user's changes are returned. */
@@ -46,7 +48,7 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
   const { current, previous } = staged;
   if (!comparable(previous, current)) {
     if (!previous) return { first: current.meta.records };
-    reporter.info(`${who} the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
+    if (!options.quiet) reporter.info(`${who} the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
     return {};
   }
   const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
@@ -64,7 +66,7 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
   const counts = window ? await diffInWindow(window, previous, current, matched, options.confirmLost, emit) : await diffMatched(matched, { changed: false }, emit);
   const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
   const missing = 'missing' in counts && counts.missing > 0 ? `; ${grouped(counts.missing)} missing, lost if still missing after ${options.confirmLost} snapshots in a row (--confirm-lost)` : '';
-  reporter.info(`${who} ${countsText({ ...counts, changed: 0 }, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}${missing}`);
+  if (!options.quiet) reporter.info(`${who} ${countsText({ ...counts, changed: 0 }, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}${missing}`);
   return { counts, notice };
 }
 
