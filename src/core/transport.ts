@@ -162,9 +162,22 @@ export class NodeTransport implements Transport {
     const { connections, ca } = this.options;
     // Idle sockets of a keep-alive agent are unref'd: an idle pool does not keep Node running.
     const agentOptions = { keepAlive: true, maxSockets: connections };
-    return (this.stack ??= this.url.protocol === 'https:'
+    return (this.stack ??= (this.url.protocol === 'https:'
       ? Promise.all([import('node:https'), ca()]).then(([https, cas]) => ({ agent: new https.Agent({ ...agentOptions, ...(cas ? { ca: cas } : {}) }), request: https.request as RequestFn }))
-      : Promise.resolve({ agent: new Agent(agentOptions), request: httpRequest as RequestFn }));
+      : Promise.resolve({ agent: new Agent(agentOptions), request: httpRequest as RequestFn })
+    ).then((stack) => this.closingFreed(stack)));
+  }
+
+  /**
+   * A request destroyed while queued for a socket still gets one when a socket closes, and
+   * hands it straight back to the pool; since Node 24 that socket outlives the agent's
+   * destroy, open to the service. Once destroyed, every socket the pool frees is closed.
+   */
+  private closingFreed<T extends { agent: Agent }>(stack: T): T {
+    stack.agent.on('free', (socket: { destroy(): void }) => {
+      if (this.destroyed) socket.destroy();
+    });
+    return stack;
   }
 
   request({ path, method, headers, body, maxBodyBytes }: TransportRequest): PendingRequest {
