@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, table, history)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, notify, table, history)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
 //                  in the big batch)
@@ -248,7 +248,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['table', () => tableFigures()], ['history', () => history()]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -765,6 +765,61 @@ async function protocol(env) {
   const [changes] = await sideBySide([{ run: followers(['--snapshot', '--changes', '--snapshot-dir', store]) }], RUNS);
   row(`\`--snapshot --out\` over ${fmt(PROTOCOL_USERS)} users × 50 followers (each user locked, staged, fsynced, committed after the rename) vs the same export without it (median of ${RUNS})`, `${fmt(snapshot)} ms`, `${fmt(plain)} ms`, `${(snapshot / plain).toFixed(2)}x`, 'informational (what a durable snapshot per user costs)');
   row(`the same with \`--changes\` (each user diffed against the previous snapshot, the changes written, then both committed) vs without --snapshot (median of ${RUNS})`, `${fmt(changes)} ms`, `${fmt(plain)} ms`, `${(changes / plain).toFixed(2)}x`, 'informational');
+}
+
+const NOTIFY_USERS = QUICK ? 200 : 2000; // a nightly --snapshot --changes run over this many users, each with changes
+
+// 12. notify (issue 36): what --notify adds to a night of --snapshot --changes. Night 1 is
+// taken once against a sandbox whose lists churn (--churn 0.05, its clock on night 1); each
+// timed run starts from a copy of that store and takes night 2 (the clock a day later), so
+// every user has gains, losses and flickers to report. With --notify the run also keeps its
+// notification (written and fsynced before the snapshots commit) and posts it, once, to a
+// receiver on loopback that answers 200 at once.
+async function notifyCost() {
+  const input = Array.from({ length: NOTIFY_USERS }, (_, i) => `night${i}_50\n`).join(''); // about 50 followers each
+  const base = join(scratch, 'notify-night1');
+  const store = join(scratch, 'notify-store');
+  const night = (env, dir, extra) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--snapshot', '--changes', '--snapshot-dir', dir, '-o', 'ndjson', '--quiet', ...extra], { env, input });
+  log(`notify: ${fmt(NOTIFY_USERS)} users × about 50 followers, night 1 once, then night 2 ${RUNS} times each with and without --notify`);
+  const first = await startSandbox(['--churn', '0.05', '--clock', '2026-11-01T03:15:00Z'], 'service');
+  try {
+    await night(first.env, base, []);
+  } finally {
+    await stop(first.child);
+  }
+  let posts = 0;
+  let bytes = 0;
+  const { createServer } = await import('node:http');
+  const receiver = createServer((req, res) => {
+    req.on('data', (chunk) => (bytes += chunk.length));
+    req.on('end', () => {
+      posts++;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${receiver.address().port}/hook/bench`;
+  const second = await startSandbox(['--churn', '0.05', '--clock', '2026-11-02T03:15:00Z'], 'service');
+  try {
+    const fromNight1 = (extra) => () => {
+      rmSync(store, { recursive: true, force: true });
+      cpSync(base, store, { recursive: true });
+      return night(second.env, store, extra);
+    };
+    const [without, withNotify] = await sideBySide([{ run: fromNight1([]) }, { run: fromNight1(['--notify', url]) }], RUNS);
+    if (posts !== RUNS) throw new Error(`the receiver got ${posts} notifications from ${RUNS} runs with --notify`);
+    const ratio = withNotify / without;
+    row(
+      `\`--notify\` on a night of \`--snapshot --changes\` over ${fmt(NOTIFY_USERS)} users (every user with changes; the notification, ${fmt(bytes / posts / 1024)} KiB, kept then posted once to a receiver on loopback) vs the same night without it (median of ${RUNS})`,
+      `${fmt(withNotify)} ms`,
+      `${fmt(without)} ms`,
+      `${ratio.toFixed(2)}x`,
+      'informational (what a notification delivered at least once costs a night)',
+    );
+  } finally {
+    await stop(second.child);
+    receiver.close();
+  }
 }
 
 const DATASET_BIG = QUICK ? 100_000 : 1_000_000; // records of the run whose peak RSS --dataset must keep under 150 MiB

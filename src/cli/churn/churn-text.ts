@@ -8,10 +8,17 @@ import { count, grouped } from '../../core/words.js';
 /**
  * A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact.
  * Matched by id (`renames`), every change carries `renamed_from` (the older username of a
- * renamed account, null otherwise), so that CSV, TSV and Parquet get the column from the start.
+ * renamed account, null otherwise), and under --confirm-lost N > 1 (`lastSeen`) `last_seen`
+ * (when the snapshot that last held a lost account was taken, null otherwise), so that CSV,
+ * TSV and Parquet get the columns from the start.
  */
-export const changeRecords = (changes: readonly Change[], renames = false): JsonObject[] =>
-  changes.map((c) => (renames ? { change: c.change, renamed_from: c.from ?? null, ...(parseJson(c.line) as JsonObject) } : { change: c.change, ...(parseJson(c.line) as JsonObject) }));
+export const changeRecords = (changes: readonly Change[], renames = false, lastSeen = false): JsonObject[] =>
+  changes.map((c) => ({
+    change: c.change,
+    ...(renames ? { renamed_from: c.from ?? null } : {}),
+    ...(lastSeen ? { last_seen: c.lastSeen ?? null } : {}),
+    ...(parseJson(c.line) as JsonObject),
+  }));
 
 const FIRST = { plain: ['change'], renames: ['change', 'renamed_from'] };
 

@@ -1,12 +1,15 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
+import { validateSetting } from '../../core/config.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
-import { diffMatched, matchSides } from '../../core/churn/pair.js';
-import { comparable, countSnapshot, countsOf } from '../../core/churn/counts.js';
-import type { OpenSnapshot, SnapshotCounts, SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
+import type { UserChanges } from '../../core/churn/notification.js';
+import { countSnapshot, countsOf } from '../../core/churn/counts.js';
+import type { SnapshotCounts, SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
-import { changeRecords, countsText, leftOutText } from './churn-text.js';
+import { leftOutText } from './churn-text.js';
+import type { RunNotifier } from './notifier.js';
+import { findChanges } from './user-changes.js';
 import { count } from '../../core/words.js';
 import { accessSync, constants } from 'node:fs';
 import { makePrivateFolder } from '../../fs/modes.js';
@@ -21,6 +24,10 @@ export interface SnapshotFlags {
   sinceLast?: boolean;
   raw?: boolean;
   key?: string;
+  /** --notify URL (checked as the setting is). */
+  notify?: string;
+  /** --confirm-lost N. */
+  confirmLost?: number;
 }
 
 /** A snapshot is a whole list: the flags that would make it anything else are refused up front. */
@@ -28,6 +35,9 @@ export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.changes && !flags.snapshot) throw usageError('--changes needs --snapshot', 'the changes are those against the previous snapshot');
   if (flags.snapshotDir !== undefined && !flags.snapshot) throw usageError('--snapshot-dir needs --snapshot');
   if (flags.key !== undefined && !flags.snapshot) throw usageError('--key needs --snapshot', 'it names the field that identifies an account in a snapshot');
+  if (flags.notify !== undefined && !flags.snapshot) throw usageError('--notify needs --snapshot', 'it posts the changes a snapshot shows against the previous one');
+  if (flags.notify !== undefined) flags.notify = validateSetting('notify', flags.notify);
+  if (flags.confirmLost !== undefined && !flags.snapshot) throw usageError('--confirm-lost needs --snapshot', 'it counts the snapshots an account is missing from');
   if (!flags.snapshot) return;
   if (!flags.all) throw usageError('--snapshot needs --all', 'a snapshot is the whole list');
   if (flags.since !== undefined || flags.sinceLast) throw usageError('--snapshot cannot be used with --since or --since-last', 'a snapshot is the whole list');
@@ -39,8 +49,16 @@ interface Held {
   user: string;
   lock: { release(): void };
   staged?: StagedSnapshot;
-  /** --changes: the records of a first snapshot, said once it is kept (firstSnapshotsNote). */
+  /** Its changes, for --notify: kept in the outbox before the snapshot commits. */
+  changes?: UserChanges;
+  /** --changes or --notify: the records of a first snapshot, said once it is kept (firstSnapshotsNote). */
   first?: number;
+}
+
+/** What a run does with the changes beside --changes: --confirm-lost, and --notify's notifier. */
+export interface ChurnOptions {
+  confirmLost: number;
+  notifier?: RunNotifier;
 }
 
 /**
@@ -61,17 +79,20 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
   private readonly lost: string[] = [];
 
-  private constructor(readonly store: SnapshotStore) {}
+  private constructor(
+    readonly store: SnapshotStore,
+    private readonly churn: ChurnOptions,
+  ) {}
 
   /** Checks the store can be written before anything is fetched. */
-  static open(store: SnapshotStore): SnapshotCheckpoint {
+  static open(store: SnapshotStore, churn: ChurnOptions = { confirmLost: 1 }): SnapshotCheckpoint {
     try {
       makePrivateFolder(store.root);
       accessSync(store.root, constants.W_OK);
     } catch (error) {
       throw storeError(store.root, error);
     }
-    return new SnapshotCheckpoint(store);
+    return new SnapshotCheckpoint(store, churn);
   }
 
   get what(): string {
@@ -99,6 +120,10 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   private async commitCut(cut: readonly Held[]): Promise<void> {
+    // The notification first: a snapshot kept is never without the notification of its changes.
+    // If it cannot be kept, nothing of the cut is: Checkpoints tells failedCommit, and drop lists the users.
+    const live = cut.filter((held) => this.held.get(held.user) === held);
+    await this.churn.notifier?.keep(live.flatMap((held) => (held.changes ? [held.changes] : [])));
     for (const [i, held] of cut.entries()) {
       // Dropped since the cut (a commit before it failed): nothing of it is kept.
       if (this.held.get(held.user) !== held) continue;
@@ -135,6 +160,12 @@ export class SnapshotCheckpoint implements Checkpoint {
 
   async close(): Promise<void> {
     await this.drop();
+    this.churn.notifier?.close();
+  }
+
+  /** After the run's output and commits: --notify's posts (notifier.ts); never throws. */
+  async afterRun(): Promise<void> {
+    await this.churn.notifier?.deliver();
   }
 
   /**
@@ -186,13 +217,22 @@ export class SnapshotCheckpoint implements Checkpoint {
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
+          const { confirmLost, notifier } = this.churn;
           const options = { key, tempDir: this.store.folder(subject) };
           // Kept in its metadata when it commits: `sgq history` reads them instead of diffing every night again.
-          if (changes) {
-            const printed = await printChanges(subject, staged, end, options);
-            held.first = printed.first;
-            staged.current.meta.counts = printed.counts;
-          } else staged.current.meta.counts = await countQuietly(staged, end, options);
+          if (changes || notifier) {
+            const found = await findChanges(this.store, subject, staged, end, { ...options, print: changes, confirmLost, room: notifier?.room });
+            held.changes = found.notice;
+            held.first = found.first;
+            staged.current.meta.counts = countsOf(staged.previous, staged.current, found.counts);
+          } else {
+            // --confirm-lost alone still counts by its rule: `sgq history` must not mix confirmed and plain counts.
+            const counted = () =>
+              confirmLost > 1
+                ? findChanges(this.store, subject, staged, end, { ...options, print: false, quiet: true, confirmLost }).then((found) => countsOf(staged.previous, staged.current, found.counts))
+                : countSnapshot(staged.previous, staged.current, options);
+            staged.current.meta.counts = await countQuietly(staged, end, counted);
+          }
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
@@ -246,39 +286,17 @@ export class SnapshotCheckpoint implements Checkpoint {
 }
 
 /**
- * The counts of a snapshot taken without --changes: its diff against the one before, counted
- * only. One that cannot be counted (the two share no identity field) is stored uncounted, as
+ * The counts of a snapshot taken without --changes: its diff against the one before (under
+ * --confirm-lost, its window), counted only. One that cannot be counted (the two share no identity field) is stored uncounted, as
  * before: `sgq history` shows nulls for it and says why.
  */
-async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, options: { tempDir: string }): Promise<SnapshotCounts | undefined> {
+async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, counted: () => Promise<SnapshotCounts>): Promise<SnapshotCounts | undefined> {
   try {
-    return await countSnapshot(staged.previous, staged.current, options);
+    return await counted();
   } catch (error) {
     reporter.trace(`${staged.current.meta.user}: snapshot not counted against the one before: ${(error as Error).message}`);
     return undefined;
   }
-}
-
-/**
- * --changes: the changes of a staged snapshot against the one before, printed as records;
- * returns their counts, and for a first snapshot its records, for the note the run ends with.
- */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<{ counts: SnapshotCounts; first?: number }> {
-  const who = `sgq: ${subject.user}:`;
-  const { current, previous } = staged;
-  if (!comparable(previous, current)) {
-    if (!previous) return { counts: countsOf(previous, current, undefined), first: current.meta.records };
-    reporter.info(`${who} the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
-    return { counts: countsOf(previous, current, undefined) };
-  }
-  const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
-  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
-  if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
-  const renames = matched.match.by === 'id';
-  const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
-  const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
-  reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
-  return { counts: countsOf(previous, current, counts) };
 }
 
 function storeError(where: string, error: unknown): SgqError {

@@ -59,7 +59,8 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
     case 'set': {
       const name = settingName(args[0]);
       if (SETTINGS[name].secret && args[1] !== undefined) {
-        throw usageError(`config set ${name} takes no value argument: a key on the command line stays in shell history and shows in ps`, `pipe it in instead: printf %s "$KEY" | sgq config set ${name}${profileFlag(profile)}`);
+        const [what, variable] = name === 'api-key' ? ['a key', 'KEY'] : ['a secret', 'URL'];
+        throw usageError(`config set ${name} takes no value argument: ${what} on the command line stays in shell history and shows in ps`, `pipe it in instead: printf %s "$${variable}" | sgq config set ${name}${profileFlag(profile)}`);
       }
       const given = args[1] ?? (await readValue(io, name, profile));
       const value = validateSetting(name, given);

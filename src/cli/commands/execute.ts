@@ -138,6 +138,8 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   const balance = left === null ? undefined : { credits: left, seen_at: isoTime(), route: plan.path, base_url: connection.baseUrl };
   recordSeenBalance(io.env, connection.owner, { balance, prices: price.observed }, reporter);
   const note = await scope.finish(summary.exit_code === ExitCode.ok);
+  // Once the snapshots are committed (or left as they were): --notify's posts, which change no exit code.
+  await scope.held.snapshots?.afterRun();
   if (output.sink.failure) throw output.sink.failure;
   if (output.formatFailure !== undefined) {
     if (note) reporter.error(note);

@@ -37,7 +37,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   if (flags.parallel !== undefined && !flags.all) throw usageError('--parallel only applies with --all', 'add --all: one page needs no parallel calls');
   if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
   // Loaded only by the runs that keep snapshots.
-  if (flags.snapshot || flags.changes || flags.snapshotDir || flags.key) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
+  if (flags.snapshot || flags.changes || flags.snapshotDir || flags.key || flags.notify !== undefined || flags.confirmLost !== undefined) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;
@@ -61,7 +61,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       users: subjects ? subjects.count : 1,
       startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
-      snapshots: flags.snapshot ? { dir: flags.snapshotDir } : undefined,
+      snapshots: flags.snapshot ? { dir: flags.snapshotDir, notify: flags.notify, confirmLost: flags.confirmLost } : undefined,
       dataset: { dir: flags.dataset, route: routeFolderName(route.path) },
       jobs: (config, held) => {
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));

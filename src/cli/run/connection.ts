@@ -1,6 +1,6 @@
 import { configPath, profileFlag, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { configError } from '../../core/errors.js';
-import { SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
+import { CHURN_ENV, SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
@@ -35,8 +35,9 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
   const { globals, config } = ctx;
   if (globals.sandbox) {
     const shape = sandboxShape(ctx.io.env);
+    const churn = sandboxChurn(ctx.io.env);
     const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
-    const sandbox = await startSandbox({ port: 0, shape });
+    const sandbox = await startSandbox({ port: 0, shape, churn });
     return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, identified: true, close: sandbox.close };
   }
   const { baseUrl } = config;
@@ -67,6 +68,15 @@ function sandboxShape(env: Record<string, string | undefined>): Shape | undefine
   if (!value) return undefined;
   if ((SHAPES as readonly string[]).includes(value)) return value as Shape;
   throw configError(`invalid ${SHAPE_ENV} ${JSON.stringify(value)}`, `use one of: ${SHAPES.join(', ')}, or unset it`);
+}
+
+/** The daily churn of `--sandbox` runs' lists, from SGQ_SANDBOX_CHURN (unset or empty: none). */
+function sandboxChurn(env: Record<string, string | undefined>): number | undefined {
+  const value = env[CHURN_ENV];
+  if (!value) return undefined;
+  const rate = Number(value);
+  if (value.trim() !== '' && rate >= 0 && rate <= 1) return rate;
+  throw configError(`invalid ${CHURN_ENV} ${JSON.stringify(value)}`, 'use a fraction from 0 to 1 (0.05: about 5% of a list leaves each day), or unset it');
 }
 
 /**

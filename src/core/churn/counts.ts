@@ -12,21 +12,17 @@ export const comparable = (previous: StoredSnapshot | undefined, current: Stored
   previous !== undefined && !(unreadable(previous.meta) && current.meta.records > 0);
 
 /**
- * The one place that decides in which snapshot a change counts, given the diff of a snapshot
- * against the one before it. Today (`--confirm-lost 1`) a loss counts in the first snapshot an
- * account is absent from and a gain in the first it is back in: a snapshot counts its diff.
- * Issue 36's `--confirm-lost N` moves a loss to the snapshot that confirms it (absent N times
- * in a row) and drops a flicker (gone, then back before that): that rule belongs here, for the
- * counts kept when a snapshot commits, those counted later for an older store, and those of a
- * dataset's runs (history-dataset.ts) alike; what it needs (the snapshots before) comes in
- * through the caller.
+ * The changes a snapshot's metadata keeps, given its diff: against the snapshot before it, or
+ * under `--confirm-lost N` against its window (confirm-lost.ts decides that rule, and a run
+ * with it counts by it whether or not it prints changes: snapshot-jobs.ts). Snapshots of an
+ * older sgq, counted afterwards, count their plain diff.
  */
 export function countedChanges(diff: Pick<DiffCounts, 'gained' | 'lost' | 'renamed'>): Pick<DiffCounts, 'gained' | 'lost' | 'renamed'> {
   return { gained: diff.gained, lost: diff.lost, renamed: diff.renamed };
 }
 
 /** A snapshot's counts as its metadata keeps them: nulls where there is no snapshot before it, or it could not be compared. */
-export function countsOf(previous: StoredSnapshot | undefined, current: StoredSnapshot, diff: DiffCounts | undefined): SnapshotCounts {
+export function countsOf(previous: StoredSnapshot | undefined, current: StoredSnapshot, diff: Pick<DiffCounts, 'gained' | 'lost' | 'renamed'> | undefined): SnapshotCounts {
   if (previous === undefined) return { previous: null, gained: null, lost: null, renamed: null };
   if (!diff) return { previous: previous.meta.file, gained: null, lost: null, renamed: null };
   return { previous: previous.meta.file, ...countedChanges(diff) };
