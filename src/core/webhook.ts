@@ -1,5 +1,6 @@
 import { CallError, parseRetryAfter } from './classify.js';
-import { casFor, transportFailure, transportTo } from './client.js';
+import { transportFailure } from './client.js';
+import { casFor, transportTo } from './pools.js';
 import { maskSecret } from './config.js';
 import { ExitCode } from './errors.js';
 import { HookRunner, type RequestEvent, type SgqHooks } from './hooks.js';
