@@ -144,7 +144,6 @@ describe('--jq', () => {
     vi.useFakeTimers();
     try {
       const { lane, batches } = busyLane();
-      // A filter outside the subset sgq answers itself (jq-subset.ts): jq runs it.
       const f = jqFormatter(lane, { filter: '.i | tojson' }, captureSink());
       f.write([{ i: 1 }] as never); // the first page goes at once: jq is busy with it
       expect(batches).toEqual(['[{"i":1}]']); // a page a line, as one array

@@ -3,7 +3,6 @@ import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors
 import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags, type BatchShape } from './jq-engine.js';
-import { compileSubset, subsetLines, type Subset } from './jq-subset.js';
 import { ByteBatch } from './jq-batch.js';
 import { streamBuiltinIn } from './jq-stream-builtins.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
@@ -57,25 +56,13 @@ async function openChecked(options: JqOptions): Promise<JqLane> {
   }
   const { openLane } = await import('./jq-lane.js');
   const ready = await openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
-  // A filter of the subset always compiles: jq need not start unless a value needs it (jq-subset.ts).
-  const message = subsetOf(options) ? undefined : await ready.check();
+  const message = await ready.check();
   if (message !== undefined) {
     ready.close();
     throw usageError(`--jq does not compile: ${message}`, "see jq's manual, https://jqlang.org/manual/ (sgq runs jq 1.8)");
   }
   return ready;
 }
-
-/**
- * The filter compiled by the subset of jq that sgq answers itself, if it is one. Not with
- * --argjson, whose JSON only jq reads (and may refuse).
- */
-function subsetOf(options: JqOptions): Subset | undefined {
-  if (!subsets.has(options)) subsets.set(options, options.argjson?.length ? undefined : compileSubset(options.filter));
-  return subsets.get(options);
-}
-// Compiled once per run: the check before the first request and the formatter both ask.
-const subsets = new WeakMap<JqOptions, Subset | undefined>();
 
 /**
  * Puts a page's records in the batch as jq takes them (runBatch): a page as one array (one
@@ -154,8 +141,6 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
   opened.delete(options);
   let first = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  // A filter of the subset is answered here until a value needs jq (jq-subset.ts).
-  let subset = options.slurp ? undefined : subsetOf(options);
   const results = new Results(sink, options);
   const batch = new ByteBatch(() => results.spare());
   const deliver = (answers: Answer[]) => results.deliver(answers);
@@ -200,15 +185,6 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
     write(records: readonly JsonObject[], lossless = true) {
       check();
       if (records.length === 0) return;
-      if (subset) {
-        const lines = subsetLines(records, subset);
-        if (lines !== undefined) {
-          if (lines) sink.write(lines);
-          results.position += records.length;
-          return;
-        }
-        subset = undefined; // this page and every later one go to jq, in order
-      }
       appendRecords(batch, shape, records, lossless);
       if (options.slurp) return;
       // The first page goes at once: a filter that fails on every record fails on the first page.
