@@ -23,9 +23,14 @@ const BUFFER_BYTES = BATCH_BYTES + (256 << 10);
 // Batches queued for the worker beside the one it runs; the main thread waits for jq beyond
 // that (bounded memory). jq is the slower side, so one waiting batch keeps it busy.
 const IN_FLIGHT = 1;
-// A batch that is not full goes to jq after this long, so that a slow service's pages still
-// show; while jq is busy it waits on and fills up (a call costs jq a compile of its builtins).
+// A batch that is not full goes to jq once jq is idle and pages have stopped coming for
+// LINGER_MS (a slow service, a user's last page), or once it has waited MAX_LINGER_MS, so that
+// results still show; a fast export fills its batches. Every jq call compiles the filter with
+// jq's builtins again: a batch sent 20 ms after its first page held a few pages of a fast
+// export (55-70 calls over 200,000 records instead of 30), for 4% more CPU (`--jq .username`
+// 1.93 s against 1.85, median of 10 beside a busy machine).
 const LINGER_MS = 20;
+const MAX_LINGER_MS = 200;
 /** How long a stopped run waits for jq's answers before it ends jq's thread. */
 const STOP_GRACE_MS = 500;
 
@@ -158,8 +163,11 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
     lane.submit(batch.take(), shape);
     first = false;
   };
+  // When the batch took its first page, and its latest.
+  let [since, latest] = [0, 0];
   const linger = () => {
-    if (lane.inFlight === 0) submit();
+    const now = Date.now();
+    if (lane.inFlight === 0 && (now - latest >= LINGER_MS || now - since >= MAX_LINGER_MS)) submit();
     else timer = setTimeout(linger, LINGER_MS).unref();
   };
   const check = () => {
@@ -185,6 +193,8 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
     write(records: readonly JsonObject[], lossless = true) {
       check();
       if (records.length === 0) return;
+      latest = Date.now();
+      if (batch.records === 0) since = latest;
       appendRecords(batch, shape, records, lossless);
       if (options.slurp) return;
       // The first page goes at once: a filter that fails on every record fails on the first page.
