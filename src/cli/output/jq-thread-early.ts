@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { hasFlag } from '../route-left-out.js';
+const hasFlag = (argv: readonly string[], flag: string): boolean => argv.some((word) => word === flag || word.startsWith(`${flag}=`));
 import { compileSubset } from './jq-subset.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 
