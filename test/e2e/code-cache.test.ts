@@ -68,7 +68,7 @@ describe('the code cache', () => {
 
   it('is read, not rewritten, by --jq runs, which set V8’s flags for jq before sgq loads and keep files of their own', async () => {
     const [app, cache] = [copyOfSgq(), tempDir()];
-    // jq's thread starts, and its flags are set, as the line is read.
+    // A filter only jq runs (not sgq's subset): jq's thread starts, and its flags are set, as the line is read.
     const jq = ['graph', 'followers', 'jack', '--sandbox', '-q', '--jq', 'tojson | length'];
     const plain = ['graph', 'followers', 'jack', '--sandbox', '-q'];
     const first = await sgqIn(app, cache, jq);

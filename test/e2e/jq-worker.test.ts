@@ -85,10 +85,10 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(marksOf(state)[KEY('c')]).toBeUndefined();
   });
 
-  it('records jq prints in its own way (text of any script, DEL, a number past 2^53) print as jq prints them, in order', async () => {
+  it('a filter of the subset is answered without jq until a record needs jq, then jq takes over, in order', async () => {
     const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
     const plain = Array.from({ length: 20_000 }, (_, i) => `{"u":"日本_${i}","t":"😀x\\u007f${i}"}`);
-    // A number past 2^53, printed as sent.
+    // A number past 2^53 only jq prints as sent: from its page on, jq answers.
     const lines = [...plain, '{"u":"n_7","n":12345678901234567890}', '{"u":"x7","t":"abc"}'];
     const r = await sgq(['fmt', '-', '--jq', 'select(.u | test("7$"))'], { env: offline, input: `${lines.join('\n')}\n` });
     expect(r.exitCode, r.stderr).toBe(0);
@@ -113,6 +113,7 @@ describe('--jq through its worker thread and the run protocol', () => {
     const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
     const texts = ['  both ends  ', '', '\n', 'a\nb\r\n', '\tTAB\t', 'nul\u0000in', '中文 😀 👨‍👩‍👧', ' '];
     const input = `${texts.map((s, i) => JSON.stringify({ i, s })).join('\n')}\n`;
+    // A filter outside sgq's subset, so that jq-wasm in the worker prints it.
     const r = await sgq(['fmt', '-', '--jq', '.s, (.s | length), [.s]'], { env: offline, input });
     expect(r.exitCode, r.stderr).toBe(0);
     // (the helper drops the output's final newline, as execa does)
@@ -170,7 +171,7 @@ describe('--jq through its worker thread and the run protocol', () => {
 describe("--jq when jq's thread dies or never answers (the test hook SGQ_TEST_JQ_THREAD)", () => {
   // Before 3.2 the main thread blocked in Atomics.wait for jq's answer: a thread that died
   // left sgq waiting for good, deaf to signals. A death must fail the run with one line, exit 1.
-  const FILTER = '.username | ltrimstr("q")';
+  const FILTER = '.username | ltrimstr("q")'; // not of sgq's subset: jq runs it
   /** The jq line of a run that died: what failed, and what to do. */
   const died = (why: RegExp) => new RegExp(`^sgq: --jq stopped: jq's thread ${why.source}; run the same filter with the jq command on sgq -o ndjson$`);
 

@@ -118,7 +118,7 @@ describe('stdout: escaped on a terminal, exact into a pipe or a file', () => {
   });
 
   it('--jq raw strings: escaped but for their line breaks and tabs, which jq -r prints as they are', async () => {
-    // A field, a builtin, and @tsv.
+    // Answered by sgq itself (the subset of jq), and by jq (ascii_downcase, @tsv).
     for (const filter of ['.username', '.username | ascii_downcase', '[.username, .bio] | @tsv']) {
       const tty = await run(['--jq', filter], true);
       const pipe = await run(['--jq', filter], false);

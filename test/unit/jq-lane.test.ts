@@ -17,7 +17,7 @@ function fakeWorker(onMessage: string): string {
   return file;
 }
 
-// A filter the stand-in worker runs.
+// A filter outside the subset sgq answers itself (jq-subset.ts), so that the stand-in worker runs it.
 const program = { filter: '.i | tojson', flags: [] };
 
 describe("jq's lane to its worker thread", () => {

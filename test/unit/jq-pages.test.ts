@@ -37,7 +37,7 @@ async function byRecords(filter: string, pages: JsonObject[][]): Promise<string>
   return result.failedAt === undefined ? out : `${out}!--jq failed on record ${(result.failedAt + 1).toLocaleString('en-US')}: ${result.message}`;
 }
 
-// Filters beyond the common ones, some failing on some records, some writing to stderr.
+// Filters jq runs (none is in sgq's subset), some failing on some records, some writing to stderr.
 const FILTERS = [
   '.a + 1', '.s | ascii_downcase', 'keys', '.[]', '..', 'tojson', '.a?', '.s | split(",")', '.s | @base64', 'to_entries | map(.key) | join(",")',
   'if .n == 42 then error("forty-two") else .n end', '.n | tostring | length', 'debug | .s', '(.s | length), (.a | keys)', '.tags[]?', 'paths | tostring',

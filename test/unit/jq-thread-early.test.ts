@@ -37,11 +37,13 @@ describe("jq's thread, started early", () => {
     expect((failure as LaneStopped).message).not.toContain('\n');
   });
 
-  it('starts for a line that gives a --jq filter (jq runs every filter), and for no other', () => {
-    expect(needsJqThread(['graph', 'followers', 'a', '--jq', '.username'])).toBe(true);
-    expect(needsJqThread(['graph', 'followers', 'a', '--jq=select(.n > 1) | .username'])).toBe(true);
+  it('starts only for a filter jq runs: not for one of sgq\'s subset, unless --slurp or --argjson give it to jq', () => {
+    expect(needsJqThread(['graph', 'followers', 'a', '--jq', '.username'])).toBe(false);
+    expect(needsJqThread(['graph', 'followers', 'a', '--jq=select(.n > 1) | .username'])).toBe(false);
+    expect(needsJqThread(['graph', 'followers', 'a', '--jq', program.filter])).toBe(true);
     expect(needsJqThread(['graph', 'followers', 'a', '--jq', '.username', '--slurp'])).toBe(true);
-    expect(needsJqThread(['graph', 'followers', 'a', '--jq'])).toBe(false); // Commander's error, no filter
+    expect(needsJqThread(['graph', 'followers', 'a', '--jq', '$x', '--argjson', 'x', '1'])).toBe(true);
+    expect(needsJqThread(['graph', 'followers', 'a', '--jq', '.username', '--jq', 'keys'])).toBe(true); // the last one counts, as for Commander
     expect(needsJqThread(['graph', 'followers', 'a'])).toBe(false);
   });
 });

@@ -144,6 +144,7 @@ describe('--jq', () => {
     vi.useFakeTimers();
     try {
       const { lane, batches } = busyLane();
+      // A filter outside the subset sgq answers itself (jq-subset.ts): jq runs it.
       const f = jqFormatter(lane, { filter: '.i | tojson' }, captureSink());
       f.write([{ i: 1 }] as never); // the first page goes at once: jq is busy with it
       expect(batches).toEqual(['[{"i":1}]']); // a page a line, as one array
@@ -156,38 +157,6 @@ describe('--jq', () => {
       lane.finish();
       vi.advanceTimersByTime(1000);
       expect(batches).toEqual(['[{"i":1}]', '[{"i":2}]\n[{"i":3}]']);
-      await f.end();
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it('a fast stream of pages fills its batch: it goes once pages pause, or at the latest after 200 ms (each jq call compiles jq\'s builtins)', async () => {
-    vi.useFakeTimers();
-    try {
-      const { lane, batches } = busyLane();
-      const f = jqFormatter(lane, { filter: '.i | tojson' }, captureSink());
-      f.write([{ i: 0 }] as never); // the first page goes at once
-      lane.finish(); // jq is idle from here on
-      // A page every 5 ms for 100 ms: jq idle all along, yet the batch waits for more.
-      for (let i = 1; i <= 20; i++) {
-        vi.advanceTimersByTime(5);
-        f.write([{ i }] as never);
-      }
-      expect(batches).toHaveLength(1);
-      // The pages pause: the batch goes, whole.
-      vi.advanceTimersByTime(40);
-      expect(batches).toHaveLength(2);
-      expect(batches[1]!.split('\n')).toHaveLength(20);
-      lane.finish();
-      // A page every 10 ms, never pausing: results still come, a batch about every 200 ms.
-      for (let i = 21; i <= 60; i++) {
-        vi.advanceTimersByTime(10);
-        f.write([{ i }] as never);
-        lane.finish();
-      }
-      expect(batches.length).toBeGreaterThanOrEqual(3);
-      expect(batches.length).toBeLessThanOrEqual(4);
       await f.end();
     } finally {
       vi.useRealTimers();

@@ -10,7 +10,8 @@ const NONE = new Uint8Array(0);
 
 /**
  * Records' JSON texts appended into a buffer that is reused from batch to batch. A batch takes
- * its buffer from `fresh` when its first record comes, so a run without records holds none.
+ * its buffer from `fresh` when its first record comes, so a run whose records never go to jq
+ * (the subset answers them) holds none.
  */
 export class ByteBatch {
   /** Records in the batch. */

@@ -114,12 +114,12 @@ function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
  * dies (out of memory, a crash) fails the run with a line, and a signal is heard while jq works.
  */
 export function workerLane(file: string, program: JqProgram, wasm?: string): JqLane {
-  // The thread starts with the filter's check, or is the one started as the line was read
-  // (jq-thread-early.ts), if there is one.
+  // The thread starts with the first request (a filter jq never has to run costs none), or is
+  // the one started as the line was read (jq-thread-early.ts), if there is one.
   const early = takeEarlyThread();
   const { port1, port2 } = early ? { port1: early.port, port2: undefined } : new MessageChannel();
   let worker: Worker | undefined;
-  /** jq's module, compiled here for the check and shared with the thread; a thread started without it compiles its own. */
+  /** jq's module, compiled here for the check only (a filter of sgq's subset may never need jq); a thread started without it compiles its own. */
   let module: WebAssembly.Module | undefined;
   const start = () => (worker ??= early ? adopt(early, { program, module }, end) : startThread(file, { port: port2!, program, module }, end));
   const startWith = (compiled: WebAssembly.Module) => ((module = compiled), start());
@@ -181,7 +181,7 @@ export function workerLane(file: string, program: JqProgram, wasm?: string): JqL
     close() {
       ended ??= new LaneStopped('jq was closed', true);
       port1.close();
-      // A thread started early that the lane never took up ends here too.
+      // A thread started early and never needed (sgq's subset answered) ends here too.
       void (worker ?? early?.worker)?.terminate();
     },
   };

@@ -1,7 +1,7 @@
 import { usageError } from '../../core/errors.js';
 import type { JqOptions } from './formatter.js';
 
-// The flags of --jq, read by every run; the filter's machinery (jq.ts: the batches,
+// The flags of --jq, read by every run; the filter's machinery (jq.ts: the subset, the batches,
 // the worker's lane) loads only when there is a filter to run.
 
 /** The flags of `--jq` as given on the command line. */

@@ -1,12 +1,15 @@
 import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { hasFlag } from '../route-left-out.js';
+import { compileSubset } from './jq-subset.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 
 // jq's thread, started as soon as the command line shows --jq (src/cli/entry.ts), before the
 // rest of sgq loads. Beside a busy main thread a thread took 40-70 ms to boot, and in half the
 // runs the first page waited for it (up to 45 ms: the filter's check ends sooner). The lane
-// (jq-lane.ts) adopts it and sends it the filter. The entry and the bundle that adopts it are
-// separate module graphs, so the thread waits on the process object.
+// (jq-lane.ts) adopts it and sends it the filter. A filter sgq answers itself (jq-subset.ts)
+// starts none: its thread would boot for nothing (10 MiB of peak RSS). The entry and the bundle that adopts it are separate module graphs, so the
+// thread waits on the process object.
 
 const KEY = Symbol.for('sgq.jq-thread');
 const holder = process as unknown as Record<symbol, EarlyThread | undefined>;
@@ -23,12 +26,18 @@ export interface EarlyThread {
 export const JQ_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
 
 /**
- * Whether the line gives a --jq filter, which jq runs (so its thread will be needed). Read from
- * the words as they are; a line Commander reads otherwise only starts a thread for nothing,
- * or leaves the lane to start it.
+ * Whether the line's --jq filter is one jq runs (so its thread will be needed): not one of
+ * sgq's subset, or with --slurp or --argjson. Read from the words as they are; a line Commander
+ * reads otherwise only starts a thread for nothing, or leaves the lane to start it.
  */
 export function needsJqThread(argv: readonly string[]): boolean {
-  return argv.some((word, i) => (word === '--jq' && i + 1 < argv.length) || word.startsWith('--jq='));
+  let filter: string | undefined;
+  argv.forEach((word, i) => {
+    if (word === '--jq') filter = argv[i + 1];
+    else if (word.startsWith('--jq=')) filter = word.slice('--jq='.length);
+  });
+  if (filter === undefined) return false;
+  return argv.includes('--slurp') || hasFlag(argv, '--argjson') || compileSubset(filter) === undefined;
 }
 
 /** What a thread's 'error' and 'exit' say, wherever it was started (jq-lane.ts watches its own the same way). */

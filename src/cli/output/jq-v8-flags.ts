@@ -3,17 +3,11 @@
 // worker's bundle takes nothing else with it.
 
 /**
- * V8's flags for jq's WebAssembly. One compilation task, whose malloc arena alone keeps what
+ * V8's flags for jq's WebAssembly: one compilation task, whose malloc arena alone keeps what
  * the optimizing compiler used (V8's default, several tasks at once, held ~10 MiB more of peak
- * RSS over a 200k-record export, for ~45 ms less CPU). And the work a function does before
- * V8's optimizing compiler takes it up (the tiering budget) at 13,000,000, the default of the
- * V8 of Node 22 and 24, not Node 20's 1,800,000: there, V8 optimized 82 of jq's functions
- * over 200,000 records, 46 with it (29% less code), among those left out the parser that
- * reads jq's builtins again at each jq call; 4 MiB less peak RSS (98 against 94 MiB), and
- * 0-13% less CPU by filter, measured beside a busy machine.
- * V8's flags are the process's, and they are part of what a code cache is checked against
- * (src/cli/code-cache.ts): set by jq's thread while the main thread loaded sgq's bundles,
- * they made V8 refuse the cache of every --jq run, so it was compiled and written again each
- * time. Set here before anything of sgq loads.
+ * RSS over a 200k-record export, for ~45 ms less CPU). V8's flags are the process's, and they
+ * are part of what a code cache is checked against (src/cli/code-cache.ts): set by jq's thread
+ * while the main thread loaded sgq's bundles, they made V8 refuse the cache of every --jq run,
+ * so it was compiled and written again each time. Set here before anything of sgq loads.
  */
-export const JQ_V8_FLAGS = '--wasm-num-compilation-tasks=1 --wasm-tiering-budget=13000000';
+export const JQ_V8_FLAGS = '--wasm-num-compilation-tasks=1';

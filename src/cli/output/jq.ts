@@ -3,6 +3,7 @@ import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors
 import { stringifyJson } from '../../core/json.js';
 import type { Formatter, JqOptions } from './formatter.js';
 import { jqFlags, type BatchShape } from './jq-engine.js';
+import { compileSubset, subsetLines, type Subset } from './jq-subset.js';
 import { ByteBatch } from './jq-batch.js';
 import { streamBuiltinIn } from './jq-stream-builtins.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
@@ -23,14 +24,9 @@ const BUFFER_BYTES = BATCH_BYTES + (256 << 10);
 // Batches queued for the worker beside the one it runs; the main thread waits for jq beyond
 // that (bounded memory). jq is the slower side, so one waiting batch keeps it busy.
 const IN_FLIGHT = 1;
-// A batch that is not full goes to jq once jq is idle and pages have stopped coming for
-// LINGER_MS (a slow service, a user's last page), or once it has waited MAX_LINGER_MS, so that
-// results still show; a fast export fills its batches. Every jq call compiles the filter with
-// jq's builtins again: a batch sent 20 ms after its first page held a few pages of a fast
-// export (55-70 calls over 200,000 records instead of 30), for 4% more CPU (`--jq .username`
-// 1.93 s against 1.85, median of 10 beside a busy machine).
+// A batch that is not full goes to jq after this long, so that a slow service's pages still
+// show; while jq is busy it waits on and fills up (a call costs jq a compile of its builtins).
 const LINGER_MS = 20;
-const MAX_LINGER_MS = 200;
 /** How long a stopped run waits for jq's answers before it ends jq's thread. */
 const STOP_GRACE_MS = 500;
 
@@ -61,13 +57,25 @@ async function openChecked(options: JqOptions): Promise<JqLane> {
   }
   const { openLane } = await import('./jq-lane.js');
   const ready = await openLane({ filter: options.filter, flags: jqFlags(options.args, options.argjson) });
-  const message = await ready.check();
+  // A filter of the subset always compiles: jq need not start unless a value needs it (jq-subset.ts).
+  const message = subsetOf(options) ? undefined : await ready.check();
   if (message !== undefined) {
     ready.close();
     throw usageError(`--jq does not compile: ${message}`, "see jq's manual, https://jqlang.org/manual/ (sgq runs jq 1.8)");
   }
   return ready;
 }
+
+/**
+ * The filter compiled by the subset of jq that sgq answers itself, if it is one. Not with
+ * --argjson, whose JSON only jq reads (and may refuse).
+ */
+function subsetOf(options: JqOptions): Subset | undefined {
+  if (!subsets.has(options)) subsets.set(options, options.argjson?.length ? undefined : compileSubset(options.filter));
+  return subsets.get(options);
+}
+// Compiled once per run: the check before the first request and the formatter both ask.
+const subsets = new WeakMap<JqOptions, Subset | undefined>();
 
 /**
  * Puts a page's records in the batch as jq takes them (runBatch): a page as one array (one
@@ -146,6 +154,8 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
   opened.delete(options);
   let first = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // A filter of the subset is answered here until a value needs jq (jq-subset.ts).
+  let subset = options.slurp ? undefined : subsetOf(options);
   const results = new Results(sink, options);
   const batch = new ByteBatch(() => results.spare());
   const deliver = (answers: Answer[]) => results.deliver(answers);
@@ -163,11 +173,8 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
     lane.submit(batch.take(), shape);
     first = false;
   };
-  // When the batch took its first page, and its latest.
-  let [since, latest] = [0, 0];
   const linger = () => {
-    const now = Date.now();
-    if (lane.inFlight === 0 && (now - latest >= LINGER_MS || now - since >= MAX_LINGER_MS)) submit();
+    if (lane.inFlight === 0) submit();
     else timer = setTimeout(linger, LINGER_MS).unref();
   };
   const check = () => {
@@ -193,8 +200,15 @@ export function jqFormatter(lane: JqLane, options: JqOptions, sink: Sink, signal
     write(records: readonly JsonObject[], lossless = true) {
       check();
       if (records.length === 0) return;
-      latest = Date.now();
-      if (batch.records === 0) since = latest;
+      if (subset) {
+        const lines = subsetLines(records, subset);
+        if (lines !== undefined) {
+          if (lines) sink.write(lines);
+          results.position += records.length;
+          return;
+        }
+        subset = undefined; // this page and every later one go to jq, in order
+      }
       appendRecords(batch, shape, records, lossless);
       if (options.slurp) return;
       // The first page goes at once: a filter that fails on every record fails on the first page.
