@@ -17,10 +17,10 @@ const changes = (user: string, gained: number, lost = 0): UserChanges => ({
 });
 
 describe('the summary line', () => {
-  it('names each user with its counts, one line, users with no change left out', () => {
+  it('names each user with its counts, one line, in the order of their names (not of their jobs\' ends), users with no change left out', () => {
     const body = notificationBody('sgq graph followers', [changes('jack', 2, 1), changes('quiet', 0), changes('evil\nname\u0007', 1)]);
-    expect(body.text).toBe('sgq graph followers: jack 2 gained, 1 lost; evil name  1 gained, 0 lost');
-    expect(body.changes.map((c) => c.user)).toEqual(['jack', 'evil\nname\u0007']);
+    expect(body.text).toBe('sgq graph followers: evil name  1 gained, 0 lost; jack 2 gained, 1 lost');
+    expect(body.changes.map((c) => c.user)).toEqual(['evil\nname\u0007', 'jack']);
   });
 
   it('counts the users that do not fit: within Discord\'s 2,000 characters whatever their number', () => {

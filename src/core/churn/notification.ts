@@ -78,7 +78,8 @@ export function listChange(into: UserChanges, change: 'gained' | 'lost' | 'renam
 
 /** The body of a run's notification, from the changes of the users whose snapshots were kept. */
 export function notificationBody(command: string, changes: readonly UserChanges[]): Notification {
-  const found = changes.filter((c) => c.counts.gained + c.counts.lost + c.counts.renamed > 0);
+  // In the users' order (then the route's), not the order their jobs happened to end in.
+  const found = changes.filter((c) => c.counts.gained + c.counts.lost + c.counts.renamed > 0).sort((a, b) => compare(a.user, b.user) || compare(a.route, b.route));
   const listed = found.slice(0, NOTIFY_MAX_USERS);
   const unlisted = found.slice(NOTIFY_MAX_USERS).reduce((n, c) => n + c.counts.gained + c.counts.lost + c.counts.renamed, 0);
   return {
@@ -90,6 +91,8 @@ export function notificationBody(command: string, changes: readonly UserChanges[
     left_out_users: found.length - listed.length,
   };
 }
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** `jack 12 gained, 3 lost` (renamed when there were renames). */
 function userPart(c: UserChanges): string {
