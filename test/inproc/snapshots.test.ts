@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ndjson, runSgq, tempDir, type RunOptions, serviceFolderIn } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
@@ -72,6 +72,14 @@ describe('--snapshot and --changes', () => {
       ['jack', '2026-11-03T03:15:00.000Z', 7, 3, true],
     ]);
     expect(list[1]!.credits_used).toBe(3);
+    // `bytes`: what each snapshot takes on disk, its data file and its metadata file.
+    for (const x of list) {
+      const file = x.file as string;
+      expect(x.bytes).toBe(statSync(file).size + statSync(file.replace(/\.ndjson\.gz$/, '.json')).size);
+    }
+    const table = (await s.run(['snapshots', 'list', '-o', 'table'])).stdout.split('\n');
+    expect(table[0]).toMatch(/\bcomplete +bytes +file\b/);
+    expect(table[1]).toContain(` ${list[0]!.bytes as number} `);
     // Stored as gzip NDJSON, sorted by username, exactly the records the service sent.
     const stored = gunzipSync(readFileSync(list[1]!.file as string)).toString().trim().split('\n');
     expect(stored.map((l) => JSON.parse(l).username)).toEqual(['amy2', 'bob', 'dan', 'eve', 'fay', 'gus', 'hal']);
