@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExternalSort } from '../../src/core/churn/external-sort.js';
 import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
-import { keyReader } from '../../src/core/churn/record-key.js';
+import { keyReader, recordKey } from '../../src/core/churn/record-key.js';
+import { parseJson, stringifyJson } from '../../src/core/json.js';
 import { exportLines } from '../../src/core/churn/sources.js';
 import { diffUnsorted } from '../../src/core/churn/unsorted-diff.js';
 import { keyedInOrder } from '../../src/core/churn/keyed.js';
@@ -57,6 +58,44 @@ describe('ExternalSort', () => {
         expect(readdirSync(dir)).toEqual([]);
       }),
       { numRuns: 60 },
+    );
+  });
+});
+
+describe('ExternalSort.inMemory', () => {
+  it('gives what sorted() yields while nothing was spilled, keyed as given, and nothing once a run is on disk', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.nat(9)), { maxLength: 300 }), async (items) => {
+        const lines = items.map(([name, n]) => line(name, { n }));
+        const keys = items.map(([name]) => name);
+        const [a, b] = [new ExternalSort(keyReader('username'), tempDir('sgq-sort-')), new ExternalSort(keyReader('username'), tempDir('sgq-sort-'))];
+        for (let i = 0; i < lines.length; i += 7) {
+          await a.add(lines.slice(i, i + 7));
+          await b.addKeyed(lines.slice(i, i + 7), keys.slice(i, i + 7));
+        }
+        expect(b.inMemory()).toEqual(await collect(a.sorted()));
+        expect(b.stats).toEqual(a.stats);
+      }),
+      { numRuns: 60 },
+    );
+    const spilled = new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), 10);
+    await spilled.addKeyed([line('b'), line('a'), line('c')], ['b', 'a', 'c']);
+    expect(spilled.inMemory()).toBeUndefined();
+    expect((await collect(spilled.sorted())).map((k) => k.key)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('recordKey', () => {
+  it("reads a parsed record's key as keyReader reads it from the record's line", () => {
+    const value = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.integer(), fc.double(), fc.bigInt(), fc.boolean(), fc.constant(null), fc.dictionary(fc.string({ maxLength: 3 }), fc.string()), fc.array(fc.integer(), { maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('id', 'x', 'name'), value), fc.constantFrom('id', 'x', 'y'), (fields, key) => {
+        // The record as sgq holds it: parsed from the service's text, big integers kept as text.
+        const text = `{${Object.entries(fields).map(([k, v]) => `${JSON.stringify(k)}:${typeof v === 'bigint' ? v.toString() : JSON.stringify(v)}`).join(',')}}`;
+        const record = parseJson(text) as Record<string, unknown>;
+        expect(recordKey(record, key)).toBe(keyReader(key)(stringifyJson(record as never)));
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -7,6 +7,7 @@ import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
 import { changeRecords, countsText, leftOutText } from './churn-text.js';
 import { grouped } from '../output/words.js';
+import type { Keyed } from '../../core/churn/keyed.js';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 
 export interface SnapshotFlags {
@@ -137,12 +138,14 @@ export class SnapshotCheckpoint implements Checkpoint {
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
-          if (changes) await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject) });
+          if (changes) await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject), inOrder: capture.inOrder });
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
           await this.release(held);
           throw error;
+        } finally {
+          capture.release();
         }
         // Its files were needed for the diff only: a run of many users must not hold two open
         // files per user until the output is kept (the commit works by name).
@@ -185,7 +188,7 @@ export class SnapshotCheckpoint implements Checkpoint {
 }
 
 /** --changes: the changes of a staged snapshot against the one before, printed as records. */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string }): Promise<void> {
+async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string; inOrder?: readonly Keyed[] }): Promise<void> {
   const who = `sgq: ${subject.user}:`;
   const { current, previous } = staged;
   if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
@@ -194,8 +197,9 @@ async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { 
     reporter.info(`${who} ${why}; changes are printed from the next one`);
     return;
   }
-  const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
-  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export'), options);
+  const source = (s: OpenSnapshot, where: string, inOrder?: readonly Keyed[]) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where, inOrder });
+  // This export's side is read from memory when it fitted there: the file just written is not read back.
+  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export', options.inOrder), options);
   if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
   const renames = matched.match.by === 'id';
   const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));

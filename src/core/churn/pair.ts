@@ -3,6 +3,7 @@ import { chooseMatch, type Glimpse, type Match } from './identity.js';
 import type { Keyed, KeyStats } from './keyed.js';
 import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
+import { batchesOf } from './external-sort.js';
 import { NotARecord, keyReader } from './record-key.js';
 import { exportLines, glimpse, snapshotRecords } from './sources.js';
 import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
@@ -11,10 +12,14 @@ import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 // shape, then diffed: by a merge when both are snapshots stored in order of the field chosen,
 // else by a hash join.
 
-/** One side of a diff before it is keyed: an export, or a stored snapshot in order by `sortedBy`. */
+/**
+ * One side of a diff before it is keyed: an export, or a stored snapshot in order by
+ * `sortedBy`; with `inOrder`, the snapshot's records as they are in its file, keyed by
+ * `sortedBy`, held in memory (one just staged): read instead of the file.
+ */
 export type DiffSource =
   | { kind: 'export'; source: string | FileHandle; where: string }
-  | { kind: 'snapshot'; handle: FileHandle; sortedBy: string; path: string; where: string };
+  | { kind: 'snapshot'; handle: FileHandle; sortedBy: string; path: string; where: string; inOrder?: readonly Keyed[] };
 
 /** One side of a diff with the field chosen to key it, and what keying it left out. */
 export interface MatchedSide {
@@ -49,7 +54,7 @@ async function onSide<T>(source: DiffSource, step: () => Promise<T>): Promise<T>
 }
 
 async function glimpseOf(source: DiffSource, key: string | undefined): Promise<Glimpse & { where: string }> {
-  const lines = source.kind === 'export' ? exportLines(source.source) : lineBatches(await openText(source.handle));
+  const lines = source.kind === 'export' ? exportLines(source.source) : source.inOrder ? linesOf(source.inOrder) : lineBatches(await openText(source.handle));
   return { ...(await onSide(source, () => glimpse(lines, key))), where: source.where };
 }
 
@@ -79,7 +84,11 @@ const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.s
 
 function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
   const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
-  return snapshotRecords(source.handle, side.field, side.stats, source.path);
+  return source.inOrder ? batchesOf(source.inOrder) : snapshotRecords(source.handle, side.field, side.stats, source.path);
+}
+
+async function* linesOf(items: readonly Keyed[]): AsyncGenerator<string[]> {
+  for await (const batch of batchesOf(items)) yield batch.map((item) => item.line);
 }
 
 function unsorted(side: MatchedSide): UnsortedSide {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { createTemp, moveFolder, moveIntoPlace, replaceFile, sealTemp } from '../../fs/atomic.js';
+import { createTemp, moveFolder, moveIntoPlace, replaceFileAsync, sealTempAsync } from '../../fs/atomic.js';
 import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -178,7 +178,7 @@ export class SnapshotStore {
       let records: number;
       try {
         records = await writeSorted(sorted, temp.fd);
-        sealTemp(temp.fd, {});
+        await sealTempAsync(temp.fd);
       } finally {
         closeSync(temp.fd);
       }
@@ -342,7 +342,7 @@ export class StagedSnapshot {
     // The metadata's replace flushes the folder, which makes both renames durable.
     moveIntoPlace(this.current.dataPath, this.finalPath, { durable: false });
     try {
-      replaceFile(this.current.metaPath, `${JSON.stringify(this.current.meta, null, 2)}\n`);
+      await replaceFileAsync(this.current.metaPath, `${JSON.stringify(this.current.meta, null, 2)}\n`);
     } catch (error) {
       // Without its metadata the data file is no snapshot: take it back out of sight.
       rmSync(this.finalPath, { force: true });
