@@ -55,8 +55,9 @@ function unmark(value: Json): Json {
   return value;
 }
 
-// Documents that hold RawNumbers; everything from any other can use JSON.stringify.
-const losslessDocuments = new WeakSet<object>();
+// Documents that hold RawNumbers, each with the offsets of the tokens kept as text (see
+// `keptTokens`); everything from any other can use JSON.stringify.
+const losslessDocuments = new WeakMap<object, readonly number[]>();
 
 // A number token to keep is wrapped as a string that starts with U+0000, which no string of
 // the text can do unless the text holds the escape `\u0000` (then the careful parser runs).
@@ -68,10 +69,23 @@ export function parseJson(text: string): Json {
   const { inexact, depth } = scanNumbers(text);
   if (depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
   if (inexact.length === 0) return fast;
+  return parseKept(text, inexact);
+}
+
+/**
+ * What parseJson gives for a text it parsed before (elsewhere: the dataset's thread gets a
+ * page's text with them), given the tokens it kept then (`keptTokens` of that parse): the
+ * first parse and the scan of the text are not done again.
+ */
+export function parseKept(text: string, inexact: readonly number[]): Json {
+  if (inexact.length === 0) return JSON.parse(text) as Json;
   const value = text.includes('\\u0000') ? new LosslessParser(text).parseDocument() : unmark(JSON.parse(marked(text, inexact)) as Json);
-  if (value !== null && typeof value === 'object') losslessDocuments.add(value);
+  if (value !== null && typeof value === 'object') losslessDocuments.set(value, inexact);
   return value;
 }
+
+/** The offsets (pairs: start, end) of the number tokens parseJson kept as text in this document; undefined when it kept none. */
+export const keptTokens = (document: Json): readonly number[] | undefined => (document !== null && typeof document === 'object' ? losslessDocuments.get(document) : undefined);
 
 /** The text with each token of `inexact` (offset pairs) wrapped as a string that starts with U+0000. */
 function marked(text: string, inexact: readonly number[]): string {

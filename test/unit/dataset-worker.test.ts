@@ -74,6 +74,10 @@ describe('pageRecords: the worker picks the records the run printed', () => {
     expect(grantedRecords(asPage(text, 5)).map(stringifyJson)).toEqual(printed.map(stringifyJson));
     expect(grantedRecords(asPage(text, 3)).map(stringifyJson)).toEqual(printed.slice(0, 3).map(stringifyJson));
     expect(stringifyJson(grantedRecords(asPage(text, 1)))).toContain(`"userid":${PAST_64_BITS}`);
+    // As the run sends it: with where the run's own parse kept numbers as text, the same records.
+    const sent = readPage(reply(text), 1);
+    expect(sent.keptTokens?.length).toBeGreaterThan(0);
+    expect(grantedRecords({ ...asPage(text, 5), keptTokens: sent.keptTokens }).map(stringifyJson)).toEqual(printed.map(stringifyJson));
   });
 
   it('a body that is the record (routes without data) is one record', () => {

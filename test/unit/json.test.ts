@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawNumber, parseJson, stringifyJson } from '../../src/core/json.js';
+import { RawNumber, keptTokens, parseJson, parseKept, parsedLosslessly, stringifyJson } from '../../src/core/json.js';
+import { numberToken } from '../helpers/number-tokens.js';
 
 describe('lossless JSON', () => {
   it('keeps integers past 2^53 exactly as sent', () => {
@@ -23,5 +25,33 @@ describe('lossless JSON', () => {
 
   it.each(['{"a":12345678901234567', '{"a":12345678901234567,}', '[1234567890123456789 1]', '{"a":12345678901234567}x'])('rejects malformed %j', (bad) => {
     expect(() => parseJson(bad)).toThrow(SyntaxError);
+  });
+});
+
+describe('parseKept: a text parsed again, given the tokens parseJson kept', () => {
+  it('gives what parseJson gives, numbers kept as text alike, without scanning the text again', () => {
+    const value: fc.Arbitrary<string> = fc.letrec<{ v: string }>((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small' },
+        numberToken(25),
+        fc.string().map((x) => JSON.stringify(x)),
+        fc.constantFrom('true', 'null', '"\\u0000x"'),
+        fc.array(tie('v'), { maxLength: 4 }).map((xs) => `[${xs.join(',')}]`),
+        fc.dictionary(fc.string({ maxLength: 4 }), tie('v'), { maxKeys: 4 }).map((o) => `{${Object.entries(o).map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+      ),
+    })).v;
+    fc.assert(
+      fc.property(value, (text) => {
+        const once = parseJson(text);
+        const again = parseKept(text, keptTokens(once) ?? []);
+        expect(stringifyJson(again)).toBe(stringifyJson(once));
+        expect(again).toEqual(once);
+        expect(parsedLosslessly(again)).toBe(parsedLosslessly(once));
+      }),
+      { numRuns: 400 },
+    );
+    const page = '{"data":[{"id":1234567890123456789,"n":1.0}]}';
+    expect(keptTokens(parseJson(page))).toEqual([15, 34, 39, 42]);
+    expect(keptTokens(parseJson('{"id":1}'))).toBeUndefined();
   });
 });

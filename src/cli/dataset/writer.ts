@@ -1,5 +1,5 @@
 import { isObject, type JsonObject } from '../../core/classify.js';
-import { parseJson, type Json } from '../../core/json.js';
+import { parseJson, parseKept, type Json } from '../../core/json.js';
 import { pageRecords, type PageText } from '../../core/page.js';
 import { DatasetLayout, type Kind } from './layout.js';
 import { DatasetStream } from './stream.js';
@@ -113,9 +113,10 @@ export class DatasetWriter {
 }
 
 /** The records the run wrote of a page: its body read by the same rule as readPage, cut to the granted count. */
-export function grantedRecords({ text, granted, wholeBodyIsRecord, lossless }: PageText): JsonObject[] {
-  // The run's own parse found every number exact as a double: JSON.parse, without parseJson's scan of the text.
-  const body = lossless ? parseJson(text) : (JSON.parse(text) as Json);
+export function grantedRecords({ text, granted, wholeBodyIsRecord, lossless, keptTokens }: PageText): JsonObject[] {
+  // The run's own parse found every number exact as a double (JSON.parse), or said which it
+  // kept as text: the text is not scanned and parsed twice again (the second parse of a page).
+  const body = !lossless ? (JSON.parse(text) as Json) : keptTokens ? parseKept(text, keptTokens) : parseJson(text);
   if (!isObject(body)) throw new Error('a page body that is not an object reached the dataset');
   const { records } = pageRecords(body, wholeBodyIsRecord);
   return granted < records.length ? records.slice(0, granted) : records;

@@ -299,7 +299,7 @@ class JobRunner {
     // A page cut by --limit leaves records unfetched, even if it was the user's last.
     if (page.granted < page.records.length) this.cut.add(stat);
     let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
-    if (job.onRecords) await job.onRecords(records, page.lossless, { text: page.text, granted: records.length, wholeBodyIsRecord: job.request.wholeBodyIsRecord === true, lossless: page.lossless });
+    if (job.onRecords) await job.onRecords(records, page.lossless, { text: page.text, granted: records.length, wholeBodyIsRecord: job.request.wholeBodyIsRecord === true, lossless: page.lossless, keptTokens: page.keptTokens });
     if (job.hideRecords) records = [];
     await this.ctx.formatter.write(this.tagged(job, records), page.lossless);
   }
