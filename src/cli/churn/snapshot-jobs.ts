@@ -32,6 +32,9 @@ export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.raw) throw usageError('--snapshot cannot be used with --raw');
 }
 
+/** Users whose snapshots are committed at once: libuv's four threads flush their files meanwhile. */
+const COMMITS_AT_ONCE = 4;
+
 /** One user's staged snapshot, and the lock on its folder held until it is committed or dropped. */
 interface Held {
   user: string;
@@ -88,16 +91,29 @@ export class SnapshotCheckpoint implements Checkpoint {
     return () => this.commitCut(cut);
   }
 
+  /**
+   * Commits the users of a cut, a few at once: each commit waits on two flushes (its metadata
+   * and its folder), and a run with --out commits every user at its end. The first that fails
+   * ends it: no other starts, and those not committed are dropped with the rest.
+   */
   private async commitCut(cut: readonly Held[]): Promise<void> {
-    for (const held of cut) {
-      // Dropped since the cut (a commit before it failed): nothing of it is kept.
-      if (this.held.get(held.user) !== held) continue;
-      try {
-        await held.staged!.commit();
-      } catch (error) {
-        throw new SgqError(ExitCode.internal, `cannot store the snapshot of ${held.user} in ${this.store.root}: ${errorCode(error)}`, 'the records were written; the next run compares against the snapshot before; check free space and permissions');
+    // Dropped since the cut (a commit before it failed): nothing of it is kept.
+    const waiting = cut.filter((held) => this.held.get(held.user) === held);
+    let failed: { held: Held; error: unknown } | undefined;
+    const lane = async () => {
+      for (let held; !failed && (held = waiting.shift()); ) {
+        try {
+          await held.staged!.commit();
+        } catch (error) {
+          failed ??= { held, error };
+          return;
+        }
+        await this.release(held);
       }
-      await this.release(held);
+    };
+    await Promise.all(Array.from({ length: COMMITS_AT_ONCE }, lane));
+    if (failed) {
+      throw new SgqError(ExitCode.internal, `cannot store the snapshot of ${failed.held.user} in ${this.store.root}: ${errorCode(failed.error)}`, 'the records were written; the next run compares against the snapshot before; check free space and permissions');
     }
     this.nextCommit = Date.now() + STREAMING_COMMIT_MS;
   }
