@@ -125,6 +125,19 @@ describe('--snapshot and --changes', () => {
     }
   });
 
+  it('a run keeping snapshots or a dataset lets V8 grow its heaps to twice what they hold, and a plain run does not', async () => {
+    const s = await setup({ jack: ['amy', 'bob'] });
+    const asked = async (argv: string[]) => {
+      const flags: string[] = [];
+      const r = await s.run(argv, { setV8Flags: async (f) => void flags.push(f) });
+      expect(r.code, r.stderr).toBe(0);
+      return flags;
+    };
+    expect(await asked(['graph', 'followers', 'jack', '--all', '--snapshot'])).toContain('--heap-growing-percent=100');
+    expect(await asked(['graph', 'followers', 'jack', '--all', '--dataset', tempDir()])).toContain('--heap-growing-percent=100');
+    expect(await asked(['graph', 'followers', 'jack', '--all'])).not.toContain('--heap-growing-percent=100');
+  });
+
   it('refuses flags that would make a snapshot something else than the whole list', async () => {
     const s = await setup({});
     for (const args of [['--snapshot'], ['--all', '--changes'], ['--all', '--snapshot', '--since', '7d'], ['--all', '--snapshot', '--since-last'], ['--all', '--snapshot', '--raw']]) {

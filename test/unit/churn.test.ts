@@ -1,10 +1,11 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ExternalSort } from '../../src/core/churn/external-sort.js';
+import { ExternalSort, batchesOf } from '../../src/core/churn/external-sort.js';
+import { SnapshotStore } from '../../src/core/churn/store.js';
 import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
 import { keyReader, recordKey } from '../../src/core/churn/record-key.js';
 import { parseJson, stringifyJson } from '../../src/core/json.js';
@@ -15,6 +16,7 @@ import { createFormatter } from '../../src/cli/output/formats.js';
 import { StreamSink } from '../../src/cli/output/sink.js';
 import { tempDir } from '../helpers/run.js';
 
+const NIGHT = '2026-11-20T03:15:00.000Z';
 const line = (username: string, extra: Record<string, unknown> = {}) => JSON.stringify({ username, ...extra });
 
 async function collect<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
@@ -97,6 +99,22 @@ describe('recordKey', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('SnapshotStore: a staged snapshot', () => {
+  it('holds exactly its lines as gzip NDJSON, whatever their length and characters (written in pieces, long lines alone)', async () => {
+    const store = new SnapshotStore(tempDir('sgq-store-'), { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox');
+    const subject = { profile: 'default', route: 'graph/get_followers', how: 'username', user: 'jack' };
+    // Around the 64 KiB scratch (21,845 UTF-16 units at 3 bytes each): short, long, and longer lines, two-byte and astral text.
+    const sizes = [1, 100, 21_844, 21_845, 21_846, 30_000, 70_000, 5, 200_000, 3];
+    const lines = sizes.map((n, i) => JSON.stringify({ username: `u${String(i).padStart(2, '0')}`, bio: 'é😀a'.repeat(Math.ceil(n / 4)).slice(0, n) }));
+    const keyed = lines.map((line, i) => ({ key: `u${String(i).padStart(2, '0')}`, line }));
+    const { current } = await store.commit(subject, batchesOf(keyed), { taken_at: NIGHT, complete: true, credits_used: 1, pages: 1, sorted_by: 'username', identity: 'username' });
+    await current.handle.close();
+    const [kept] = store.history(subject);
+    expect(kept!.meta.records).toBe(lines.length);
+    expect(gunzipSync(readFileSync(kept!.dataPath)).toString('utf8')).toBe(`${lines.join('\n')}\n`);
   });
 });
 

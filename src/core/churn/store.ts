@@ -381,7 +381,7 @@ async function writeSorted(sorted: AsyncIterable<Keyed[]>, fd: number): Promise<
       (async function* () {
         for await (const batch of sorted) {
           records += batch.length;
-          yield linesAsBytes(batch);
+          yield* linesAsBytes(batch);
         }
       })(),
       // One batch in flight: what waits for gzip is held in memory.
@@ -394,17 +394,29 @@ async function writeSorted(sorted: AsyncIterable<Keyed[]>, fd: number): Promise<
 }
 
 /**
- * A batch's lines as UTF-8, each ended by LF, written one by one into a buffer sized for the
- * worst case (3 bytes a UTF-16 unit): a fourth of what joining them into one string to encode cost.
+ * A batch's lines as UTF-8, each ended by LF, in pieces of about 64 KiB: each line is written
+ * into one scratch buffer, emptied into a piece of its own size when full (encoding a joined
+ * string cost four times as much; a buffer the size of the batch was a large allocation per
+ * user, which malloc kept around).
  */
-function linesAsBytes(batch: readonly Keyed[]): Buffer {
-  let most = 0;
-  for (const item of batch) most += item.line.length * 3 + 1;
-  const bytes = Buffer.allocUnsafe(most);
+function* linesAsBytes(batch: readonly Keyed[]): Generator<Buffer> {
   let at = 0;
   for (const item of batch) {
-    at += bytes.write(item.line, at);
-    bytes[at++] = 0x0a;
+    // A UTF-16 unit takes at most 3 bytes; a line longer than the scratch goes on its own.
+    const most = item.line.length * 3 + 1;
+    if (at > 0 && at + most > SCRATCH.length) {
+      yield Buffer.from(SCRATCH.subarray(0, at));
+      at = 0;
+    }
+    if (most > SCRATCH.length) {
+      yield Buffer.from(`${item.line}\n`);
+      continue;
+    }
+    at += SCRATCH.write(item.line, at);
+    SCRATCH[at++] = 0x0a;
   }
-  return bytes.subarray(0, at);
+  if (at > 0) yield Buffer.from(SCRATCH.subarray(0, at));
 }
+
+/** Filled and emptied within one step of linesAsBytes, never across an await: one for every writer. */
+const SCRATCH = Buffer.allocUnsafe(64 * 1024);
