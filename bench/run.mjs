@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, nightly, table)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, nightly, notify, table, history)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
 //                  in the big batch), a nightly job of 200 accounts instead of 2,000
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { createGzip } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // BENCH_TREE=DIR measures the sgq built in another checkout (its bin/, dist/ and package.json),
@@ -51,6 +51,8 @@ const PROTOCOL_USERS = QUICK ? 50 : 200; // --snapshot users, each locked, stage
 const PARALLEL_RUNS = QUICK ? 1 : Math.min(RUNS, 3); // --parallel 1 over 400 pages takes ~45 s a run
 // The table's flat memory on a terminal: a run of this many followers, printed page by page.
 const TABLE_BIG = QUICK ? 200_000 : 1_000_000;
+const HISTORY_NIGHTS = 365; // `sgq history` over a year of nightly snapshots
+const HISTORY_FOLLOWERS = QUICK ? 2_000 : 10_000;
 const NODE = process.execPath;
 
 const log = (msg) => process.stderr.write(`bench: ${msg}\n`);
@@ -251,7 +253,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['table', () => tableFigures()]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -770,6 +772,61 @@ async function protocol(env) {
   row(`the same with \`--changes\` (each user diffed against the previous snapshot, the changes written, then both committed) vs without --snapshot (median of ${RUNS})`, `${fmt(changes)} ms`, `${fmt(plain)} ms`, `${(changes / plain).toFixed(2)}x`, 'informational');
 }
 
+const NOTIFY_USERS = QUICK ? 200 : 2000; // a nightly --snapshot --changes run over this many users, each with changes
+
+// 12. notify (issue 36): what --notify adds to a night of --snapshot --changes. Night 1 is
+// taken once against a sandbox whose lists churn (--churn 0.05, its clock on night 1); each
+// timed run starts from a copy of that store and takes night 2 (the clock a day later), so
+// every user has gains, losses and flickers to report. With --notify the run also keeps its
+// notification (written and fsynced before the snapshots commit) and posts it, once, to a
+// receiver on loopback that answers 200 at once.
+async function notifyCost() {
+  const input = Array.from({ length: NOTIFY_USERS }, (_, i) => `night${i}_50\n`).join(''); // about 50 followers each
+  const base = join(scratch, 'notify-night1');
+  const store = join(scratch, 'notify-store');
+  const night = (env, dir, extra) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--snapshot', '--changes', '--snapshot-dir', dir, '-o', 'ndjson', '--quiet', ...extra], { env, input });
+  log(`notify: ${fmt(NOTIFY_USERS)} users × about 50 followers, night 1 once, then night 2 ${RUNS} times each with and without --notify`);
+  const first = await startSandbox(['--churn', '0.05', '--clock', '2026-11-01T03:15:00Z'], 'service');
+  try {
+    await night(first.env, base, []);
+  } finally {
+    await stop(first.child);
+  }
+  let posts = 0;
+  let bytes = 0;
+  const { createServer } = await import('node:http');
+  const receiver = createServer((req, res) => {
+    req.on('data', (chunk) => (bytes += chunk.length));
+    req.on('end', () => {
+      posts++;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${receiver.address().port}/hook/bench`;
+  const second = await startSandbox(['--churn', '0.05', '--clock', '2026-11-02T03:15:00Z'], 'service');
+  try {
+    const fromNight1 = (extra) => () => {
+      rmSync(store, { recursive: true, force: true });
+      cpSync(base, store, { recursive: true });
+      return night(second.env, store, extra);
+    };
+    const [without, withNotify] = await sideBySide([{ run: fromNight1([]) }, { run: fromNight1(['--notify', url]) }], RUNS);
+    if (posts !== RUNS) throw new Error(`the receiver got ${posts} notifications from ${RUNS} runs with --notify`);
+    const ratio = withNotify / without;
+    row(
+      `\`--notify\` on a night of \`--snapshot --changes\` over ${fmt(NOTIFY_USERS)} users (every user with changes; the notification, ${fmt(bytes / posts / 1024)} KiB, kept then posted once to a receiver on loopback) vs the same night without it (median of ${RUNS})`,
+      `${fmt(withNotify)} ms`,
+      `${fmt(without)} ms`,
+      `${ratio.toFixed(2)}x`,
+      'informational (what a notification delivered at least once costs a night)',
+    );
+  } finally {
+    await stop(second.child);
+    receiver.close();
+  }
+}
+
 const DATASET_BIG = QUICK ? 100_000 : 1_000_000; // records of the run whose peak RSS --dataset must keep under 150 MiB
 
 /** --dataset: the cost of writing Parquet beside an export, and its memory on a large run. */
@@ -915,4 +972,64 @@ async function tableEngines() {
   const rss = Object.fromEntries(['sgq', 'cli-table3'].map((e) => [e, figures(e, TABLE_BIG).peakRssMiB]));
   row(`rendering ${fmt(records)} followers page by page at 80 columns, in process (bench/table-engines.mjs): cli-table3 (borderless, the first page's widths) vs sgq's table (the same cells and widths); peak RSS at ${fmt(TABLE_BIG)} records ${rss['cli-table3']} vs ${rss.sgq} MiB`, `${fmt(ms['cli-table3'])} ms`, `${fmt(ms.sgq)} ms`, `${(ms['cli-table3'] / ms.sgq).toFixed(2)}x`, 'informational (why sgq keeps its own table)');
   notes.push(`table: of the first page at 80 columns, cli-table3 printed ${check['cli-table3'].misaligned} of ${check['cli-table3'].lines} lines misaligned by Unicode's measure (it counts a zero-width space as one column, Devanagari by code point) and ${check['cli-table3'].loneSurrogates} with a lone surrogate; sgq's table ${check.sgq.misaligned} and ${check.sgq.loneSurrogates}`);
+}
+
+
+/**
+ * Writes a year of nightly snapshots of one account, as sgq 5.0 kept them (no counts in their
+ * metadata): about HISTORY_FOLLOWERS followers, some leaving and some coming each night.
+ * Ids of one length, so their text order is their order. Returns the gains and losses written.
+ */
+function writeHistoryStore(folder) {
+  let seed = 11;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  let members = Array.from({ length: HISTORY_FOLLOWERS }, (_, i) => 1_000_000_000 + i);
+  let next = 1_000_000_000 + HISTORY_FOLLOWERS;
+  const totals = { gained: 0, lost: 0 };
+  for (let night = 0; night < HISTORY_NIGHTS; night++) {
+    if (night > 0) {
+      const leaving = new Set(Array.from({ length: Math.floor(random() * HISTORY_FOLLOWERS * 0.006) }, () => members[Math.floor(random() * members.length)]));
+      members = members.filter((id) => !leaving.has(id));
+      const coming = Math.floor(random() * HISTORY_FOLLOWERS * 0.007);
+      for (let k = 0; k < coming; k++) members.push(next++);
+      totals.lost += leaving.size;
+      totals.gained += coming;
+    }
+    const takenAt = new Date(Date.UTC(2025, 10, 1, 3, 15) + night * 86_400_000).toISOString();
+    const base = `${takenAt.replaceAll(':', '-')}-hist${String(night).padStart(3, '0')}`;
+    const text = members.map((id) => `{"follower_username":"f${id}","follower_userid":${id}}\n`).join('');
+    writeFileSync(join(folder, `${base}.ndjson.gz`), gzipSync(text, { level: 1 }));
+    const meta = { version: 1, profile: 'default', route: 'graph/get_followers', how: 'username', user: 'history_bench', taken_at: takenAt, complete: true, pages: Math.ceil(members.length / 500), records: members.length, credits_used: Math.ceil(members.length / 500), sorted_by: 'follower_userid', identity: 'id', file: `${base}.ndjson.gz`, seq: night + 1 };
+    writeFileSync(join(folder, `${base}.json`), JSON.stringify(meta));
+  }
+  return totals;
+}
+
+// 14. history (issue 36): `sgq history` over a year of nightly snapshots of a 10k-follower
+// account. The counts are kept in each snapshot's metadata when it commits; a store of an older
+// sgq is counted once (each night diffed against the one before) and its counts kept.
+async function history() {
+  const store = join(scratch, 'history-store');
+  rmSync(store, { recursive: true, force: true });
+  const folder = join(store, 'default', 'graph.get_followers', 'username', 'history_bench');
+  mkdirSync(folder, { recursive: true });
+  log(`history: writing ${HISTORY_NIGHTS} snapshots of about ${fmt(HISTORY_FOLLOWERS)} followers`);
+  const totals = writeHistoryStore(folder);
+  const args = [...SGQ, 'history', 'history_bench', '--snapshot-dir', store, '-o', 'csv'];
+  log('history: the first sgq history, counting the store once');
+  const first = await run(NODE, args, { capture: true, rss: true });
+  const later = await run(NODE, [...SGQ, 'history', 'history_bench', '--snapshot-dir', store, '--since', '2025-11-02', '-o', 'ndjson'], { capture: true });
+  log(`history: ${RUNS} runs with the counts kept`);
+  let sha = '';
+  const [kept] = await sideBySide([{ run: async () => { const r = await run(NODE, args, { capture: true }); sha = r.sha; return r; } }], RUNS);
+  // Right: a line per snapshot (and the header), the same output once the counts are kept.
+  const right = first.lines === HISTORY_NIGHTS + 1 && later.lines === HISTORY_NIGHTS - 1 && sha === first.sha;
+  row(`\`sgq history USER\`: ${fmt(HISTORY_NIGHTS)} nightly snapshots of about ${fmt(HISTORY_FOLLOWERS)} followers (${fmt(totals.gained)} gained, ${fmt(totals.lost)} lost in all), the counts kept in each snapshot's metadata (median of ${RUNS})`, `${fmt(kept)} ms`, 'n/a', 'n/a', `a few seconds (≤ 3 s) ${verdict(kept <= 3000 && right)}`);
+  row(`the first \`sgq history\` of the same store as sgq 5.0 left it (no counts): each night diffed against the one before and the counts kept; peak RSS ${(first.rssKiB / 1024).toFixed(1)} MiB`, `${fmt(first.ms)} ms`, 'n/a', 'n/a', 'informational (once per store)');
+  const page = join(scratch, 'history.html');
+  log('history: the page of the year, once');
+  const html = await run(NODE, [...SGQ, 'history', 'history_bench', '--snapshot-dir', store, '--html', page], { rss: true });
+  const bytes = readFileSync(page).length;
+  row(`\`sgq history USER --html\` of that year (each night diffed again for the lists of who came and who left): a ${fmt(bytes / 1024)} KiB page, peak RSS ${(html.rssKiB / 1024).toFixed(1)} MiB`, `${fmt(html.ms)} ms`, 'n/a', 'n/a', 'informational');
+  rmSync(store, { recursive: true, force: true });
 }

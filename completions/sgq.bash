@@ -7,7 +7,7 @@
 # The subcommands of command $1 ('' for sgq itself) in REPLY; fails when it has none.
 __sgq_subcommands() {
   case $1 in
-    '') REPLY='graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion' ;;
+    '') REPLY='graph alpha metadata lists info api config credits cache sandbox diff history snapshots dataset fmt describe completion' ;;
     'graph') REPLY='followers following' ;;
     'alpha') REPLY='score-history classification' ;;
     'metadata') REPLY='history tweets latest-tweets userid follower-count past-usernames latest current current-followers current-following current-tweets' ;;
@@ -24,8 +24,8 @@ __sgq_subcommands() {
 __sgq_options() {
   case $1 in
     '') REPLY='-V --version' ;;
-    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --confirm-lost --notify --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --confirm-lost --notify --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'alpha classification') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
@@ -45,8 +45,9 @@ __sgq_options() {
     'api') REPLY='-X --method -f --raw-field -F --field --paginate -i --include -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'config list') REPLY='-o --output' ;;
     'credits') REPLY='--refresh --json --forget-prices' ;;
-    'sandbox') REPLY='--port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial --trial-limits --detach' ;;
+    'sandbox') REPLY='--port --ttl --prefix --clock --churn --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial --trial-limits --detach' ;;
     'diff') REPLY='--following --how --at --key --changed --snapshot-dir -o --output --fields --wide --bigint-as-string --out --wait-lock' ;;
+    'history') REPLY='--following --how --since --until --dataset --snapshot-dir --html -o --output --fields --wide --out --wait-lock' ;;
     'snapshots list') REPLY='--snapshot-dir -o --output --fields' ;;
     'snapshots prune') REPLY='--keep --snapshot-dir' ;;
     'dataset info') REPLY='--schema --files -o --output --fields' ;;
@@ -64,14 +65,14 @@ __sgq_option() {
   case $1 in
     'graph followers')
       case $2 in
-        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --confirm-lost | --notify | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
-        --how | --since | --key | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --confirm-lost | --notify | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
@@ -200,7 +201,7 @@ __sgq_option() {
       esac ;;
     'sandbox')
       case $2 in
-        --port | --ttl | --prefix | --clock | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed | --trial-limits) REPLY=''; return 0 ;;
+        --port | --ttl | --prefix | --clock | --churn | --credits | --latency-ms | --fail-first | --fail-status | --fail-rate | --reset-rate | --hang-rate | --rate-limit-rate | --retry-after | --fail-page | --error-status | --seed | --trial-limits) REPLY=''; return 0 ;;
         --shape) REPLY='w:service spec'; return 0 ;;
         --malformed) REPLY='w:html truncated text data-object bad-page huge page-back page-repeat page-empty page-ignored page-items'; return 0 ;;
       esac ;;
@@ -209,6 +210,12 @@ __sgq_option() {
         --how | --at | --key | --snapshot-dir | --fields | --wait-lock) REPLY=''; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --out) REPLY=files; return 0 ;;
+      esac ;;
+    'history')
+      case $2 in
+        --how | --since | --until | --dataset | --snapshot-dir | --fields | --wait-lock) REPLY=''; return 0 ;;
+        --html | --out) REPLY=files; return 0 ;;
+        -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
       esac ;;
     'snapshots list')
       case $2 in
@@ -250,10 +257,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost' ;;
     'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;

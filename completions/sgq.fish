@@ -7,7 +7,7 @@
 function __sgq_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff snapshots dataset fmt describe completion
+            printf '%s\n' graph alpha metadata lists info api config credits cache sandbox diff history snapshots dataset fmt describe completion
         case 'graph'
             printf '%s\n' followers following
         case 'alpha'
@@ -31,9 +31,9 @@ end
 function __sgq_takes_value
     switch "$argv[1]"
         case 'graph followers'
-            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --confirm-lost --notify --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'graph following'
-            contains -- $argv[2] --how --since --state --key --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
+            contains -- $argv[2] --how --since --state --key --confirm-lost --notify --snapshot-dir --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha score-history'
             contains -- $argv[2] --how --page --max-pages --parallel --concurrency -o --output --fields --jq --arg --argjson --out --wait-lock --summary --dataset --limit --max-credits --cache --max-wait --trace; and return 0
         case 'alpha classification'
@@ -71,9 +71,11 @@ function __sgq_takes_value
         case 'config list'
             contains -- $argv[2] -o --output; and return 0
         case 'sandbox'
-            contains -- $argv[2] --port --ttl --prefix --clock --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial-limits; and return 0
+            contains -- $argv[2] --port --ttl --prefix --clock --churn --credits --shape --latency-ms --fail-first --fail-status --fail-rate --reset-rate --hang-rate --rate-limit-rate --retry-after --fail-page --malformed --error-status --seed --trial-limits; and return 0
         case 'diff'
             contains -- $argv[2] --how --at --key --snapshot-dir -o --output --fields --out --wait-lock; and return 0
+        case 'history'
+            contains -- $argv[2] --how --since --until --dataset --snapshot-dir --html -o --output --fields --out --wait-lock; and return 0
         case 'snapshots list'
             contains -- $argv[2] --snapshot-dir -o --output --fields; and return 0
         case 'snapshots prune'
@@ -147,7 +149,7 @@ complete -c sgq -f
 complete -c sgq -l profile -x -a '(command sgq completion --profiles 2>/dev/null)' -d 'config profile to use (env SGQ_PROFILE)'
 complete -c sgq -l base-url -x -d 'service address (env SGQ_BASE_URL; default https://toto.oz.xyz)'
 complete -c sgq -l sandbox -d 'run against a built-in local sandbox with a demo key (no account needed)'
-complete -c sgq -s q -l quiet -d 'print nothing on stderr unless something fails or data is left out'
+complete -c sgq -s q -l quiet -d 'on success, print on stderr only what you asked for (--summary json, warn-credits) and what needs your action (data left out or not kept exactly)'
 complete -c sgq -s v -l verbose -d 'trace requests, retries and the summary on stderr (never the API key)'
 complete -c sgq -l timeout -x -d 'per-request time limit covering connect, headers and body (default 30)'
 complete -c sgq -l retries -x -d 'retries of a transient failure (default 3)'
@@ -165,6 +167,7 @@ complete -c sgq -n '__sgq_at ""' -a credits -d 'Print the last balance sgq saw f
 complete -c sgq -n '__sgq_at ""' -a cache -d 'Show or clear the answers kept by --cache'
 complete -c sgq -n '__sgq_at ""' -a sandbox -d 'Serve a local stand-in of the whole service on 127.0.0.1'
 complete -c sgq -n '__sgq_at ""' -a diff -d 'Followers gained and lost between the last two snapshots of a user, or between two exports'
+complete -c sgq -n '__sgq_at ""' -a history -d 'Followers over time: the count, gained and lost at each snapshot of a user, as records, a chart or a page'
 complete -c sgq -n '__sgq_at ""' -a snapshots -d 'List and prune the snapshots kept by --snapshot'
 complete -c sgq -n '__sgq_at ""' -a dataset -d 'Inspect and compact the Parquet dataset written by --dataset'
 complete -c sgq -n '__sgq_at ""' -a fmt -d 'Re-render what sgq wrote before (NDJSON records or --raw bodies) in another shape, offline: no config, no request'
@@ -184,6 +187,8 @@ complete -c sgq -n '__sgq_in "graph followers"' -l state -r -F -d 'where --since
 complete -c sgq -n '__sgq_in "graph followers"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
 complete -c sgq -n '__sgq_in "graph followers"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
 complete -c sgq -n '__sgq_in "graph followers"' -l key -x -d 'with --snapshot, the field that identifies an account (default: its id, else its username)'
+complete -c sgq -n '__sgq_in "graph followers"' -l confirm-lost -x -d 'with --snapshot, an account is lost once missing from N snapshots in a row (default 1, or the confirm-lost setting)'
+complete -c sgq -n '__sgq_in "graph followers"' -l notify -x -d 'with --snapshot, POST the changes found to this webhook (Slack, Discord, …); shows in ps: prefer the notify setting'
 complete -c sgq -n '__sgq_in "graph followers"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph followers"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph followers"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
@@ -220,6 +225,8 @@ complete -c sgq -n '__sgq_in "graph following"' -l state -r -F -d 'where --since
 complete -c sgq -n '__sgq_in "graph following"' -l snapshot -d 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'
 complete -c sgq -n '__sgq_in "graph following"' -l changes -d 'with --snapshot, print only who was gained and lost since the previous snapshot'
 complete -c sgq -n '__sgq_in "graph following"' -l key -x -d 'with --snapshot, the field that identifies an account (default: its id, else its username)'
+complete -c sgq -n '__sgq_in "graph following"' -l confirm-lost -x -d 'with --snapshot, an account is lost once missing from N snapshots in a row (default 1, or the confirm-lost setting)'
+complete -c sgq -n '__sgq_in "graph following"' -l notify -x -d 'with --snapshot, POST the changes found to this webhook (Slack, Discord, …); shows in ps: prefer the notify setting'
 complete -c sgq -n '__sgq_in "graph following"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
 complete -c sgq -n '__sgq_in "graph following"' -l page -x -d 'page to fetch (default 1)'
 complete -c sgq -n '__sgq_in "graph following"' -l all -d 'follow next_page until it is null, writing records as pages arrive'
@@ -704,20 +711,20 @@ complete -c sgq -n '__sgq_in "api"' -l max-wait -x -d 'wait out a rate limit (42
 complete -c sgq -n '__sgq_in "api"' -l trace -r -F -d 'write every exchange (headers, status, sizes, timings; key masked) to FILE as NDJSON'
 
 # sgq config
-complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal'
-complete -c sgq -n '__sgq_at "config"' -a get -d 'print a setting (the API key is masked)'
+complete -c sgq -n '__sgq_at "config"' -a set -d 'set a setting; api-key and notify (and a value not given) are read from stdin, with a hidden prompt on a terminal'
+complete -c sgq -n '__sgq_at "config"' -a get -d 'print a setting (the API key and the notify URL are masked)'
 complete -c sgq -n '__sgq_at "config"' -a unset -d 'remove a setting'
-complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the profile (the API key is masked); -o json: every setting, its value and where it comes from'
+complete -c sgq -n '__sgq_at "config"' -a list -d 'print the settings of the profile (the API key and the notify URL are masked); -o json: every setting, its value and where it comes from'
 complete -c sgq -n '__sgq_at "config"' -a path -d 'print where the config file is'
 
 # sgq config set
-complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\' bigint-as-string\\t\'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)\''
+complete -c sgq -n '__sgq_arg "config set" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\' bigint-as-string\\t\'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)\' notify\\t\'URL a --snapshot run POSTs the changes it found to, as JSON (Slack, Discord or any webhook; see docs/churn.md); it may hold a secret, so it is read like the key\' confirm-lost\\t\'a --snapshot run reports an account lost once it is missing from this many complete snapshots in a row (default 1)\''
 
 # sgq config get
-complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\' bigint-as-string\\t\'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)\''
+complete -c sgq -n '__sgq_arg "config get" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\' bigint-as-string\\t\'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)\' notify\\t\'URL a --snapshot run POSTs the changes it found to, as JSON (Slack, Discord or any webhook; see docs/churn.md); it may hold a secret, so it is read like the key\' confirm-lost\\t\'a --snapshot run reports an account lost once it is missing from this many complete snapshots in a row (default 1)\''
 
 # sgq config unset
-complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\' bigint-as-string\\t\'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)\''
+complete -c sgq -n '__sgq_arg "config unset" 0' -a 'api-key\\t\'API key sent as x-api-key\' base-url\\t\'service address, may carry a path prefix\' output\\t\'default output format when stdout is not a terminal\' timeout\\t\'seconds per request\' retries\\t\'retries of a transient failure\' snapshot-dir\\t\'where --snapshot keeps snapshots\' dataset\\t\'the folder every route run appends its records to as Parquet (see docs/dataset.md)\' parallel\\t\'pages of one user asked at once with --all\' warn-credits\\t\'warn on stderr when a run leaves fewer credits than this\' cache\\t\'keep successful answers this long (30m, 1h, 7d) and reuse them\' prices\\t\'credits a call costs, as route=credits pairs (graph/get_followers=5,metadata/get_tweets=2), over the public table\' plan\\t\'the account\\\'s plan: trial (paces calls within the routes\\\' hourly limits) or paid; unset, sgq learns trial from a refusal\' rate-limits\\t\'a trial account\\\'s requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits\' bigint-as-string\\t\'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)\' notify\\t\'URL a --snapshot run POSTs the changes it found to, as JSON (Slack, Discord or any webhook; see docs/churn.md); it may hold a secret, so it is read like the key\' confirm-lost\\t\'a --snapshot run reports an account lost once it is missing from this many complete snapshots in a row (default 1)\''
 
 # sgq config list
 complete -c sgq -n '__sgq_in "config list"' -s o -l output -x -a 'text\\t\'lines of text for people (the default)\' json\\t\'one JSON document for programs\'' -d 'text: the profile\'s settings as name=value lines; json: every setting with its source'
@@ -736,6 +743,7 @@ complete -c sgq -n '__sgq_in "sandbox"' -l port -x -d 'port to listen on (defaul
 complete -c sgq -n '__sgq_in "sandbox"' -l ttl -x -d 'stop by itself after this long'
 complete -c sgq -n '__sgq_in "sandbox"' -l prefix -x -d 'serve under a path prefix, as a gateway would (/social)'
 complete -c sgq -n '__sgq_in "sandbox"' -l clock -x -d 'timestamp of the newest follower (default: the start of this hour)'
+complete -c sgq -n '__sgq_in "sandbox"' -l churn -x -d 'followers come, go and flicker with the clock: about this fraction of a list leaves each day, as many come, as many more are missing for the day'
 complete -c sgq -n '__sgq_in "sandbox"' -l credits -x -d 'starting balance of the demo key'
 complete -c sgq -n '__sgq_in "sandbox"' -l shape -x -a 'service\\t\'the service\\\'s records: follower_username, follower_userid, … (the default)\' spec\\t\'the spec\\\'s two-field example: username, last_checked\'' -d 'records as the service shapes them (service, the default), or as the spec\'s two-field example (spec)'
 complete -c sgq -n '__sgq_in "sandbox"' -l latency-ms -x -d 'fault: added before every answer'
@@ -767,6 +775,20 @@ complete -c sgq -n '__sgq_in "diff"' -l wide -d 'table: every field as a column,
 complete -c sgq -n '__sgq_in "diff"' -l bigint-as-string -d 'json, ndjson, yaml: write integers past ±2^53 as strings, for jq 1.6 (setting bigint-as-string)'
 complete -c sgq -n '__sgq_in "diff"' -l out -r -F -d 'write to FILE, replaced only when the diff succeeds'
 complete -c sgq -n '__sgq_in "diff"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
+
+# sgq history
+complete -c sgq -n '__sgq_in "history"' -l following -d 'the accounts a user follows, not its followers'
+complete -c sgq -n '__sgq_in "history"' -l how -x -d 'the --how the snapshots were taken with (default username)'
+complete -c sgq -n '__sgq_in "history"' -l since -x -d 'only snapshots taken at or after DATE (ISO 8601 date or date-time, or an age such as 30d)'
+complete -c sgq -n '__sgq_in "history"' -l until -x -d 'only snapshots taken at or before DATE (a date means its end, UTC)'
+complete -c sgq -n '__sgq_in "history"' -l dataset -x -d 'read the runs kept in the Parquet dataset DIR instead of the snapshot store (each run\'s records of the user: see docs/churn.md)'
+complete -c sgq -n '__sgq_in "history"' -l snapshot-dir -x -d 'where snapshots are kept (default: $XDG_DATA_HOME/sgq/snapshots)'
+complete -c sgq -n '__sgq_in "history"' -l html -r -F -d 'write a page that opens offline: the charts, and who came and who left at each snapshot'
+complete -c sgq -n '__sgq_in "history"' -s o -l output -x -a 'table\\t\'aligned columns for reading (the default on a terminal; holds records until the end)\' json\\t\'one array of every record, streamed page by page\' ndjson\\t\'one JSON record a line, written as pages arrive (the default into a pipe or file)\' csv\\t\'RFC 4180 with a header line (--no-header leaves it out); nested values as JSON\' tsv\\t\'tab-separated, one line a record; tab, line break and backslash escaped\' yaml\\t\'one YAML document, the list of every record, written as pages arrive\' yaml-stream\\t\'a YAML stream, one document (---) a record\' parquet\\t\'columnar file for DuckDB, Spark and others; only with --out FILE\'' -d 'table, json, ndjson, csv, tsv, yaml, yaml-stream, parquet (default: from the extension of --out FILE, else a chart on a terminal, else ndjson)'
+complete -c sgq -n '__sgq_in "history"' -l fields -x -d 'comma-separated fields to print, in this order'
+complete -c sgq -n '__sgq_in "history"' -l wide -d 'table: every field as a column, nothing cut (default: a few columns chosen for reading)'
+complete -c sgq -n '__sgq_in "history"' -l out -r -F -d 'write the records to FILE, replaced only when the run succeeds'
+complete -c sgq -n '__sgq_in "history"' -l wait-lock -x -d 'wait up to this long (30s, 5m) for another run using the same --out or state file'
 
 # sgq snapshots
 complete -c sgq -n '__sgq_at "snapshots"' -a list -d 'print what is stored: one record per snapshot'

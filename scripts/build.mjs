@@ -13,6 +13,8 @@
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
+//   dist/vendor/uplot.cjs  uPlot's script and style as two strings, for the page of
+//                        `sgq history --html` (src/cli/churn/uplot-assets.ts), required by it alone
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
 //   dist/jq-early.cjs    what cli.cjs asks of a line with --jq (which filter needs jq's thread, and
 //                        starting it early): a file of its own, so that every other run's cli.cjs,
@@ -202,7 +204,15 @@ const builds = [
     plugins: [
       stubs,
       requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+      requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
     ],
+  }),
+  // uPlot's two files as strings (the sources read them from the package: src/cli/churn/uplot-assets.ts).
+  build({
+    ...common,
+    stdin: { contents: "exports.script = require('uplot/dist/uPlot.iife.min.js'); exports.style = require('uplot/dist/uPlot.min.css');", resolveDir: '.', loader: 'js' },
+    loader: { '.js': 'text', '.css': 'text' },
+    outfile: 'dist/vendor/uplot.cjs',
   }),
   // --jq's worker thread (src/cli/output/jq-worker.ts), started by main.cjs from beside it.
   build({

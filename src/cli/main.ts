@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ExitCode, failureLine } from '../core/errors.js';
 import { failed } from './failure.js';
 import type { Io } from './io.js';
+import { visible } from './output/visible.js';
 
 export { processIo } from './io.js';
 import { buildProgram, wholeTree } from './program.js';
@@ -21,7 +22,7 @@ export async function main(argv: readonly string[], io: Io): Promise<number> {
   const program = buildProgram(io, state);
   const unknown = unknownHelpSubject(program, argv);
   if (unknown !== undefined) {
-    io.stderr.write(`sgq: ${failureLine(`no help for ${JSON.stringify(unknown)}: it is neither a command nor a help topic`, 'see `sgq --help` for both')}\n`);
+    io.stderr.write(`sgq: ${visible(failureLine(`no help for ${JSON.stringify(unknown)}: it is neither a command nor a help topic`, 'see `sgq --help` for both'))}\n`);
     return ExitCode.usage;
   }
   try {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Io } from './io.js';
+import { visible } from './output/visible.js';
 import { globalOptions } from './global-options.js';
 import { VERSION } from '../core/version.js';
 import { runHandler } from './plain-line.js';
@@ -124,7 +125,7 @@ function rootCommand(io: Io): Command {
       // Commander's own errors become one line in sgq's voice, with the help of the command
       // that was typed. One line: the suggestion joins it, and a closing full stop does not meet the `;`.
       outputError: (text, write) =>
-        write(`sgq: ${oneLine(text.replace(/^error: /, ''))}; see \`${commandLine(typedCommand(program, argvOf(program)))} --help\`\n`),
+        write(`sgq: ${visible(`${oneLine(text.replace(/^error: /, ''))}; see \`${commandLine(typedCommand(program, argvOf(program)))} --help\``)}\n`),
     });
   setHelpAfter(
     program,

@@ -10,6 +10,8 @@ const LEFT_OUT_BY_FLAG = [
   ['--changes', 'changes'],
   ['--snapshot-dir', 'snapshotDir'],
   ['--key', 'key'],
+  ['--notify', 'notify'],
+  ['--confirm-lost', 'confirmLost'],
   ['--sandbox', 'sandbox'],
 ] as const;
 

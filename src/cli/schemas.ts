@@ -91,6 +91,11 @@ function buildSchemas() {
           },
           additionalProperties: true,
         },
+        prices: {
+          type: 'object',
+          additionalProperties: count,
+          description: 'the prices this run measured from the balances, in credits a call by route (graph/get_followers): those later runs on the profile use; present only when one was measured',
+        },
         exit_code: count,
       },
       additionalProperties: true,

@@ -188,11 +188,17 @@ function messageOf(body: Json | undefined, text: string): string {
   return snippet ? `: ${snippet}` : '';
 }
 
+/**
+ * The longest Retry-After sgq reads, in ms: about 285,000 years. A longer one (a number of 400
+ * digits is Infinity) is read as this, so a wait is always a finite number in messages.
+ */
+const LONGEST_RETRY_AFTER_MS = Number.MAX_SAFE_INTEGER;
+
 /** Retry-After in seconds or as an HTTP date (RFC 9110 §10.2.3). */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  if (/^\d+$/.test(text.trim())) return Math.min(Number(text.trim()) * 1000, LONGEST_RETRY_AFTER_MS);
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

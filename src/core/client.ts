@@ -12,6 +12,7 @@ import { normalizeRoutePath } from './routes.js';
 import { isoSecond, waitWords } from './wait-words.js';
 import { NodeTransport, UndiciTransport, type Transport } from './transport.js';
 import { HookRunner, type RequestEvent, type ResponseEvent, type SgqHooks } from './hooks.js';
+import { classify as fileTrouble } from '../fs/errors.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -161,6 +162,47 @@ export function splitBaseUrl(baseUrl: string): { origin: string; prefix: string 
   return { origin: base.origin, prefix: base.pathname.replace(/\/+$/, '').replace(/\/api$/i, '') };
 }
 
+/** What a transport to an origin is made from: the client's options, and the CAs an https origin is checked against. */
+export type TransportOptions = Pick<ClientOptions, 'timeoutMs' | 'connections' | 'manyCalls' | 'beforeUndici' | 'exitCloses' | 'proxy'> & { ca: () => Promise<string[]> | undefined };
+
+/**
+ * A keep-alive pool to the origin: node:http, or undici's pool for a run of many calls (see
+ * transport.ts), or undici's proxy agent whose pools fail fast when the proxy closes on
+ * them. undici is loaded only by the runs that use it. The client's, and a notification's
+ * (webhook.ts): both go the same way, through the same proxy rules.
+ */
+export function transportTo(origin: string, options: TransportOptions): Transport {
+  const { timeoutMs, connections, manyCalls, beforeUndici, exitCloses, proxy, ca: cas } = options;
+  // As many sockets as requests can be in flight; one for a single user's pages.
+  if (!proxy && !manyCalls) return new NodeTransport(origin, { connections, ca: cas, exitCloses });
+  return new UndiciTransport(origin, async () => {
+    await beforeUndici?.();
+    const { Pool, ProxyAgent } = await import('undici');
+    const pool = { keepAliveTimeout: 30_000, connections };
+    const ca = await cas();
+    const tls = { timeout: timeoutMs, ...(ca ? { ca } : {}) };
+    if (!proxy) return new Pool(origin, { ...pool, connect: tls });
+    return new ProxyAgent({
+      uri: proxy.url.href,
+      // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
+      // CONNECT only for https://, as curl does.
+      proxyTunnel: origin.startsWith('https:'),
+      proxyTls: { timeout: timeoutMs },
+      requestTls: tls,
+      factory: (o, opts: Pool.Options) => new Pool(o, { ...pool, ...opts, connect: failingFast(opts.connect) }),
+    });
+  });
+}
+
+/** The CAs an https origin is checked against, read once on first use; none for http. */
+export function casFor(origin: string, env: Record<string, string | undefined>): () => Promise<string[]> | undefined {
+  let read: Promise<string[]> | undefined;
+  return () => (origin.startsWith('https:') ? (read ??= trustedCas(env)) : undefined);
+}
+
+/** A transport failure in words (`base` as it may be shown), naming the proxy when there is one, and whether retrying may help. */
+export const transportFailure = (error: unknown, base: string, proxy: ProxyChoice | undefined): CallError => (proxy ? proxyFailure(error, base, proxy) : networkFailure(error, base));
+
 /** One connection pool per run, kept alive across pages and shared by every user in flight. */
 export class ApiClient {
   /** Replaced when a timed-out request is stuck in it (see `retire`). */
@@ -171,12 +213,13 @@ export class ApiClient {
   private readonly prefix: string;
   private readonly proxy: ProxyChoice | undefined;
   /** The CAs an https service is checked against, read on first use. */
-  private ca: Promise<string[]> | undefined;
+  private readonly cas: () => Promise<string[]> | undefined;
   private readonly hooks: HookRunner;
 
   constructor(private readonly options: ClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     ({ origin: this.origin, prefix: this.prefix } = splitBaseUrl(this.base));
+    this.cas = casFor(this.origin, options.env);
     this.proxy = options.proxy;
     this.hooks = new HookRunner(options.hooks ?? [], options.hookFailed);
     if (this.proxy) {
@@ -194,38 +237,9 @@ export class ApiClient {
     return this.options.apiKey ? [this.options.apiKey] : [];
   }
 
-  private cas(): Promise<string[]> | undefined {
-    if (!this.origin.startsWith('https:')) return undefined;
-    return (this.ca ??= trustedCas(this.options.env));
-  }
-
-  /**
-   * A keep-alive pool to the origin: node:http, or undici's pool for a run of many calls (see
-   * transport.ts), or undici's proxy agent whose pools fail fast when the proxy closes on
-   * them. undici is loaded only by the runs that use it.
-   */
+  /** A keep-alive pool to the origin, through the run's proxy (transportTo). */
   private newDispatcher(): Transport {
-    const { timeoutMs, connections, manyCalls, beforeUndici, exitCloses } = this.options;
-    const proxy = this.proxy;
-    // As many sockets as requests can be in flight; one for a single user's pages.
-    if (!proxy && !manyCalls) return new NodeTransport(this.origin, { connections, ca: () => this.cas(), exitCloses });
-    return new UndiciTransport(this.origin, async () => {
-      await beforeUndici?.();
-      const { Pool, ProxyAgent } = await import('undici');
-      const pool = { keepAliveTimeout: 30_000, connections };
-      const ca = await this.cas();
-      const tls = { timeout: timeoutMs, ...(ca ? { ca } : {}) };
-      if (!proxy) return new Pool(this.origin, { ...pool, connect: tls });
-      return new ProxyAgent({
-        uri: proxy.url.href,
-        // An http:// service is reached by absolute-URI forwarding, which every proxy serves;
-        // CONNECT only for https://, as curl does.
-        proxyTunnel: this.origin.startsWith('https:'),
-        proxyTls: { timeout: timeoutMs },
-        requestTls: tls,
-        factory: (origin, opts: Pool.Options) => new Pool(origin, { ...pool, ...opts, connect: failingFast(opts.connect) }),
-      });
-    });
+    return transportTo(this.origin, { ...this.options, proxy: this.proxy, ca: this.cas });
   }
 
   /**
@@ -389,7 +403,7 @@ export class ApiClient {
       if (error instanceof StoppedError) throw error;
       if (signal?.aborted) throw new StoppedError(signal.reason);
       if (opts.signal?.aborted) throw new StoppedError(opts.signal.reason);
-      throw this.proxy ? proxyFailure(error, this.base, this.proxy) : networkFailure(error, this.base);
+      throw transportFailure(error, this.base, this.proxy);
     } finally {
       clearTimeout(timer);
       if (cancel) opts.signal!.removeEventListener('abort', cancel);
@@ -489,7 +503,18 @@ function networkFailure(error: unknown, base: string): CallError {
     );
   }
   if (code === 'ENOTFOUND') return new CallError(ExitCode.network, `cannot resolve the host of ${base}`, 'check base-url and DNS', false);
-  return new CallError(ExitCode.network, `cannot reach ${base}: ${inWords(code, detail)}`, 'check the network and base-url, or try again later', TRANSIENT_CODES.has(code));
+  return outOfDescriptors(code, base) ?? new CallError(ExitCode.network, `cannot reach ${base}: ${inWords(code, detail)}`, 'check the network and base-url, or try again later', TRANSIENT_CODES.has(code));
+}
+
+/**
+ * No descriptor left for a socket (EMFILE, ENFILE): not the network's fault, said in the words
+ * every writer uses for it (src/fs/errors.ts: the limit, how to raise it); retried, as other
+ * jobs may have given theirs back by then.
+ */
+function outOfDescriptors(code: string, base: string): CallError | undefined {
+  if (code !== 'EMFILE' && code !== 'ENFILE') return undefined;
+  const { cause, fix } = fileTrouble({ code });
+  return new CallError(ExitCode.network, `cannot open a connection to ${base}: ${cause}`, fix, true);
 }
 
 const WORDS: Record<string, string> = {
@@ -516,6 +541,8 @@ function proxyFailure(error: unknown, base: string, proxy: ProxyChoice): CallErr
   const detail = err.cause?.message ?? err.message ?? String(error);
   const named = `the proxy ${maskedProxy(proxy.url)} (from ${proxy.source})`;
   const hint = `check ${proxy.source} or unset it`;
+  const local = outOfDescriptors(code, base);
+  if (local) return local;
   // undici words a proxy's answer to CONNECT, or a 407 to a forwarded request, with its status.
   const status = Number(/^Proxy (?:response|Authentication Required) \((\d{3})\)/.exec(err.message ?? '')?.[1]);
   if (status === 407) return new CallError(ExitCode.network, `${named} asks for credentials (HTTP 407)`, `put them in ${proxy.source} as http://USER:PASSWORD@HOST:PORT`, false);

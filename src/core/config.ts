@@ -1,6 +1,6 @@
 import { chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SgqError, configError, usageError } from './errors.js';
+import { ExitCode, SgqError, configError, usageError } from './errors.js';
 import { FORMATS } from './format-names.js';
 import { ValueError, nonNegativeInt, positiveInt, positiveSeconds } from './values.js';
 import { durationMs } from './since.js';
@@ -8,6 +8,8 @@ import { parsePrices } from './prices.js';
 import { parseRateLimits } from './rate-limits.js';
 import { homedir, platform } from '../fs/home.js';
 import { readRegularFile } from '../fs/read.js';
+import { makePrivateFolder } from '../fs/modes.js';
+import { fileError } from '../fs/errors.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;
@@ -30,6 +32,8 @@ export const SETTINGS = {
   plan: { env: 'SGQ_PLAN', secret: false, describe: "the account's plan: trial (paces calls within the routes' hourly limits) or paid; unset, sgq learns trial from a refusal" },
   'rate-limits': { env: 'SGQ_RATE_LIMITS', secret: false, describe: "a trial account's requests an hour, as route=requests pairs (graph/get_followers=10), over the published limits" },
   'bigint-as-string': { env: 'SGQ_BIGINT_AS_STRING', secret: false, describe: 'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)' },
+  notify: { env: 'SGQ_NOTIFY', secret: true, describe: 'URL a --snapshot run POSTs the changes it found to, as JSON (Slack, Discord or any webhook; see docs/churn.md); it may hold a secret, so it is read like the key' },
+  'confirm-lost': { env: 'SGQ_CONFIRM_LOST', secret: false, describe: 'a --snapshot run reports an account lost once it is missing from this many complete snapshots in a row (default 1)' },
 } as const;
 
 /** The service's public address (its clients call `https://toto.oz.xyz/api`): the base URL when none is set. */
@@ -92,6 +96,10 @@ export function validateSetting(name: SettingName, value: string): string {
       return v;
     case 'bigint-as-string':
       return onOff(name, value);
+    case 'notify':
+      return notifyAddress(v);
+    case 'confirm-lost':
+      return withFlagRule(name, value, () => positiveInt('confirm-lost', MAX_CONFIRM_LOST)(v));
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -110,6 +118,26 @@ function onOff(name: SettingName, value: string): string {
   if (ON.includes(v)) return 'true';
   if (OFF.includes(v)) return 'false';
   throw usageError(`invalid ${name} ${JSON.stringify(value)}`, 'use true or false (1 or 0)');
+}
+
+/** The most snapshots --confirm-lost waits for: a year of nightly runs. */
+export const MAX_CONFIRM_LOST = 366;
+
+/**
+ * The notify address (--notify and the setting, one rule): an http or https URL without
+ * credentials. It may hold a secret (a Slack webhook's path does), so no message repeats it.
+ */
+function notifyAddress(value: string): string {
+  const hint = 'give the webhook address as the receiver shows it (https://hooks.slack.com/services/…)';
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usageError('invalid notify: it is not an http:// or https:// address (not repeated here: it may hold a secret)', hint);
+  if (url.username || url.password) throw usageError('invalid notify: it holds credentials (user:password@), which sgq does not send', hint);
+  return url.href;
 }
 
 /** What an HTTP header value cannot carry: control characters (C0, DEL, C1) and anything past Latin-1. */
@@ -141,8 +169,14 @@ function normalizeBaseUrl(input: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-/** Shows enough of a key to tell keys apart, never enough to use it. */
+/**
+ * Shows enough of a key to tell keys apart, never enough to use it. A URL (the notify
+ * setting) keeps its scheme and host, which are no secret, and masks the rest as a key.
+ */
 export function maskSecret(value: string): string {
+  // Not when the address holds credentials (user:pass@): all of it is then masked as a key.
+  const origin = /^https?:\/\/[^/?#@\s]+(?=[/?#]|$)/i.exec(value)?.[0];
+  if (origin) return `${origin}/${maskSecret(value.slice(origin.length).replace(/^\//, ''))}`;
   return value.length <= 8 ? '****' : `****${value.slice(-4)}`;
 }
 
@@ -234,7 +268,7 @@ export class ConfigStore {
       const code = (error as NodeJS.ErrnoException).code;
       // No file (or a parent that is a file, not a folder): no settings yet.
       if (code === 'ENOENT' || code === 'ENOTDIR') return {};
-      throw configError(`cannot read the config file ${this.path}: ${(error as Error).message}`, fix);
+      throw fileError(error, { what: `cannot read the config file ${this.path}`, exitCode: ExitCode.config });
     }
     let data: unknown;
     try {
@@ -264,8 +298,10 @@ export class ConfigStore {
   private async write(profiles: StoreShape['profiles']): Promise<void> {
     const path = this.path;
     try {
-      // conf writes atomically and creates the folder. It is loaded only to write: loading it
+      // conf writes atomically; the folder is made here, as every folder of sgq's, its owner's
+      // alone (conf would make it as the umask says). conf is loaded only to write: loading it
       // asks for the home folder, which a run without one must not need.
+      makePrivateFolder(dirname(path));
       const { default: Conf } = await import('conf');
       const conf = new Conf<StoreShape>({ cwd: dirname(path), configName: 'config', configFileMode: 0o600, accessPropertiesByDotNotation: false });
       conf.set('profiles', profiles);
@@ -273,7 +309,7 @@ export class ConfigStore {
       chmodSync(path, 0o600);
     } catch (error) {
       if (error instanceof SgqError) throw error;
-      throw configError(`cannot write the config file ${path}: ${(error as Error).message}`, 'make its folder writable, or point SGQ_CONFIG_DIR at one that is');
+      throw fileError(error, { what: `cannot write the config file ${path}`, exitCode: ExitCode.config, then: 'SGQ_CONFIG_DIR chooses another folder' });
     }
     this.snapshot = profiles;
   }
@@ -312,16 +348,23 @@ export interface ResolvedConfig {
   rateLimits?: string;
   /** `true` or `false`. */
   bigintAsString?: string;
+  /** The URL --snapshot runs post their changes to (a secret, like the key). */
+  notify?: string;
+  /** A positive integer: snapshots in a row an account must be missing from to count as lost. */
+  confirmLost?: string;
   store?: ConfigStore;
 }
 
 /**
  * The settings of a --sandbox run: the profile's `dataset` and `snapshot-dir` name the state of
- * the service the profile points at, so they do not apply; the environment's still do (a
- * script's own choice, which the dataset's service check then guards).
+ * the service the profile points at, and its `notify` that service's channel, so they do not
+ * apply; the environment's still do (a script's own choice, which the dataset's service check
+ * then guards).
  */
 export function sandboxConfig(config: ResolvedConfig, env: Env): ResolvedConfig {
-  return { ...config, dataset: env[SETTINGS.dataset.env] ? config.dataset : undefined, snapshotDir: env[SETTINGS['snapshot-dir'].env] ? config.snapshotDir : undefined };
+  const fromEnv = (name: SettingName, value: string | undefined) => (env[SETTINGS[name].env] ? value : undefined);
+  // The profile's notify URL is the real account's channel: synthetic churn is not posted there.
+  return { ...config, dataset: fromEnv('dataset', config.dataset), snapshotDir: fromEnv('snapshot-dir', config.snapshotDir), notify: fromEnv('notify', config.notify) };
 }
 
 /** A setting from the environment alone, checked as resolveConfig checks it (`sgq fmt` reads no profile). */
@@ -389,6 +432,8 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     plan: pick('plan') as Plan | undefined,
     rateLimits: pick('rate-limits'),
     bigintAsString: pick('bigint-as-string'),
+    notify: pick('notify'),
+    confirmLost: pick('confirm-lost'),
     store,
   };
 }

@@ -125,7 +125,14 @@ function routeRecords(clients: Clients, route: RouteSpec, subject: string | null
   return {
     pages,
     async *[Symbol.asyncIterator]() {
-      for await (const page of pages()) yield* page.records;
+      const { signal } = call;
+      for await (const page of pages()) {
+        for (const record of page.records) {
+          // After abort() not one more record of the page in hand: its reason, as fetch throws it.
+          signal?.throwIfAborted();
+          yield record;
+        }
+      }
     },
     async toArray(cap: ToArrayCap) {
       const capped = withCap(call, cap);
@@ -152,6 +159,8 @@ async function* routePages(clients: Clients, route: RouteSpec, request: PageRequ
         state.result = { stoppedBy: next.value === 'more' ? 'done' : next.value, ...counted, creditsUsed: budget.creditsUsed, creditsLeft: budget.creditsLeft };
         return;
       }
+      // A page fetched ahead (parallel) is not handed out after abort(): the catch below throws the reason.
+      call.signal?.throwIfAborted();
       const { granted, asked, nextPage } = next.value;
       const taken = next.value.records.slice(0, granted);
       // Only a page that needed the lossless parser holds values to convert.

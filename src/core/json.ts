@@ -19,11 +19,12 @@ export type Json = null | boolean | number | string | RawNumber | Json[] | { [ke
 
 /**
  * The JS number of a JSON number, also one kept as text (a balance sent as `997.0`); undefined
- * for anything else. For the numbers sgq itself reads (pages, balances), never for output.
+ * for anything else, and for a number past the double range (`1e400`), which no count, page
+ * or balance can be. For the numbers sgq itself reads (pages, balances), never for output.
  */
 export function numberValue(value: Json | undefined): number | undefined {
-  if (typeof value === 'number') return value;
-  return value instanceof RawNumber ? Number(value.text) : undefined;
+  const n = typeof value === 'number' ? value : value instanceof RawNumber ? Number(value.text) : undefined;
+  return n !== undefined && Number.isFinite(n) ? n : undefined;
 }
 
 /**

@@ -52,8 +52,9 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
     }
   }
   const creditsValue = body.current_credits;
+  // A balance past the double range (1e400) is refused as a string is: it would be kept as null and shown as ∞.
   if (creditsValue !== undefined && creditsValue !== null && numberValue(creditsValue) === undefined) {
-    throw invalid(`current_credits is ${JSON.stringify(creditsValue)}, not a number`);
+    throw invalid(`current_credits is ${stringifyJson(creditsValue)}, not a finite number`);
   }
   const credits = numberValue(creditsValue) ?? null;
   const nextPage = numberValue(body.next_page) ?? null;

@@ -49,6 +49,8 @@ export interface FetchOptions {
   parallel?: number;
   /** Told of each call made ahead that wrote nothing: past the end, or dropped at a stop or failure. */
   onExtraCall?: () => void;
+  /** Told as each call of the list is made (sent, or answered from the cache): the list was tried. */
+  onCall?: () => void;
   /** Told, one line a page, what the service got wrong that is no error (a page_items that disagrees with data). */
   onNote?: (line: string) => void;
   /**
@@ -74,6 +76,7 @@ export async function* fetchPages(client: ApiClient, req: PageRequest, budget: B
     const now = budget.tryAcquire();
     const grant = now === 'wait' ? await budget.acquire(signal) : now;
     if (grant !== 'go') return grant;
+    options.onCall?.();
     const result = await fetchPage(client, req, budget, page);
     sequence.accept(result);
     yield result;
@@ -260,6 +263,7 @@ class PagesAhead {
 
   private ask(page: number): void {
     const ahead: Ahead = { page, cancel: new AbortController(), settled: Promise.resolve() };
+    this.options.onCall?.();
     ahead.settled = fetchPage(this.client, this.req, this.budget, page, ahead.cancel.signal).then(
       (fetched) => {
         ahead.outcome = { page: fetched };

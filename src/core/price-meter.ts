@@ -74,7 +74,9 @@ export class PriceMeter {
   settled(inFlight: number, call: { charged: boolean; balance: number | null; records: number | null }): number | undefined {
     const alone = this.alone(inFlight);
     const before = alone ? this.lastBalance : null;
-    const { balance } = call;
+    // A balance a double does not hold exactly (past 2^53, or with a fraction) measures no price:
+    // a call of 1 credit from 10^30 shows no drop at all.
+    const balance = call.balance !== null && Number.isSafeInteger(call.balance) ? call.balance : null;
     // A call that failed, or was charged and reported no balance, leaves the next one unmeasurable.
     if (balance === null) {
       if (call.records === null || call.charged) this.lastBalance = null;

@@ -1,6 +1,7 @@
 import { configError, usageError } from './errors.js';
 import { ROUTES, normalizeRoutePath } from './routes.js';
 import { positiveInt } from './values.js';
+import { count } from './words.js';
 
 // How many requests an hour a trial account may send to each route, and who says so. One
 // rule, as for prices (prices.ts): the `rate-limits` setting (SGQ_RATE_LIMITS) > the limit the
@@ -87,7 +88,7 @@ export function limitOrigin(limit: RateLimit): string {
 }
 
 /** `10 requests an hour`, `1 request an hour`. */
-export const requestsAnHour = (n: number): string => `${n.toLocaleString('en-US')} request${n === 1 ? '' : 's'} an hour`;
+export const requestsAnHour = (n: number): string => `${count(n, 'request')} an hour`;
 
 /** The length of the hour the limits count, in ms: an hour, or SGQ_TRIAL_HOUR_MS (a test hook). */
 export function trialHourMs(env: Record<string, string | undefined>): number {

@@ -148,6 +148,8 @@ export class NodeTransport implements Transport {
   private stack: Promise<{ agent: Agent; request: RequestFn }> | undefined;
   private destroyed = false;
   private readonly url: URL;
+  /** Requests not yet settled: the agent's destroy ends its sockets, not the requests queued for one. */
+  private readonly inFlight = new Set<NodeCall>();
 
   constructor(
     origin: string,
@@ -160,13 +162,29 @@ export class NodeTransport implements Transport {
     const { connections, ca } = this.options;
     // Idle sockets of a keep-alive agent are unref'd: an idle pool does not keep Node running.
     const agentOptions = { keepAlive: true, maxSockets: connections };
-    return (this.stack ??= this.url.protocol === 'https:'
+    return (this.stack ??= (this.url.protocol === 'https:'
       ? Promise.all([import('node:https'), ca()]).then(([https, cas]) => ({ agent: new https.Agent({ ...agentOptions, ...(cas ? { ca: cas } : {}) }), request: https.request as RequestFn }))
-      : Promise.resolve({ agent: new Agent(agentOptions), request: httpRequest as RequestFn }));
+      : Promise.resolve({ agent: new Agent(agentOptions), request: httpRequest as RequestFn })
+    ).then((stack) => this.closingFreed(stack)));
+  }
+
+  /**
+   * A request destroyed while queued for a socket still gets one when a socket closes, and
+   * hands it straight back to the pool; since Node 24 that socket outlives the agent's
+   * destroy, open to the service. Once destroyed, every socket the pool frees is closed.
+   */
+  private closingFreed<T extends { agent: Agent }>(stack: T): T {
+    stack.agent.on('free', (socket: { destroy(): void }) => {
+      if (this.destroyed) socket.destroy();
+    });
+    return stack;
   }
 
   request({ path, method, headers, body, maxBodyBytes }: TransportRequest): PendingRequest {
     const call = new NodeCall(maxBodyBytes);
+    this.inFlight.add(call);
+    const settled = () => void this.inFlight.delete(call);
+    call.response.then(settled, settled);
     this.load().then(({ agent, request }) => {
       if (this.destroyed) return call.fail(Object.assign(new Error('the connection pool was closed'), { code: 'UND_ERR_DESTROYED' }));
       call.send(() =>
@@ -206,6 +224,9 @@ export class NodeTransport implements Transport {
 
   async destroy(): Promise<void> {
     this.destroyed = true;
+    // A request queued for a socket (more in flight than the pool's sockets) would otherwise
+    // get a new one once the old are gone, and wait out its time limit on a service that is down.
+    for (const call of this.inFlight) call.abort();
     if (this.stack) (await this.stack).agent.destroy();
   }
 }

@@ -1,5 +1,6 @@
-// The rules for numeric values that both a flag and a setting take (--timeout and `timeout`,
-// --retries and `retries`): one rule for each, so `config set` and the flag always agree.
+// The rules for values that both a flag and a setting take (--timeout and `timeout`,
+// --retries and `retries`, --notify and `notify`): one rule for each, so `config set` and the
+// flag always agree.
 // A value that breaks its rule throws a ValueError whose message says what is wanted.
 
 export class ValueError extends Error {}
@@ -28,4 +29,20 @@ export function positiveSeconds(value: string): number {
     throw new ValueError('Use a number of seconds greater than 0 and at most 3600.');
   }
   return n;
+}
+
+/**
+ * A webhook address (--notify, `notify`): http or https, without credentials. It may hold a
+ * secret (a Slack webhook's path does), so the message never repeats it.
+ */
+export function notifyAddress(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ValueError('The notify address must be an http:// or https:// URL, such as the webhook address a receiver shows (https://hooks.slack.com/services/…).');
+  if (url.username || url.password) throw new ValueError('The notify address must not hold credentials (user:password@).');
+  return url.href;
 }

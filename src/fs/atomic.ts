@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, write, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { PRIVATE_FILE, setMode } from './modes.js';
 import { NotRegularFileError, kindOf } from './read.js';
@@ -10,6 +11,10 @@ import { tempPath } from './temp-names.js';
 // flushed so the rename itself survives a power cut. A reader sees the old file or the new
 // one, never half of one; a crash leaves the old file and a temporary file that the next run
 // sweeps (src/fs/sweep.ts). No other module renames a file into place.
+//
+// Each descriptor has one owner, who closes it once: a number closed twice may by then be
+// another job's file (descriptors are reused at once), so closeTemp forgets the number before
+// it closes it, and writerTo streams into a descriptor without ever closing it.
 //
 // The one exception to replacing, at the end of this file: the calls ledger
 // (src/cli/run/calls-ledger.ts) is written in place at every call, where a rename would cost
@@ -26,10 +31,12 @@ export interface ReplaceOptions {
    * one it read). replaceFile then returns false.
    */
   proceed?: () => boolean;
+  /** With `durable`, flush the folder after the rename (default); false where the caller flushes it once after several files. */
+  flushFolder?: boolean;
 }
 
 /** Replaces `target` with `data` atomically (see above); throws, leaving no temporary file, when it cannot. */
-export function replaceFile(target: string, data: string | Uint8Array, { durable = true, mode = PRIVATE_FILE, proceed }: ReplaceOptions = {}): boolean {
+export function replaceFile(target: string, data: string | Uint8Array, { durable = true, mode = PRIVATE_FILE, proceed, flushFolder = true }: ReplaceOptions = {}): boolean {
   const temp = createTemp(target, mode);
   try {
     try {
@@ -42,7 +49,7 @@ export function replaceFile(target: string, data: string | Uint8Array, { durable
       rmSync(temp.path, { force: true });
       return false;
     }
-    moveIntoPlace(temp.path, target, { durable });
+    moveIntoPlace(temp.path, target, { durable: durable && flushFolder });
     return true;
   } catch (error) {
     rmSync(temp.path, { force: true });
@@ -73,16 +80,65 @@ export function copyIntoPlace(from: string, target: string, mode: number = PRIVA
   }
 }
 
-/** A temporary file of this run's own, open for writing (and reading back). */
+/** A temporary file of this run's own, open for writing (and reading back); `fd` is -1 once closed. */
 export interface TempFile {
   path: string;
   fd: number;
 }
 
+/** Closes a temporary file's descriptor, once: the number is forgotten first, so no later close reaches a file opened since. */
+export function closeTemp(temp: { fd: number }): void {
+  const { fd } = temp;
+  if (fd < 0) return;
+  temp.fd = -1;
+  closeSync(fd);
+}
+
+/** A stream into a descriptor it does not own (writerTo). */
+export interface FdWriter extends Writable {
+  /**
+   * Resolves once no write to the descriptor is under way: a pipeline rejects as soon as one
+   * of its streams fails, while the write it had handed this stream may still be running on
+   * Node's thread pool. The owner awaits it before it closes the descriptor.
+   */
+  idle(): Promise<void>;
+}
+
+/**
+ * A stream writing to `fd`, which it never closes, whatever happens to it: Node's file streams
+ * close their descriptor when they are destroyed (a pipeline destroys its streams on an error),
+ * whatever autoClose says, and the owner's own close would then land on a number another job
+ * may have opened meanwhile. Its owner closes the descriptor once idle() has resolved. A short
+ * write (a full disk taking part of it) is carried on until it fails.
+ */
+export function writerTo(fd: number): FdWriter {
+  let inFlight: Promise<void> = Promise.resolve();
+  const writing = (bytes: Buffer, done: (error?: Error | null) => void) => {
+    inFlight = new Promise((settled) =>
+      writeFully(fd, bytes, (error) => {
+        settled();
+        done(error);
+      }),
+    );
+  };
+  const stream = new Writable({
+    write: (chunk: Buffer, _encoding, done) => writing(chunk, done),
+    writev: (chunks, done) => writing(Buffer.concat(chunks.map(({ chunk }) => chunk as Buffer)), done),
+    destroy: (error, done) => void inFlight.then(() => done(error)),
+  });
+  // Once it has ended or been destroyed no write starts, so the last one is the one to wait for.
+  return Object.assign(stream, { idle: () => inFlight });
+}
+
+function writeFully(fd: number, bytes: Buffer, done: (error?: Error | null) => void, at = 0): void {
+  if (at >= bytes.length) return done();
+  write(fd, bytes, at, bytes.length - at, null, (error, written) => (error ? done(error) : writeFully(fd, bytes, done, at + written)));
+}
+
 /**
  * Creates the temporary file that will replace `target`, exclusively (never one a killed run
  * left) and no more readable than `mode`: the streaming half of replaceFile, for output
- * written as it arrives. Finish with sealTemp, closeSync and moveIntoPlace.
+ * written as it arrives. Finish with sealTemp, closeTemp and moveIntoPlace.
  */
 export function createTemp(target: string, mode: number = PRIVATE_FILE): TempFile {
   const path = tempPath(target);

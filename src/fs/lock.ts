@@ -1,6 +1,7 @@
 import { linkSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { ExitCode, SgqError } from '../core/errors.js';
+import { fileError } from './errors.js';
 import { LOCK_FILE } from './modes.js';
 import { processAlive, processStart, thisHost } from './owner.js';
 import { readRegularFile } from './read.js';
@@ -84,9 +85,8 @@ function attempt(file: string, me: Holder): { held: number } | Seen {
   try {
     return tryTake(file, me);
   } catch (error) {
-    // A full disk or a read-only folder: say so in one line, before anything is fetched.
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new SgqError(ExitCode.internal, `cannot create the lock file ${file}: ${code}`, 'check free space and permissions; nothing was fetched');
+    // A full disk or a read-only folder: said in one line, before what the lock guards is touched.
+    throw fileError(error, { what: `cannot create the lock file ${file}`, exitCode: ExitCode.internal });
   }
 }
 

@@ -3,7 +3,8 @@
 // numeric id (how=userid, as the public clients send), and its figures agree with the other
 // routes: num_followers is the length of its follower list, num_tweets that of its posts.
 import type { RouteSpec } from '../core/routes.js';
-import { handle, hash, isoMicros, relationCount, userId } from './data.js';
+import { handle, hash, isoMicros, userId } from './data.js';
+import { listSize } from './churn.js';
 import { accountRecord, JsonText } from './records.js';
 
 /** Who a request names: its handle and its id (digits, past 2^53 for most). */
@@ -25,9 +26,9 @@ function accountOf(user: string, how: string): Account {
   return { username: handle(hash(`name:${id}`), 0).replace(/_0$/, ''), id, seed: hash(user.toLowerCase()) };
 }
 
-/** The counts the other routes agree with. */
-function countsOf(user: string, seed: number) {
-  return { followers: relationCount(user, 'followers'), friends: relationCount(user, 'following'), tweets: 1 + (seed % 450) };
+/** The counts the other routes agree with (at `now`, when the lists churn). */
+function countsOf(user: string, seed: number, now: number, churn: number) {
+  return { followers: listSize(user, 'followers', now, churn), friends: listSize(user, 'following', now, churn), tweets: 1 + (seed % 450) };
 }
 
 const ACCOUNT_ROUTES = new Set([
@@ -42,10 +43,10 @@ const ACCOUNT_ROUTES = new Set([
 ]);
 
 /** The records of a route about one account; undefined for a route that is not one of them. */
-export function accountItems(route: RouteSpec, user: string, how: string, now: number): JsonText[] | undefined {
+export function accountItems(route: RouteSpec, user: string, how: string, now: number, churn = 0): JsonText[] | undefined {
   if (!ACCOUNT_ROUTES.has(route.path)) return undefined;
   const account = accountOf(user, how);
-  const counts = countsOf(user, account.seed);
+  const counts = countsOf(user, account.seed, now, churn);
   // What the service stored was seen within the last day; the current routes look now.
   const stored = now - (account.seed % DAY_MS);
   const micros = account.seed % 1_000_000;

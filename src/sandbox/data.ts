@@ -32,6 +32,9 @@ export function relationCount(user: string, relation: keyof typeof RELATION_SPRE
   return m ? Number(m[1]) : hash(`${relation}:${user.toLowerCase()}`) % RELATION_SPREAD[relation];
 }
 
+/** The seed of a user's follower or following list: its accounts' handles and fields derive from it. */
+export const listSeed = (user: string, relation: string): number => hash(`${relation}:${hash(user.toLowerCase())}`);
+
 export function userId(user: string): string {
   // 19 digits, past 2^53 on purpose: ids must survive as strings.
   return `1${String(hash(`id:${user.toLowerCase()}`)).padStart(10, '0')}${String(hash(`id2:${user}`) % 1e8).padStart(8, '0')}`;

@@ -27,6 +27,12 @@ export interface SandboxOptions {
   prefix?: string;
   /** The newest follower's timestamp; the default is the start of the current hour. */
   clock?: () => Date;
+  /**
+   * Followers and followed accounts come, go and flicker with the clock (churn.ts): about
+   * this fraction of a list leaves each day, as many come, and as many more are missing for
+   * that day only. 0 (the default): a list is the same at any clock time.
+   */
+  churn?: number;
   /** Starting balance of the demo key. */
   credits?: number;
   /** Stop by itself after this many ms. */
@@ -145,6 +151,7 @@ class SandboxService {
   private readonly accounts: Map<string, Account>;
   private readonly random: () => number;
   private readonly shape: Shape;
+  private readonly churn: number;
   private dataRequests = 0;
 
   constructor(
@@ -160,6 +167,7 @@ class SandboxService {
     ]);
     this.random = mulberry32(this.faults.seed ?? 1);
     this.shape = options.shape ?? 'service';
+    this.churn = options.churn ?? 0;
     this.trial = new TrialLimits(this.faults.trialLimits ?? {}, this.faults.trialHourMs ?? 3_600_000);
   }
 
@@ -253,7 +261,7 @@ class SandboxService {
   /** A page of records, charged at the route's price, its paging bent if a fault says so. */
   private answerData(route: RouteSpec, user: string, how: string, page: number | null, sinceMs: number | undefined, account: Account | undefined): Answer {
     const paging = isPagingKind(this.faults.malformed) && page !== null ? this.faults.malformed : undefined;
-    const { items, total, pageSize } = generate(route, user, how, servedPage(paging, page ?? 1), sinceMs, this.clock(), this.shape);
+    const { items, total, pageSize } = generate(route, user, how, servedPage(paging, page ?? 1), sinceMs, this.clock(), this.shape, this.churn);
     if (account) account.credits -= price(route);
     const body = envelope(route, user, how, page, items, account?.credits, pageSize > 0 && (page ?? 1) * pageSize < total);
     if (paging) bendPaging(paging, body, page!);

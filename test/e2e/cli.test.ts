@@ -157,7 +157,7 @@ describe('the built binary', () => {
       reject: false,
     });
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toBe('sgq: cannot write to stdout: ENOSPC; check free space and permissions; nothing more was fetched');
+    expect(r.stderr).toBe('sgq: cannot write to stdout: the disk is full (ENOSPC); free some space on it; nothing more was fetched');
   });
 
   it('SIGINT stops the run, keeps complete lines and exits 130', async () => {

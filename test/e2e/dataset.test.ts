@@ -90,7 +90,7 @@ describe('--dataset', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/cannot write the dataset .*file\/sub: ENOTDIR.*nothing was fetched/);
+    expect(r.stderr).toMatch(/cannot write the dataset .*file\/sub: a part of its path is not a folder \(ENOTDIR\); .*nothing was fetched/);
     expect(() => readFileSync(state)).toThrow();
     const raw = await sgq(['graph', 'followers', 'jack', '--raw', '--dataset', base], { env: sb.env() });
     expect(raw.exitCode).toBe(2);
@@ -275,7 +275,7 @@ describe.runIf(onLinuxAsRoot)('--dataset on a full disk', () => {
     const r = await sgq(['graph', 'followers', 'big_60000', '--all', '--since-last', '--state', state, '--dataset', dir, '-q'], { env: sb.env() });
     expect(r.exitCode).toBe(1);
     // The write failed in the worker thread; the main thread says so once, in one line.
-    expect(r.stderr.match(/cannot write the dataset .*: ENOSPC/g)).toHaveLength(1);
+    expect(r.stderr.match(/cannot write the dataset .*: the disk is full \(ENOSPC\); free some space on it/g)).toHaveLength(1);
     expect(r.stderr).not.toMatch(/^\s+at /m);
     expect(() => readFileSync(state)).toThrow();
     expect(readdirSync(join(dir, '.sgq', 'staging'))).toEqual([]);
@@ -292,7 +292,7 @@ describe.runIf(onLinuxAsRoot)('--dataset on a full disk', () => {
       const r = await sgq(['graph', 'followers', 'jack', '--all', '--dataset', dir], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0' } });
       expect(r.exitCode).toBe(1);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
-      expect(r.stderr).toMatch(/cannot write the dataset .*: EROFS.*nothing was fetched/);
+      expect(r.stderr).toMatch(/cannot write the dataset .*: the file system is read-only \(EROFS\); .*nothing was fetched/);
       expect(stub.requests).toEqual([]);
     } finally {
       execaSync('umount', [staging], { reject: false });

@@ -167,3 +167,77 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect([slurped.exitCode, slurped.stdout]).toEqual([0, '3']);
   });
 });
+
+describe("--jq when jq's thread dies or never answers (the test hook SGQ_TEST_JQ_THREAD)", () => {
+  // Before 3.2 the main thread blocked in Atomics.wait for jq's answer: a thread that died
+  // left sgq waiting for good, deaf to signals. A death must fail the run with one line, exit 1.
+  const FILTER = '.username | ltrimstr("q")'; // not of sgq's subset: jq runs it
+  /** The jq line of a run that died: what failed, and what to do. */
+  const died = (why: RegExp) => new RegExp(`^sgq: --jq stopped: jq's thread ${why.source}; run the same filter with the jq command on sgq -o ndjson$`);
+
+  it.each([
+    ['exit@1', /ended \(exit code 9\) before it answered/],
+    ['throw@1', /failed: SGQ_TEST_JQ_THREAD: thrown as asked/],
+    // A small heap for both threads (V8's flag is the process's): jq's fills in a second.
+    ['oom@1', /failed: .*memory limit.*/],
+  ])("%s: one line saying jq's thread died, exit 1, no mark moved", async (hook, why) => {
+    const stub = await followers();
+    const state = join(tempDir(), 'marks.json');
+    const r = await sgq(['graph', 'followers', '-', '--since-last', '--state', state, '--jq', FILTER], {
+      env: { ...env(stub.url), SGQ_TEST_JQ_THREAD: hook },
+      input: 'a\nb\nc\n',
+      nodeFlags: hook.startsWith('oom') ? ['--max-old-space-size=128'] : [],
+      // Without the fix the run never ends: the deadline catches that, it measures nothing.
+      timeout: 30_000,
+    });
+    expect(r.timedOut, r.stderr).toBe(false);
+    expect(r.exitCode, r.stderr).toBe(1);
+    const jqLines = r.stderr.split('\n').filter((line) => line.includes('--jq'));
+    expect(jqLines).toEqual([expect.stringMatching(died(why))]);
+    expect(r.stderr).not.toMatch(/internal error|this is a bug|\n\s+at /);
+    expect(marksOf(state)).toEqual({});
+  });
+
+  it('a death at a later batch: the results before it are written, the run fails the same way', async () => {
+    const stub = await stubs((req) => {
+      const page = (JSON.parse(req.body) as { page?: number }).page ?? 1;
+      const records = Array.from({ length: 500 }, (_, i) => ({ username: `u${page}_${i}`, bio: 'x'.repeat(2000) }));
+      return { body: envelope(page, page < 8 ? page + 1 : null, records) };
+    });
+    const r = await sgq(['graph', 'followers', 'a', '--all', '--jq', FILTER], { env: { ...env(stub.url), SGQ_TEST_JQ_THREAD: 'exit@2' } });
+    expect(r.timedOut).toBe(false);
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stderr.split('\n').filter((line) => line.includes('--jq'))).toEqual([expect.stringMatching(died(/ended \(exit code 9\) before it answered/))]);
+    // The first batch was answered before the thread died: its results are out, in order.
+    const out = r.stdout.split('\n').filter(Boolean);
+    expect(out.length).toBeGreaterThan(0);
+    expect(out.length).toBeLessThan(4000);
+    expect(out).toEqual(out.map((_, i) => `u${Math.floor(i / 500) + 1}_${i % 500}`));
+  });
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('%s while the main thread waits on a thread that never answers ends the run (130/143), no mark moved', async (signal) => {
+    const stub = await followers();
+    const dir = tempDir();
+    const state = join(dir, 'marks.json');
+    const child = spawn(process.execPath, [BIN, 'graph', 'followers', 'a', '--since-last', '--state', state, '--jq', FILTER], {
+      env: { ...process.env, ...env(stub.url), SGQ_TEST_JQ_THREAD: 'spin@1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let code: number | null | undefined;
+    child.on('close', (c) => (code = c));
+    try {
+      // The thread spins once it has the batch: a second of CPU is spent after the page came.
+      await until(() => stub.requests.length > 0 && cpuSeconds(child.pid!) >= 1, "jq's thread to be stuck on the page");
+      child.kill(signal);
+      // Generous for a busy machine; a blocked main thread would never end.
+      await until(() => code !== undefined, `sgq to end after ${signal}`, 15_000);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(code, stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+    expect(stderr).toContain(`interrupted by ${signal}`);
+    expect(marksOf(state)).toEqual({});
+  });
+});

@@ -83,7 +83,10 @@ describe('a long list on stdin', () => {
     expect(r.exitCode, r.stderr.slice(-300)).toBe(7);
     const unreachable = r.stderr.split('\n').filter((l) => l.includes('unreachable'));
     expect(unreachable).toHaveLength(1);
-    expect(unreachable[0]).toMatch(/stopped after 3 users failed in a row; 199,99[3-7] users were not attempted; their list is in \S+f\.ndjson\.remaining; resume them with: sgq graph followers - -o ndjson --summary json --retries 0 < \S+f\.ndjson\.remaining >> \S+f\.ndjson\.partial$/);
+    expect(unreachable[0]).toMatch(/stopped after 3 users failed in a row; [3-7] users failed, 199,99[3-7] were not attempted; their list is in \S+f\.ndjson\.remaining; resume them with: sgq graph followers - -o ndjson --summary json --retries 0 < \S+f\.ndjson\.remaining >> \S+f\.ndjson\.partial$/);
+    // The users in flight when the run stopped were tried: the two counts make the whole list.
+    const [, failed, notTried] = /; (\d) users failed, ([\d,]+) were not attempted/.exec(unreachable[0]!)!;
+    expect(Number(failed) + Number(notTried!.replaceAll(',', ''))).toBe(200_000);
     expect(readFileSync(`${out}.remaining`, 'utf8')).toBe(`${users.join('\n')}\n`);
     const summary = JSON.parse(r.stderr.trimEnd().split('\n').at(-1)!) as { remaining: number; totals: { users: number } };
     expect(summary.remaining).toBe(200_000);

@@ -90,7 +90,7 @@ describe.runIf(onLinuxAsRoot)('#6: stdout into a file on a full disk (tmpfs)', (
       const out = join(tmpfs.path, 'out.ndjson');
       const r = await runWithStdoutFile(['graph', 'followers', 'jack', '--all', '--since-last', '--state', state], env(stub.url, { SGQ_CONFIG_DIR: tempDir() }), out);
       expect(r.exitCode, `${room} KiB left: ${r.stderr}`).toBe(1);
-      expect(r.stderr).toContain('cannot write to stdout: ENOSPC');
+      expect(r.stderr).toContain('cannot write to stdout: the disk is full (ENOSPC); free some space on it');
       expect(existsSync(state), 'a mark moved over records the disk never took').toBe(false);
     }
   });
@@ -107,7 +107,7 @@ describe('snapshots', () => {
     expect(r.exitCode).toBe(1);
     expect(stub.requests).toHaveLength(0);
     expect(readdirSync(outDir), 'the --out temporary file and its lock are gone').toEqual([]);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^sgq: cannot write the snapshot store .*: ENOTDIR; .*nothing was fetched$/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^sgq: cannot write the snapshot store .*: a part of its path is not a folder \(ENOTDIR\); check the path .*; nothing was fetched \(--snapshot-dir chooses another store\)$/)]);
     expect(r.stderr).not.toContain('internal error');
   });
 
@@ -194,7 +194,7 @@ describe('#18: a batch that stops', () => {
     const out = join(tempDir(), 'f.ndjson');
     const r = await sgq(['graph', 'followers', '-', '--out', out, '--concurrency', '1'], { env: env(stub.url), input: users.join('\n') });
     expect(r.exitCode).toBe(7);
-    expect(r.stderr).toContain(`the service is unreachable: stopped after 3 users failed in a row; 47 users were not attempted; their list is in ${out}.remaining; resume them with:`);
+    expect(r.stderr).toContain(`the service is unreachable: stopped after 3 users failed in a row; 3 users failed, 47 were not attempted; their list is in ${out}.remaining; resume them with:`);
     expect(readFileSync(`${out}.remaining`, 'utf8').split('\n').filter(Boolean)).toHaveLength(50);
   });
 });

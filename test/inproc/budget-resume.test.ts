@@ -86,7 +86,7 @@ describe('an unreachable service', () => {
     expect(stub.requests).toHaveLength(3);
     const messages = lines(r.stderr).slice(0, -1);
     expect(messages.filter((l) => l.includes('unreachable'))).toEqual([
-      `sgq: the service is unreachable: stopped after 3 users failed in a row; 27 users were not attempted; their list is in ${out}.remaining; resume them with: sgq graph followers - --concurrency 1 -o ndjson --summary json --retries 0 < ${out}.remaining >> ${out}.partial`,
+      `sgq: the service is unreachable: stopped after 3 users failed in a row; 3 users failed, 27 were not attempted; their list is in ${out}.remaining; resume them with: sgq graph followers - --concurrency 1 -o ndjson --summary json --retries 0 < ${out}.remaining >> ${out}.partial`,
     ]);
     // The 3 users' own failures, that line, and the note naming FILE.partial: not a line per user.
     expect(messages).toHaveLength(5);
@@ -146,8 +146,36 @@ describe('an unreachable service', () => {
     expect(r.code).toBe(7);
     expect(stub.requests).toHaveLength(6);
     expect(r.stderr).toContain(
-      'sgq: the service is unreachable: stopped after 3 users failed in a row; 2 users were not attempted; resume them with: sgq graph followers a b c d e f g --concurrency 1 --retries 0\n',
+      'sgq: the service is unreachable: stopped after 3 users failed in a row; 5 users failed, 2 were not attempted; resume them with: sgq graph followers a b c d e f g --concurrency 1 --retries 0\n',
     );
+  });
+});
+
+describe('an outage with users in flight (issue 34)', () => {
+  it('tells the users whose requests failed from those never tried, and leaves both for the resume', async () => {
+    // The first four users reach the service before any answer: three connections are then
+    // dropped, and the fourth never answered, as a service going down does.
+    let release: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (release = resolve));
+    const stub = await stubs(async (req, n) => {
+      if (n >= 4) release();
+      if (n > 3) return 'hang';
+      await arrived;
+      return 'reset';
+    });
+    const out = join(tempDir(), 'f.ndjson');
+    const list = users(40);
+    // A time limit past the test's own: a request left waiting once the run stopped would fail the test.
+    const r = await runSgq(['graph', 'followers', ...list, '--retries', '0', '--timeout', '300', '--concurrency', '4', '--out', out, '--summary', 'json'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(r.code).toBe(7);
+    const line = lines(r.stderr).find((l) => l.includes('unreachable'))!;
+    const [, failed, notTried] = /stopped after 3 users failed in a row; (\d+) users failed, (\d+) were not attempted; their list is in /.exec(line)!.map(Number);
+    // Every user the service heard of failed; the others were never tried.
+    expect(failed).toBeGreaterThanOrEqual(new Set(stub.requests.map(userOf)).size);
+    expect(failed).toBeGreaterThanOrEqual(4);
+    expect(failed! + notTried!).toBe(40);
+    expect(lines(readFileSync(`${out}.remaining`, 'utf8')).sort()).toEqual([...list].sort());
+    expect((JSON.parse(lines(r.stderr).at(-1)!) as { remaining: number }).remaining).toBe(40);
   });
 });
 

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEY } from '../../src/sandbox/server.js';
 import { creditsFolder } from '../../src/cli/run/credits-store.js';
-import { SANDBOX_SERVICE } from '../../src/core/service.js';
+import { SANDBOX_SERVICE, serviceOf } from '../../src/core/service.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
 import { useStubs } from '../helpers/stub-server.js';
 import { useSandbox } from '../helpers/sandbox.js';
@@ -100,15 +100,15 @@ describe('the note of the balance', () => {
     expect(balanceIn(file)).toBeGreaterThan(0);
   });
 
-  it('a folder it cannot make or write loses the note only: the run succeeds, --verbose says why', async () => {
+  it('a folder it cannot make or write loses the note only: the run succeeds, a warning says why', async () => {
     const blocker = join(tempDir(), 'a-file');
     writeFileSync(blocker, 'not a folder');
     // A config folder under a regular file cannot be made, by root either.
     const env = { ...sb.env(), SGQ_CONFIG_DIR: join(blocker, 'sgq') };
-    const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--verbose'], { env });
+    const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env });
     expect(run.code).toBe(0);
     expect(run.stdout).not.toBe('');
-    expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\/@sandbox\/default: ENOTDIR/);
+    expect(lines(run.stderr)).toContainEqual(expect.stringMatching(/^sgq: cannot record the balance and prices in .*credits\/@sandbox\/default: a part of its path is not a folder \(ENOTDIR\); check the path \S+; `sgq credits` shows the last ones recorded$/));
   });
 
   // Root ignores file modes: there the folder is made read-only by a read-only bind mount of itself.
@@ -121,13 +121,118 @@ describe('the note of the balance', () => {
     const before = readFileSync(file, 'utf8');
     const readOnly = onLinuxAsRoot ? bindReadOnly(folder) : (chmodSync(folder, 0o500), () => chmodSync(folder, 0o700));
     try {
-      const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1', '--verbose'], { env });
+      const run = await runSgq(['graph', 'followers', 'jack', '--limit', '1'], { env });
       expect(run.code).toBe(0);
-      expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\/@sandbox\/default: (EACCES|EROFS)/);
+      expect(run.stderr).toMatch(/cannot record the balance and prices in .*credits\/@sandbox\/default: (permission denied \(EACCES\)|the file system is read-only \(EROFS\))/);
       expect(readFileSync(file, 'utf8')).toBe(before);
     } finally {
       readOnly();
     }
+  });
+});
+
+describe('a balance that is not a finite number', () => {
+  /** A one-page answer whose balance is written `credits`, as the service's text. */
+  const pageWith = (credits: string) => ({
+    text: `{"user":"jack","how":"username","page":1,"previous_page":null,"next_page":null,"page_items":1,"data":[{"follower_username":"a","follower_id":"1"}],"current_credits":${credits}}`,
+  });
+  const noteOf = (dir: string, url: string) => join(creditsFolder(join(dir, 'config.json'), { service: serviceOf(url), profile: 'default' })!, 'note.json');
+
+  it.each(['1e400', '-1e400', '1E+400'])('current_credits %s is refused as a string is (exit 7), and sgq credits still answers', async (credits) => {
+    const stub = await stubs(() => pageWith(credits));
+    const dir = tempDir();
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_CONFIG_DIR: dir, SGQ_WARN_CREDITS: '5' };
+    const run = await runSgq(['graph', 'followers', 'jack', '--retries', '0'], { env });
+    expect(run.code).toBe(7);
+    expect(lines(run.stderr)).toEqual([expect.stringContaining(`the service sent an unexpected body: current_credits is ${credits}, not a finite number`)]);
+    expect(run.stderr).not.toMatch(/∞|Infinity|internal error/);
+    // Nothing recorded: no note holding null.
+    expect(() => readFileSync(noteOf(dir, stub.url), 'utf8')).toThrow(/ENOENT/);
+    const shown = await runSgq(['credits'], { env });
+    expect(shown.code).toBe(3);
+    expect(lines(shown.stderr)).toEqual([expect.stringContaining('no balance seen yet for profile default')]);
+  });
+
+  it('a string balance is refused the same way', async () => {
+    const stub = await stubs(() => pageWith('"12"'));
+    const run = await runSgq(['graph', 'followers', 'jack', '--retries', '0'], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } });
+    expect(run.code).toBe(7);
+    expect(run.stderr).toContain('current_credits is "12", not a');
+  });
+
+  it('a balance written with more digits than a double holds is kept as the nearest number', async () => {
+    const stub = await stubs(() => pageWith('996.99999999999999999999999999'));
+    const dir = tempDir();
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_CONFIG_DIR: dir };
+    const run = await runSgq(['graph', 'followers', 'jack', '--summary', 'json'], { env });
+    expect(run.code).toBe(0);
+    expect((JSON.parse(lines(run.stderr).at(-1)!) as { totals: { credits_left: number } }).totals.credits_left).toBe(997);
+    const shown = await runSgq(['credits'], { env });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toBe('997\n');
+  });
+
+  it('a huge balance is shown, and no price is learned from balances a double cannot hold exactly', async () => {
+    // Each call costs 1 of 10^30 credits: as doubles, every balance is the same, a drop of 0.
+    let left = 10n ** 30n;
+    const stub = await stubs((req) => {
+      const page = (JSON.parse(req.body) as { page?: number }).page ?? 1;
+      const next = page < 4 ? page + 1 : 'null';
+      return { text: `{"user":"jack","page":${page},"next_page":${next},"data":[{"follower_username":"a${page}","follower_id":"${page}"}],"current_credits":${(left -= 1n)}}` };
+    });
+    const dir = tempDir();
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_CONFIG_DIR: dir };
+    const run = await runSgq(['graph', 'followers', 'jack', '--all'], { env });
+    expect(run.code).toBe(0);
+    expect(lines(run.stdout)).toHaveLength(4);
+    expect(run.stderr).not.toContain('cost 0 credits');
+    const shown = await runSgq(['credits', '--json'], { env });
+    expect(shown.code).toBe(0);
+    const json = JSON.parse(shown.stdout) as { credits: number; prices?: unknown };
+    expect(json.credits).toBe(1e30);
+    expect(json.prices).toBeUndefined();
+  });
+});
+
+describe('a balance note that cannot be read', () => {
+  const seen = { seen_at: '2026-01-01T00:00:00.000Z', route: 'graph/get_followers', base_url: 'http://127.0.0.1:1' };
+  const damaged: [string, string][] = [
+    ['not JSON', '{"balance": {"credits": '],
+    ['null', 'null'],
+    ['a list', '[]'],
+    ['a null balance', JSON.stringify({ balance: { ...seen, credits: null } })],
+    ['a string balance', JSON.stringify({ balance: { ...seen, credits: '12' } })],
+    ['a balance past the double range', `{"balance": {"credits": 1e400, "seen_at": "${seen.seen_at}", "route": "r", "base_url": "u"}}`],
+    ['a balance with no time', JSON.stringify({ balance: { credits: 12, route: 'r', base_url: 'u' } })],
+    ['a balance that is a number', JSON.stringify({ balance: 12 })],
+    ['prices of the wrong type', JSON.stringify({ balance: { ...seen, credits: 12 }, prices: [1] })],
+    ['a price past the double range', `{"prices": {"graph/get_followers": {"credits": 1e400, "seen_at": "x"}}}`],
+  ];
+
+  it.each(damaged)('%s: sgq credits says so once and goes on as if there were none (never a crash)', async (_, text) => {
+    const dir = tempDir();
+    const file = noteIn(dir);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    const env = { ...sb.env(), SGQ_CONFIG_DIR: dir };
+    const shown = await runSgq(['credits'], { env });
+    expect(shown.stderr).not.toMatch(/internal error|∞/);
+    const said = lines(shown.stderr).filter((line) => line.includes(file));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^sgq: the balance note .* cannot be read \(.+\): ignored; the next run that sees a balance writes it afresh$/);
+    // Whatever part could be read is shown; a note with no readable balance says none was seen.
+    if (shown.code === 0) expect(Number.isFinite(Number(shown.stdout))).toBe(true);
+    else expect(shown.code).toBe(3);
+    expect((await runSgq(['credits', '--json'], { env })).stderr).not.toMatch(/internal error/);
+    expect((await runSgq(['credits', '--forget-prices'], { env })).stderr).not.toMatch(/internal error/);
+
+    // A run says it once, and writes the note afresh.
+    const run = await runSgq(['graph', 'followers', 'jack', '--all', '--limit', '3', '--verbose'], { env });
+    expect(run.code).toBe(0);
+    expect(lines(run.stderr).filter((line) => line.includes(file))).toHaveLength(1);
+    const after = await runSgq(['credits'], { env });
+    expect(after.code).toBe(0);
+    expect(after.stderr).not.toContain(file);
   });
 });
 

@@ -294,3 +294,25 @@ describe('--quiet', () => {
     expect(r.stderr).toBe('');
   });
 });
+
+describe('counts agree with their nouns (issue 34)', () => {
+  const one = async (extra: string[] = [], env: Record<string, string> = {}) => {
+    const stub = await stubs(() => ({ body: envelope(1, null, [{ username: 'a' }], 1) }));
+    const r = await runSgq(['graph', 'followers', 'jack', ...extra], { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: DEMO_KEY, ...env } });
+    return { ...r, url: stub.url };
+  };
+
+  it('1 credit left, under warn-credits; sgq credits says 1 credit', async () => {
+    const config = tempDir();
+    const r = await one(['--quiet'], { SGQ_WARN_CREDITS: '5', SGQ_CONFIG_DIR: config });
+    expect(r.stderr).toBe('sgq: only 1 credit left, fewer than warn-credits 5; buy credits before the next run fails\n');
+    const shown = await runSgq(['credits', '-v'], { env: { SGQ_CONFIG_DIR: config, SGQ_BASE_URL: r.url } });
+    expect(shown.stderr).toMatch(/^profile default: 1 credit, seen /);
+  });
+
+  it('a --jq --slurp failure over 1 record', async () => {
+    const r = await one(['--jq', 'error("no")', '--slurp']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--jq failed on the array of 1 record: ');
+  });
+});

@@ -248,3 +248,21 @@ describe('sgq credits --refresh reads the balance from whatever answer carries i
     expect(Number(r.stdout)).toBeGreaterThan(0);
   });
 });
+
+describe('--quiet and a learned price (issue 34)', () => {
+  it('is not said under --quiet; --summary json and sgq credits carry it', async () => {
+    const { answer } = charging(4);
+    const stub = await stubs(answer);
+    const dir = tempDir();
+    const env = envFor(stub.url, dir);
+    const quiet = await runSgq(['graph', 'followers', 'jack', '--all', '--max-pages', '4', '--quiet'], { env });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+    expect(noteOf(dir, stub.url).prices).toEqual({ 'graph/get_followers': 4 });
+
+    const again = await runSgq(['graph', 'followers', 'jack', '--all', '--max-pages', '4', '--quiet', '--summary', 'json'], { env: envFor(stub.url) });
+    expect(lines(again.stderr)).toHaveLength(1);
+    expect((JSON.parse(again.stderr) as { prices?: unknown }).prices).toEqual({ 'graph/get_followers': 4 });
+    expect(JSON.parse((await runSgq(['credits', '--json'], { env })).stdout)).toMatchObject({ prices: { 'graph/get_followers': 4 } });
+  });
+});

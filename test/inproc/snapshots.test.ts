@@ -239,3 +239,34 @@ describe('sgq diff', () => {
     expect((await s.run(['snapshots', 'list'])).stderr).toMatch(/no snapshots in /);
   });
 });
+
+describe('what a cron mail shows of a batch of snapshots (issue 34)', () => {
+  const users = Array.from({ length: 40 }, (_, i) => `user${i}`);
+
+  it('the first snapshots of a batch are one line, not one a user; the next night prints the changes', async () => {
+    const lists = Object.fromEntries(users.map((u) => [u, ['amy', 'bob']]));
+    const s = await setup(lists);
+    const first = await s.run(['graph', 'followers', '-', '--all', '--snapshot', '--changes'], { now: day(1), stdin: users.join('\n') });
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('sgq: 40 first snapshots; changes are printed from the next run\n');
+    expect(first.stderr).not.toContain('first snapshot (');
+    // --quiet: that line is chatter.
+    const quiet = await s.run(['graph', 'followers', 'new1', 'new2', '--all', '--snapshot', '--changes', '--quiet'], { now: day(1) });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe('');
+    lists.user3 = ['amy'];
+    const second = await s.run(['graph', 'followers', '-', '--all', '--snapshot', '--changes', '--quiet'], { now: day(2), stdin: users.join('\n') });
+    expect(second.code).toBe(0);
+    expect(ndjson(second.stdout)).toEqual([{ query_user: 'user3', change: 'lost', username: 'bob', last_checked: '2026-11-01T00:00:00.000000+00:00' }]);
+  });
+
+  it('one first snapshot keeps its own line, its count agreeing with its noun', async () => {
+    const s = await setup({ jack: ['amy'], bob: ['amy', 'cat'] });
+    await s.run(['graph', 'followers', 'bob', '--all', '--snapshot'], { now: day(1) });
+    const r = await s.run(['graph', 'followers', 'jack', 'bob', '--all', '--snapshot', '--changes'], { now: day(2) });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('sgq: jack: first snapshot (1 record); changes are printed from the next one\n');
+    expect(r.stderr).toContain('sgq: bob: 0 gained, 0 lost, 2 unchanged since 2026-11-01T03:15:00.000Z\n');
+    expect(r.stderr).not.toContain('first snapshots');
+  });
+});

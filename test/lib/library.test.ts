@@ -188,6 +188,60 @@ describe('the library', () => {
     expect(seen.length).toBeLessThan(1500);
   });
 
+  /** The records a loop sees of a 1,200-follower user when `abortAt(n, controller)` may abort after the n-th, and what it throws. */
+  async function loop(abortAt: (seen: number, controller: AbortController) => void, before?: (controller: AbortController) => void) {
+    const controller = new AbortController();
+    before?.(controller);
+    let seen = 0;
+    try {
+      for await (const _ of client().graph.followers('abort_1200', { signal: controller.signal })) {
+        seen++;
+        abortAt(seen, controller);
+      }
+    } catch (error) {
+      return { seen, thrown: error, reason: controller.signal.reason as unknown };
+    }
+    return { seen, thrown: undefined, reason: controller.signal.reason as unknown };
+  }
+
+  it('after abort() the loop gets no further record of the page: the next one throws the reason', async () => {
+    const at10 = await loop((seen, c) => seen === 10 && c.abort(new Error('enough')));
+    expect(at10.seen).toBe(10);
+    expect(at10.thrown).toBe(at10.reason);
+    // Between pages: the last record of the first page, then the reason, not the second page.
+    const at500 = await loop((seen, c) => seen === 500 && c.abort(new Error('enough')));
+    expect(at500.seen).toBe(500);
+    expect(at500.thrown).toBe(at500.reason);
+    // abort() with no reason throws the AbortError the signal holds, as fetch does.
+    const plain = await loop((seen, c) => seen === 3 && c.abort());
+    expect(plain.seen).toBe(3);
+    expect(plain.thrown).toMatchObject({ name: 'AbortError' });
+    expect(plain.thrown).toBe(plain.reason);
+  });
+
+  it('a signal aborted before the first record: no record, the reason thrown', async () => {
+    const before = calls();
+    const early = await loop(() => undefined, (c) => c.abort(new Error('not now')));
+    expect(early.seen).toBe(0);
+    expect(early.thrown).toBe(early.reason);
+    expect(calls()).toBe(before);
+  });
+
+  it('.pages() after abort() between pages yields no further page, also one fetched ahead', async () => {
+    const controller = new AbortController();
+    const pages: (number | null)[] = [];
+    const run = (async () => {
+      for await (const page of client().graph.followers('abort_2000', { signal: controller.signal, parallel: 3 }).pages()) {
+        pages.push(page.page);
+        controller.abort(new Error('one is enough'));
+      }
+    })();
+    const thrown = await run.then(() => undefined, (error: unknown) => error);
+    expect(thrown).toBeInstanceOf(Error);
+    expect(thrown).toBe(controller.signal.reason);
+    expect(pages).toEqual([1]);
+  });
+
   it('resolves omitted options from the environment, as the CLI does', async () => {
     const sgq = createClient({ env: { SGQ_BASE_URL: sb.sandbox.url, SGQ_API_KEY: DEMO_KEY, SGQ_CONFIG_DIR: tempDir() } });
     expect(await sgq.metadata.userid('jack').toArray({ all: true })).toEqual([expect.objectContaining({ username: 'jack' })]);

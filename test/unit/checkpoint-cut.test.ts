@@ -8,6 +8,7 @@ import { SinceMarks } from '../../src/cli/run/since-marks.js';
 import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
 import { grantedRecords } from '../../src/cli/dataset/writer.js';
 import { SnapshotCheckpoint } from '../../src/cli/churn/snapshot-jobs.js';
+import { SnapshotStore } from '../../src/core/churn/store.js';
 import { readParquet } from '../helpers/duckdb.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -213,10 +214,73 @@ describe('the snapshots of a cut are committed a few at once', () => {
     ends.get('u2')!.fail(Object.assign(new Error('no space'), { code: 'ENOSPC' }));
     for (const user of ['u1', 'u3', 'u4']) ends.get(user)!.ok();
     await committing;
-    expect(checkpoints.failure?.message).toMatch(/cannot store the snapshot of u2 in .*: ENOSPC/);
+    expect(checkpoints.failure?.message).toMatch(/cannot store the snapshot of u2 in .*: the disk is full \(ENOSPC\)/);
     expect(started(log)).toBe(5);
     for (const user of ['u0', 'u1', 'u3', 'u4']) expect(log).toContain(`release ${user}`);
     for (const user of ['u2', ...users.slice(5)]) expect(log).toContain(`drop ${user}`);
+    await checkpoints.close();
+  });
+});
+
+describe('a commit that fails keeps nothing from then on, and says whose results it dropped', () => {
+  it('the snapshots of the cut not committed and every snapshot staged are lost users for the resume; a user in flight ends with the store\'s line', async () => {
+    const root = tempDir();
+    const snapshots = SnapshotCheckpoint.open(new SnapshotStore(root, { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox'));
+    const log: string[] = [];
+    const inner = snapshots as unknown as { held: Map<string, unknown>; staged: Set<unknown> };
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+    const stage = (user: string, fails = false) => {
+      const commit = async () => {
+        if (fails) throw full;
+        log.push(`commit ${user}`);
+      };
+      const held = { user, lock: { release: () => log.push(`release ${user}`) }, staged: { commit, drop: async () => void log.push(`drop ${user}`), close: async () => undefined } };
+      inner.held.set(user, held);
+      inner.staged.add(held);
+    };
+    const checkpoints = new Checkpoints();
+    checkpoints.add(snapshots);
+    stage('jack');
+    stage('bob', true);
+    stage('ann');
+    expect(checkpoints.takeLost()).toBeUndefined();
+    await checkpoints.commit();
+    expect(checkpoints.failure?.message).toBe(`cannot store the snapshot of bob in ${root}: the disk is full (ENOSPC)`);
+    // Committed a few at once: ann's commit was under way beside bob's, and is kept.
+    expect(log).toEqual(['commit jack', 'commit ann', 'release jack', 'release ann', 'drop bob', 'release bob']);
+    expect(checkpoints.takeLost()).toEqual(['bob']);
+    // Asked again: nothing new was dropped.
+    expect(checkpoints.takeLost()).toEqual([]);
+    // A user whose export was under way when its lock went with the rest: its end says why it was not kept.
+    const hooks = snapshots.hooks({ profile: 'default', route: 'graph/get_followers', how: 'username', user: 'eve' }, NIGHT, false);
+    const end = { credits: 0, emit: async () => undefined, reporter: { warn: () => undefined } as never };
+    await expect(hooks.onEnd!(end)).rejects.toMatchObject({ message: `cannot store its snapshot in ${root}: the disk is full (ENOSPC)`, code: 'ENOSPC' });
+    await checkpoints.close();
+  });
+
+  it('a checkpoint before the snapshots that fails to commit (the dataset) loses the snapshots staged too', async () => {
+    const snapshots = SnapshotCheckpoint.open(new SnapshotStore(tempDir(), { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox'));
+    const inner = snapshots as unknown as { held: Map<string, unknown>; staged: Set<unknown> };
+    for (const user of ['jack', 'bob']) {
+      const held = { user, lock: { release: () => undefined }, staged: { commit: async () => undefined, drop: async () => undefined, close: async () => undefined } };
+      inner.held.set(user, held);
+      inner.staged.add(held);
+    }
+    const dataset: Checkpoint = {
+      what: 'the dataset',
+      pending: true,
+      due: true,
+      cut: () => async () => {
+        throw new Error('cannot write the dataset: ENOSPC');
+      },
+      drop: async () => undefined,
+      close: async () => undefined,
+    };
+    const checkpoints = new Checkpoints();
+    checkpoints.add(dataset);
+    checkpoints.add(snapshots);
+    await checkpoints.commit();
+    expect(checkpoints.takeLost()).toEqual(['jack', 'bob']);
     await checkpoints.close();
   });
 });

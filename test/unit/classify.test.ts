@@ -86,6 +86,8 @@ describe('classify', () => {
     expect(parseRetryAfter('3', now)).toBe(3000);
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
+    // A wait past the double range is still a number a message can show.
+    expect(parseRetryAfter('9'.repeat(400), now)).toBe(Number.MAX_SAFE_INTEGER);
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
@@ -29,12 +29,13 @@ describe('claimDataset', () => {
     }
   });
 
-  it('writes a small JSON file at the dataset root, readable by all like the Parquet files; the same service passes', async () => {
+  it('writes a small JSON file at the dataset root, with the mode of the Parquet files (the root\'s access); the same service passes', async () => {
     const layout = new DatasetLayout(tempDir('sgq-dataset-'));
     mkdirSync(layout.meta, { recursive: true });
+    chmodSync(layout.root, 0o750);
     await claimDataset(layout, owner('https://toto.oz.xyz'), at, {}, () => undefined);
     expect(JSON.parse(readFileSync(join(layout.root, SERVICE_FILE), 'utf8'))).toEqual({ service: 'https://toto.oz.xyz', claimed_at: '2026-11-01T03:00:00.000Z' });
-    if (process.platform !== 'win32') expect(statSync(join(layout.root, SERVICE_FILE)).mode & 0o777).toBe(0o644);
+    if (process.platform !== 'win32') expect(statSync(join(layout.root, SERVICE_FILE)).mode & 0o777).toBe(0o640);
     await claimDataset(layout, { service: 'https://toto.oz.xyz', profile: 'other' }, new Date(), {}, () => undefined);
     expect(JSON.parse(readFileSync(join(layout.root, SERVICE_FILE), 'utf8')).claimed_at).toBe('2026-11-01T03:00:00.000Z');
   });

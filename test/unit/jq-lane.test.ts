@@ -37,6 +37,20 @@ describe("jq's lane to its worker thread", () => {
     expect(sink.text).toBe('');
   });
 
+  it('a thread that answers a batch and dies on the next: the answer reaches the output before the failure, never lost', async () => {
+    // The answer and the thread's exit reach the main thread in either order: tried many times.
+    const worker = fakeWorker("if (request.kind !== 'batch') return; if (globalThis.seen) process.exit(4); globalThis.seen = true; workerData.port.postMessage({ out: '1\\n', stderr: '' })");
+    for (let round = 0; round < 25; round++) {
+      const lane = workerLane(worker, program);
+      const sink = captureSink();
+      const f = jqFormatter(lane, { filter: program.filter }, sink);
+      await f.write([{ i: 1 }] as never);
+      await f.write([{ i: 2 }] as never);
+      await expect(Promise.resolve(f.end()), `round ${round}`).rejects.toThrow(/^--jq stopped: jq's thread ended \(exit code 4\) before it answered$/);
+      expect(sink.text, `round ${round}`).toBe('1\n');
+    }
+  });
+
   it('a stop gives jq its grace, then ends the thread: the wait ends as stopped, and the end refuses to claim the results', async () => {
     const lane = workerLane(fakeWorker('/* never answers */'), program);
     const controller = new AbortController();

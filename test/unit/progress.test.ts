@@ -49,3 +49,10 @@ describe('the progress line', () => {
     expect([clock(0), clock(75_000), clock(7_200_000)]).toEqual(['0:00', '1:15', '2:00:00']);
   });
 });
+
+describe('a user name the service controls', () => {
+  it('is escaped before the line is measured, so the line still fits', () => {
+    const part = progressParts('graph followers', {}, counts({ user: 'evil\u001b]0;title\u0007\u202e' })).find((p) => p.startsWith('graph followers'));
+    expect(part).toBe('graph followers evil\\u{1b}]0;title\\u{7}\\u{202e}');
+  });
+});

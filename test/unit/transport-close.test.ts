@@ -72,3 +72,17 @@ describe('closing a node:http transport', () => {
     await expect(hanging.response).rejects.toBeDefined();
   });
 });
+
+describe('destroying a node:http transport', () => {
+  it('fails every request in flight, those queued for a socket too: none is sent once the pool is gone', async () => {
+    const { url, open } = await server();
+    const transport = new NodeTransport(url, { connections: 1, ca: () => undefined });
+    const onSocket = ask(transport, '/hang');
+    const queued = ask(transport, '/hang');
+    await until(() => open.size === 1, 'the first request on its socket');
+    await transport.destroy();
+    await expect(onSocket.response).rejects.toBeDefined();
+    await expect(queued.response).rejects.toBeDefined();
+    await until(() => open.size === 0, 'the server to see the socket closed');
+  });
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { count, grouped } from '../../src/cli/output/words.js';
+import { count, grouped } from '../../src/core/words.js';
 
 // grouped() writes what toLocaleString('en-US') writes, without loading the locale data.
 describe('grouped', () => {
@@ -16,5 +16,13 @@ describe('grouped', () => {
   it('counts with the noun in the plural past one', () => {
     expect(count(1, 'record')).toBe('1 record');
     expect(count(3000, 'record')).toBe('3,000 records');
+  });
+});
+
+describe('count', () => {
+  it('takes an irregular plural', () => {
+    expect(count(1, 'entry', 'entries')).toBe('1 entry');
+    expect(count(0, 'entry', 'entries')).toBe('0 entries');
+    expect(count(2, 'cached answer')).toBe('2 cached answers');
   });
 });

@@ -3,15 +3,22 @@ import { parseJson, stringifyJson } from '../../core/json.js';
 import { isCanonicalObject } from '../../core/churn/canonical-line.js';
 import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
 import type { KeyStats } from '../../core/churn/keyed.js';
-import { grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 /**
  * A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact.
  * Matched by id (`renames`), every change carries `renamed_from` (the older username of a
- * renamed account, null otherwise), so that CSV, TSV and Parquet get the column from the start.
+ * renamed account, null otherwise), and under --confirm-lost N > 1 (`lastSeen`) `last_seen`
+ * (when the snapshot that last held a lost account was taken, null otherwise), so that CSV,
+ * TSV and Parquet get the columns from the start.
  */
-export const changeRecords = (changes: readonly Change[], renames = false): JsonObject[] =>
-  changes.map((c) => (renames ? { change: c.change, renamed_from: c.from ?? null, ...(parseJson(c.line) as JsonObject) } : { change: c.change, ...(parseJson(c.line) as JsonObject) }));
+export const changeRecords = (changes: readonly Change[], renames = false, lastSeen = false): JsonObject[] =>
+  changes.map((c) => ({
+    change: c.change,
+    ...(renames ? { renamed_from: c.from ?? null } : {}),
+    ...(lastSeen ? { last_seen: c.lastSeen ?? null } : {}),
+    ...(parseJson(c.line) as JsonObject),
+  }));
 
 const FIRST = { plain: ['change'], renames: ['change', 'renamed_from'] };
 
@@ -44,7 +51,7 @@ export function countsText(counts: DiffCounts, options: { changed: boolean; rena
 /** What keying left out, for a warning; undefined when nothing was. */
 export function leftOutText(stats: KeyStats, key: string, where: string): string | undefined {
   const parts: string[] = [];
-  if (stats.missingKey) parts.push(`${grouped(stats.missingKey)} record${stats.missingKey === 1 ? '' : 's'} without "${key}" left out`);
+  if (stats.missingKey) parts.push(`${count(stats.missingKey, 'record')} without "${key}" left out`);
   if (stats.duplicates) parts.push(`${grouped(stats.duplicates)} repeated "${key}" counted once`);
   return parts.length ? `${where}: ${parts.join('; ')}` : undefined;
 }

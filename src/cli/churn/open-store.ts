@@ -2,6 +2,7 @@ import type { ResolvedConfig, Env } from '../../core/config.js';
 import { SnapshotStore, defaultSnapshotRoot } from '../../core/churn/store.js';
 import { adoptsLegacyState, type StateOwner } from '../../core/service.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
+import { visible } from '../output/visible.js';
 
 /** A snapshot run waits this long for another one on the same user before it exits 8. */
 const STORE_WAIT_MS = 120_000;
@@ -17,7 +18,7 @@ export function openSnapshotStore(flagDir: string | undefined, config: ResolvedC
   const { warn: told, ...lockOptions } = options ?? {};
   const lock = (target: string) => acquireLock(target, { ...lockOptions, waitMs, what: 'the snapshot store' });
   // A metadata file naming a data file outside its folder is skipped, and said once on stderr.
-  const warn = told ?? ((line: string) => process.stderr.write(`sgq: ${line}\n`));
+  const warn = told ?? ((line: string) => process.stderr.write(`sgq: ${visible(line)}\n`));
   const store = new SnapshotStore(flagDir ?? config.snapshotDir ?? defaultSnapshotRoot(env), { pid: process.pid, lock, warn }, owner.service);
   if (adoptsLegacyState(owner)) store.adoptLegacy(owner.profile);
   return store;

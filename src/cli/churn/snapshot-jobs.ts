@@ -1,14 +1,20 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
+import { validateSetting } from '../../core/config.js';
 export { openSnapshotStore } from './open-store.js';
 import { SnapshotCapture } from '../../core/churn/capture.js';
-import { diffMatched, matchSides } from '../../core/churn/pair.js';
-import { unreadable, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/churn/store.js';
+import type { UserChanges } from '../../core/churn/notification.js';
+import { countSnapshot, countsOf } from '../../core/churn/counts.js';
+import type { SnapshotCounts, SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
-import { changeRecords, countsText, leftOutText } from './churn-text.js';
-import { grouped } from '../output/words.js';
-import type { Keyed } from '../../core/churn/keyed.js';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { leftOutText } from './churn-text.js';
+import type { RunNotifier } from './notifier.js';
+import { findChanges } from './user-changes.js';
+import { count } from '../../core/words.js';
+
+import { accessSync, constants } from 'node:fs';
+import { makePrivateFolder } from '../../fs/modes.js';
+import { fileError, isSystemError } from '../../fs/errors.js';
 
 export interface SnapshotFlags {
   snapshot?: boolean;
@@ -19,6 +25,10 @@ export interface SnapshotFlags {
   sinceLast?: boolean;
   raw?: boolean;
   key?: string;
+  /** --notify URL (checked as the setting is). */
+  notify?: string;
+  /** --confirm-lost N. */
+  confirmLost?: number;
 }
 
 /** A snapshot is a whole list: the flags that would make it anything else are refused up front. */
@@ -26,6 +36,9 @@ export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.changes && !flags.snapshot) throw usageError('--changes needs --snapshot', 'the changes are those against the previous snapshot');
   if (flags.snapshotDir !== undefined && !flags.snapshot) throw usageError('--snapshot-dir needs --snapshot');
   if (flags.key !== undefined && !flags.snapshot) throw usageError('--key needs --snapshot', 'it names the field that identifies an account in a snapshot');
+  if (flags.notify !== undefined && !flags.snapshot) throw usageError('--notify needs --snapshot', 'it posts the changes a snapshot shows against the previous one');
+  if (flags.notify !== undefined) flags.notify = validateSetting('notify', flags.notify);
+  if (flags.confirmLost !== undefined && !flags.snapshot) throw usageError('--confirm-lost needs --snapshot', 'it counts the snapshots an account is missing from');
   if (!flags.snapshot) return;
   if (!flags.all) throw usageError('--snapshot needs --all', 'a snapshot is the whole list');
   if (flags.since !== undefined || flags.sinceLast) throw usageError('--snapshot cannot be used with --since or --since-last', 'a snapshot is the whole list');
@@ -40,6 +53,16 @@ interface Held {
   user: string;
   lock: { release(): void };
   staged?: StagedSnapshot;
+  /** Its changes, for --notify: kept in the outbox before the snapshot commits. */
+  changes?: UserChanges;
+  /** --changes or --notify: the records of a first snapshot, said once it is kept (firstSnapshotsNote). */
+  first?: number;
+}
+
+/** What a run does with the changes beside --changes: --confirm-lost, and --notify's notifier. */
+export interface ChurnOptions {
+  confirmLost: number;
+  notifier?: RunNotifier;
 }
 
 /**
@@ -53,18 +76,27 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** The held users whose snapshot is staged: what a commit or a drop goes through. */
   private readonly staged = new Set<Held>();
   private nextCommit = Date.now() + STREAMING_COMMIT_MS;
+  /** The first snapshots kept (with --changes), with their records: one line says them all at the end. */
+  private readonly firsts: { user: string; records: number }[] = [];
+  /** Why a commit of the run failed (this store's, or the dataset's before it): nothing is kept from then on. */
+  private commitFailure?: unknown;
+  /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
+  private readonly lost: string[] = [];
 
-  private constructor(readonly store: SnapshotStore) {}
+  private constructor(
+    readonly store: SnapshotStore,
+    private readonly churn: ChurnOptions,
+  ) {}
 
   /** Checks the store can be written before anything is fetched. */
-  static open(store: SnapshotStore): SnapshotCheckpoint {
+  static open(store: SnapshotStore, churn: ChurnOptions = { confirmLost: 1 }): SnapshotCheckpoint {
     try {
-      mkdirSync(store.root, { recursive: true });
+      makePrivateFolder(store.root);
       accessSync(store.root, constants.W_OK);
     } catch (error) {
       throw storeError(store.root, error);
     }
-    return new SnapshotCheckpoint(store);
+    return new SnapshotCheckpoint(store, churn);
   }
 
   get what(): string {
@@ -99,6 +131,9 @@ export class SnapshotCheckpoint implements Checkpoint {
   private async commitCut(cut: readonly Held[]): Promise<void> {
     // Dropped since the cut (a commit before it failed): nothing of it is kept.
     const waiting = cut.filter((held) => this.held.get(held.user) === held);
+    // The notification first: a snapshot kept is never without the notification of its changes.
+    // If it cannot be kept, nothing of the cut is: Checkpoints tells failedCommit, and drop lists the users.
+    await this.churn.notifier?.keep(waiting.flatMap((held) => (held.changes ? [held.changes] : [])));
     let failed: { held: Held; error: unknown } | undefined;
     const lane = async () => {
       for (let held; !failed && (held = waiting.shift()); ) {
@@ -108,58 +143,118 @@ export class SnapshotCheckpoint implements Checkpoint {
           failed ??= { held, error };
           return;
         }
+        if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
         await this.release(held);
       }
     };
     await Promise.all(Array.from({ length: COMMITS_AT_ONCE }, lane));
     if (failed) {
-      throw new SgqError(ExitCode.internal, `cannot store the snapshot of ${failed.held.user} in ${this.store.root}: ${errorCode(failed.error)}`, 'the records were written; the next run compares against the snapshot before; check free space and permissions');
+      const { held, error } = failed;
+      // The file system's own error, for the lines of the users in flight (failedCommit keeps it).
+      this.commitFailure = error;
+      // This one and those of the cut not committed are dropped with everything staged (Checkpoints): the resume takes them.
+      this.lost.push(...cut.filter((h) => this.held.get(h.user) === h).map((h) => h.user));
+      throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
     }
     this.nextCommit = Date.now() + STREAMING_COMMIT_MS;
   }
 
   async drop(): Promise<void> {
     for (const held of this.held.values()) {
+      if (held.staged && this.commitFailure !== undefined && !this.lost.includes(held.user)) this.lost.push(held.user);
       await held.staged?.drop();
       await this.release(held);
     }
   }
 
+  failedCommit(error: unknown): void {
+    this.commitFailure ??= error;
+  }
+
+  takeLost(): string[] {
+    return this.lost.splice(0);
+  }
+
   async close(): Promise<void> {
     await this.drop();
+    this.churn.notifier?.close();
+  }
+
+  /** After the run's output and commits: --notify's posts (notifier.ts); never throws. */
+  async afterRun(): Promise<void> {
+    await this.churn.notifier?.deliver();
+  }
+
+  /**
+   * What a run with --changes says of the first snapshots it kept, which have no changes to
+   * print: a user alone gets its own line, a batch one line for all (a first night over 40
+   * users is one line of a cron mail, not 40). Undefined when there were none.
+   */
+  firstSnapshotsNote(): string | undefined {
+    const [only, ...others] = this.firsts;
+    if (!only) return undefined;
+    if (others.length === 0) return `sgq: ${only.user}: first snapshot (${count(only.records, 'record')}); changes are printed from the next one`;
+    return `sgq: ${count(this.firsts.length, 'first snapshot')}; changes are printed from the next run`;
   }
 
   /** The hooks that keep one user's export as a snapshot, and with --changes print what changed instead. */
   hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean, key?: string): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd'> {
     let capture: SnapshotCapture | undefined;
     const start = () => (capture ??= new SnapshotCapture(this.store, subject, key));
+    /** The store failed while the export was collected (a full disk under a spill): the records still go out, the snapshot is not kept. */
+    let failed: unknown;
+    const notKept = (error: unknown) => this.notKept(error, changes);
     return {
       hideRecords: changes,
       onStart: async () => {
         this.held.set(subject.user, { user: subject.user, lock: await this.lockSubject(subject) });
       },
       onRecords: async (records, lossless) => {
-        await start().add(records, lossless);
+        if (failed !== undefined) return;
+        try {
+          await start().add(records, lossless);
+        } catch (error) {
+          if (!isSystemError(error)) throw error;
+          failed = error;
+        }
       },
       onEnd: async (end) => {
         const held = this.held.get(subject.user);
         const capture = start();
-        if (end.cutShort || !held) {
+        if (end.cutShort || !held || failed !== undefined) {
           capture.discard();
           if (held) await this.release(held);
+          if (failed !== undefined && !end.cutShort) throw notKept(failed);
+          // Its lock went with everything a failed commit dropped: nothing is kept from then on.
+          if (!held && this.commitFailure !== undefined && !end.cutShort) throw notKept(this.commitFailure);
           end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
           return;
         }
-        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits });
+        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits }, notKept);
         try {
           const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
           if (note) end.reporter.warn(note);
-          if (changes) await printChanges(subject, staged, end, { key, tempDir: this.store.folder(subject), inOrder: capture.inOrder });
+          const { confirmLost, notifier } = this.churn;
+          const options = { key, tempDir: this.store.folder(subject), inOrder: capture.inOrder };
+          // Kept in its metadata when it commits: `sgq history` reads them instead of diffing every night again.
+          if (changes || notifier) {
+            const found = await findChanges(this.store, subject, staged, end, { ...options, print: changes, confirmLost, room: notifier?.room });
+            held.changes = found.notice;
+            held.first = found.first;
+            staged.current.meta.counts = countsOf(staged.previous, staged.current, found.counts);
+          } else {
+            // --confirm-lost alone still counts by its rule: `sgq history` must not mix confirmed and plain counts.
+            const counted = () =>
+              confirmLost > 1
+                ? findChanges(this.store, subject, staged, end, { ...options, print: false, quiet: true, confirmLost }).then((found) => countsOf(staged.previous, staged.current, found.counts))
+                : countSnapshot(staged.previous, staged.current, options);
+            staged.current.meta.counts = await countQuietly(staged, end, counted);
+          }
         } catch (error) {
           await staged.drop();
           await staged.close().catch(() => undefined);
           await this.release(held);
-          throw error;
+          throw isSystemError(error) ? notKept(error) : error;
         } finally {
           capture.release();
         }
@@ -175,15 +270,21 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   /** Stages a complete export; one whose records show no identity is refused (exit 2 or 3) and not kept. */
-  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0]): Promise<StagedSnapshot> {
+  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0], notKept: (error: unknown) => SgqError): Promise<StagedSnapshot> {
     try {
       capture.checkIdentity('not stored as a snapshot');
       return await capture.stage(meta);
     } catch (error) {
       capture.discard();
       await this.release(held);
-      throw error;
+      throw isSystemError(error) ? notKept(error) : error;
     }
+  }
+
+  /** A user's snapshot that the store could not take (a full disk, no descriptor left): one line, and the run stops taking users. */
+  private notKept(error: unknown, changes: boolean): SgqError {
+    const then = changes ? 'none of its changes were printed' : 'its records were written';
+    return fileError(error, { what: `cannot store its snapshot in ${this.store.root}`, exitCode: ExitCode.internal, then });
   }
 
   private async lockSubject(subject: SnapshotSubject): Promise<{ release(): void }> {
@@ -203,28 +304,20 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 }
 
-/** --changes: the changes of a staged snapshot against the one before, printed as records. */
-async function printChanges(subject: SnapshotSubject, staged: StagedSnapshot, { emit, reporter }: JobEnd, options: { key?: string; tempDir: string; inOrder?: readonly Keyed[] }): Promise<void> {
-  const who = `sgq: ${subject.user}:`;
-  const { current, previous } = staged;
-  if (!previous || (unreadable(previous.meta) && current.meta.records > 0)) {
-    const records = `${grouped(current.meta.records)} records`;
-    const why = previous ? `the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${records}` : `first snapshot (${records})`;
-    reporter.info(`${who} ${why}; changes are printed from the next one`);
-    return;
+/**
+ * The counts of a snapshot taken without --changes: its diff against the one before (under
+ * --confirm-lost, its window), counted only. One that cannot be counted (the two share no identity field) is stored uncounted, as
+ * before: `sgq history` shows nulls for it and says why.
+ */
+async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, counted: () => Promise<SnapshotCounts>): Promise<SnapshotCounts | undefined> {
+  try {
+    return await counted();
+  } catch (error) {
+    reporter.trace(`${staged.current.meta.user}: snapshot not counted against the one before: ${(error as Error).message}`);
+    return undefined;
   }
-  const source = (s: OpenSnapshot, where: string, inOrder?: readonly Keyed[]) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where, inOrder });
-  // This export's side is read from memory when it fitted there: the file just written is not read back.
-  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), source(current, 'this export', options.inOrder), options);
-  if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
-  const renames = matched.match.by === 'id';
-  const counts = await diffMatched(matched, { changed: false }, (batch) => emit(changeRecords(batch, renames), true));
-  const incomplete = previous.meta.complete ? '' : ' (the previous snapshot was not complete: "lost" means "not seen")';
-  reporter.info(`${who} ${countsText(counts, { changed: false, renames })} since ${previous.meta.taken_at}${incomplete}`);
 }
 
-const errorCode = (error: unknown): string => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-
 function storeError(where: string, error: unknown): SgqError {
-  return new SgqError(ExitCode.internal, `cannot write the snapshot store ${where}: ${errorCode(error)}`, 'check that it exists and is writable, or choose another with --snapshot-dir; nothing was fetched');
+  return fileError(error, { what: `cannot write the snapshot store ${where}`, exitCode: ExitCode.internal, then: 'nothing was fetched (--snapshot-dir chooses another store)' });
 }

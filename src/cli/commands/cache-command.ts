@@ -2,6 +2,7 @@ import { ExitCode, configError } from '../../core/errors.js';
 import { cacheDir } from '../cache-dir.js';
 import { cacheInfo, clearCache } from '../run/response-cache.js';
 import type { CommandContext } from '../context.js';
+import { count } from '../../core/words.js';
 
 /** `sgq cache info|clear`: what --cache keeps, and forgetting it. */
 export function runCacheCommand(ctx: CommandContext, verb: 'info' | 'clear'): number {
@@ -13,7 +14,7 @@ export function runCacheCommand(ctx: CommandContext, verb: 'info' | 'clear'): nu
     io.stdout.write(`path=${dir}\nentries=${entries}\nbytes=${bytes}\n`);
   } else {
     const removed = clearCache(dir);
-    if (!globals.quiet) io.stderr.write(`removed ${removed} cached ${removed === 1 ? 'answer' : 'answers'} from ${dir}\n`);
+    if (!globals.quiet) io.stderr.write(`removed ${count(removed, 'cached answer')} from ${dir}\n`);
   }
   return ExitCode.ok;
 }

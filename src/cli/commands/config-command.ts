@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { ConfigStore, SETTINGS, SETTING_DEFAULTS, SETTING_NAMES, isSettingName, maskSecret, profileFlag, profileName, validateSetting, type SettingName } from '../../core/config.js';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import type { Io } from '../io.js';
+import { visible } from '../output/visible.js';
 import { textUntilStopped } from '../stdin-chunks.js';
 import type { CommandContext, GlobalOptions } from '../context.js';
 
@@ -16,7 +17,7 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
   const store = new ConfigStore(io.env);
   const profile = profileName(globals, io.env);
   const say = (line: string) => {
-    if (!globals.quiet) io.stderr.write(`${line}\n`);
+    if (!globals.quiet) io.stderr.write(`${visible(line)}\n`);
   };
 
   switch (verb) {
@@ -58,7 +59,8 @@ export async function runConfigCommand(ctx: CommandContext, verb: string, args: 
     case 'set': {
       const name = settingName(args[0]);
       if (SETTINGS[name].secret && args[1] !== undefined) {
-        throw usageError(`config set ${name} takes no value argument: a key on the command line stays in shell history and shows in ps`, `pipe it in instead: printf %s "$KEY" | sgq config set ${name}${profileFlag(profile)}`);
+        const [what, variable] = name === 'api-key' ? ['a key', 'KEY'] : ['a secret', 'URL'];
+        throw usageError(`config set ${name} takes no value argument: ${what} on the command line stays in shell history and shows in ps`, `pipe it in instead: printf %s "$${variable}" | sgq config set ${name}${profileFlag(profile)}`);
       }
       const given = args[1] ?? (await readValue(io, name, profile));
       const value = validateSetting(name, given);

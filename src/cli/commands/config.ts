@@ -21,15 +21,15 @@ export const configCommand = defineCommand({
   name: 'config',
   summary: 'Read and change the config store (profiles of settings)',
   subcommands: () => [
-    verb('set', 'set a setting; api-key (and a value not given) is read from stdin, with a hidden prompt on a terminal', helpText({
+    verb('set', 'set a setting; api-key and notify (and a value not given) are read from stdin, with a hidden prompt on a terminal', helpText({
       notes: `Keys: ${SETTING_NAMES.join(', ')}`,
-      examples: ['sgq config set base-url https://api.example.com', 'printf %s "$KEY" | sgq config set api-key --profile work'],
+      examples: ['sgq config set base-url https://api.example.com', 'printf %s "$KEY" | sgq config set api-key --profile work', 'printf %s https://hooks.slack.com/services/T0/B0/XXXX | sgq config set notify'],
     }), [{ name: '<key>' }, { name: '[value]' }]),
-    verb('get', 'print a setting (the API key is masked)', helpText({ examples: ['sgq config get base-url'] }), [{ name: '<key>' }]),
+    verb('get', 'print a setting (the API key and the notify URL are masked)', helpText({ examples: ['sgq config get base-url'] }), [{ name: '<key>' }]),
     verb('unset', 'remove a setting', helpText({ examples: ['sgq config unset output --profile work'] }), [{ name: '<key>' }]),
     verb(
       'list',
-      'print the settings of the profile (the API key is masked); -o json: every setting, its value and where it comes from',
+      'print the settings of the profile (the API key and the notify URL are masked); -o json: every setting, its value and where it comes from',
       helpText({ examples: ['sgq config list --profile work', "sgq config list -o json | jq '.settings[] | select(.source != null)'"] }),
       [],
       () => [new Option('-o, --output <format>', 'text: the profile\'s settings as name=value lines; json: every setting with its source').choices(['text', 'json'])],

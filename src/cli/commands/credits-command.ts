@@ -8,7 +8,7 @@ import { proxyFor } from '../../core/proxy.js';
 import { connect, recordSeenBalance } from './execute.js';
 import { stateOwner } from '../run/connection.js';
 import { BALANCE_ROUTE, readBalanceWith } from '../run/balance-probe.js';
-import { count, grouped } from '../output/words.js';
+import { count } from '../../core/words.js';
 
 export interface CreditsFlags {
   refresh?: boolean;
@@ -24,27 +24,30 @@ export interface CreditsFlags {
 export async function runCreditsCommand(ctx: CommandContext, flags: CreditsFlags): Promise<number> {
   const reporter = await ctx.reporter();
   if (flags.forgetPrices) return forget(ctx, flags, reporter);
-  const { owner, seen } = flags.refresh ? await refresh(ctx, reporter) : await lastSeen(ctx);
+  const { owner, seen } = flags.refresh ? await refresh(ctx, reporter) : await lastSeen(ctx, reporter);
   if (!seen) {
     throw configError(`no balance seen yet for profile ${owner.profile} at ${serviceName(owner.service)}`, `any run of a paid route records it, or ask with \`sgq credits --refresh${profileFlag(owner.profile)}\` (free)`);
   }
   const file = configPath(ctx.io.env);
-  const prices = file === undefined ? new Map<string, number>() : readObservedPrices(file, owner);
+  const prices = file === undefined ? new Map<string, number>() : readObservedPrices(file, owner, warned(reporter));
   const { io } = ctx;
   io.stdout.write(flags.json ? `${JSON.stringify({ profile: owner.profile, service: owner.service, ...seen, ...(prices.size ? { prices: Object.fromEntries(prices) } : {}) })}\n` : `${seen.credits}\n`);
   if (!flags.json) {
-    reporter.info(`profile ${owner.profile}: ${grouped(seen.credits)} credits, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
+    reporter.info(`profile ${owner.profile}: ${count(seen.credits, 'credit')}, seen ${seen.seen_at} on ${seen.route} at ${seen.base_url}`);
     for (const [route, credits] of prices) reporter.info(`observed price: ${route} ${count(credits, 'credit')} a call`);
   }
   return ExitCode.ok;
 }
 
 /** The note of the service the profile points at, read without a call. */
-async function lastSeen(ctx: CommandContext): Promise<{ owner: StateOwner; seen?: SeenBalance }> {
+async function lastSeen(ctx: CommandContext, reporter: Reporter): Promise<{ owner: StateOwner; seen?: SeenBalance }> {
   const owner = await stateOwner(ctx);
   const file = configPath(ctx.io.env);
-  return { owner, seen: file === undefined ? undefined : readBalance(file, owner) };
+  return { owner, seen: file === undefined ? undefined : readBalance(file, owner, warned(reporter)) };
 }
+
+/** A damaged note is said once, however often the command reads it. */
+const warned = (reporter: Reporter) => (line: string) => reporter.warnOnce(line);
 
 /** --forget-prices: the prices learned on the profile's service go; the next runs learn them again. */
 async function forget(ctx: CommandContext, flags: CreditsFlags, reporter: Reporter): Promise<number> {
@@ -52,7 +55,7 @@ async function forget(ctx: CommandContext, flags: CreditsFlags, reporter: Report
   const owner = await stateOwner(ctx);
   const file = configPath(ctx.io.env);
   const where = `on profile ${owner.profile} at ${serviceName(owner.service)}`;
-  const forgotten = file === undefined ? new Map<string, number>() : forgetPrices(file, owner);
+  const forgotten = file === undefined ? new Map<string, number>() : forgetPrices(file, owner, warned(reporter));
   if (forgotten.size === 0) {
     reporter.info(`sgq: no learned prices to forget ${where}`);
     return ExitCode.ok;

@@ -9,7 +9,8 @@ import { SERVICE_FILE, holdsFiles, recordedService } from '../dataset/service-cl
 import { serviceName } from '../../core/service.js';
 import { outLockOptions } from '../output/pipeline.js';
 import type { Reporter } from '../output/reporter.js';
-import { grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
+import { fileError } from '../../fs/errors.js';
 
 export interface DatasetFlags {
   before?: string;
@@ -35,7 +36,7 @@ async function compact(ctx: CommandContext, layout: DatasetLayout, flags: Datase
     merged = await compactDataset(layout, flags.before, outLockOptions(flags.waitLock, ctx.io.signal, reporter), (line) => reporter.warn(`dataset compact: ${line}`));
   } catch (error) {
     if (error instanceof SgqError) throw error;
-    throw new SgqError(ExitCode.internal, `cannot compact the dataset ${layout.root}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'nothing was changed for readers; check free space and permissions');
+    throw fileError(error, { what: `cannot compact the dataset ${layout.root}`, exitCode: ExitCode.internal, then: 'nothing was changed for readers' });
   }
   for (const m of merged) reporter.info(`sgq: ${m.kind} route=${m.route} date=${m.date}: ${compactedWords(m)}`);
   if (merged.length === 0) reporter.info(`sgq: nothing to compact in ${layout.root}`);
@@ -47,7 +48,7 @@ function compactedWords({ files, rows, rewritten, kept }: Merged): string {
   const made = files > 1 ? `${files} files merged into 1` : '1 file rewritten';
   const older = rewritten > 0 && files > 1 ? `, ${rewritten} of them rewritten in the route's columns (an older sgq's)` : files === 1 ? " in the route's columns (an older sgq's)" : '';
   const others = kept ? `; ${kept} of another schema kept as they are` : '';
-  return `${made} (${grouped(rows)} rows)${older}${others}`;
+  return `${made} (${count(rows, 'row')})${older}${others}`;
 }
 
 async function info(ctx: CommandContext, layout: DatasetLayout, flags: DatasetFlags, reporter: Reporter): Promise<number> {

@@ -2,7 +2,6 @@ import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../core/errors.js';
 import { JsonTooDeep } from '../../core/json.js';
-import { parseSince } from '../../core/since.js';
 import type { DiffCounts } from '../../core/churn/merge-diff.js';
 import { NotARecord } from '../../core/churn/record-key.js';
 import { diffMatched, matchSides, type DiffSource, type Matched } from '../../core/churn/pair.js';
@@ -19,6 +18,7 @@ import { builtFile } from '../built-file.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { stateOwner } from '../run/connection.js';
+import { instantOf } from '../churn/instants.js';
 import { changeLines, changeRecords, countsText, leftOutText } from '../churn/churn-text.js';
 
 export interface DiffFlags {
@@ -70,7 +70,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
   const files = args.some(looksLikeFile);
   if (files) checkFileArguments(args, flags);
-  const at = flags.at === undefined ? undefined : atTime(flags.at, (io.now ?? (() => new Date()))());
+  const at = flags.at === undefined ? undefined : instantOf(flags.at, (io.now ?? (() => new Date()))(), '--at', { endOfDay: true });
   const users: string[] = [];
   if (!files) for await (const user of await Subjects.open(args, io, 2)) users.push(user);
   if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
@@ -186,17 +186,6 @@ async function diffUser(
     await Promise.all(pair.map((s) => s.handle.close()));
   }
   return ExitCode.ok;
-}
-
-/** `--at`: an ISO date-time or an age; a date alone means the end of that day (UTC). */
-function atTime(text: string, now: Date): string {
-  let at: string;
-  try {
-    at = new Date(Date.parse(parseSince(text, now))).toISOString();
-  } catch {
-    throw usageError(`invalid --at ${JSON.stringify(text)}`, 'use an ISO 8601 date or date-time (2026-11-20, 2026-11-20T03:00:00Z) or an age such as 7d');
-  }
-  return /^\d{4}-\d{2}-\d{2}$/.test(text.trim()) ? new Date(Date.parse(at) + 86_400_000 - 1).toISOString() : at;
 }
 
 /** The last two snapshots, or the last two taken at or before `at`. */

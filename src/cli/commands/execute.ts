@@ -19,14 +19,14 @@ import { readBalanceWith } from '../run/balance-probe.js';
 import { runPacer } from '../run/pacing.js';
 import { normalizeRoutePath } from '../../core/routes.js';
 import { runJobs, type RunOptions } from '../run/runner.js';
-import { formatSummary, type RunSummary } from '../run/summary.js';
+import { formatSummary, withPrices, type RunSummary } from '../run/summary.js';
 // The connection and client of a run live in run/connection.ts; commands that make one call import them from here.
 export { connect, recordSeenBalance, type Connection } from '../run/connection.js';
 
 
 export type { OutputFlags } from '../run/plan.js';
 import type { OutputFlags } from '../run/plan.js';
-import { grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 import { SANDBOX_SERVICE, SERVICE_HEADER, answeredBySandbox, serviceName } from '../../core/service.js';
 import type { FetchedPage } from '../../core/paginate.js';
 import type { Connection } from '../run/connection.js';
@@ -42,7 +42,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   // An --out sgq cannot write is a usage error before anything else (the scope checks it again as it locks it).
   if (flags.out !== undefined) checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
-  const jq = jqOptions(flags, (text) => reporter.raw(text));
+  const jq = jqOptions(flags, (text) => reporter.passThrough(text));
   if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
   // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
@@ -54,6 +54,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
     wide: flags.wide,
     pager: flags.pager,
     jq,
+    raw: flags.raw,
     routeRecords,
     format: (config: ResolvedConfig) => chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line)),
     bigintAsString: (config: ResolvedConfig) => flags.bigintAsString ?? config.bigintAsString === 'true',
@@ -61,7 +62,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   const scope = await RunScope.open(ctx, plan, flags, choice, reporter);
   let ledger: CallsLedger | undefined;
   try {
-    const price = RunPrice.forRun(io.env, scope.config, plan.path, scope.connection.owner);
+    const price = RunPrice.forRun(io.env, scope.config, plan.path, scope.connection.owner, reporter);
     // The calls of other sgq processes on the same account, so that their spending is not taken
     // for a price; a free route (info, userid) spends nothing and learns nothing, and writes no file.
     if (price.price?.credits !== 0) ledger = CallsLedger.open(configPath(io.env), scope.connection.owner);
@@ -98,7 +99,7 @@ async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, rep
   const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
   const jobs = plan.jobs(config, { marks, reporter });
-  const { price } = RunPrice.forRun(io.env, config, plan.path, owner);
+  const { price } = RunPrice.forRun(io.env, config, plan.path, owner, reporter);
   const pacer = runPacer(io.env, config, owner, { attemptMs: 0, now: () => (io.now ? io.now().getTime() : Date.now()), reporter });
   const pace = (calls: number | null) => pacer.dryRunNote(normalizeRoutePath(plan.path), calls);
   return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit, pace }, reporter);
@@ -137,6 +138,8 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   const balance = left === null ? undefined : { credits: left, seen_at: isoTime(), route: plan.path, base_url: connection.baseUrl };
   recordSeenBalance(io.env, connection.owner, { balance, prices: price.observed }, reporter);
   const note = await scope.finish(summary.exit_code === ExitCode.ok);
+  // Once the snapshots are committed (or left as they were): --notify's posts, which change no exit code.
+  await scope.held.snapshots?.afterRun();
   if (output.sink.failure) throw output.sink.failure;
   if (output.formatFailure !== undefined) {
     if (note) reporter.error(note);
@@ -144,15 +147,17 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   }
   if (scope.checkpoints.failure) throw scope.checkpoints.failure;
   if (note) reporter.error(note);
+  const firsts = scope.held.snapshots?.firstSnapshotsNote();
+  if (firsts) reporter.info(firsts);
   if (scope.trace?.failure) reporter.warn(scope.trace.failure);
   if (scope.cache?.failure) reporter.warn(scope.cache.failure);
   const warnAt = scope.settings.warnCredits;
   if (left !== null && warnAt !== undefined && left < warnAt) {
-    reporter.warn(`only ${grouped(left)} credits left, fewer than warn-credits ${grouped(warnAt)}; buy credits before the next run fails`);
+    reporter.warn(`only ${count(left, 'credit')} left, fewer than warn-credits ${grouped(warnAt)}; buy credits before the next run fails`);
   }
   // Last, so that scripts find the JSON summary on the final line of stderr.
-  if (flags.summary === 'json') reporter.raw(JSON.stringify(summary));
-  else if (reporter.showsSummary) reporter.info(formatSummary(summary, reporter));
+  if (flags.summary === 'json') reporter.json(withPrices(summary, price.observedCredits));
+  else if (reporter.showsSummary) for (const line of formatSummary(summary)) reporter.info(line);
   // A reader that went away (`| head`) is a normal end, not a failure.
   return output.sink.closed ? ExitCode.ok : summary.exit_code;
 }

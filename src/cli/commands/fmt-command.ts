@@ -72,7 +72,7 @@ async function render(lines: AsyncIterable<string>, name: string, formatter: For
 export async function runFmtCommand(ctx: CommandContext, file: string | undefined, flags: FmtFlags): Promise<number> {
   const { io, globals } = ctx;
   const reporter = await Reporter.open(io, { quiet: globals.quiet, verbose: globals.verbose });
-  const jq = jqOptions(flags, (text) => reporter.raw(text));
+  const jq = jqOptions(flags, (text) => reporter.passThrough(text));
   // No configuration: the flags, the --out name, else table on a terminal and NDJSON elsewhere.
   const format = chooseFormat(flags, {}, io.stdoutIsTTY, (line) => reporter.warn(line));
   // No profile is read: the flag, else the environment.

@@ -8,11 +8,12 @@ import { describeCommand } from './describe.js';
 import { datasetCommand } from './dataset.js';
 import { diffCommand } from './diff.js';
 import { fmtCommand } from './fmt.js';
+import { historyCommand } from './history.js';
 import { routeCommands } from './routes.js';
 import { sandboxCommand } from './sandbox.js';
 import { snapshotsCommand } from './snapshots.js';
 
 /** Every command of sgq, in the order the help lists them: the routes first. */
 export function commandDefinitions(): CommandDefinition[] {
-  return [...routeCommands(), apiCommand, configCommand, creditsCommand, cacheCommand, sandboxCommand, diffCommand, snapshotsCommand, datasetCommand, fmtCommand, describeCommand, completionCommand];
+  return [...routeCommands(), apiCommand, configCommand, creditsCommand, cacheCommand, sandboxCommand, diffCommand, historyCommand, snapshotsCommand, datasetCommand, fmtCommand, describeCommand, completionCommand];
 }

@@ -104,3 +104,12 @@ export function cacheTtl(value: string): { ms: number; text: string } {
   if (!(Number(ms) > 0)) throw new InvalidArgumentError('Use a duration such as 30m, 1h or 7d.');
   return { ms: ms!, text: value.trim() };
 }
+
+/** `--notify URL`: checked as the notify setting is, its words never repeating the URL (a secret). */
+export const notifyUrl = typed('string', (value: string): string => {
+  try {
+    return values.notifyAddress(value);
+  } catch (error) {
+    throw error instanceof values.ValueError ? new InvalidArgumentError(error.message) : error;
+  }
+});

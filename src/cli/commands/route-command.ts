@@ -37,7 +37,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   if (flags.parallel !== undefined && !flags.all) throw usageError('--parallel only applies with --all', 'add --all: one page needs no parallel calls');
   if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
   // Loaded only by the runs that keep snapshots.
-  if (flags.snapshot || flags.changes || flags.snapshotDir || flags.key) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
+  if (flags.snapshot || flags.changes || flags.snapshotDir || flags.key || flags.notify !== undefined || flags.confirmLost !== undefined) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;
@@ -61,7 +61,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       users: subjects ? subjects.count : 1,
       startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
-      snapshots: flags.snapshot ? { dir: flags.snapshotDir } : undefined,
+      snapshots: flags.snapshot ? { dir: flags.snapshotDir, notify: flags.notify, confirmLost: flags.confirmLost } : undefined,
       dataset: { dir: flags.dataset, route: routeFolderName(route.path) },
       jobs: (config, held) => {
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
@@ -136,7 +136,8 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
     const since = sinceOf(one ?? null);
     if (since) words.push('--since', since);
   }
-  if (from.page !== undefined) {
+  // A snapshot is a whole list: a user stopped part-way starts again from its first page.
+  if (from.page !== undefined && !flags.snapshot) {
     words.push('--page', String(from.page), '--all');
     if (flags.maxPages !== undefined) words.push('--max-pages', String(Math.max(1, flags.maxPages - (from.pagesDone ?? 0))));
   } else {
@@ -149,6 +150,7 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   if (from.limit !== undefined) words.push('--limit', String(from.limit));
   if (from.maxCredits !== undefined) words.push('--max-credits', String(from.maxCredits));
   if (flags.raw) words.push('--raw');
+  words.push(...keptFlags(flags));
   // Into `>> FILE` the rest would take the default format: say the one the run wrote.
   const ownFile = OWN_FILE_FORMATS.includes(from.format);
   if (flags.output || flags.out !== undefined || from.format === 'csv' || ownFile) words.push('-o', from.format);
@@ -167,6 +169,17 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   // ndjson and csv append to what the run wrote: FILE once in place, else FILE.partial.
   if (flags.out && !ownFile) command += ` >> ${shellQuote(from.outputComplete ? flags.out : `${flags.out}.partial`)}`;
   return command;
+}
+
+/** What the run kept beside its output, kept by its resume too: the snapshots and their changes, the dataset. */
+function keptFlags(flags: RouteFlags): string[] {
+  const words: string[] = [];
+  if (flags.snapshot) words.push('--snapshot');
+  if (flags.changes) words.push('--changes');
+  if (flags.snapshotDir !== undefined) words.push('--snapshot-dir', flags.snapshotDir);
+  if (flags.key !== undefined) words.push('--key', flags.key);
+  if (flags.dataset !== undefined) words.push('--dataset', flags.dataset);
+  return words;
 }
 
 /** The formats whose rest is written to a file of its own rather than appended. */

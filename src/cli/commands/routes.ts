@@ -4,6 +4,7 @@ import type { RouteFlags } from './route-command.js';
 import { defineCommand, helpText, type ArgumentDefinition, type CommandDefinition } from './define.js';
 import { datasetOption, limitOptions, outputOptions, snapshotDirOption } from './options.js';
 import { nonEmpty, positiveInt } from './parsers.js';
+import { MAX_CONFIRM_LOST } from '../../core/config.js';
 import { examplesOf } from './route-examples.js';
 
 // The route commands, one per route of the table: a namespace lists its verbs, and a verb's
@@ -62,6 +63,9 @@ function routeOptions(route: RouteSpec): Option[] {
       new Option('--snapshot', 'with --all, keep a complete export as a snapshot (see `sgq diff`, `sgq snapshots`)'),
       new Option('--changes', 'with --snapshot, print only who was gained and lost since the previous snapshot'),
       new Option('--key <field>', 'with --snapshot, the field that identifies an account (default: its id, else its username)').argParser(nonEmpty('--key')),
+      new Option('--confirm-lost <n>', 'with --snapshot, an account is lost once missing from N snapshots in a row (default 1, or the confirm-lost setting)').argParser(positiveInt('--confirm-lost', MAX_CONFIRM_LOST)),
+      // Checked by the run (checkSnapshotFlags), not by Commander, whose message would repeat the address.
+      new Option('--notify <url>', 'with --snapshot, POST the changes found to this webhook (Slack, Discord, …); shows in ps: prefer the notify setting'),
       snapshotDirOption(),
     );
   }

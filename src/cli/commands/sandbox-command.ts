@@ -12,6 +12,8 @@ export interface SandboxFlags extends Omit<Faults, 'trialLimits' | 'trialHourMs'
   ttl?: number;
   prefix?: string;
   clock?: string;
+  /** Lists come, go and flicker with the clock, at this daily rate. */
+  churn?: number;
   credits?: number;
   detach?: boolean;
   shape?: Shape;
@@ -30,10 +32,10 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
     if (Number.isNaN(fixed.getTime())) throw usageError(`invalid --clock ${JSON.stringify(flags.clock)}`, 'use an ISO 8601 date-time such as 2026-11-01T12:00:00Z');
     clock = () => fixed;
   }
-  const { port, ttl, prefix, credits, shape, clock: _clock, trial, trialLimits, ...rest } = flags;
+  const { port, ttl, prefix, credits, shape, churn, clock: _clock, trial, trialLimits, ...rest } = flags;
   const faults: Faults = { ...rest, ...trialFaults(trial, trialLimits, io.env) };
   // --ttl is timed below, with the other ways to stop, rather than by the server itself.
-  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, shape, faults }).catch((error: NodeJS.ErrnoException) => {
+  const sandbox = await startSandbox({ port: port ?? 0, prefix, clock, credits, shape, churn, faults }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
       throw usageError(`cannot listen on 127.0.0.1:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied'}`, 'choose another --port, or leave it out for a free one');
     }
@@ -46,7 +48,9 @@ export async function runSandboxCommand(ctx: CommandContext, flags: SandboxFlags
       [
         `sgq sandbox listening on ${sandbox.url} (Ctrl-C stops it)`,
         `  demo key ${DEMO_KEY}; ${EXPIRED_KEY} answers 429 (subscription expired); ${LOW_KEY} has 20 credits left`,
-        '  users: any name; nobody* and ghost* have no data; a name ending in _N has N followers (bench_200000)',
+        churn
+          ? `  users: any name; nobody* and ghost* have no data; lists churn with the clock: about ${churn} of a list leaves each day, as many come, as many more miss a day`
+          : '  users: any name; nobody* and ghost* have no data; a name ending in _N has N followers (bench_200000)',
         ...(faults.trialLimits ? [`  a trial account: ${Object.entries(faults.trialLimits).map(([route, n]) => `${route} ${n}`).join(', ')} requests an hour, then 429`] : []),
         `  records in the ${shape === 'spec' ? "spec's example shape (username, last_checked)" : "service's shape (follower_username, follower_userid …); --shape spec for the spec's"}`,
         '',

@@ -13,6 +13,7 @@ export const sandboxCommand = defineCommand<SandboxFlags>({
     new Option('--ttl <seconds>', 'stop by itself after this long').argParser(positiveSeconds),
     new Option('--prefix <path>', 'serve under a path prefix, as a gateway would (/social)'),
     new Option('--clock <iso>', 'timestamp of the newest follower (default: the start of this hour)'),
+    new Option('--churn <rate>', 'followers come, go and flicker with the clock: about this fraction of a list leaves each day, as many come, as many more are missing for the day').argParser(fraction),
     new Option('--credits <n>', 'starting balance of the demo key').argParser(nonNegativeInt('--credits')),
     new Option('--shape <shape>', "records as the service shapes them (service, the default), or as the spec's two-field example (spec)").choices(SHAPES),
     new Option('--latency-ms <ms>', 'fault: added before every answer').argParser(nonNegativeInt('--latency-ms', 600_000)),
@@ -39,6 +40,7 @@ export const sandboxCommand = defineCommand<SandboxFlags>({
       'sgq sandbox --port 8787 --reset-rate 0.2 --seed 3',
       'sgq sandbox --shape spec --malformed page-empty',
       'sgq sandbox --trial-limits graph/get_followers=2',
+      'sgq sandbox --churn 0.05 --clock 2026-11-02T03:15:00Z   # lists as they are that night',
     ],
   }),
   async handler(_args, opts, ctx) {

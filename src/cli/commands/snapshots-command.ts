@@ -5,6 +5,7 @@ import type { Format } from '../output/formats.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { stateOwner } from '../run/connection.js';
 import { statSync } from 'node:fs';
+import { count } from '../../core/words.js';
 
 export interface SnapshotsFlags {
   snapshotDir?: string;
@@ -22,7 +23,7 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
 
   if (verb === 'prune') {
     const removed = await store.prune(flags.keep!, only);
-    reporter.info(`sgq: removed ${removed} snapshot${removed === 1 ? '' : 's'}; kept the newest ${flags.keep} of each user in ${store.base}`);
+    reporter.info(`sgq: removed ${count(removed, 'snapshot')}; kept the newest ${flags.keep} of each user in ${store.base}`);
     return ExitCode.ok;
   }
 

@@ -1,8 +1,9 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
+import { fileError } from '../../fs/errors.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
@@ -29,8 +30,8 @@ export interface DatasetOptions {
   workerFile?: string | null;
 }
 
-const WRITE_HINT = 'check free space and permissions; the --since-last marks and snapshots of this run were not advanced';
-const OPEN_HINT = 'check that it is a folder you can write, or choose another with --dataset; nothing was fetched';
+const WRITE_HINT = 'the --since-last marks and snapshots of this run were not advanced';
+const OPEN_HINT = 'nothing was fetched (--dataset chooses another folder)';
 
 /**
  * --dataset: the run's records (and with --snapshot --changes its churn events) appended to a
@@ -76,7 +77,7 @@ export class DatasetCheckpoint implements Checkpoint {
   static async start(options: DatasetOptions): Promise<DatasetCheckpoint> {
     const layout = new DatasetLayout(options.dir);
     try {
-      mkdirSync(layout.staging, { recursive: true });
+      layout.makeFolder(layout.staging);
       accessSync(layout.root, constants.W_OK);
       // No lock is held here and other runs (other hosts too) write to staging: only this host's dead runs' files go.
       sweepLeftovers(layout.staging, undefined, { ownHostOnly: true });
@@ -216,8 +217,10 @@ const ndjson = (records: readonly JsonObject[]): string => records.map((r) => `$
 /** The writer's warnings (a column left out, a value that does not fit), as the run shows them. */
 const datasetWarning = (reporter: Pick<Reporter, 'warn'>) => (line: string) => reporter.warn(`dataset: ${line}`);
 
-function datasetError(root: string, error: unknown, hint: string): SgqError {
+/** The dataset could not be written (a failure of the writer's thread, or of the main thread's own steps): exit 1, in the words of src/fs/errors.ts. */
+function datasetError(root: string, error: unknown, then: string): SgqError {
   if (error instanceof SgqError) return error;
-  const { code, message } = error as WriterFailure;
-  return new SgqError(ExitCode.internal, `cannot write the dataset ${root}: ${code ?? message}`, hint);
+  // A writer's failure crossed from its thread as plain data (WriterFailure): its code and file are what the words need.
+  const failure = error instanceof Error ? error : Object.assign(new Error((error as WriterFailure).message), error as WriterFailure);
+  return fileError(failure, { what: `cannot write the dataset ${root}`, exitCode: ExitCode.internal, then });
 }

@@ -1,10 +1,9 @@
-import { linkSync, mkdirSync, rmSync } from 'node:fs';
+import { linkSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { copyIntoPlace, moveIntoPlace, syncFolder } from '../../fs/atomic.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { partitions, type Partition } from './inventory.js';
 import { COMMIT_WAIT_MS, KINDS, partName, runId, type DatasetLayout, type Kind } from './layout.js';
-import { DATASET_FILE } from './part.js';
 import { mergeParts } from './merge-parts.js';
 import { readPartFile, type PartFile } from './read.js';
 import { difference } from './conform.js';
@@ -103,7 +102,7 @@ async function sourcesOf(layout: DatasetLayout, partition: Partition, warn: (lin
       sources.push({ name, part });
       continue;
     }
-    const { temp } = await rewritePart(part, declared, layout.staging, warn);
+    const { temp } = await rewritePart(part, declared, layout, warn);
     temps.push(temp);
     sources.push({ name, part: await readPartFile(temp), rewritten: temp });
   }
@@ -118,7 +117,7 @@ async function mergePartition(layout: DatasetLayout, partition: Partition, sourc
   const merges: Merge[] = [];
   for (const files of groups.values()) {
     if (files.length === 1 && !files[0]!.rewritten) continue;
-    const { temp, rows } = files.length > 1 ? await mergeParts(files.map((f) => f.part), layout.staging) : { temp: files[0]!.rewritten!, rows: files[0]!.part.rows };
+    const { temp, rows } = files.length > 1 ? await mergeParts(files.map((f) => f.part), layout) : { temp: files[0]!.rewritten!, rows: files[0]!.part.rows };
     const rewritten = files.filter((f) => f.rewritten).length;
     merges.push({ kind: partition.kind, route: partition.route, date: partition.date, files: files.length, rows, rewritten, kept, partition, sources: files.map((f) => f.name), temp, name: nextName() });
   }
@@ -161,9 +160,9 @@ function buildVersion(layout: DatasetLayout, kind: Kind, current: string, next: 
   const routes = new Set<string>();
   for (const partition of partitions(layout, [kind])) {
     const to = join(next, relative(current, partition.folder));
-    mkdirSync(to, { recursive: true });
+    layout.makeFolder(to);
     routes.add(dirname(to));
-    for (const name of partition.files) if (!leftOut.has(join(partition.folder, name))) linkOrCopy(join(partition.folder, name), join(to, name));
+    for (const name of partition.files) if (!leftOut.has(join(partition.folder, name))) linkOrCopy(join(partition.folder, name), join(to, name), layout.modes.file);
     for (const merge of byFolder.get(partition.folder) ?? []) moveIntoPlace(merge.temp, join(to, merge.name));
     byFolder.delete(partition.folder);
     syncFolder(to);
@@ -175,10 +174,10 @@ function buildVersion(layout: DatasetLayout, kind: Kind, current: string, next: 
 }
 
 /** A hard link costs no space; a file system without them gets a copy, flushed to disk as a part is. */
-function linkOrCopy(from: string, to: string): void {
+function linkOrCopy(from: string, to: string, mode: number): void {
   try {
     linkSync(from, to);
   } catch {
-    copyIntoPlace(from, to, DATASET_FILE);
+    copyIntoPlace(from, to, mode);
   }
 }

@@ -1,6 +1,7 @@
-import { lstatSync, mkdirSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
+import { lstatSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { moveIntoPlace } from '../../fs/atomic.js';
+import { makeFolder, sharedModes, type FolderModes } from '../../fs/modes.js';
 import { listing } from '../../fs/read.js';
 import { tempPath } from '../../fs/temp-names.js';
 
@@ -16,6 +17,10 @@ import { tempPath } from '../../fs/temp-names.js';
 // version beside it (hard links of every file it keeps, the merged files) and swaps the link
 // with one rename: a reader lists the old version or the new one, never both or neither.
 // Nothing a reader globs is ever a temporary file: parts are written under .sgq/staging.
+//
+// What sgq adds is its owner's alone (files 0600, folders 0700), unless the user opened the
+// dataset's folder to a group or to others (`chmod 750 DIR` for Spark or a sync running as
+// another user): new files and folders then share that access (src/fs/modes.ts, sharedModes).
 
 export type Kind = 'records' | 'changes';
 
@@ -29,9 +34,21 @@ export const dateSegment = (date: string): string => `date=${date}`;
 
 export class DatasetLayout {
   readonly root: string;
+  private shared?: FolderModes;
 
   constructor(dir: string) {
     this.root = resolve(dir);
+  }
+
+  /** The modes of the files and folders sgq adds: as the root's access says, read once (a missing root is created private). */
+  get modes(): FolderModes {
+    this.shared ??= sharedModes(this.root);
+    return this.shared;
+  }
+
+  /** Creates `folder` (the root, and folders below it) and its missing parents with the dataset's folder mode. */
+  makeFolder(folder: string): void {
+    makeFolder(folder, this.modes.folder);
   }
 
   get meta(): string {
@@ -89,7 +106,7 @@ export class DatasetLayout {
     const current = this.current(kind);
     if (current !== undefined) return current;
     const first = join(this.versions(kind), 'v1');
-    mkdirSync(first, { recursive: true });
+    this.makeFolder(first);
     this.point(kind, first);
     return first;
   }

@@ -1,20 +1,21 @@
-import { closeSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ColumnChunk } from 'hyparquet';
-import { createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
+import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { loadParquetLib } from '../output/parquet-lib.js';
 import { MAGIC, writeFooter } from '../output/parquet-file.js';
-import { DATASET_FILE } from './part.js';
+import type { DatasetLayout } from './layout.js';
 import type { PartFile } from './read.js';
 
 // Several Parquet files of one schema as one: each row group's column chunks are copied byte
 // for byte (no value decoded, so every type stays exact: decimals, ids past 2^53, text), and a
 // new footer lists them at their new offsets. Row groups stay as their runs wrote them.
 
-/** Writes the merged file under `staging`, flushed to disk; returns its temporary path and rows. */
-export async function mergeParts(parts: readonly PartFile[], staging: string): Promise<{ temp: string; rows: number }> {
+/** Writes the merged file under the dataset's staging folder, flushed to disk; returns its temporary path and rows. */
+export async function mergeParts(parts: readonly PartFile[], layout: DatasetLayout): Promise<{ temp: string; rows: number }> {
   const lib = await loadParquetLib();
-  const temp = createTemp(join(staging, 'compact.parquet'), DATASET_FILE);
+  const { file: mode } = layout.modes;
+  const temp = createTemp(join(layout.staging, 'compact.parquet'), mode);
   try {
     let offset = 0;
     const write = (bytes: Uint8Array) => {
@@ -47,12 +48,15 @@ export async function mergeParts(parts: readonly PartFile[], staging: string): P
     const footer = new lib.ByteWriter();
     writeFooter(lib, footer, parts[0]!.schema, rows, rowGroups);
     write(new Uint8Array(footer.buffer, 0, footer.index));
-    sealTemp(temp.fd, { mode: DATASET_FILE });
-    closeSync(temp.fd);
+    sealTemp(temp.fd, { mode });
+    closeTemp(temp);
     return { temp: temp.path, rows: Number(rows) };
   } catch (error) {
-    closeSync(temp.fd);
-    rmSync(temp.path, { force: true });
+    try {
+      closeTemp(temp);
+    } finally {
+      rmSync(temp.path, { force: true });
+    }
     throw error;
   }
 }

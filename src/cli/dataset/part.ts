@@ -4,13 +4,11 @@ import type { JsonObject } from '../../core/classify.js';
 import { createTemp, sealTemp, writeAll, type TempFile } from '../../fs/atomic.js';
 import { parquetFormatter, type ParquetFormatter, type ParquetOptions } from '../output/parquet.js';
 import type { Sink } from '../output/sink.js';
+import type { DatasetLayout } from './layout.js';
 
 // One Parquet file of the dataset being written: a temporary file under .sgq/staging, fed a
 // row group at a time by the same writer as `-o parquet`, in its route's declared columns
 // (schema.ts), sealed (footer, fsync) when the run commits, then renamed into its partition.
-
-/** The dataset's files are meant for other programs (Spark, a sync to a bucket): readable by all, as a umask would allow. */
-export const DATASET_FILE = 0o644;
 
 export interface SealedPart {
   temp: string;
@@ -20,12 +18,14 @@ export interface SealedPart {
 export class PartWriter {
   private readonly temp: TempFile;
   private readonly formatter: ParquetFormatter;
+  private readonly mode: number;
   rows = 0;
   private closed = false;
 
   /** Creates the temporary file now, so that a folder that cannot be written is found before any request. */
-  constructor(staging: string, columns: Pick<ParquetOptions, 'declared' | 'warn' | 'said'>) {
-    this.temp = createTemp(join(staging, 'part.parquet'), DATASET_FILE);
+  constructor(layout: DatasetLayout, columns: Pick<ParquetOptions, 'declared' | 'warn' | 'said'>) {
+    this.mode = layout.modes.file;
+    this.temp = createTemp(join(layout.staging, 'part.parquet'), this.mode);
     const fd = this.temp.fd;
     this.formatter = parquetFormatter(fileSink((chunk) => writeAll(fd, chunk)), columns);
   }
@@ -45,7 +45,7 @@ export class PartWriter {
   seal(): SealedPart {
     try {
       this.formatter.end();
-      sealTemp(this.temp.fd, { mode: DATASET_FILE });
+      sealTemp(this.temp.fd, { mode: this.mode });
     } finally {
       this.close();
     }

@@ -1,16 +1,17 @@
-import { closeSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { FileMetaData, SchemaElement } from 'hyparquet';
 import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, parseJson, type Json } from '../../core/json.js';
 import type { FieldKind } from '../../core/record-fields.js';
-import { createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
+import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { daysIso, microsIso } from '../output/iso-micros.js';
 import { parquetFormatter } from '../output/parquet.js';
 import { loadParquetLib } from '../output/parquet-lib.js';
 import { UNFIT, type Declared } from '../output/parquet-schema.js';
-import { DATASET_FILE, fileSink } from './part.js';
+import { fileSink } from './part.js';
+import type { DatasetLayout } from './layout.js';
 import type { PartFile } from './read.js';
 
 // A file of an older sgq rewritten in its route's declared columns (`dataset compact`): each
@@ -18,11 +19,12 @@ import type { PartFile } from './read.js';
 // microseconds, integers as bigints) and written again by the writer of every run, so it
 // lands in its declared column, or in _unfit when that column's type cannot hold it.
 
-/** Writes the rewritten file under `staging`, flushed to disk; returns its temporary path and rows. */
-export async function rewritePart(part: PartFile, declared: readonly Declared[], staging: string, warn: (line: string) => void): Promise<{ temp: string; rows: number }> {
+/** Writes the rewritten file under the dataset's staging folder, flushed to disk; returns its temporary path and rows. */
+export async function rewritePart(part: PartFile, declared: readonly Declared[], layout: DatasetLayout, warn: (line: string) => void): Promise<{ temp: string; rows: number }> {
   await loadParquetLib();
   const { asyncBufferFromFile, parquetReadObjects } = await import('hyparquet');
-  const temp = createTemp(join(staging, 'rewrite.parquet'), DATASET_FILE);
+  const { file: mode } = layout.modes;
+  const temp = createTemp(join(layout.staging, 'rewrite.parquet'), mode);
   try {
     const fd = temp.fd;
     const formatter = parquetFormatter(fileSink((chunk) => writeAll(fd, chunk)), { declared, warn });
@@ -38,12 +40,15 @@ export async function rewritePart(part: PartFile, declared: readonly Declared[],
       start = end;
     }
     formatter.end();
-    sealTemp(fd, { mode: DATASET_FILE });
-    closeSync(fd);
+    sealTemp(fd, { mode });
+    closeTemp(temp);
     return { temp: temp.path, rows: start };
   } catch (error) {
-    closeSync(temp.fd);
-    rmSync(temp.path, { force: true });
+    try {
+      closeTemp(temp);
+    } finally {
+      rmSync(temp.path, { force: true });
+    }
     throw error;
   }
 }

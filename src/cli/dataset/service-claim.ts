@@ -7,7 +7,6 @@ import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { readRegularFile } from '../../fs/read.js';
 import { partitions } from './inventory.js';
 import { COMMIT_WAIT_MS, type DatasetLayout } from './layout.js';
-import { DATASET_FILE } from './part.js';
 
 // A dataset holds one service's records: DIR/sgq-dataset.json names it (a JSON file, not a
 // .parquet, so no reader's glob takes it). The first run into a new or empty dataset claims
@@ -55,7 +54,7 @@ export async function claimDataset(layout: DatasetLayout, owner: StateOwner, sta
     if (claimed !== undefined) return check(layout, claimed, owner);
     const legacy = holdsFiles(layout);
     if (legacy && !adoptsLegacyState(owner)) throw refusal(layout, 'sgq 3.x, from the service its profile used', owner, 'the next run against that service claims this one');
-    replaceFile(serviceFile(layout), `${JSON.stringify({ service: owner.service, claimed_at: startedAt.toISOString() }, null, 2)}\n`, { mode: DATASET_FILE });
+    replaceFile(serviceFile(layout), `${JSON.stringify({ service: owner.service, claimed_at: startedAt.toISOString() }, null, 2)}\n`, { mode: layout.modes.file });
     if (legacy) tell(`sgq: the dataset ${layout.root} (written by sgq 3.x) now belongs to ${serviceName(owner.service)}: runs of another service are refused (${SERVICE_FILE})`);
   } finally {
     lock.release();

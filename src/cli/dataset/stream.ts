@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../../core/classify.js';
 import { moveIntoPlace } from '../../fs/atomic.js';
@@ -36,7 +36,7 @@ export class DatasetStream {
 
   /** Opens the first part now: its temporary file proves the folder can be written. */
   open(): PartWriter {
-    this.part ??= new PartWriter(this.place.layout.staging, this.columns);
+    this.part ??= new PartWriter(this.place.layout, this.columns);
     return this.part;
   }
 
@@ -50,7 +50,7 @@ export class DatasetStream {
     // A record bringing a key the part's columns lack ends the part: the next one takes it (a new part always takes a record).
     for (let from = part.write(records, 0); from < records.length; from = part.write(records, from)) {
       this.sealed.push(part.seal());
-      this.part = part = new PartWriter(this.place.layout.staging, this.columns);
+      this.part = part = new PartWriter(this.place.layout, this.columns);
     }
   }
 
@@ -69,7 +69,7 @@ export class DatasetStream {
     if (this.cutAt === 0) return;
     const { layout, kind, route, date, runId } = this.place;
     const folder = join(layout.ensure(kind), routeSegment(route), dateSegment(date));
-    mkdirSync(folder, { recursive: true });
+    layout.makeFolder(folder);
     for (; this.cutAt > 0; this.cutAt--) {
       const part = this.sealed[0]!;
       moveIntoPlace(part.temp, join(folder, partName(runId, ++this.named)));

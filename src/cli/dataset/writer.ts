@@ -34,10 +34,11 @@ export type WriterRequest =
   | { kind: 'commit' }
   | { kind: 'drop' };
 
-/** What failed: an errno code where there is one (ENOSPC), else the message. */
+/** What failed: an errno code where there is one (ENOSPC), with the file it names, else the message. */
 export interface WriterFailure {
   code?: string;
   message: string;
+  path?: string;
   /** The writer's thread itself failed (it could not start, or died), not a write. */
   thread?: boolean;
 }
@@ -127,6 +128,6 @@ function fromNdjson(ndjson: string): JsonObject[] {
 }
 
 function failureOf(error: unknown): WriterFailure {
-  const { code, message } = error as NodeJS.ErrnoException;
-  return { code: typeof code === 'string' ? code : undefined, message: String(message ?? error) };
+  const { code, message, path } = error as NodeJS.ErrnoException;
+  return { code: typeof code === 'string' ? code : undefined, message: String(message ?? error), ...(typeof path === 'string' ? { path } : {}) };
 }

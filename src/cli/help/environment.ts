@@ -14,6 +14,7 @@ const OTHERS: readonly EnvironmentVariable[] = [
   { name: 'SGQ_CONFIG_DIR', description: 'folder of config.json (default $XDG_CONFIG_HOME/sgq)' },
   { name: 'SGQ_STATE', description: 'file of the --since-last marks (flag --state)' },
   { name: 'SGQ_SANDBOX_SHAPE', description: "records of `--sandbox` runs: service (the default: the service's prefixed fields) or spec (username, last_checked)" },
+  { name: 'SGQ_SANDBOX_CHURN', description: 'followers of `--sandbox` runs come, go and flicker with the clock: about this fraction of a list a day (as `sgq sandbox --churn`)' },
   { name: 'SGQ_RETRY_AFTER_CAP', description: 'longest Retry-After waited without --max-wait, in seconds (default 60)' },
   { name: 'HTTP_PROXY', description: 'proxy for http:// services (also http_proxy)' },
   { name: 'HTTPS_PROXY', description: 'proxy for https:// services (also https_proxy)' },

@@ -2,6 +2,7 @@ import type { JsonObject } from '../../core/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
+import { visible } from './visible.js';
 
 /** Text of one value in a cell: strings as they are, nested values as JSON, null as empty. */
 export function cellText(value: Json | undefined): string {
@@ -62,15 +63,17 @@ function row(dialect: Dialect, columns: readonly string[], valueOf: (column: str
 export function delimitedFormatter(
   dialect: Dialect,
   sink: Sink,
-  options: { fields?: readonly string[]; header?: boolean; warn?: (line: string) => void },
+  options: { fields?: readonly string[]; header?: boolean; warn?: (line: string) => void; terminal?: boolean },
 ): Formatter {
   const { fields, warn } = options;
+  // On a terminal each cell is shown, never obeyed: its control characters escaped after the dialect's own.
+  const written: Dialect = options.terminal ? { ...dialect, cell: (text) => visible(dialect.cell(text)) } : dialect;
   let columns: readonly string[] | undefined = fields;
   // The header's keys, and those already reported as left out.
   const seen = new Set<string>(fields);
   let headerWritten = options.header === false;
   const header = () => {
-    if (!headerWritten && columns) sink.write(row(dialect, columns, (column) => column));
+    if (!headerWritten && columns) sink.write(row(written, columns, (column) => column));
     headerWritten = true;
   };
   return {
@@ -90,7 +93,7 @@ export function delimitedFormatter(
             warn?.(`${dialect.name}: column "${k}" first appeared after the header was written and is left out; name it in --fields to keep it`);
           }
         }
-        out += row(dialect, columns, (column) => r[column]);
+        out += row(written, columns, (column) => r[column]);
       }
       sink.write(out);
     },

@@ -43,6 +43,8 @@ export interface FormatOptions {
   wide?: boolean;
   /** table: whether sgq's own marks (escapes, null) are shown faint (colour on stdout, as colorLevel decides). */
   color?: boolean;
+  /** csv and tsv: stdout is a terminal (not `--out`), where each cell's control characters are escaped (visible.ts). */
+  terminal?: boolean;
   /** Whether the output is a file (`--out`): Parquet is never written to stdout. */
   toFile?: boolean;
   /** `--jq`: the filter's results replace the format. */

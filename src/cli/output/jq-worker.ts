@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { compileError, runBatch, type BatchShape, type JqProgram } from './jq-engine.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
+import { beforeBatch } from './jq-thread-test-hook.js';
 
 // The worker thread of `--jq` (dist/jq-worker.cjs): jq runs here on the second core while the
 // main thread fetches and parses, as `sgq … | jq` would run it. Requests come in order on the
@@ -45,6 +46,7 @@ port.on('message', (request: WorkerRequest) => {
     return;
   }
   queue = queue.then(async () => {
+    if (request.kind === 'batch') await beforeBatch();
     try {
       // A request comes only after the setup (the lane sends `init` first to a thread started early).
       const { jq, program } = await loaded!;

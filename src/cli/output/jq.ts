@@ -9,7 +9,7 @@ import { streamBuiltinIn } from './jq-stream-builtins.js';
 // The lane loads node:worker_threads (about 1 ms): only a run with --jq pays for it.
 import type { Answer, JqLane, LaneStopped } from './jq-lane.js';
 import type { Sink } from './sink.js';
-import { grouped } from './words.js';
+import { count, grouped } from '../../core/words.js';
 
 export type { JqOptions } from './formatter.js';
 
@@ -113,7 +113,11 @@ class Results {
       this.deliver(await lane.waitBelow(n));
     } catch (error) {
       if ((error as LaneStopped).stopped) this.stopped = true;
-      else this.failure ??= jqStopped((error as Error).message);
+      else {
+        // What jq answered before its thread died may reach sgq after the death: it goes out first.
+        this.deliver(lane.poll());
+        this.failure ??= jqStopped((error as Error).message);
+      }
     }
   }
 
@@ -126,7 +130,7 @@ class Results {
       if (answer.out?.length) this.sink.write(answer.out);
       if (answer.stderr) this.options.stderr?.(answer.stderr);
       if (answer.failedAt !== undefined && !this.failure) {
-        const where = this.options.slurp ? `the array of all ${grouped(size)} records` : `record ${grouped(this.position + answer.failedAt + 1)}`;
+        const where = this.options.slurp ? `the array of ${size === 1 ? '' : 'all '}${count(size, 'record')}` : `record ${grouped(this.position + answer.failedAt + 1)}`;
         this.failure = new SgqError(ExitCode.internal, `--jq failed on ${where}: ${answer.message || 'halt_error'}`, 'the output holds the results before it');
       }
       this.position += size;

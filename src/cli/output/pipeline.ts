@@ -6,6 +6,7 @@ import type { RouteRecords } from './formatter.js';
 import { pagerSink } from './pager.js';
 import type { Reporter } from './reporter.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type OutTarget, type Sink } from './sink.js';
+import { escapingSink, terminalEscape } from './terminal-text.js';
 import type { LockOptions } from '../../fs/lock.js';
 
 // The one output pipeline of every command that writes records: where they go (stdout, a
@@ -20,6 +21,8 @@ export interface OutputChoice {
   bigintAsString?: boolean;
   pager?: boolean;
   jq?: JqOptions;
+  /** `--raw`: the service's bodies as received, written to the sink beside the formatter. */
+  raw?: boolean;
   /** A route run's records: Parquet's columns come from their description. */
   routeRecords?: RouteRecords;
 }
@@ -45,7 +48,11 @@ export async function claimOutput(out: string | undefined, options: Omit<LockOpt
 
 /** Opens the destination and its formatter; `stop` is called when the destination goes away or fails. */
 export async function openOutput(io: Io, out: OutTarget | undefined, choice: OutputChoice, reporter: Reporter, stop: () => void): Promise<Output> {
-  const sink: Sink = out ? FileSink.open(out, stop) : (pagerSink(io, choice.pager !== false, stop, () => reporter.stopProgress()) ?? new StreamSink(io.stdout, stop));
+  const opened: Sink = out ? FileSink.open(out, stop) : (pagerSink(io, choice.pager !== false, stop, () => reporter.stopProgress()) ?? new StreamSink(io.stdout, stop));
+  // On a terminal, what the service wrote is shown, never obeyed (terminal-text.ts); a pipe or a file gets it exact.
+  const terminal = !out && io.stdoutIsTTY;
+  const escape = terminal ? terminalEscape({ format: choice.format, jq: choice.jq !== undefined, raw: choice.raw }) : undefined;
+  const sink = escape ? escapingSink(opened, escape) : opened;
   const formatter = await createFormatter(choice.format, sink, {
     fields: choice.fields,
     header: choice.header,
@@ -58,6 +65,7 @@ export async function openOutput(io: Io, out: OutTarget | undefined, choice: Out
     // A table for --out is a file's: neither cut to the terminal's width nor coloured.
     width: out ? undefined : terminalWidth(io),
     color: !out && colorLevel(io, 'stdout') > 0,
+    terminal,
     signal: io.signal,
   });
   return guard(sink, formatter, stop);

@@ -3,7 +3,8 @@
 // text that fits the terminal; the Reporter draws it (with ora's spinner) at a bounded rate.
 
 import { cutToWidth, displayWidth } from './text-width.js';
-import { count, grouped } from './words.js';
+import { count, grouped } from '../../core/words.js';
+import { visible } from './visible.js';
 
 /** What bounds a run, as far as it is known before it ends. */
 export interface RunBounds {
@@ -91,7 +92,8 @@ export function progressParts(label: string, bounds: RunBounds, counts: RunCount
     credits,
     fraction === undefined ? undefined : bar(fraction),
     timeLeft(fraction ?? 0, counts.elapsedMs),
-    counts.user === null ? label : `${label} ${counts.user}`,
+    // Escaped before it is measured: the reporter's own escaping would find nothing left to do.
+    visible(counts.user === null ? label : `${label} ${counts.user}`),
     plural(counts.pages, 'page'),
     rate(counts),
     clock(counts.elapsedMs),

@@ -3,6 +3,7 @@ import { failureLine } from '../../core/errors.js';
 import { maskSecretsIn } from '../../core/secrets.js';
 import { colorLevel, type Io } from '../io.js';
 import { loadTextWidth } from './text-width.js';
+import { visible, visibleJson } from './visible.js';
 
 /** How often the progress line is redrawn: its cost stays the same however fast pages come. */
 const PROGRESS_MS = 200;
@@ -12,6 +13,14 @@ export type Styles = Record<'red' | 'yellow' | 'dim' | 'bold', (text: string) =>
 const plain = (text: string) => text;
 const PLAIN: Styles = { red: plain, yellow: plain, dim: plain, bold: plain };
 
+/** A part of a line in one of sgq's styles (colour on a terminal). */
+export interface Styled {
+  style: keyof Styles;
+  text: string;
+}
+/** A line for stderr: its text, or its parts, some of them styled. */
+export type Line = string | readonly (string | Styled)[];
+
 export interface ReporterOptions {
   quiet?: boolean;
   verbose?: boolean;
@@ -19,7 +28,10 @@ export interface ReporterOptions {
 
 /**
  * Everything a person reads, on stderr, decided in one place: a spinner and colour only on
- * a terminal, `--quiet` silences all but failures and warnings, `--verbose` adds traces and the summary.
+ * a terminal, `--quiet` silences all but failures and warnings, `--verbose` adds traces and
+ * the summary. Every text is shown, never obeyed: whatever it quotes (the service's error
+ * records and messages, user and field names) has its control characters escaped
+ * (visible.ts), on a terminal or in a log file alike; sgq's own styles are applied after.
  */
 export class Reporter {
   private spinner?: Ora;
@@ -31,12 +43,14 @@ export class Reporter {
   private held = false;
   /** Keys masked in every line this reporter prints (see maskSecrets). */
   private secrets: string[] = [];
+  /** The lines `warnOnce` said. */
+  private said = new Set<string>();
 
   constructor(
     private readonly io: Io,
     readonly options: ReporterOptions = {},
     /** The styles sgq uses, plain unless `open` found colour wanted. */
-    readonly color: Styles = PLAIN,
+    private readonly color: Styles = PLAIN,
   ) {}
 
   /** A reporter for `io`, loading chalk only when colour is wanted (a pipe never pays for it). */
@@ -83,7 +97,7 @@ export class Reporter {
 
   async startProgress(text: string): Promise<void> {
     if (!this.showsProgress || this.spinner) return;
-    this.spinnerText = this.masked(text);
+    this.spinnerText = this.shown(text);
     // string-width measures the line (progress.ts); loaded with ora, on a terminal only.
     const [{ default: ora }] = await Promise.all([import('ora'), loadTextWidth()]);
     // progress() may have moved on while ora was loading.
@@ -91,7 +105,7 @@ export class Reporter {
   }
 
   progress(text: string): void {
-    text = this.masked(text);
+    text = this.shown(text);
     this.spinnerText = text;
     if (this.spinner) this.spinner.text = text;
   }
@@ -154,31 +168,58 @@ export class Reporter {
 
   /** A failure: always shown, one line. */
   error(message: string, hint?: string): void {
-    this.line(`${this.color.red('sgq:')} ${failureLine(message, hint)}`);
+    this.line([{ style: 'red', text: 'sgq:' }, ` ${failureLine(message, hint)}`]);
   }
 
   /** Data was left out (a CSV column seen too late): shown even with --quiet, which hides only chatter. */
   warn(message: string): void {
-    this.line(`${this.color.yellow('sgq:')} ${message}`);
+    this.line([{ style: 'yellow', text: 'sgq:' }, ` ${message}`]);
   }
 
-  info(message: string): void {
+  /** A warning said once in a run, however often its cause is met (a damaged file read at the start and the end). */
+  warnOnce(message: string): void {
+    if (this.said.has(message)) return;
+    this.said.add(message);
+    this.warn(message);
+  }
+
+  info(message: Line): void {
     if (!this.options.quiet) this.line(message);
   }
 
   trace(message: string): void {
-    if (this.tracing) this.line(this.color.dim(`sgq: ${message}`));
+    if (this.tracing) this.line([{ style: 'dim', text: `sgq: ${message}` }]);
   }
 
-  /** Raw text for stderr (the JSON summary), bypassing colour. */
+  /** A line shown even with --quiet, without a style (a dry run's). */
   raw(text: string): void {
     this.line(text);
   }
 
-  private line(text: string): void {
+  /** A value as one line of JSON (the JSON summary): still JSON, nothing in it a terminal acts on. */
+  json(value: unknown): void {
+    this.write(visibleJson(this.masked(JSON.stringify(value))));
+  }
+
+  /** Text written by another program as it goes (a jq filter's `debug` and `stderr`): its own line breaks stay. */
+  passThrough(text: string): void {
+    this.write(visible(this.masked(text), '\n'));
+  }
+
+  /** Text sgq did not write, masked and escaped: what it shows of it. */
+  private shown(text: string): string {
+    return visible(this.masked(text));
+  }
+
+  private line(message: Line): void {
+    const parts = typeof message === 'string' ? [message] : message;
+    this.write(parts.map((part) => (typeof part === 'string' ? this.shown(part) : this.color[part.style](this.shown(part.text)))).join(''));
+  }
+
+  private write(text: string): void {
     const spinning = this.spinner?.isSpinning;
     if (spinning) this.spinner!.clear();
-    this.io.stderr.write(`${this.masked(text)}\n`);
+    this.io.stderr.write(`${text}\n`);
     if (spinning) this.spinner!.render();
   }
 }

@@ -1,12 +1,13 @@
 import {
-  accessSync, closeSync, constants, createWriteStream, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, readlinkSync, rmSync, statSync, type Stats,
+  accessSync, constants, createWriteStream, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, readlinkSync, rmSync, statSync, type Stats,
 } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { createTemp, moveIntoPlace, sealTemp, writeAll } from '../../fs/atomic.js';
+import { closeTemp, createTemp, moveIntoPlace, sealTemp, writeAll, writerTo, type FdWriter, type TempFile } from '../../fs/atomic.js';
+import { fileError } from '../../fs/errors.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { PRIVATE_FILE, keepOwner, modeOf } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -128,7 +129,7 @@ export class StreamSink extends StreamBackedSink {
     try {
       writeAll(this.fileFd, chunk);
     } catch (error) {
-      this.fail(outputError('stdout', error as NodeJS.ErrnoException));
+      this.fail(outputError('stdout', error));
     }
   }
 
@@ -143,7 +144,7 @@ export class StreamSink extends StreamBackedSink {
       } catch (error) {
         // EINVAL/ENOTSUP: a file system without fsync; the bytes were written, nothing to add.
         const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EINVAL' && code !== 'ENOTSUP') this.fail(outputError('stdout', error as NodeJS.ErrnoException));
+        if (code !== 'EINVAL' && code !== 'ENOTSUP') this.fail(outputError('stdout', error));
       }
     }
     return undefined;
@@ -185,7 +186,7 @@ export function outTarget(file: string): OutTarget {
       stat = lstatSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'replace', file, path };
-      throw usageError(`cannot write --out ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw fileError(error, { what: `cannot write --out ${file}`, exitCode: ExitCode.usage, then: 'nothing was fetched' });
     }
     if (stat.isSymbolicLink()) {
       path = resolve(dirname(path), readlinkSync(path));
@@ -206,11 +207,13 @@ export function outTarget(file: string): OutTarget {
 export class FileSink extends StreamBackedSink {
   /** True once the new file is in place under its name. */
   inPlace = false;
+  private finished?: Promise<string | undefined>;
 
   private constructor(
     private readonly target: OutTarget,
     stream: Writable,
-    private readonly temp?: { path: string; fd: number; mode: number },
+    /** The temporary file, whose descriptor this sink alone closes (in finish); its stream never does. */
+    private readonly temp?: TempFile & { mode: number; writer: FdWriter },
     onClose: () => void = () => undefined,
   ) {
     super(stream, target.file, onClose);
@@ -221,14 +224,15 @@ export class FileSink extends StreamBackedSink {
     sweepLeftovers(dirname(target.path), basename(target.path));
     // An existing file keeps its mode; a new one holds data: owner only.
     const mode = target.stat ? modeOf(target.stat) : PRIVATE_FILE;
-    let temp: { path: string; fd: number; mode: number };
+    let temp: TempFile;
     try {
       // Created exclusively, no more readable than the file it stands for; read back to cut a torn last line.
-      temp = { ...createTemp(target.path, mode), mode };
+      temp = createTemp(target.path, mode);
     } catch (error) {
-      throw outputError(`a temporary file beside ${target.file}`, error as NodeJS.ErrnoException, 'nothing was fetched');
+      throw outputError(`a temporary file beside ${target.file}`, error, 'nothing was fetched');
     }
-    return new FileSink(target, createWriteStream('', { fd: temp.fd, autoClose: false }), temp, onClose);
+    const writer = writerTo(temp.fd);
+    return new FileSink(target, writer, Object.assign(temp, { mode, writer }), onClose);
   }
 
   get streams(): boolean {
@@ -239,9 +243,17 @@ export class FileSink extends StreamBackedSink {
     return this.temp ? this.inPlace : super.delivered;
   }
 
-  async finish(ok: boolean): Promise<string | undefined> {
+  /** Finishes once: a second call gets the first one's answer. */
+  finish(ok: boolean): Promise<string | undefined> {
+    this.finished ??= this.finishOnce(ok);
+    return this.finished;
+  }
+
+  private async finishOnce(ok: boolean): Promise<string | undefined> {
     await this.end();
     if (!this.temp) return undefined;
+    // Closed below: no write may still be running into it.
+    await this.temp.writer.idle();
     const { path, fd, mode } = this.temp;
     try {
       if (!this.failure) {
@@ -250,12 +262,12 @@ export class FileSink extends StreamBackedSink {
           keepOwner(fd, this.target.kind === 'replace' ? this.target.stat : undefined);
           sealTemp(fd, { mode });
         } catch (error) {
-          this.failure = outputError(this.target.file, error as NodeJS.ErrnoException);
+          this.failure = outputError(this.target.file, error);
         }
       }
       if (this.failure) truncateToLastLine(fd);
     } finally {
-      closeSync(fd);
+      closeTemp(this.temp);
     }
     if (!this.failure && ok) {
       try {
@@ -264,7 +276,7 @@ export class FileSink extends StreamBackedSink {
         return undefined;
       } catch (error) {
         // Not even then may the records stay in a hidden file: they go to FILE.partial below.
-        this.failure = outputError(this.target.file, error as NodeJS.ErrnoException);
+        this.failure = outputError(this.target.file, error);
       }
     }
     const note = keepPartial(path, this.target, this.failure !== undefined);
@@ -367,6 +379,7 @@ async function drainedOnce(stream: Writable): Promise<void> {
   done.abort();
 }
 
-function outputError(where: string, error: NodeJS.ErrnoException, then = 'nothing more was fetched'): SgqError {
-  return new SgqError(ExitCode.internal, `cannot write to ${where}: ${error.code ?? error.message}`, `check free space and permissions; ${then}`);
+/** The output could not be written: exit 1, in the words of src/fs/errors.ts. */
+function outputError(where: string, error: unknown, then = 'nothing more was fetched'): SgqError {
+  return fileError(error, { what: `cannot write to ${where}`, exitCode: ExitCode.internal, then });
 }

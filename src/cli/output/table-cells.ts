@@ -3,9 +3,11 @@ import { RawNumber } from '../../core/json.js';
 import { cellText } from './delimited.js';
 import { cutToWidth, displayWidth } from './text-width.js';
 import type { TableColumn } from './table-columns.js';
+import { UNSAFE, escapeChar as escape } from './visible.js';
 
-// A table's cells: what a person reads of a value, escaped so that a row stays one line, and
-// cut to a width between characters a person sees as one.
+// A table's cells: what a person reads of a value, escaped so that a row stays one line and
+// nothing acts on the terminal (visible.ts decides what), and cut to a width between
+// characters a person sees as one.
 
 /**
  * A run of a cell's text. A `mark` (an escape such as `\n`, a null, the `""` of an empty
@@ -16,15 +18,6 @@ export interface Piece {
   mark?: true;
 }
 export type Cell = Piece[];
-
-// What would break a row or act on the terminal rather than show: C0 and C1 controls (ESC
-// starts the terminal's escape sequences) and DEL; the line and paragraph separators; the
-// bidirectional embeddings, overrides and isolates, which reorder what follows them, the
-// next columns included; lone surrogates, which would reach the terminal as U+FFFD. Each
-// is a grapheme boundary, so splitting text at them leaves every cluster whole.
-const UNSAFE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\p{Surrogate}]/gu;
-const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-const escape = (c: string): string => ESCAPES[c] ?? `\\u{${c.codePointAt(0)!.toString(16)}}`;
 
 // Unicode's Prepend characters (GraphemeBreakProperty.txt) join the character after them into
 // one cluster: one that ends a run of text would take in the escape, the gap or the padding

@@ -4,6 +4,7 @@ import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 import { loadTable, renderRows, renderTable, tableLayout, type TableLayout, type TableOptions } from './table.js';
 import { tableColumns } from './table-columns.js';
+import { count } from '../../core/words.js';
 
 // `-o table` as a format: the columns, how they share a terminal, and when rows are printed.
 // Loaded only by runs that print a table (formats.ts).
@@ -57,5 +58,5 @@ function streamedTable(sink: Sink, fields: readonly string[] | undefined, table:
 
 /** The one line that says which columns a narrow terminal left out, and how to see them. */
 function leftOut(layout: TableLayout, width: number): string {
-  return `table: ${width} columns leave no room for ${layout.left.join(', ')} (numbers, ids and dates are never cut); see every column with --wide, name them in --fields, or widen the terminal`;
+  return `table: ${count(width, 'column')} ${width === 1 ? 'leaves' : 'leave'} no room for ${layout.left.join(', ')} (numbers, ids and dates are never cut); see every column with --wide, name them in --fields, or widen the terminal`;
 }

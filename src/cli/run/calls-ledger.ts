@@ -146,14 +146,13 @@ export class CallsLedger implements SpendWatch<CallMark> {
     clearTimeout(this.idleTimer);
     if (this.inFlight === 0) this.idle();
     try {
-      if (this.seqFd >= 0) closeSync(this.seqFd);
-      if (this.flagFd >= 0) closeSync(this.flagFd);
+      this.seqFd = closedFd(this.seqFd);
+      this.flagFd = closedFd(this.flagFd);
       // A flag left up (a call never ended) is removed by the next process that finds this one gone.
       if (!this.flagUp) rmSync(join(this.folder, this.flagName), { force: true });
     } catch {
       // Best effort: a flag left down spoils nothing, and goes with the next sweep.
     }
-    this.seqFd = this.flagFd = -1;
   }
 
   /** seq as it stands: its file and size. */
@@ -178,14 +177,14 @@ export class CallsLedger implements SpendWatch<CallMark> {
   private openFiles(): void {
     makePrivateFolder(this.folder);
     this.openSeq();
-    if (this.flagFd >= 0) closeSync(this.flagFd);
+    this.flagFd = closedFd(this.flagFd);
     this.flagFd = openFlag(join(this.folder, this.flagName));
     writeFlag(this.flagFd, this.flagUp ? UP : DOWN);
     this.flagChecked = Date.now();
   }
 
   private openSeq(): void {
-    if (this.seqFd >= 0) closeSync(this.seqFd);
+    this.seqFd = closedFd(this.seqFd);
     this.seqFd = openForAppend(this.seqPath);
     this.seqIno = fstatSync(this.seqFd).ino;
   }
@@ -264,3 +263,18 @@ function gone(name: string, path: string): boolean {
 }
 
 const random8 = () => Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+
+/**
+ * Closes `fd` (if open) and returns -1 to store in its place, set before a later open that may
+ * fail: the number is never closed twice, so never while it is another file's.
+ */
+function closedFd(fd: number): -1 {
+  if (fd >= 0) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Linux releases a descriptor even when close reports an error: it is not ours any more.
+    }
+  }
+  return -1;
+}

@@ -32,6 +32,10 @@ export interface Checkpoint {
   drop(): Promise<void>;
   /** Lets go of what it holds (locks, open files), after a commit or a drop. */
   close(): Promise<void>;
+  /** A commit of the run failed (this checkpoint's or another's): what it holds is dropped next, and nothing is kept from then on. */
+  failedCommit?(error: unknown): void;
+  /** The users whose staged results a failed commit dropped, since the last call: the run lists them for the resume. */
+  takeLost?(): (string | null)[];
 }
 
 /** The checkpoints of one run, committed and dropped together, in the order they were opened. */
@@ -81,6 +85,8 @@ export class Checkpoints {
         await commit();
       } catch (error) {
         this.failure = error as SgqError;
+        // Each checkpoint learns that nothing is kept from now on, before what it staged is dropped.
+        for (const checkpoint of this.all) checkpoint.failedCommit?.(error);
         return this.dropAll();
       }
     }
@@ -94,6 +100,12 @@ export class Checkpoints {
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     for (const checkpoint of [...this.all].reverse()) await checkpoint.close().catch(() => undefined);
+  }
+
+  /** After a failed commit, the users whose staged results it dropped since the last call (none for the marks: their records were written); undefined while no commit failed. */
+  takeLost(): (string | null)[] | undefined {
+    if (!this.failure) return undefined;
+    return this.all.flatMap((c) => c.takeLost?.() ?? []);
   }
 
   /** What each checkpoint holds, for the line that says what was kept where. */

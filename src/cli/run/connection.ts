@@ -1,10 +1,11 @@
 import { configPath, profileFlag, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { configError } from '../../core/errors.js';
-import { SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
+import { CHURN_ENV, SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
 import type { CommandContext } from '../context.js';
 import type { Reporter } from '../output/reporter.js';
 import { cacheDir } from '../cache-dir.js';
 import { creditsFolder, recordSeen, type SeenByRun } from './credits-store.js';
+import { fileWarning } from '../../fs/errors.js';
 import type { FileCache } from './response-cache.js';
 import { SANDBOX_SERVICE, identifyService, type StateOwner } from '../../core/service.js';
 
@@ -34,8 +35,9 @@ export async function connect(ctx: CommandContext, needsKey: boolean, { identify
   const { globals, config } = ctx;
   if (globals.sandbox) {
     const shape = sandboxShape(ctx.io.env);
+    const churn = sandboxChurn(ctx.io.env);
     const { startSandbox, DEMO_KEY } = await import('../../sandbox/server.js');
-    const sandbox = await startSandbox({ port: 0, shape });
+    const sandbox = await startSandbox({ port: 0, shape, churn });
     return { config, baseUrl: sandbox.url, apiKey: DEMO_KEY, owner: { service: SANDBOX_SERVICE, profile: config.profile }, identified: true, close: sandbox.close };
   }
   const { baseUrl } = config;
@@ -68,17 +70,27 @@ function sandboxShape(env: Record<string, string | undefined>): Shape | undefine
   throw configError(`invalid ${SHAPE_ENV} ${JSON.stringify(value)}`, `use one of: ${SHAPES.join(', ')}, or unset it`);
 }
 
+/** The daily churn of `--sandbox` runs' lists, from SGQ_SANDBOX_CHURN (unset or empty: none). */
+function sandboxChurn(env: Record<string, string | undefined>): number | undefined {
+  const value = env[CHURN_ENV];
+  if (!value) return undefined;
+  const rate = Number(value);
+  if (value.trim() !== '' && rate >= 0 && rate <= 1) return rate;
+  throw configError(`invalid ${CHURN_ENV} ${JSON.stringify(value)}`, 'use a fraction from 0 to 1 (0.05: about 5% of a list leaves each day), or unset it');
+}
+
 /**
  * Every run that saw a balance records it for `sgq credits`, and the prices it observed for
- * the next runs, as `owner`'s; a folder it cannot write only loses that note.
+ * the next runs, as `owner`'s; a folder it cannot write only loses that note, said in a line (not under --quiet).
  */
 export function recordSeenBalance(env: Record<string, string | undefined>, owner: StateOwner, seen: SeenByRun, reporter: Reporter): void {
   const config = configPath(env);
   if (config === undefined || (seen.balance === undefined && seen.prices === undefined)) return;
   try {
-    recordSeen(config, owner, seen);
+    recordSeen(config, owner, seen, (line) => reporter.warnOnce(line));
   } catch (error) {
-    reporter.trace(`cannot record the balance and prices in ${creditsFolder(config, owner)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    // A line unless --quiet: the run's data is whole, and a read-only config folder (a container) is a choice.
+    reporter.info(`sgq: ${fileWarning(error, `cannot record the balance and prices in ${creditsFolder(config, owner)}`, '`sgq credits` shows the last ones recorded')}`);
   }
 }
 

@@ -5,6 +5,9 @@ import { adoptsLegacyState, ownerFolder, serviceOf, type StateOwner } from '../.
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
+import { balanceProblem, damagedNoteLine, isPrice, isRecord, keptBalance, parseNote, type Note, type NoteWarning, type ObservedPrice, type SeenBalance } from './credits-note.js';
+
+export type { NoteWarning, ObservedPrice, SeenBalance } from './credits-note.js';
 
 // What sgq saw of an account, per service and profile (service.ts says whose): the last
 // balance (every run that got a `current_credits` records it, so `sgq credits` answers
@@ -15,29 +18,6 @@ import { readRegularFile } from '../../fs/read.js';
 // entries name the address they were seen at, are read as the note of that address's service
 // until the owner's own note is first written, which carries them over.
 
-export interface SeenBalance {
-  credits: number;
-  /** When it was seen, ISO 8601 UTC. */
-  seen_at: string;
-  /** The route whose answer reported it. */
-  route: string;
-  /** The address it was seen at. */
-  base_url: string;
-}
-
-/** A route's price as measured from the balance before and after a call. */
-export interface ObservedPrice {
-  credits: number;
-  seen_at: string;
-}
-
-/** One owner's note. */
-interface Note {
-  balance?: SeenBalance;
-  /** Route path → price. */
-  prices: Record<string, ObservedPrice>;
-}
-
 /** The folder of `owner`'s note and calls ledger; undefined when there is no place for it (no home folder). */
 export function creditsFolder(configPath: string | undefined, owner: StateOwner): string | undefined {
   return configPath === undefined ? undefined : ownerFolder(join(dirname(configPath), 'credits'), owner);
@@ -45,42 +25,33 @@ export function creditsFolder(configPath: string | undefined, owner: StateOwner)
 
 const noteIn = (folder: string) => join(folder, 'note.json');
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A price as kept; a hand-damaged entry is not one. */
-const isPrice = (v: unknown): v is ObservedPrice => isRecord(v) && Number.isSafeInteger(v.credits) && (v.credits as number) >= 0;
-
-/** The owner's note as read; `found` says its own file was there and read (so its folder exists). */
-function readNote(configPath: string, owner: StateOwner): Note & { found: boolean } {
+/**
+ * The owner's note as read; `found` says its own file was there and read (so its folder
+ * exists). What cannot be read of it is told to `warn` and left out.
+ */
+function readNote(configPath: string, owner: StateOwner, warn?: NoteWarning): Note & { found: boolean } {
+  const file = noteIn(creditsFolder(configPath, owner)!);
   let text: string;
   try {
-    text = readRegularFile(noteIn(creditsFolder(configPath, owner)!), 'utf8');
+    text = readRegularFile(file, 'utf8');
   } catch {
     // Missing, unreadable or not a regular file: what sgq 3.x saw for this service, if anything.
-    return { ...legacyNote(configPath, owner), found: false };
+    return { ...legacyNote(configPath, owner, warn), found: false };
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined; // damaged: nothing known, written afresh by the next run
-  }
-  const note = isRecord(parsed) ? parsed : {};
-  const prices = isRecord(note.prices) ? note.prices : {};
-  return { balance: isRecord(note.balance) ? (note.balance as unknown as SeenBalance) : undefined, prices: prices as Note['prices'], found: true };
+  const { note, problem } = parseNote(text);
+  if (problem !== undefined) warn?.(damagedNoteLine(file, problem));
+  return { ...note, found: true };
 }
 
 /** The last balance seen by `owner`, if any. */
-export function readBalance(configPath: string, owner: StateOwner): SeenBalance | undefined {
-  return readNote(configPath, owner).balance;
+export function readBalance(configPath: string, owner: StateOwner, warn?: NoteWarning): SeenBalance | undefined {
+  return readNote(configPath, owner, warn).balance;
 }
 
-/** The prices observed by `owner`, route by route; a hand-damaged entry is skipped. */
-export function readObservedPrices(configPath: string, owner: StateOwner): Map<string, number> {
+/** The prices observed by `owner`, route by route; a hand-damaged entry is skipped (and told to `warn`). */
+export function readObservedPrices(configPath: string, owner: StateOwner, warn?: NoteWarning): Map<string, number> {
   const found = new Map<string, number>();
-  for (const [route, seen] of Object.entries(readNote(configPath, owner).prices)) {
-    if (isPrice(seen)) found.set(route, seen.credits);
-  }
+  for (const [route, seen] of Object.entries(readNote(configPath, owner, warn).prices)) found.set(route, seen.credits);
   return found;
 }
 
@@ -94,17 +65,18 @@ export interface SeenByRun {
  * Records what a run saw in `owner`'s note; throws when the file cannot be written (the caller
  * decides how loud to be).
  */
-export function recordSeen(configPath: string, owner: StateOwner, seen: SeenByRun): void {
-  updateNote(configPath, owner, (note) => {
-    if (seen.balance) note.balance = seen.balance;
+export function recordSeen(configPath: string, owner: StateOwner, seen: SeenByRun, warn?: NoteWarning): void {
+  updateNote(configPath, owner, warn, (note) => {
+    // Never a balance JSON cannot hold (1e400 would be written as null): the page refused it already.
+    if (seen.balance && balanceProblem(seen.balance) === undefined) note.balance = seen.balance;
     if (seen.prices) note.prices = { ...note.prices, ...seen.prices };
   });
 }
 
 /** Forgets the prices `owner` learned; returns them, route by route (none: nothing written). */
-export function forgetPrices(configPath: string, owner: StateOwner): Map<string, number> {
-  const forgotten = readObservedPrices(configPath, owner);
-  if (forgotten.size > 0) updateNote(configPath, owner, (note) => void (note.prices = {}));
+export function forgetPrices(configPath: string, owner: StateOwner, warn?: NoteWarning): Map<string, number> {
+  const forgotten = readObservedPrices(configPath, owner, warn);
+  if (forgotten.size > 0) updateNote(configPath, owner, warn, (note) => void (note.prices = {}));
   return forgotten;
 }
 
@@ -121,10 +93,10 @@ const MERGES = 8;
  * changed again if another run replaced it meanwhile, so that the prices of the routes each
  * observed are kept.
  */
-function updateNote(configPath: string, owner: StateOwner, change: (note: Note) => void): void {
+function updateNote(configPath: string, owner: StateOwner, warn: NoteWarning | undefined, change: (note: Note) => void): void {
   const target = noteIn(creditsFolder(configPath, owner)!);
   let stamp = stampOf(target);
-  let note = readNote(configPath, owner);
+  let note = readNote(configPath, owner, warn);
   // A file just read has its folder; only the first note (or one after the folder went) makes it.
   if (!note.found) makePrivateFolder(dirname(target));
   for (let merges = 1; ; merges++) {
@@ -136,7 +108,7 @@ function updateNote(configPath: string, owner: StateOwner, change: (note: Note) 
     const proceed = () => (now = stampOf(target)) === stamp || merges === MERGES;
     if (replaceFile(target, noteText(note), { durable: false, proceed })) return;
     stamp = now;
-    note = readNote(configPath, owner);
+    note = readNote(configPath, owner, warn);
   }
 }
 
@@ -161,13 +133,17 @@ function stampOf(file: string): string | undefined {
 // names the address it was seen at.
 
 /** What sgq 3.x saw for `owner`: the entries of its profile seen at an address of its service. */
-function legacyNote(configPath: string, owner: StateOwner): Note {
+function legacyNote(configPath: string, owner: StateOwner, warn?: NoteWarning): Note {
   const note: Note = { prices: {} };
   if (!adoptsLegacyState(owner)) return note; // the sandbox's were never kept
-  const { profiles, prices } = legacyStore(dirname(configPath), owner.profile);
+  const { file, profiles, prices } = legacyStore(dirname(configPath), owner.profile);
   const ours = (seen: unknown) => isRecord(seen) && typeof seen.base_url === 'string' && serviceOf(seen.base_url) === owner.service;
   const balance = profiles[owner.profile];
-  if (ours(balance)) note.balance = balance as SeenBalance;
+  if (ours(balance)) {
+    const problem = balanceProblem(balance);
+    if (problem === undefined) note.balance = keptBalance(balance as Record<string, unknown>);
+    else warn?.(damagedNoteLine(file!, problem));
+  }
   const routes = prices[owner.profile];
   for (const [route, seen] of Object.entries(isRecord(routes) ? routes : {})) {
     if (ours(seen) && isPrice(seen)) note.prices[route] = { credits: seen.credits, seen_at: seen.seen_at };
@@ -176,6 +152,8 @@ function legacyNote(configPath: string, owner: StateOwner): Note {
 }
 
 interface LegacyShape {
+  /** The file read, if one was. */
+  file?: string;
   profiles: Record<string, unknown>;
   prices: Record<string, unknown>;
 }
@@ -199,5 +177,5 @@ function readLegacy(file: string): LegacyShape | undefined {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : { profiles: {}, prices: {} };
   }
   const store = isRecord(parsed) ? parsed : {};
-  return { profiles: isRecord(store.profiles) ? store.profiles : {}, prices: isRecord(store.prices) ? store.prices : {} };
+  return { file, profiles: isRecord(store.profiles) ? store.profiles : {}, prices: isRecord(store.prices) ? store.prices : {} };
 }

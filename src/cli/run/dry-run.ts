@@ -7,7 +7,7 @@ import { findRouteByPath } from '../../core/routes.js';
 import type { Reporter } from '../output/reporter.js';
 import type { SinceMarks } from './since-marks.js';
 import type { Job } from './runner.js';
-import { count as plural, grouped } from '../output/words.js';
+import { count as plural, grouped } from '../../core/words.js';
 import { BALANCE_BODY, BALANCE_ROUTE } from './balance-probe.js';
 
 // `--dry-run`: the requests a run would send and what it could cost at worst, from the jobs

@@ -5,10 +5,11 @@ import type { Reporter } from '../output/reporter.js';
 import type { Format } from '../output/formats.js';
 import type { RemainingUsers, ResumeSubjects } from './remaining.js';
 import type { RunSummary, SummaryCollector } from './summary.js';
-import { count } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 // How a run of jobs ends: its exit code, the lines that say why it stopped, how many users
-// were not attempted and where their list is, the command that resumes them, and the summary.
+// failed and how many were never tried, where their list is, the command that resumes them
+// all, and the summary.
 
 /**
  * After this many users in a row fail with network or server errors (and none in between
@@ -45,8 +46,8 @@ export interface EndOptions {
 export interface RunState {
   /** Users not finished: never asked, stopped before their first page, or failed on the network. */
   remaining: RemainingUsers;
-  /** Those of `remaining` that were asked and failed; the others were never asked. */
-  failedAndLeft: number;
+  /** Those of `remaining` whose calls were made (they failed, or the stop cut them short); the others were never tried. */
+  triedAndLeft: number;
   stops: ReadonlySet<StopReason>;
   /** --limit or --max-credits was met. */
   budgetMet: boolean;
@@ -99,10 +100,15 @@ function quotaText(quota: SgqError, state: RunState, rest: Rest | undefined): st
   return `${quota.message}; ${users}${listedIn(rest)}; resume ${left === 1 ? 'it' : 'them'} then with: ${rest.resume}`;
 }
 
-/** How many users were not attempted, where their list is, and how to run them. */
+/**
+ * After an outage: how many users failed (their calls were made) and how many were never
+ * tried, where the list of both is, and how to run them all again.
+ */
 function leftText(state: RunState, rest: Rest | undefined): string {
-  const notTried = state.remaining.count - state.failedAndLeft;
-  const what = `${count(notTried, 'user')} ${notTried === 1 ? 'was' : 'were'} not attempted`;
+  const tried = state.triedAndLeft;
+  const notTried = state.remaining.count - tried;
+  const failed = `${count(tried, 'user')} failed`;
+  const what = notTried === 0 ? failed : `${failed}, ${grouped(notTried)} ${notTried === 1 ? 'was' : 'were'} not attempted`;
   if (!rest) return `${what}; ${state.remaining.failure ?? 'try again later'}`;
   return `${what}${listedIn(rest)}; resume them with: ${rest.resume}`;
 }
@@ -110,7 +116,7 @@ function leftText(state: RunState, rest: Rest | undefined): string {
 function reportLeft(state: RunState, options: EndOptions, ctx: RunEndContext, rest: Rest | undefined, stoppedEarly: boolean): void {
   const { reporter } = ctx;
   const { remaining } = state;
-  const notTried = remaining.count - state.failedAndLeft;
+  const notTried = remaining.count - state.triedAndLeft;
   for (const stop of state.stops) {
     if (stop !== 'limit' && stop !== 'max-credits') continue;
     const left = notTried > 0 && rest ? `; ${count(notTried, 'user')} not attempted${listedIn(rest)}; with a new budget, resume them with: ${rest.resume}` : '';

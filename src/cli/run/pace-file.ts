@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock } from '../../fs/lock.js';
 import { makePrivateFolder } from '../../fs/modes.js';
+import { fileWarning } from '../../fs/errors.js';
 import { readRegularFile } from '../../fs/read.js';
 import { ownerFolder, type StateOwner } from '../../core/service.js';
 import type { CallMark, PaceState, RoutePace } from '../../core/pace.js';
@@ -70,8 +71,7 @@ export class PaceFile {
 
   /** From now on, this run's memory alone: its own calls are still paced. */
   private giveUp(error: unknown): PaceState {
-    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    this.failed(`cannot keep the calls of a trial account in ${this.path}: ${why}; this run paces its own calls only`);
+    this.failed(fileWarning(error, `cannot keep the calls of a trial account in ${this.path}`, 'this run paces its own calls only'));
     this.path = undefined;
     return structuredClone(this.memory);
   }

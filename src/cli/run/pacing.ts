@@ -5,7 +5,7 @@ import type { StateOwner } from '../../core/service.js';
 import { sleep } from '../../core/retry.js';
 import { isoSecond, waitWords } from '../../core/wait-words.js';
 import type { Reporter } from '../output/reporter.js';
-import { count } from '../output/words.js';
+import { count } from '../../core/words.js';
 import { PaceFile, paceFile } from './pace-file.js';
 
 // The plan of a run: a trial account's calls go within each route's hourly limit, across the

@@ -30,8 +30,11 @@ export interface Plan {
   users?: number;
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
-  /** The snapshot store this run stages snapshots in (`--snapshot`), if any. */
-  snapshots?: { dir?: string };
+  /**
+   * The snapshot store this run stages snapshots in (`--snapshot`), if any; --notify's and
+   * --confirm-lost's flags (the settings apply where they are not given).
+   */
+  snapshots?: { dir?: string; notify?: string; confirmLost?: number };
   /** `--dataset` (else the dataset setting) and the route's name there (graph.get_followers); undefined where a command has none. */
   dataset?: { dir?: string; route: string };
   /** Built as the run takes them, so a long list never sits in memory as jobs. */

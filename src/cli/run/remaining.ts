@@ -1,7 +1,8 @@
-import { closeSync, rmSync, writeSync } from 'node:fs';
+import { rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { configPath, type Env } from '../../core/config.js';
-import { createTemp, moveIntoPlace, sealTemp, type TempFile } from '../../fs/atomic.js';
+import { closeTemp, createTemp, moveIntoPlace, sealTemp, type TempFile } from '../../fs/atomic.js';
+import { fileWarning } from '../../fs/errors.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { ownerFolder, type StateOwner } from '../../core/service.js';
@@ -59,8 +60,7 @@ export class RemainingUsers {
     if (this.failure || !this.temp) return undefined;
     try {
       sealTemp(this.temp.fd, {});
-      closeSync(this.temp.fd);
-      this.temp.fd = -1;
+      closeTemp(this.temp);
       moveIntoPlace(this.temp.path, this.file);
     } catch (error) {
       this.fail(error);
@@ -86,10 +86,12 @@ export class RemainingUsers {
   }
 
   private fail(error: unknown): void {
-    this.failure = `cannot save the users left to ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+    this.failure = fileWarning(error, `cannot save the users left to ${this.file}`);
     if (!this.temp) return;
-    if (this.temp.fd >= 0) closeSync(this.temp.fd);
-    this.temp.fd = -1;
-    rmSync(this.temp.path, { force: true });
+    try {
+      closeTemp(this.temp);
+    } finally {
+      rmSync(this.temp.path, { force: true });
+    }
   }
 }

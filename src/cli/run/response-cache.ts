@@ -3,6 +3,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
+import { fileWarning } from '../../fs/errors.js';
 import { readRegularFile } from '../../fs/read.js';
 import { splitBaseUrl, type CacheRequest, type CachedAnswer, type ResponseCache } from '../../core/client.js';
 import { listing } from '../../fs/read.js';
@@ -72,7 +73,7 @@ export class FileCache implements ResponseCache {
       // Not flushed to disk: an entry lost in a crash is a miss, not worth two fsyncs a page.
       replaceFile(file, JSON.stringify({ stored_at: this.now(), ...answer } satisfies Entry), { durable: false });
     } catch (error) {
-      this.failure = `cannot write the cache in ${this.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; answers were not cached`;
+      this.failure = fileWarning(error, `cannot write the cache in ${this.dir}`, 'answers were not cached');
     }
   }
 }

@@ -5,12 +5,13 @@ import { priceOf, priceOrigin, type Price } from '../../core/prices.js';
 import type { Reporter } from '../output/reporter.js';
 import type { StateOwner } from '../../core/service.js';
 import { readObservedPrices, type ObservedPrice } from './credits-store.js';
-import { count, grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 // The price a run uses for its route (prices.ts: setting > observed > public table), and what
-// the run learns of it: a price observed from the balances is said once on stderr and kept
-// beside the balance (credits-store.ts), as the prices of the run's service and profile, so the
-// next runs, dry runs and budgets there use it.
+// the run learns of it: a price observed from the balances is said once on stderr (a note:
+// not under --quiet, as it needs no action) and kept beside the balance (credits-store.ts), as
+// the prices of the run's service and profile, so the next runs, dry runs and budgets there
+// use it; `sgq credits` and `--summary json` show it.
 
 const credits = (n: number) => count(n, 'credit');
 
@@ -27,14 +28,14 @@ export class RunPrice {
     private readonly stored: number | undefined,
   ) {}
 
-  /** The price of `path` for a run of `owner` (the service and profile whose observed prices it reads). */
-  static forRun(env: Env, config: ResolvedConfig, path: string, owner: StateOwner): RunPrice {
+  /** The price of `path` for a run of `owner` (the service and profile whose observed prices it reads; a damaged note is said on `reporter`). */
+  static forRun(env: Env, config: ResolvedConfig, path: string, owner: StateOwner, reporter: Reporter): RunPrice {
     const file = configPath(env);
-    const stored = file === undefined ? undefined : readObservedPrices(file, owner).get(path);
+    const stored = file === undefined ? undefined : readObservedPrices(file, owner, (line) => reporter.warnOnce(line)).get(path);
     return new RunPrice(path, priceOf(path, { setting: config.prices, observed: stored }), stored);
   }
 
-  /** What the budget's meter saw: an observed price is said once, a balance that rose only with --verbose. */
+  /** What the budget's meter saw: an observed price is said once (not with --quiet), a balance that rose only with --verbose. */
   onPrice(event: PriceEvent, reporter: Reporter): void {
     if (event.kind === 'rose') {
       reporter.trace(`the balance went up from ${grouped(event.before)} to ${grouped(event.after)} between two calls (credits bought during the run?): that call's price is not measured`);
@@ -50,16 +51,21 @@ export class RunPrice {
     if (event.credits === price?.credits || event.credits === this.stored) return;
     const how = `(the balance went from ${grouped(event.before)} to ${grouped(event.after)}, one call at a time)`;
     if (price === null) {
-      reporter.warn(`${this.path} cost ${credits(event.credits)} a call ${how}; sgq uses that price from now on for this profile`);
+      reporter.info(`sgq: ${this.path} cost ${credits(event.credits)} a call ${how}; sgq uses that price from now on for this profile`);
     } else if (price.source === 'setting') {
-      reporter.warn(`${this.path} cost ${credits(event.credits)} a call ${how}, not the ${price.credits} of the prices setting, which still wins: change or unset it to use the observed price`);
+      reporter.info(`sgq: ${this.path} cost ${credits(event.credits)} a call ${how}, not the ${price.credits} of the prices setting, which still wins: change or unset it to use the observed price`);
     } else {
-      reporter.warn(`${this.path} cost ${credits(event.credits)} a call ${how}, not ${price.credits} (price: ${priceOrigin(price)}); sgq uses ${event.credits} from now on for this profile`);
+      reporter.info(`sgq: ${this.path} cost ${credits(event.credits)} a call ${how}, not ${price.credits} (price: ${priceOrigin(price)}); sgq uses ${event.credits} from now on for this profile`);
     }
   }
 
   /** The prices observed in this run, route by route, for credits.json. */
   get observed(): Record<string, ObservedPrice> | undefined {
     return this.seen ? { [this.path]: this.seen } : undefined;
+  }
+
+  /** The same as credits a call, route by route, for the summary (`prices` of `--summary json`). */
+  get observedCredits(): Record<string, number> | undefined {
+    return this.seen ? { [this.path]: this.seen.credits } : undefined;
   }
 }

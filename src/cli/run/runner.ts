@@ -6,6 +6,7 @@ import { isBilled, type PageText } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
 import { ExitCode, worstExitCode, type SgqError } from '../../core/errors.js';
 import { cliError } from '../errors-to-flags.js';
+import { FileError } from '../../fs/errors.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
@@ -91,8 +92,11 @@ export interface RunContext {
   reporter: Reporter;
   /** Aborts everything in flight; the runner aborts it itself on a fatal error. */
   controller: AbortController;
-  /** After each job: the scope commits what was staged if the output holding it is durable. */
-  onJobEnd?: () => Promise<void>;
+  /**
+   * After each job: the scope commits what was staged if the output holding it is durable.
+   * Once a commit has failed it returns the users whose staged results were dropped.
+   */
+  onJobEnd?: () => Promise<readonly (string | null)[] | undefined | void>;
   /** Sees each answer before its records are written; throws to refuse it (a sandbox answering for a service). */
   onAnswer?: (page: FetchedPage) => void;
 }
@@ -118,10 +122,12 @@ class JobRunner {
   private readonly cut = new WeakSet<UserStats>();
   private totalRecords = 0;
   private failedInARow = 0;
-  /** Users among `remaining` that were asked and failed; the others were never asked. */
-  private failedAndLeft = 0;
+  /** Users among `remaining` whose calls were made (they failed, or the run stopped them): the others were never tried. */
+  private triedAndLeft = 0;
   /** --limit or --max-credits is met: no further user is started. */
   private budgetMet = false;
+  /** A store the run keeps could not be written (a full disk, no descriptor left): no further user is started, as it would be paid for and not kept. */
+  private storeFailed = false;
   /** The trial limit that stopped the run: said once, by its ending. */
   private quota?: SgqError;
   private taken = 0;
@@ -168,7 +174,7 @@ class JobRunner {
   }
 
   private startable(): boolean {
-    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet;
+    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet && !this.storeFailed;
   }
 
   private async worker(source: Iterator<Job> | AsyncIterator<Job>): Promise<void> {
@@ -188,7 +194,8 @@ class JobRunner {
       this.watchReachability(stat);
       this.summary.add(order, stat);
       // What this job staged may be committed now, if the output that holds it is durable.
-      await this.ctx.onJobEnd?.();
+      const lost = await this.ctx.onJobEnd?.();
+      if (lost) this.leaveLost(lost);
     }
   }
 
@@ -201,10 +208,11 @@ class JobRunner {
       signal: controller.signal,
       parallel: this.options.parallel,
       onExtraCall: () => stat.extraCalls++,
+      onCall: () => (progress.tried = true),
       onNote: (line) => this.ctx.reporter.trace(`${prefix(job)}${line}`),
       holdBack: () => this.outputSlow,
     });
-    const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt };
+    const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt, tried: false };
     try {
       for (;;) {
         if (controller.signal.aborted || sink.closed) break;
@@ -222,7 +230,7 @@ class JobRunner {
       await pages.return('done').catch(() => undefined);
       if (job.onEnd) await this.endJob(job, stat, progress.cutShort);
     }
-    return this.stopped(job, stat, progress.next);
+    return this.stopped(job, stat, progress);
   }
 
   /** A job's hook before its first request (--snapshot locks the user's folder); false when it refused. */
@@ -259,11 +267,12 @@ class JobRunner {
     return true;
   }
 
-  /** Stopped by an abort or a closed output before it was done. */
-  private stopped(job: Job, stat: UserStats, next: number | null): boolean {
+  /** Stopped by an abort or a closed output before it was done; one stopped during its first call was tried. */
+  private stopped(job: Job, stat: UserStats, { next, tried }: JobProgress): boolean {
     if (this.ctx.sink.closed) return true;
     if (stat.pages === 0) {
       this.remaining.add(job.user);
+      if (tried) this.triedAndLeft++;
       return false;
     }
     if (next !== null && this.resumeFrom(job, stat, next)) this.ctx.reporter.error(`${prefix(job)}stopped before page ${next}; resume with: ${stat.resume}`);
@@ -346,7 +355,29 @@ class JobRunner {
       stat.exitCode = worstExitCode([stat.exitCode, sgq.exitCode]);
       stat.errors.push(sgq.message);
       reporter.error(`${prefix(job)}${sgq.message}`, sgq.hint);
+      this.leaveIfNotKept(job, sgq);
     }
+  }
+
+  /** A commit failed: nothing is kept from then on. No further user is started; those whose staged results it dropped are left for the resume. */
+  private leaveLost(users: readonly (string | null)[]): void {
+    this.storeFailed = true;
+    for (const user of users) {
+      this.remaining.add(user);
+      this.triedAndLeft++;
+    }
+  }
+
+  /**
+   * A user whose results a store could not keep (src/fs/errors.ts) is left for the resume, and
+   * the run starts no further user: each would be paid for and not kept either.
+   */
+  private leaveIfNotKept(job: Job, sgq: SgqError): boolean {
+    if (!(sgq instanceof FileError)) return false;
+    this.storeFailed = true;
+    this.remaining.add(job.user);
+    this.triedAndLeft++;
+    return true;
   }
 
   private reportFailure(job: Job, stat: UserStats, error: unknown): void {
@@ -364,11 +395,12 @@ class JobRunner {
     } else {
       reporter.error(`${who}${where}${sgq.message}`, sgq.hint);
     }
+    if (this.leaveIfNotKept(job, sgq)) return;
     if (where && failure?.page != null && this.resumeFrom(job, stat, failure.page)) {
       reporter.error(`${who}records before page ${failure.page} were written; resume with: ${stat.resume}`);
     } else if (stat.pages === 0 && RETRYABLE.has(sgq.exitCode)) {
       this.remaining.add(job.user);
-      this.failedAndLeft++;
+      this.triedAndLeft++;
     }
     if (FATAL_FOR_ALL.has(sgq.exitCode)) controller.abort('fatal');
     else if (sgq.exitCode === ExitCode.quota && !controller.signal.aborted) controller.abort('quota');
@@ -385,7 +417,7 @@ class JobRunner {
   /** The exit code, the lines that say why the run stopped and how to resume, and the summary. */
   private conclude(): RunSummary {
     return concludeRun(
-      { remaining: this.remaining, failedAndLeft: this.failedAndLeft, stops: this.stops, budgetMet: this.budgetMet, taken: this.taken, summary: this.summary, budget: this.budget, quota: this.quota },
+      { remaining: this.remaining, triedAndLeft: this.triedAndLeft, stops: this.stops, budgetMet: this.budgetMet, taken: this.taken, summary: this.summary, budget: this.budget, quota: this.quota },
       this.options,
       { reporter: this.ctx.reporter, signal: this.ctx.controller.signal, readerGone: this.ctx.sink.closed, continuation: () => this.continuation() },
     );
@@ -400,6 +432,8 @@ interface JobProgress {
   cutShort: string | undefined;
   /** The instant its records are complete as of: the run's start, or the oldest cached answer's. */
   asOf: Date;
+  /** A call was made for it (it reached the service, or failed on the way). */
+  tried: boolean;
 }
 
 const isAsync = (jobs: AsyncIterable<Job> | Iterable<Job>): jobs is AsyncIterable<Job> => Symbol.asyncIterator in jobs;

@@ -12,12 +12,14 @@ import { waitWords } from '../../core/wait-words.js';
 import { runPacer, type RunPacer } from './pacing.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from '../../fs/lock.js';
+import { openFileLimit } from '../../fs/errors.js';
 import type { Held, OutputFlags, Plan } from './plan.js';
 import type { FileCache } from './response-cache.js';
 import { SinceMarks } from './since-marks.js';
 import { TraceFile } from './trace-file.js';
 import { usageError } from '../../core/errors.js';
 import type { DatasetOptions } from '../dataset/checkpoint.js';
+import type { ChurnSetup } from '../churn/open-notifier.js';
 
 // A run's scope opens, in one fixed order, everything the run holds (the locks, the
 // connection, the output, the checkpoints, the client) and closes it in the reverse order,
@@ -80,9 +82,13 @@ export class RunScope {
     // 2. The connection (nothing sent yet): whose state the checkpoints below read and change.
     // A loopback address is asked whether it is a sandbox only by runs that keep such state.
     const keepsState = plan.marksFile !== undefined || plan.snapshots !== undefined || datasetDir(plan, this.config) !== undefined || cacheMs !== undefined;
+    // Runs that hold files per user read the limit of open files now (0.1 ms): once it is met,
+    // /proc may not open any more, and the line that says so names it (src/fs/errors.ts).
+    if (plan.snapshots !== undefined || datasetDir(plan, this.config) !== undefined) openFileLimit();
     this.connection = await connect(ctx, plan.needsKey, { identify: keepsState });
-    // From here on the key may come back in what the service says: every line masks it.
-    this.reporter.maskSecrets([this.connection.apiKey]);
+    // From here on the key may come back in what the service says: every line masks it (and the notify URL, a secret too).
+    const notify = plan.snapshots && (plan.snapshots.notify ?? this.config.notify);
+    this.reporter.maskSecrets([this.connection.apiKey, notify]);
     this.defer(this.connection, (c) => c.close());
     const { owner } = this.connection;
     // Closed whatever else fails to open: the marks below hold the state file's lock.
@@ -99,8 +105,10 @@ export class RunScope {
     this.output = await openOutput(io, out.target, { ...choice, format: this.format, bigintAsString: choice.bigintAsString(this.config) }, this.reporter, stop);
     // A scope that closes before its finish (a later step failed to open) keeps nothing half-made.
     this.defer(this.output, async (o) => void (this.finished || (await o.sink.finish(false))));
+    const attemptMs = ctx.globals.timeout !== undefined ? ctx.globals.timeout * 1000 : (this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     // 3. The checkpoints still to open: the snapshot store is checked before anything is fetched.
-    const snapshots = plan.snapshots && this.checkpoints.add(await openSnapshots(plan.snapshots.dir, this.connection, io.env, { ...lockOptions, warn: (line) => this.reporter.warn(line) }));
+    const churn = plan.snapshots && { ...plan.snapshots, notify, label: plan.label, startedAt: plan.startedAt, attemptMs, retries: ctx.globals.retries ?? this.settings.retries, trace: this.trace };
+    const snapshots = churn && this.checkpoints.add(await openSnapshots(churn, ctx, this.connection, { ...lockOptions, warn: (line) => this.reporter.warn(line) }, this.reporter));
     this.held = { marks, snapshots, dataset, reporter: this.reporter };
     // 4. The client, last: from here on requests may be sent (once the dataset's first part exists).
     await dataset?.ready();
@@ -108,7 +116,6 @@ export class RunScope {
     const concurrency = Math.max(1, plan.concurrency);
     const parallel = (this.parallel = plan.parallel ?? this.settings.parallel ?? 1);
     const { maxWait } = flags;
-    const attemptMs = ctx.globals.timeout !== undefined ? ctx.globals.timeout * 1000 : (this.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const now = () => (io.now ? io.now().getTime() : Date.now());
     this.pacer = runPacer(io.env, this.config, owner, { attemptMs, now, reporter: this.reporter });
     this.client = await ctx.client(this.connection, {
@@ -141,8 +148,15 @@ export class RunScope {
   /**
    * While output streams (stdout, a FIFO), what a finished job staged is committed as soon as
    * everything written so far has left sgq without an error; a file commits at its rename.
+   * Once a commit has failed, returns the users whose staged results it dropped
+   * (Checkpoints.takeLost): the runner starts no further user, and lists them for the resume.
    */
-  async whenDurable(): Promise<void> {
+  async whenDurable(): Promise<(string | null)[] | undefined> {
+    await this.commitWhenDurable();
+    return this.checkpoints.takeLost();
+  }
+
+  private async commitWhenDurable(): Promise<void> {
     const { sink, formatter } = this.output;
     if (!sink.streams || !this.checkpoints.due) return;
     await formatter.settle?.();
@@ -209,8 +223,10 @@ async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfi
   return DatasetCheckpoint.start({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options });
 }
 
-/** The snapshot store of a --snapshot run, checked writable (loaded only by such runs). */
-async function openSnapshots(dir: string | undefined, { config, owner }: Connection, env: Record<string, string | undefined>, lockOptions: Omit<LockOptions, 'what'> & { warn: (line: string) => void }) {
-  const { SnapshotCheckpoint, openSnapshotStore } = await import('../churn/snapshot-jobs.js');
-  return SnapshotCheckpoint.open(openSnapshotStore(dir, config, env, owner, lockOptions));
+/** The snapshot store of a --snapshot run, checked writable, with its --notify and --confirm-lost (loaded only by such runs). */
+async function openSnapshots(churn: ChurnSetup, ctx: CommandContext, { config, owner }: Connection, lockOptions: Omit<LockOptions, 'what'> & { warn: (line: string) => void }, reporter: Reporter) {
+  const [{ SnapshotCheckpoint, openSnapshotStore }, { openNotifier }] = await Promise.all([import('../churn/snapshot-jobs.js'), import('../churn/open-notifier.js')]);
+  const store = openSnapshotStore(churn.dir, config, ctx.io.env, owner, lockOptions);
+  const checkpoint = SnapshotCheckpoint.open(store, { confirmLost: churn.confirmLost ?? Number(config.confirmLost ?? 1), notifier: churn.notify === undefined ? undefined : openNotifier({ ...churn, notify: churn.notify }, store, owner.profile, ctx, reporter) });
+  return checkpoint;
 }

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ExitCode, SgqError, configError } from '../../core/errors.js';
+import { ExitCode, configError } from '../../core/errors.js';
 import { parseSince } from '../../core/since.js';
 import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
+import { makePrivateFolder } from '../../fs/modes.js';
+import { fileError, isSystemError } from '../../fs/errors.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from './checkpoint.js';
@@ -66,9 +67,9 @@ export class SinceMarks implements Checkpoint {
   /** Takes the state file's lock (waiting as --wait-lock says) and reads the marks of `owner`'s service, adopting those of 3.x once. */
   static async open(file: string, owner: StateOwner, lockOptions: Omit<LockOptions, 'what'>): Promise<SinceMarks> {
     try {
-      mkdirSync(dirname(file), { recursive: true });
+      makePrivateFolder(dirname(file));
     } catch (error) {
-      throw configError(`cannot create the folder of the --since-last state ${file}: ${(error as NodeJS.ErrnoException).code}`, 'check its permissions, or choose another with --state');
+      throw fileError(error, { what: `cannot create the folder of the --since-last state ${file}`, exitCode: ExitCode.config, then: 'nothing was fetched (--state chooses another file)' });
     }
     const lock = await acquireLock(file, { ...lockOptions, what: `the --since-last state ${file}` });
     try {
@@ -168,11 +169,7 @@ export class SinceMarks implements Checkpoint {
         if (mark === undefined) delete this.marks[key];
         else this.marks[key] = mark;
       }
-      throw new SgqError(
-        ExitCode.internal,
-        `cannot save the --since-last marks in ${this.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-        'the records were written, but the next run will fetch them again; check free space and permissions',
-      );
+      throw fileError(error, { what: `cannot save the --since-last marks in ${this.file}`, exitCode: ExitCode.internal, then: 'the records were written, but the next run will fetch them again' });
     }
     const now = Date.now();
     this.nextCommit = now + Math.max(STREAMING_COMMIT_MS, COMMIT_SPACING * (now - began));
@@ -216,6 +213,8 @@ function readMarks(file: string): MarksFile {
     return { services: (services ?? {}) as MarksFile['services'], legacy: marks as Record<string, string> | undefined };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { services: {} };
+    // The file is there but cannot be read (permissions, no descriptor left, a FIFO): the file system's words.
+    if (isSystemError(error)) throw fileError(error, { what: `cannot read the --since-last state ${file}`, exitCode: ExitCode.config, then: 'nothing was fetched' });
     throw configError(`cannot read the --since-last state ${file}: ${(error as Error).message}`, 'fix or delete it (the next run then sends no since)');
   }
 }

@@ -1,7 +1,7 @@
 import { ExitCode, worstExitCode } from '../../core/errors.js';
-import type { Reporter } from '../output/reporter.js';
+import type { Line } from '../output/reporter.js';
 import type { Budget } from '../../core/budget.js';
-import { count, grouped } from '../output/words.js';
+import { count, grouped } from '../../core/words.js';
 
 /** What one job did; filled in by the runner as pages arrive. */
 export interface UserStats {
@@ -47,6 +47,8 @@ export interface RunSummary {
   remaining?: number;
   /** A trial limit stopped the run: the earliest time its next request may go (ISO 8601 UTC). */
   next_request_at?: string;
+  /** The prices this run measured from the balances, in credits a call by route: those later runs use. */
+  prices?: Record<string, number>;
   exit_code: number;
 }
 
@@ -116,14 +118,21 @@ export class SummaryCollector {
   }
 }
 
+/** The summary with the prices the run measured (`prices`), before `exit_code`, which stays last. */
+export function withPrices(summary: RunSummary, prices: Record<string, number> | undefined): RunSummary {
+  if (!prices) return summary;
+  const { exit_code, ...rest } = summary;
+  return { ...rest, prices, exit_code };
+}
+
 /** The summary for people: a line per listed user when there are several, then the totals. */
-export function formatSummary(summary: RunSummary, reporter: Reporter): string {
+export function formatSummary(summary: RunSummary): Line[] {
   const { totals } = summary;
-  const lines: string[] = [];
+  const lines: Line[] = [];
   if (totals.users > 1) {
     for (const u of summary.users) {
-      const state = u.errors.length ? reporter.color.red(`failed: ${u.errors[0]}`) : 'ok';
-      lines.push(`  ${u.user}: ${count(u.pages, 'page')}, ${count(u.records, 'record')}, ${count(u.credits_used, 'credit')}, ${state}`);
+      const state = u.errors.length ? { style: 'red' as const, text: `failed: ${u.errors[0]}` } : 'ok';
+      lines.push([`  ${u.user}: ${count(u.pages, 'page')}, ${count(u.records, 'record')}, ${count(u.credits_used, 'credit')}, `, state]);
     }
     const unlisted = totals.users - summary.users.length;
     if (unlisted > 0) lines.push(`  (${count(unlisted, 'more user')} not listed; the totals count them)`);
@@ -131,6 +140,6 @@ export function formatSummary(summary: RunSummary, reporter: Reporter): string {
   const left = totals.credits_left === null ? '' : `, ${count(totals.credits_left, 'credit')} left`;
   const extra = totals.extra_calls > 0 ? `, ${count(totals.extra_calls, 'extra call')} (--parallel)` : '';
   const cached = totals.cached_pages ? ` (${grouped(totals.cached_pages)} from the cache)` : '';
-  lines.push(`${reporter.color.bold('sgq:')} ${count(totals.pages, 'page')}${cached}, ${count(totals.records, 'record')}${extra}, ${count(totals.credits_used, 'credit')} used${left}`);
-  return lines.join('\n');
+  lines.push([{ style: 'bold', text: 'sgq:' }, ` ${count(totals.pages, 'page')}${cached}, ${count(totals.records, 'record')}${extra}, ${count(totals.credits_used, 'credit')} used${left}`]);
+  return lines;
 }

@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { PRIVATE_FILE, setMode } from '../../fs/modes.js';
 import { exchangeHooks, type Exchange, type SgqHooks } from '../../core/hooks.js';
-import { usageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/errors.js';
+import { fileError, fileWarning } from '../../fs/errors.js';
 
 /**
  * `--trace FILE`: every exchange as one NDJSON line, written as it happens (so a run that is
@@ -30,7 +31,7 @@ export class TraceFile {
       }
       return new TraceFile(file, fd);
     } catch (error) {
-      throw usageError(`cannot write --trace ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'give a file in a folder you can write');
+      throw fileError(error, { what: `cannot write --trace ${file}`, exitCode: ExitCode.usage, then: 'nothing was fetched' });
     }
   }
 
@@ -44,7 +45,7 @@ export class TraceFile {
     try {
       writeSync(this.fd, `${JSON.stringify(exchange)}\n`);
     } catch (error) {
-      this.failure = `the --trace ${this.file} is incomplete: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+      this.failure = fileWarning(error, `the --trace ${this.file} is incomplete`);
     }
   }
 

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import type { JsonObject } from '../classify.js';
 import { stringifyJson } from '../json.js';
+import { makePrivateFolder } from '../../fs/modes.js';
 import { ExternalSort, batchesOf } from './external-sort.js';
 import type { Keyed } from './keyed.js';
 import { fieldsOf, noIdentity, snapshotField, type Fields } from './identity.js';
@@ -30,7 +30,7 @@ export class SnapshotCapture {
     private readonly key?: string,
   ) {
     const folder = store.folder(subject);
-    mkdirSync(folder, { recursive: true });
+    makePrivateFolder(folder);
     // Until a record shows its identity, none can be keyed: those are counted as left out.
     this.sort = new ExternalSort((line) => this.read?.(line), folder);
   }

@@ -6,9 +6,9 @@ import { ExitCode, SgqError, usageError } from '../errors.js';
 // `username`; `--key FIELD` names any other.
 
 /** Fields holding an account's id, best first. */
-const ID_FIELDS = ['follower_userid', 'userid', 'user_id', 'id'] as const;
+export const ID_FIELDS = ['follower_userid', 'userid', 'user_id', 'id'] as const;
 /** Fields holding an account's username, best first. */
-const NAME_FIELDS = ['follower_username', 'username'] as const;
+export const NAME_FIELDS = ['follower_username', 'username'] as const;
 
 /** The identity fields one record shows (non-null), or the one --key named. */
 export interface Fields {

@@ -11,6 +11,8 @@ export interface Change {
   line: string;
   /** For renamed: the username the older record had. */
   from?: string;
+  /** For lost under --confirm-lost (confirm-lost.ts): when the snapshot that last held it was taken. */
+  lastSeen?: string;
 }
 
 export interface DiffCounts {

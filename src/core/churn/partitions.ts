@@ -96,6 +96,13 @@ export class Part {
     this.blocks = [];
   }
 
+  /** Closes the spill file once: its number is forgotten first, so no later close reaches a file opened since. */
+  private closeFd(): void {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) closeSync(fd);
+  }
+
   /** Whether nothing of it was spilled. */
   get inMemory(): boolean {
     return this.path === undefined;
@@ -109,8 +116,7 @@ export class Part {
     this.used = 0;
     if (this.fd !== undefined || (toDisk && this.bytes > 0)) {
       this.spill();
-      closeSync(this.fd!);
-      this.fd = undefined;
+      this.closeFd();
     }
   }
 
@@ -140,8 +146,7 @@ export class Part {
   }
 
   discard(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.closeFd();
     if (this.path !== undefined) rmSync(this.path, { force: true });
     this.path = undefined;
     this.blocks = [];

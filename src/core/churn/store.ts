@@ -1,4 +1,4 @@
-import { accessSync, closeSync, constants, createWriteStream, existsSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, rmSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, relative, resolve, isAbsolute } from 'node:path';
@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { createTemp, moveFolder, moveIntoPlace, replaceFileAsync, sealTempAsync } from '../../fs/atomic.js';
+import { closeTemp, createTemp, moveFolder, moveIntoPlace, replaceFile, replaceFileAsync, sealTempAsync, syncFolder, writerTo } from '../../fs/atomic.js';
 import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -60,6 +60,21 @@ export interface SnapshotMeta extends SnapshotSubject {
    * would otherwise put a snapshot after the ones taken later.
    */
   seq?: number;
+  /**
+   * Who came and went since the snapshot before it, kept when it commits (since `sgq history` came) or
+   * counted once afterwards by `sgq history`; absent when not counted (yet).
+   */
+  counts?: SnapshotCounts;
+}
+
+/** A snapshot's changes since the one before it: null where there is none to compare with (a user's first snapshot). */
+export interface SnapshotCounts {
+  /** The data file of the snapshot these are against; null for a user's first snapshot. */
+  previous: string | null;
+  gained: number | null;
+  lost: number | null;
+  /** Same id, another username (matched by id); 0 when matched by username. */
+  renamed: number | null;
 }
 
 /**
@@ -180,7 +195,8 @@ export class SnapshotStore {
         records = await writeSorted(sorted, temp.fd);
         await sealTempAsync(temp.fd);
       } finally {
-        closeSync(temp.fd);
+        // The one close of this descriptor: the stream that wrote to it never closes it.
+        closeTemp(temp);
       }
       // The last one committed, whatever the clocks said: this one is compared with it and follows it.
       const previous = readFolder(folder, this.skip).at(-1);
@@ -227,6 +243,37 @@ export class SnapshotStore {
   }
 
   /**
+   * The history of a subject with every snapshot counted that can be: those kept without
+   * counts (taken by an older sgq) are counted once, each against the one before it, under
+   * the subject's lock, and their counts kept in their metadata (each replaced through the
+   * commit rule: a crash leaves the metadata before or after, both a whole snapshot). The
+   * oldest kept snapshot is counted only when it is the user's first (`seq` 1): the one before
+   * it was pruned otherwise, and it stays uncounted.
+   */
+  async countHistory(subject: SnapshotSubject, count: (previous: OpenSnapshot | undefined, current: OpenSnapshot) => Promise<SnapshotCounts | undefined>): Promise<StoredSnapshot[]> {
+    const folder = this.folder(subject);
+    const history = readFolder(folder, this.skip);
+    if (!history.some(uncounted)) return history;
+    return withLock(join(folder, '.store'), this.owner, async () => {
+      const current = readFolder(folder, this.skip);
+      try {
+        for (let i = 0; i < current.length; i++) {
+          const s = current[i]!;
+          if (!uncounted(s, i)) continue;
+          const counts = await withOpen(i === 0 ? [s] : [current[i - 1]!, s], (open) => count(open.length === 2 ? open[0] : undefined, open.at(-1)!));
+          if (!counts) continue;
+          s.meta = { ...s.meta, counts };
+          // Kept as it is counted (a run stopped half-way keeps what it counted); the folder is flushed once, below.
+          replaceFile(s.metaPath, `${JSON.stringify(s.meta, null, 2)}\n`, { flushFolder: false });
+        }
+      } finally {
+        syncFolder(folder);
+      }
+      return current;
+    });
+  }
+
+  /**
    * Keeps the newest `keep` snapshots of each subject (of the given users, or all), and
    * removes what a crash left behind: data files never committed, temporary files of
    * processes that are gone. Returns how many snapshots it removed.
@@ -255,6 +302,22 @@ export class SnapshotStore {
 
   private folders(): string[] {
     return foldersBelow(this.base, 4);
+  }
+}
+
+/** A snapshot without counts that can be counted: it has a snapshot before it, or is the user's first. */
+function uncounted(s: StoredSnapshot, index: number): boolean {
+  return s.meta.counts === undefined && (index > 0 || s.meta.seq === 1);
+}
+
+/** Runs `step` with the snapshots' data files open, and closes them after. */
+async function withOpen<T>(snapshots: readonly StoredSnapshot[], step: (open: OpenSnapshot[]) => Promise<T>): Promise<T> {
+  const opened: OpenSnapshot[] = [];
+  try {
+    for (const s of snapshots) opened.push({ ...s, handle: await open(s.dataPath, 'r') });
+    return await step(opened);
+  } finally {
+    await Promise.all(opened.map((s) => s.handle.close()));
   }
 }
 
@@ -304,8 +367,12 @@ function readFolder(folder: string, skip: (metaPath: string, why: string) => voi
     let meta: SnapshotMeta;
     try {
       meta = JSON.parse(readRegularFile(metaPath, 'utf8')) as SnapshotMeta;
-    } catch {
-      continue; // removed by a prune while we looked, or not ours
+    } catch (error) {
+      // Removed by a prune while we looked, or not ours (not JSON, not a file). Any other
+      // failure (no descriptor left, an I/O error) must not pass for a snapshot that is not there.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === undefined || code === 'ENOENT' || code === 'ENOTREG' || code === 'EISDIR') continue;
+      throw error;
     }
     if (meta.version !== 1 || typeof meta.file !== 'string') continue;
     const dataPath = dataFileIn(folder, meta.file);
@@ -373,23 +440,29 @@ export class StagedSnapshot {
  */
 const GZIP_LEVEL = 2;
 
-/** Writes sorted batches as gzip NDJSON to `fd`; returns how many records. */
+/** Writes sorted batches as gzip NDJSON to `fd` (which it leaves open, and unused once it returns or throws); returns how many records. */
 async function writeSorted(sorted: AsyncIterable<Keyed[]>, fd: number): Promise<number> {
   let records = 0;
-  await pipeline(
-    Readable.from(
-      (async function* () {
-        for await (const batch of sorted) {
-          records += batch.length;
-          yield* linesAsBytes(batch);
-        }
-      })(),
-      // One batch in flight: what waits for gzip is held in memory.
-      { highWaterMark: 1 },
-    ),
-    createGzip({ level: GZIP_LEVEL }),
-    createWriteStream('', { fd, autoClose: false }),
-  );
+  const out = writerTo(fd);
+  try {
+    await pipeline(
+      Readable.from(
+        (async function* () {
+          for await (const batch of sorted) {
+            records += batch.length;
+            yield* linesAsBytes(batch);
+          }
+        })(),
+        // One batch in flight: what waits for gzip is held in memory.
+        { highWaterMark: 1 },
+      ),
+      createGzip({ level: GZIP_LEVEL }),
+      out,
+    );
+  } finally {
+    // A failed pipeline rejects while its last write may still be running: the caller closes fd after this.
+    await out.idle();
+  }
   return records;
 }
 
