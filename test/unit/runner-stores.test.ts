@@ -18,7 +18,7 @@ import { join } from 'node:path';
 const USERS = ['u0', 'u1', 'u2', 'u3', 'u4', 'u5'];
 const full = () => Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC', syscall: 'open', path: '/store/u0/.store.lock' });
 
-function context(onJobEnd?: RunContext['onJobEnd']) {
+function context(onJobEnd?: RunContext['onJobEnd'], onJobsDone?: RunContext['onJobsDone']) {
   const stderr = new PassThrough();
   let err = '';
   stderr.on('data', (c: Buffer) => (err += c.toString()));
@@ -31,6 +31,7 @@ function context(onJobEnd?: RunContext['onJobEnd']) {
     reporter: new Reporter(io),
     controller: new AbortController(),
     onJobEnd,
+    onJobsDone,
   };
   return { ctx, stderr: () => err };
 }
@@ -76,5 +77,16 @@ describe('a store that cannot keep a user\'s results', () => {
     const summary = await runJobs(jobs, options, ctx);
     expect(stderr()).not.toContain('was started');
     expect(summary.resume).toBe('sgq graph followers u0 u1 u2 u3 u4 u5 --all --snapshot');
+  });
+
+  it('the last commit, once every job has ended, fails: the users it dropped are listed for the resume by this run', async () => {
+    // Each job ends (an error record of the service) and nothing was due while they ran; the commit of all that was staged fails.
+    const { ctx, stderr } = context(undefined, async () => ['u1', 'u2']);
+    const jobs = USERS.slice(0, 3).map((user) => job(user, async () => {
+      throw new SgqError(ExitCode.service, `${user}: the service answered: no data`);
+    }));
+    const summary = await runJobs(jobs, options, ctx);
+    expect(summary.resume).toBe('sgq graph followers u1 u2 --all --snapshot');
+    expect(stderr()).toContain('sgq: 2 users not finished; resume with: sgq graph followers u1 u2 --all --snapshot');
   });
 });

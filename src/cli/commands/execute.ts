@@ -75,6 +75,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         reporter,
         controller: scope.controller,
         onJobEnd: () => scope.whenDurable(),
+        onJobsDone: () => scope.whenDurable({ all: true }),
         onAnswer: (page) => checkAnswerer(scope.connection, page.headers),
       });
     } catch (error) {

@@ -97,6 +97,12 @@ export interface RunContext {
    * Once a commit has failed it returns the users whose staged results were dropped.
    */
   onJobEnd?: () => Promise<readonly (string | null)[] | undefined | void>;
+  /**
+   * Once every job has ended and the output has its last records: the scope commits all that
+   * is staged if the output is durable already (stdout flushed), so that a failed commit's
+   * users are listed for the resume by this run's ending, not lost after it.
+   */
+  onJobsDone?: () => Promise<readonly (string | null)[] | undefined | void>;
   /** Sees each answer before its records are written; throws to refuse it (a sandbox answering for a service). */
   onAnswer?: (page: FetchedPage) => void;
 }
@@ -169,7 +175,11 @@ class JobRunner {
     }
     await source.return?.();
     reporter.stopProgress();
-    if (!sink.closed) await formatter.end();
+    if (!sink.closed) {
+      await formatter.end();
+      const lost = await this.ctx.onJobsDone?.();
+      if (lost) this.leaveLost(lost);
+    }
     return this.conclude();
   }
 

@@ -151,14 +151,16 @@ export class RunScope {
    * Once a commit has failed, returns the users whose staged results it dropped
    * (Checkpoints.takeLost): the runner starts no further user, and lists them for the resume.
    */
-  async whenDurable(): Promise<(string | null)[] | undefined> {
-    await this.commitWhenDurable();
+  async whenDurable({ all = false }: { all?: boolean } = {}): Promise<(string | null)[] | undefined> {
+    await this.commitWhenDurable(all);
     return this.checkpoints.takeLost();
   }
 
-  private async commitWhenDurable(): Promise<void> {
+  /** Commits what is due (once a second), or with `all` everything staged (the jobs are done). */
+  private async commitWhenDurable(all: boolean): Promise<void> {
     const { sink, formatter } = this.output;
-    if (!sink.streams || !this.checkpoints.due) return;
+    const wanted = () => (all ? this.checkpoints.pending : this.checkpoints.due);
+    if (!sink.streams || !wanted()) return;
     await formatter.settle?.();
     // A write that failed reports it on a later tick: let it, before trusting `flushed`.
     await new Promise((resolve) => setImmediate(resolve));
@@ -166,7 +168,7 @@ export class RunScope {
     // what they stage is committed only if the check covers their records. A format that holds
     // records until the end (a table, --jq --slurp, Parquet) or in flight (--jq) has not delivered them.
     if (formatter.holdsUntilEnd || !sink.flushed || sink.failure || this.output.formatFailure) return;
-    if (this.checkpoints.due) await this.checkpoints.commit();
+    if (wanted()) await this.checkpoints.commit();
   }
 
   /**
