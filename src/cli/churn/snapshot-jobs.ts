@@ -261,6 +261,13 @@ export class SnapshotCheckpoint implements Checkpoint {
         // Its files were needed for the diff only: a run of many users must not hold two open
         // files per user until the output is kept (the commit works by name).
         await staged.close();
+        // A commit that failed while this diff ran dropped everything held, this user's lock
+        // too: nothing of it is kept, and its end says so (the runner lists it for the resume).
+        if (this.held.get(held.user) !== held) {
+          await staged.drop();
+          if (this.commitFailure !== undefined) throw notKept(this.commitFailure);
+          return;
+        }
         // Pending (so committed by the scope) only once its changes are written: another
         // user's end commits what is staged, and must not take a snapshot whose diff is running.
         held.staged = staged;
