@@ -39,14 +39,17 @@ const micros = (ms: number) => `${new Date(ms).toISOString().slice(0, 23)}000+00
 
 /** A followers route serving `world.list`, newest first, `page` records a page, honouring `since` as world.since says. */
 async function service(world: World, page = 500) {
+  // Three credits a call that brings data, as the service's table says: --max-credits measures them.
+  let credits = 1_000_000;
   return stubs((req) => {
     const body = JSON.parse(req.body) as { user: string; page: number; since?: string };
     if (world.failPage === body.page) return { status: 500, body: { message: 'down' } };
-    if (body.since !== undefined && world.since === 'error') return { body: envelope(body.page, null, [{ error: "Invalid 'since' parameter format. It should be an ISO formatted datetime string." }], 1000, body.user) };
+    if (body.since !== undefined && world.since === 'error') return { body: envelope(body.page, null, [{ error: "Invalid 'since' parameter format. It should be an ISO formatted datetime string." }], credits, body.user) };
     let all = [...world.list].sort((a, b) => b.came - a.came);
     if (body.since !== undefined && world.since === 'honour') all = all.filter((a) => a.came >= Date.parse(body.since!));
     const records = all.map((a) => ({ follower_username: a.name, follower_userid: a.id, follower_last_checked: micros(a.came) }));
-    return { body: envelope(body.page, body.page * page < records.length ? body.page + 1 : null, records.slice((body.page - 1) * page, body.page * page), 1000, body.user) };
+    credits -= 3;
+    return { body: envelope(body.page, body.page * page < records.length ? body.page + 1 : null, records.slice((body.page - 1) * page, body.page * page), credits, body.user) };
   });
 }
 

@@ -139,7 +139,7 @@ function addAccount(run: Run, row: Record<string, unknown>, lists: boolean): voi
 }
 
 function addPoint(series: HistorySeries, subject: { route: string; user: string }, previous: Run | undefined, run: Run, takenAt: string): void {
-  const record: HistoryRecord = { user: subject.user, route: subject.route, taken_at: takenAt, count: run.accounts.size, gained: null, lost: null };
+  const record: HistoryRecord = { user: subject.user, route: subject.route, taken_at: takenAt, count: run.accounts.size, count_is_upper_bound: false, gained: null, lost: null };
   if (previous) {
     const lists = new ListCollector(takenAt);
     const counts = countedChanges(compareRuns(previous, run, lists));

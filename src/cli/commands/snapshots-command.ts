@@ -41,6 +41,8 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
       pages: meta.pages,
       credits_used: meta.credits_used,
       complete: meta.complete,
+      // --full-every's nights between whole ones: the last whole list plus what came since.
+      partial: meta.partial === true,
       bytes: sizeOnDisk(dataPath, metaPath),
       file: dataPath,
     }));

@@ -225,10 +225,11 @@ async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfi
   return DatasetCheckpoint.start({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options });
 }
 
-/** The snapshot store of a --snapshot run, checked writable, with its --notify and --confirm-lost (loaded only by such runs). */
+/** The snapshot store of a --snapshot run, checked writable, with its --notify, --confirm-lost and --full-every (loaded only by such runs). */
 async function openSnapshots(churn: ChurnSetup, ctx: CommandContext, { config, owner }: Connection, lockOptions: Omit<LockOptions, 'what'> & { warn: (line: string) => void }, reporter: Reporter) {
-  const [{ SnapshotCheckpoint, openSnapshotStore }, { openNotifier }] = await Promise.all([import('../churn/snapshot-jobs.js'), import('../churn/open-notifier.js')]);
+  const [{ SnapshotCheckpoint, openSnapshotStore }, { openNotifier }, { fullEveryOptions }] = await Promise.all([import('../churn/snapshot-jobs.js'), import('../churn/open-notifier.js'), import('../churn/nights.js')]);
   const store = openSnapshotStore(churn.dir, config, ctx.io.env, owner, lockOptions);
-  const checkpoint = SnapshotCheckpoint.open(store, { confirmLost: churn.confirmLost ?? Number(config.confirmLost ?? 1), notifier: churn.notify === undefined ? undefined : openNotifier({ ...churn, notify: churn.notify }, store, owner.profile, ctx, reporter) });
+  const notifier = churn.notify === undefined ? undefined : openNotifier({ ...churn, notify: churn.notify }, store, owner.profile, ctx, reporter);
+  const checkpoint = SnapshotCheckpoint.open(store, { confirmLost: churn.confirmLost ?? Number(config.confirmLost ?? 1), notifier, fullEvery: fullEveryOptions(churn, config) });
   return checkpoint;
 }

@@ -87,6 +87,12 @@ export class SnapshotCapture {
     return this.store.stage(this.subject, sorted, { ...meta, pages: this.pages, sorted_by: this.sortedBy, identity });
   }
 
+  /** The records in key order, without staging them: what came since, merged onto the last snapshot (partial.ts). */
+  sorted(): AsyncIterable<Keyed[]> {
+    const held = this.sort.inMemory();
+    return held ? batchesOf(held) : this.sort.sorted();
+  }
+
   /** Lets go of the records held in memory (once the diff is done). */
   release(): void {
     this.inOrder = undefined;

@@ -65,6 +65,13 @@ export interface SnapshotMeta extends SnapshotSubject {
    * counted once afterwards by `sgq history`; absent when not counted (yet).
    */
   counts?: SnapshotCounts;
+  /**
+   * A night between whole ones of `--full-every` (full-every.ts): the snapshot before it plus
+   * what came since `since`; who left is not known. Absent on a whole snapshot.
+   */
+  partial?: true;
+  /** The `since` a partial snapshot's list was asked with: the start of the run before it. */
+  since?: string;
 }
 
 /** A snapshot's changes since the one before it: null where there is none to compare with (a user's first snapshot). */
