@@ -5,10 +5,11 @@
 // Also: the service that does not honour `since` (an error record, or the whole list again),
 // `--full`, `--dry-run`, nights cut short, `sgq snapshots list`, `sgq history`, `sgq diff`,
 // `--confirm-lost`, the dataset's churn events and the notification.
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withDuckDb } from '../helpers/duckdb.js';
-import { lines, ndjson, runSgq, tempDir, type RunOptions } from '../helpers/run.js';
+import { lines, ndjson, runSgq, serviceFolderIn, tempDir, type RunOptions } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
 
 const stubs = useStubs();
@@ -268,7 +269,11 @@ describe('--full-every N: nights cut short', () => {
     const failed = await s.nightly(2, come('kim', 2));
     expect(failed.code).not.toBe(0);
     s.world.failPage = undefined;
+    // The note that says so, the owner's alone, in the user's folder.
+    const note = join(serviceFolderIn(join(s.data, 'sgq', 'snapshots')), 'default', 'graph.get_followers', 'username', 'jack', '.whole-next.json');
+    expect(statSync(note).mode & 0o777).toBe(0o600);
     const third = await s.nightly(3, () => undefined);
+    expect(existsSync(note)).toBe(false);
     expect(third.code, third.stderr).toBe(0);
     // Whole (no since) although the count of runs says partial.
     expect(s.stub.bodies().at(-1)).not.toHaveProperty('since');

@@ -69,6 +69,8 @@ interface Held {
   changes?: UserChanges;
   /** --changes or --notify: the records of a first snapshot, said once it is kept (firstSnapshotsNote). */
   first?: number;
+  /** What follows its commit: a whole snapshot ends the note of a run cut short (--full-every). */
+  committed?: () => void;
 }
 
 /** What a run does with the changes beside --changes: --confirm-lost, --notify's notifier, --full-every. */
@@ -174,7 +176,7 @@ export class SnapshotCheckpoint implements Checkpoint {
           failed ??= { held, error };
           return;
         }
-        if (!held.staged!.current.meta.partial) forgetWholeNext(this.store.folder(held.subject));
+        held.committed?.();
         if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
         await this.release(held);
       }
@@ -327,6 +329,7 @@ export class SnapshotCheckpoint implements Checkpoint {
     // Pending (so committed by the scope) only once its changes are written: another
     // user's end commits what is staged, and must not take a snapshot whose diff is running.
     held.staged = staged;
+    if (!staged.current.meta.partial) held.committed = () => forgetWholeNext(this.store.folder(subject));
     this.staged.add(held);
   }
 

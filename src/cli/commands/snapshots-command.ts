@@ -40,9 +40,9 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
       records: meta.records,
       pages: meta.pages,
       credits_used: meta.credits_used,
-      complete: meta.complete,
       // --full-every's nights between whole ones: the last whole list plus what came since.
       partial: meta.partial === true,
+      complete: meta.complete,
       bytes: sizeOnDisk(dataPath, metaPath),
       file: dataPath,
     }));
