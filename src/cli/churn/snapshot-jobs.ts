@@ -274,7 +274,7 @@ export class SnapshotCheckpoint implements Checkpoint {
       capture.discard();
       if (held) {
         // Under --full-every, the user's next run is whole.
-        if (this.planner) this.noteWholeNext(subject, end.cutShort ?? 'its snapshot could not be stored', user.takenAt);
+        if (this.planner) this.noteWholeNext(subject, end.cutShort ?? 'its snapshot could not be stored', user.takenAt, end);
         await this.release(held);
       }
       if (failed !== undefined && !end.cutShort) throw notKept(failed);
@@ -334,11 +334,12 @@ export class SnapshotCheckpoint implements Checkpoint {
   }
 
   /** Notes that the user's next run is whole (--full-every): a hint, so a failure to write it is only traced. */
-  private noteWholeNext(subject: SnapshotSubject, why: string, takenAt: Date): void {
+  private noteWholeNext(subject: SnapshotSubject, why: string, takenAt: Date, { reporter }: JobEnd): void {
     try {
       markWholeNext(this.store.folder(subject), why, takenAt.toISOString());
-    } catch {
+    } catch (error) {
       // The next run is then counted as usual: what came since its last kept snapshot, nothing lost.
+      reporter.trace(`${subject.user}: the note that its next run is whole was not written: ${(error as Error).message}`);
     }
   }
 
