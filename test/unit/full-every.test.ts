@@ -40,6 +40,9 @@ describe('planNight: whole on runs 1, 1+N, 1+2N, …', () => {
     expect(planNight([snap('W', 1, { identity: 'none' })], { fullEvery: 4, full: false }).whole).toBe(true);
     expect(planNight([snap('W', 1, { identity: undefined, records: 0 })], { fullEvery: 4, full: false }).whole).toBe(true);
     expect(plan('W', { key: 'follower_username' })).toBe('whole: its last snapshot is keyed by follower_userid, not by --key follower_username');
+    // Since the start of a run taken by a clock that was ahead: nothing would come; the whole list instead.
+    expect(plan('W', { startedAt: 'night 0' })).toBe("whole: its last snapshot says it was taken at night 1, after this run's start: a clock was ahead");
+    expect(plan('W', { startedAt: 'night 2' })).toBe('since night 1: run 2 of 4');
     // The pages its last whole snapshot took: what --dry-run expects.
     const whole = planNight(store('WPPP'), { fullEvery: 4, full: false });
     expect(whole).toMatchObject({ whole: true, pages: 10 });

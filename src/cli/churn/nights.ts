@@ -19,16 +19,18 @@ export interface FullEveryOptions {
   full: boolean;
   /** --key, when given. */
   key?: string;
+  /** The run's start (ISO 8601): a last snapshot said to be taken after it was taken by a clock that was ahead. */
+  startedAt: string;
 }
 
 /** --full-every's options of a run: the flags, else the full-every setting, else 1. */
-export function fullEveryOptions(flags: { fullEvery?: number; full?: boolean; key?: string }, config: Pick<ResolvedConfig, 'fullEvery'>): FullEveryOptions {
-  return { fullEvery: flags.fullEvery ?? Number(config.fullEvery ?? 1), full: flags.full === true, key: flags.key };
+export function fullEveryOptions(flags: { fullEvery?: number; full?: boolean; key?: string }, config: Pick<ResolvedConfig, 'fullEvery'>, startedAt: Date): FullEveryOptions {
+  return { fullEvery: flags.fullEvery ?? Number(config.fullEvery ?? 1), full: flags.full === true, key: flags.key, startedAt: startedAt.toISOString() };
 }
 
 /** --dry-run's planner of a --snapshot run under --full-every (the store read, nothing locked); undefined without --full-every. */
-export function dryRunNights(flags: { dir?: string; fullEvery?: number; full?: boolean; key?: string }, config: ResolvedConfig, env: Env, owner: StateOwner): NightPlanner | undefined {
-  const options = fullEveryOptions(flags, config);
+export function dryRunNights(flags: { dir?: string; fullEvery?: number; full?: boolean; key?: string }, config: ResolvedConfig, env: Env, owner: StateOwner, startedAt: Date): NightPlanner | undefined {
+  const options = fullEveryOptions(flags, config, startedAt);
   if (options.fullEvery <= 1) return undefined;
   return new NightPlanner(new SnapshotStore(snapshotRoot(flags.dir, config, env), { pid: process.pid, lock: noLock }, owner.service), options);
 }

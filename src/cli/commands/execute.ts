@@ -99,7 +99,7 @@ async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, rep
   // Whose marks: a loopback address is asked whether it is a sandbox (its root, not the API: nothing is charged).
   const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined || plan.snapshots !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
-  const nights = plan.snapshots && (await import('../churn/nights.js')).dryRunNights(plan.snapshots, config, io.env, owner);
+  const nights = plan.snapshots && (await import('../churn/nights.js')).dryRunNights(plan.snapshots, config, io.env, owner, plan.startedAt);
   const jobs = plan.jobs(config, { marks, nights, reporter });
   const { price } = RunPrice.forRun(io.env, config, plan.path, owner, reporter);
   const pacer = runPacer(io.env, config, owner, { attemptMs: 0, now: () => (io.now ? io.now().getTime() : Date.now()), reporter });

@@ -230,6 +230,6 @@ async function openSnapshots(churn: ChurnSetup, ctx: CommandContext, { config, o
   const [{ SnapshotCheckpoint, openSnapshotStore }, { openNotifier }, { fullEveryOptions }] = await Promise.all([import('../churn/snapshot-jobs.js'), import('../churn/open-notifier.js'), import('../churn/nights.js')]);
   const store = openSnapshotStore(churn.dir, config, ctx.io.env, owner, lockOptions);
   const notifier = churn.notify === undefined ? undefined : openNotifier({ ...churn, notify: churn.notify }, store, owner.profile, ctx, reporter);
-  const checkpoint = SnapshotCheckpoint.open(store, { confirmLost: churn.confirmLost ?? Number(config.confirmLost ?? 1), notifier, fullEvery: fullEveryOptions(churn, config) });
+  const checkpoint = SnapshotCheckpoint.open(store, { confirmLost: churn.confirmLost ?? Number(config.confirmLost ?? 1), notifier, fullEvery: fullEveryOptions(churn, config, churn.startedAt) });
   return checkpoint;
 }

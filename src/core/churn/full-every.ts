@@ -38,6 +38,8 @@ export interface NightOptions {
   cutShort?: string;
   /** --key, when given: a partial snapshot is keyed as its base is. */
   key?: string;
+  /** The run's start (ISO 8601, UTC): what came since a later instant cannot be asked. */
+  startedAt?: string;
 }
 
 /** Whether a user's run tonight is whole, from its snapshots (oldest first). */
@@ -53,14 +55,15 @@ export function planNight(history: readonly StoredSnapshot[], options: NightOpti
   const run = history.length - history.lastIndexOf(lastWhole) + 1;
   if (run > options.fullEvery) return { whole: true, why: `every ${options.fullEvery} runs`, pages };
   const base = history.at(-1)!;
-  const unfit = unfitBase(base, options.key);
+  const unfit = unfitBase(base, options);
   if (unfit) return { whole: true, why: unfit, pages };
   return { whole: false, why: `run ${run} of ${options.fullEvery}`, since: base.meta.taken_at, base };
 }
 
 /** Why the last snapshot cannot take what came since (a partial snapshot is keyed and sorted as it is); undefined when it can. */
-function unfitBase(base: StoredSnapshot, key: string | undefined): string | undefined {
+function unfitBase(base: StoredSnapshot, { key, startedAt }: NightOptions): string | undefined {
   const { meta } = base;
+  if (startedAt !== undefined && meta.taken_at > startedAt) return `its last snapshot says it was taken at ${meta.taken_at}, after this run's start: a clock was ahead`;
   if (!meta.complete || unreadable(meta)) return 'its last snapshot is not complete';
   if (meta.identity !== 'id' && meta.identity !== 'username' && meta.identity !== 'key') return 'its last snapshot has no account identity to add to';
   if (key !== undefined && meta.sorted_by !== key) return `its last snapshot is keyed by ${meta.sorted_by}, not by --key ${key}`;
