@@ -76,7 +76,7 @@ describe('pageRecords: the worker picks the records the run printed', () => {
     expect(stringifyJson(grantedRecords(asPage(text, 1)))).toContain(`"userid":${PAST_64_BITS}`);
     // As the run sends it: with where the run's own parse kept numbers as text, the same records.
     const sent = readPage(reply(text), 1);
-    expect(sent.keptTokens?.length).toBeGreaterThan(0);
+    expect(sent.keptTokens?.inexact.length).toBeGreaterThan(0);
     expect(grantedRecords({ ...asPage(text, 5), keptTokens: sent.keptTokens }).map(stringifyJson)).toEqual(printed.map(stringifyJson));
   });
 
