@@ -3,6 +3,7 @@ import { chooseMatch, type Glimpse, type Match } from './identity.js';
 import type { Keyed, KeyStats } from './keyed.js';
 import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
+import { diffHeld } from './held-diff.js';
 import { batchesOf } from './external-sort.js';
 import { NotARecord, keyReader } from './record-key.js';
 import { exportLines, glimpse, snapshotRecords } from './sources.js';
@@ -75,6 +76,8 @@ export function diffMatched(matched: Matched, options: { changed: boolean; signa
   const { older, newer } = matched;
   if (inOrder(older) && inOrder(newer)) {
     const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
+    const held = heldSide(older, newer);
+    if (held) return diffHeld(held.lines, held.newer, { ...options, names: readers, olderKey: keyReader(older.field), stats: older.stats, where: held.where }, emit);
     return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
   }
   return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, tempDir: matched.tempDir }, emit);
@@ -85,6 +88,14 @@ const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.s
 function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
   const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
   return source.inOrder ? batchesOf(source.inOrder) : snapshotRecords(source.handle, side.field, side.stats, source.path);
+}
+
+/** A stored older side against a newer one held in memory: the older one's lines, keyed as they are merged (held-diff.ts). */
+function heldSide(older: MatchedSide, newer: MatchedSide): { lines: AsyncIterable<string[]>; newer: readonly Keyed[]; where: string } | undefined {
+  const [a, b] = [older.source, newer.source] as Extract<DiffSource, { kind: 'snapshot' }>[];
+  if (a!.inOrder || !b!.inOrder) return undefined;
+  const handle = a!.handle;
+  return { lines: (async function* () { yield* lineBatches(await openText(handle)); })(), newer: b!.inOrder, where: a!.path };
 }
 
 async function* linesOf(items: readonly Keyed[]): AsyncGenerator<string[]> {
