@@ -10,7 +10,9 @@ import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
 import { diffHeld } from '../../src/core/churn/held-diff.js';
 import { keyReader, recordKey } from '../../src/core/churn/record-key.js';
 import { parseJson, stringifyJson } from '../../src/core/json.js';
-import { exportLines } from '../../src/core/churn/sources.js';
+import { exportLines, glimpse, headGlimpse } from '../../src/core/churn/sources.js';
+import { open } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { diffUnsorted } from '../../src/core/churn/unsorted-diff.js';
 import { keyedInOrder } from '../../src/core/churn/keyed.js';
 import { createFormatter } from '../../src/cli/output/formats.js';
@@ -181,6 +183,38 @@ describe('diffHeld: a stored side read as lines against one held in memory', () 
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe('headGlimpse: the shape of a stored snapshot from its head', () => {
+  const glimpsed = async (name: string, lines: string[], gzip = true) => {
+    const file = join(tempDir('sgq-head-'), name);
+    const text = `${lines.join('\n')}\n`;
+    writeFileSync(file, gzip ? gzipSync(text, { level: 2 }) : text);
+    const handle = await open(file, 'r');
+    try {
+      return { head: await headGlimpse(handle), whole: await glimpse(oneBatch(lines)) };
+    } finally {
+      await handle.close();
+    }
+  };
+
+  it('is the glimpse of the whole file where its head holds a record with an identity, and undefined where it does not', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ follower_username: `u${i}`, follower_userid: 10 ** 18 + i, bio: 'é'.repeat(i % 50) }));
+    const small = await glimpsed('a.ndjson.gz', many);
+    expect(small.head).toEqual(small.whole);
+    expect(small.head!.fields).toBeDefined();
+    // The first records have no identity, and the first with one is past the head: the whole file is read instead.
+    const late = await glimpsed('b.ndjson.gz', [...Array.from({ length: 300 }, (_, i) => JSON.stringify({ n: i, pad: createHash('sha256').update(String(i)).digest('hex').repeat(2) })), ...many]);
+    expect(late.head).toBeUndefined();
+    expect(late.whole.fields).toBeDefined();
+    // A first line longer than the head, and a file that is not gzip.
+    const noise = Array.from({ length: 2000 }, (_, i) => createHash('sha256').update(String(i)).digest('hex')).join('');
+    expect((await glimpsed('c.ndjson.gz', [JSON.stringify({ username: 'a', bio: noise }), many[0]!])).head).toBeUndefined();
+    // A file whole within the head: its glimpse.
+    const tiny = await glimpsed('e.ndjson.gz', [JSON.stringify({ username: 'a', bio: 'x'.repeat(200_000) })]);
+    expect(tiny.head).toEqual(tiny.whole);
+    expect((await glimpsed('d.ndjson', many, false)).head).toBeUndefined();
   });
 });
 

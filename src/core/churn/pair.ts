@@ -6,7 +6,7 @@ import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { diffHeld } from './held-diff.js';
 import { batchesOf } from './external-sort.js';
 import { NotARecord, keyReader } from './record-key.js';
-import { exportLines, glimpse, snapshotRecords } from './sources.js';
+import { exportLines, glimpse, headGlimpse, snapshotRecords } from './sources.js';
 import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 
 // The two sides of a diff, matched on the identity they share: each is glanced at for its
@@ -55,6 +55,8 @@ async function onSide<T>(source: DiffSource, step: () => Promise<T>): Promise<T>
 }
 
 async function glimpseOf(source: DiffSource, key: string | undefined): Promise<Glimpse & { where: string }> {
+  const head = source.kind === 'snapshot' && !source.inOrder ? await onSide(source, () => headGlimpse(source.handle, key)) : undefined;
+  if (head) return { ...head, where: source.where };
   const lines = source.kind === 'export' ? exportLines(source.source) : source.inOrder ? linesOf(source.inOrder) : lineBatches(await openText(source.handle));
   return { ...(await onSide(source, () => glimpse(lines, key))), where: source.where };
 }
