@@ -1,5 +1,5 @@
 import { ExitCode } from './errors.js';
-import { keptTokens, numberValue, parsedLosslessly, stringifyJson, type Json } from './json.js';
+import { keptTokens, numberValue, parsedLosslessly, stringifyJson, type Json, type KeptTokens } from './json.js';
 import { CallError, isErrorRecord, isObject, type JsonObject } from './classify.js';
 import type { Reply } from './client.js';
 
@@ -16,7 +16,7 @@ export interface Page {
   /** Some number in it had to be kept as text (see json.ts); otherwise JSON.stringify is exact. */
   lossless: boolean;
   /** Where those numbers are in `text` (json.ts keptTokens), for whoever parses it again. */
-  keptTokens?: readonly number[];
+  keptTokens?: KeptTokens;
   /** The HTTP status and headers it came with (`sgq api -i`). */
   status: number;
   headers: Record<string, string | string[]>;
@@ -75,7 +75,7 @@ export interface PageText {
   /** Some number in it had to be kept as text (Page.lossless); otherwise JSON.parse reads it exactly. */
   lossless: boolean;
   /** Where they are (Page.keptTokens): the text is parsed again without looking for them. */
-  keptTokens?: readonly number[];
+  keptTokens?: KeptTokens;
 }
 
 /**

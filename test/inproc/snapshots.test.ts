@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -83,6 +84,13 @@ describe('--snapshot and --changes', () => {
     // Stored as gzip NDJSON, sorted by username, exactly the records the service sent.
     const stored = gunzipSync(readFileSync(list[1]!.file as string)).toString().trim().split('\n');
     expect(stored.map((l) => JSON.parse(l).username)).toEqual(['amy2', 'bob', 'dan', 'eve', 'fay', 'gus', 'hal']);
+    // As docs/churn.md promises: `zcat` reads every data file, to the records it holds.
+    for (const x of list) {
+      const zcat = spawnSync('zcat', [x.file as string], { encoding: 'utf8' });
+      expect(zcat.status).toBe(0);
+      expect(zcat.stdout).toBe(gunzipSync(readFileSync(x.file as string)).toString());
+      expect(zcat.stdout.trim().split('\n')).toHaveLength(x.records as number);
+    }
   });
 
   it('prints the changes in every format, with query_user for several users', async () => {

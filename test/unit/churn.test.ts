@@ -7,9 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { ExternalSort, batchesOf } from '../../src/core/churn/external-sort.js';
 import { SnapshotStore } from '../../src/core/churn/store.js';
 import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
+import { diffHeld } from '../../src/core/churn/held-diff.js';
 import { keyReader, recordKey } from '../../src/core/churn/record-key.js';
 import { parseJson, stringifyJson } from '../../src/core/json.js';
-import { exportLines } from '../../src/core/churn/sources.js';
+import { exportLines, glimpse, headGlimpse } from '../../src/core/churn/sources.js';
+import { open } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { diffUnsorted } from '../../src/core/churn/unsorted-diff.js';
 import { keyedInOrder } from '../../src/core/churn/keyed.js';
 import { createFormatter } from '../../src/cli/output/formats.js';
@@ -145,6 +148,73 @@ describe('diffSorted', () => {
   it('refuses a side that is not in key order, rather than give a wrong answer', async () => {
     const bad = keyed([line('b'), line('a')]);
     await expect(diffSorted(keyed([line('a')]), bad, { changed: false }, async () => undefined)).rejects.toThrow(/not in key order/);
+  });
+});
+
+describe('diffHeld: a stored side read as lines against one held in memory', () => {
+  // Records keyed by id, with a username (a rename) and a value (a change); an older side may
+  // repeat an id, lack it, or be out of order, as a hand-edited or damaged file could.
+  const record = fc.record({ id: fc.option(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'é'), { nil: undefined }), username: fc.constantFrom('x', 'y'), v: fc.nat(2) });
+  const text = (r: { id?: string; username: string; v: number }) => JSON.stringify(r);
+  const byId = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const names = { older: keyReader('username'), newer: keyReader('username') };
+
+  it('property: the changes, their order, the counts and what was left out are those of diffSorted', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { maxLength: 12 }), fc.array(record, { maxLength: 12 }), fc.boolean(), fc.boolean(), fc.nat(40), async (a, b, sorted, changed, chunk) => {
+        const older = (sorted ? [...a].sort((x, y) => byId(x.id ?? '', y.id ?? '')) : a).map(text);
+        // The newer side as SnapshotCapture holds it: keyed, in order, once per id.
+        const newer = [...new Map(b.filter((r) => r.id !== undefined).map((r) => [r.id!, { key: r.id!, line: text(r) }] as const)).values()].sort((x, y) => byId(x.key, y.key));
+        const batches = async function* () {
+          for (let i = 0; i < older.length; i += chunk + 1) yield older.slice(i, i + chunk + 1);
+        };
+        const run = async <T>(diff: (emit: (batch: Change[]) => Promise<void>, stats: { missingKey: number; duplicates: number }) => Promise<T>) => {
+          const changes: Change[] = [];
+          const stats = { missingKey: 0, duplicates: 0 };
+          try {
+            return { counts: await diff(async (batch) => void changes.push(...batch), stats), changes, stats };
+          } catch (error) {
+            return { error: (error as Error).message };
+          }
+        };
+        const expected = await run((emit, stats) => diffSorted(keyedInOrder(batches(), keyReader('id'), stats, 'older'), batchesOf(newer), { changed, names }, emit));
+        const got = await run((emit, stats) => diffHeld(batches(), newer, { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
+        expect(got).toEqual(expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('headGlimpse: the shape of a stored snapshot from its head', () => {
+  const glimpsed = async (name: string, lines: string[], gzip = true) => {
+    const file = join(tempDir('sgq-head-'), name);
+    const text = `${lines.join('\n')}\n`;
+    writeFileSync(file, gzip ? gzipSync(text, { level: 2 }) : text);
+    const handle = await open(file, 'r');
+    try {
+      return { head: await headGlimpse(handle), whole: await glimpse(oneBatch(lines)) };
+    } finally {
+      await handle.close();
+    }
+  };
+
+  it('is the glimpse of the whole file where its head holds a record with an identity, and undefined where it does not', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ follower_username: `u${i}`, follower_userid: 10 ** 18 + i, bio: 'é'.repeat(i % 50) }));
+    const small = await glimpsed('a.ndjson.gz', many);
+    expect(small.head).toEqual(small.whole);
+    expect(small.head!.fields).toBeDefined();
+    // The first records have no identity, and the first with one is past the head: the whole file is read instead.
+    const late = await glimpsed('b.ndjson.gz', [...Array.from({ length: 300 }, (_, i) => JSON.stringify({ n: i, pad: createHash('sha256').update(String(i)).digest('hex').repeat(2) })), ...many]);
+    expect(late.head).toBeUndefined();
+    expect(late.whole.fields).toBeDefined();
+    // A first line longer than the head, and a file that is not gzip.
+    const noise = Array.from({ length: 2000 }, (_, i) => createHash('sha256').update(String(i)).digest('hex')).join('');
+    expect((await glimpsed('c.ndjson.gz', [JSON.stringify({ username: 'a', bio: noise }), many[0]!])).head).toBeUndefined();
+    // A file whole within the head: its glimpse.
+    const tiny = await glimpsed('e.ndjson.gz', [JSON.stringify({ username: 'a', bio: 'x'.repeat(200_000) })]);
+    expect(tiny.head).toEqual(tiny.whole);
+    expect((await glimpsed('d.ndjson', many, false)).head).toBeUndefined();
   });
 });
 

@@ -216,13 +216,20 @@ const KEEPING_HEAP = '--heap-growing-percent=100';
 /** The folder of a run's dataset: --dataset, else the dataset setting, where the command has one. */
 const datasetDir = (plan: Plan, config: ResolvedConfig): string | undefined => plan.dataset && (plan.dataset.dir ?? config.dataset);
 
-/** The --dataset of a run (the flag, else the dataset setting), its writer started (ready() says if it can write); loaded only by such runs. */
+/**
+ * The --dataset of a run (the flag, else the dataset setting), its writer started (ready() says
+ * if it can write); loaded only by such runs. A run that keeps snapshots writes it in this
+ * thread, from the records as parsed: the nightly job of 2,000 accounts ran as fast there on
+ * the bench's two busy cores (npm run bench: nightly), for some 6% less CPU time and 35-40 MiB
+ * less peak RSS than with the writer's thread (its heap, and each page's text sent and parsed
+ * again), which kept it over 200 MiB.
+ */
 async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfig, options: Pick<DatasetOptions, 'owner' | 'reporter' | 'stop' | 'lockOptions'>) {
   const dir = datasetDir(plan, config);
   if (!plan.dataset || dir === undefined) return undefined;
   if (flags.raw) throw usageError('--raw cannot be used with a dataset', 'the dataset keeps records, --raw prints bodies as received: drop --raw, or the dataset setting');
   const { DatasetCheckpoint } = await import('../dataset/checkpoint.js');
-  return DatasetCheckpoint.start({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options });
+  return DatasetCheckpoint.start({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options, workerFile: plan.snapshots === undefined ? undefined : null });
 }
 
 /** The snapshot store of a --snapshot run, checked writable, with its --notify, --confirm-lost and --full-every (loaded only by such runs). */
