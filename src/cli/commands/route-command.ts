@@ -177,13 +177,15 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   return command;
 }
 
-/** What the run kept beside its output, kept by its resume too: the snapshots and their changes, the dataset. */
+/** What the run kept beside its output, kept by its resume too: the snapshots, their changes and how losses are counted, the dataset. */
 function keptFlags(flags: RouteFlags): string[] {
   const words: string[] = [];
   if (flags.snapshot) words.push('--snapshot');
   if (flags.changes) words.push('--changes');
   if (flags.snapshotDir !== undefined) words.push('--snapshot-dir', flags.snapshotDir);
   if (flags.key !== undefined) words.push('--key', flags.key);
+  if (flags.confirmLost !== undefined) words.push('--confirm-lost', String(flags.confirmLost));
+  // Not --notify's URL (a secret, printed here on stderr): the notify setting reaches the resume as any run.
   if (flags.fullEvery !== undefined) words.push('--full-every', String(flags.fullEvery));
   if (flags.full) words.push('--full');
   if (flags.dataset !== undefined) words.push('--dataset', flags.dataset);
