@@ -11,6 +11,7 @@ import { marksFile, markKey, type SinceMarks } from '../run/since-marks.js';
 import type { Held } from '../run/plan.js';
 import type { ResumeSubjects } from '../run/remaining.js';
 import type { Continuation, Job } from '../run/runner.js';
+import { sinceOfNight, type Night } from '../run/since-night.js';
 import type { SnapshotFlags } from '../churn/snapshot-jobs.js';
 
 export interface RouteFlags extends OutputFlags, SnapshotFlags {
@@ -76,7 +77,10 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
           const withSince = (since: string) => routeRequest(route, { user, how, since }, range);
           const subject = user === null ? undefined : { profile: config.profile, route: route.path, how, user };
           const snapshot = held.snapshots && subject ? held.snapshots.hooks(subject, startedAt, flags.changes === true, flags.key, withSince) : {};
-          const night = !held.snapshots && held.nights && subject ? { night: () => held.nights!.tonight(subject, withSince) } : {};
+          // What the user's list is tonight, seen by the dataset too (a night of what came since marks its records).
+          let tonight: Night | undefined;
+          const planned = snapshot.night ?? (!held.snapshots && held.nights && subject ? () => held.nights!.tonight(subject, withSince) : undefined);
+          const night = planned ? { night: () => (tonight = planned()) } : {};
           return {
             user,
             request: routeRequest(route, { user, how, since: userSince }, range),
@@ -84,7 +88,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
             ...snapshot,
             ...night,
             // The dataset sees every record and every change, whatever the output shows.
-            ...(held.dataset ? held.dataset.hooks(user, snapshot) : {}),
+            ...(held.dataset ? held.dataset.hooks(user, snapshot, () => sinceOfNight(tonight)) : {}),
           };
         };
         return subjects ? subjects.map(job) : [job(null)];

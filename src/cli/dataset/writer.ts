@@ -3,7 +3,7 @@ import { parseJson, parseKept, type Json } from '../../core/json.js';
 import { pageRecords, type PageText } from '../../core/page.js';
 import { DatasetLayout, type Kind } from './layout.js';
 import { DatasetStream } from './stream.js';
-import { datasetSchema } from './schema.js';
+import { FETCHED_SINCE, datasetSchema } from './schema.js';
 
 // The writing half of --dataset: the run's Parquet parts, fed with each page's body as text.
 // It runs in a worker thread (worker.ts) so that parsing, encoding and GZIP take the second
@@ -25,11 +25,11 @@ export interface WriterSetup {
 export type WriterRequest =
   /** Creates the first part's file: proves the folder can be written. */
   | { kind: 'open' }
-  | ({ kind: 'page'; user: string | null } & PageText)
+  | ({ kind: 'page'; user: string | null; since?: string } & PageText)
   /** Records already parsed, to a writer in the run's own thread (lane.ts): the run's objects, read, never changed. */
-  | { kind: 'parsed'; user: string | null; records: readonly JsonObject[] }
+  | { kind: 'parsed'; user: string | null; since?: string; records: readonly JsonObject[] }
   /** Records (or changes) as NDJSON text, for what comes without a page. */
-  | { kind: Kind; user: string | null; ndjson: string }
+  | { kind: Kind; user: string | null; since?: string; ndjson: string }
   /** Seals the parts written so far: the next commit renames them, and no later one. */
   | { kind: 'cut' }
   /** Renames into their partitions the parts the last cut sealed. */
@@ -87,12 +87,12 @@ export class DatasetWriter {
         this.streams.records.open();
         return;
       case 'page':
-        return this.addRecords(request.user, grantedRecords(request));
+        return this.addRecords(request, grantedRecords(request));
       case 'parsed':
         // Copies: the run prints and stores these objects too.
-        return this.addRecords(request.user, request.records.map((r) => ({ ...r })));
+        return this.addRecords(request, request.records.map((r) => ({ ...r })));
       case 'records':
-        return this.addRecords(request.user, fromNdjson(request.ndjson));
+        return this.addRecords(request, fromNdjson(request.ndjson));
       case 'changes':
         return this.addChanges(request.user, fromNdjson(request.ndjson));
       case 'cut':
@@ -107,13 +107,19 @@ export class DatasetWriter {
     }
   }
 
-  private addRecords(user: string | null, records: JsonObject[]): void {
+  /**
+   * A user's records, with who they were fetched for and when; on a --full-every night between
+   * whole ones, `fetched_since` too: the since they were asked with (what came since, not the
+   * whole list: `sgq history --dataset` reads such a run as a partial snapshot).
+   */
+  private addRecords({ user, since }: { user: string | null; since?: string }, records: JsonObject[]): void {
     const fetchedAt = this.setup.startedAt;
     // Added to the records themselves (parsed or copied for this, no one else's), a record's own
     // field kept: a new object a record for these two cost the thread a twentieth of its time.
     for (const r of records) {
       if (!Object.hasOwn(r, 'query_user')) r.query_user = user;
       if (!Object.hasOwn(r, 'fetched_at')) r.fetched_at = fetchedAt;
+      if (since !== undefined && !Object.hasOwn(r, FETCHED_SINCE)) r[FETCHED_SINCE] = since;
     }
     this.streams.records.add(records);
   }

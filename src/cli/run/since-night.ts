@@ -28,7 +28,12 @@ export interface SinceNight {
   ignored(page: FetchedPage): Promise<string | undefined>;
   /** The job falls back to its whole list tonight: what it keeps is a whole snapshot. */
   fallBack(why: string): void;
+  /** Why it fell back to the whole list, once it did. */
+  readonly fellBack?: string;
 }
+
+/** The since a night's records came with: undefined for a whole night, or one that fell back to the whole list. */
+export const sinceOfNight = (night: Night | undefined): string | undefined => (night && !night.whole && night.fellBack === undefined ? night.since : undefined);
 
 /** What the runner does about a fallback: counts the dropped answer, says the line. */
 export interface FallbackTold {
