@@ -2,16 +2,17 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, notify, table, history)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, nightly, full-every, notify, table, history)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
-//                  in the big batch)
+//                  in the big batch), a nightly job of 200 accounts instead of 2,000, and
+//                  --full-every over 10 nights of 20 accounts instead of 30 nights of 100
 //   BENCH_TREE=DIR  measure the sgq built in another checkout (before and after, one yardstick)
 //   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -99,21 +100,23 @@ const timeBin = spawnSync('/usr/bin/time', ['-f', '%M', NODE, '-e', '0'], { stdi
 
 /**
  * Runs one command to completion. Returns its wall time (spawn to exit), its stderr, and with
- * `capture` the line count and sha256 of stdout (else stdout goes to /dev/null; `'sorted'`
- * hashes the lines sorted, for output whose order depends on timing), with `rss` its peak RSS
- * in KiB. Throws when it exits non-zero.
+ * `capture` the line count and sha256 of stdout (else stdout goes to `stdoutFile`, or to
+ * /dev/null; `'sorted'` hashes the lines sorted, for output whose order depends on timing),
+ * with `rss` its peak RSS in KiB and its CPU time (user + sys) in ms. Throws when it exits non-zero.
  */
-async function run(cmd, args, { env = {}, input, capture = false, rss = false, codes = [0], killAfterMs } = {}) {
+async function run(cmd, args, { env = {}, input, capture = false, rss = false, codes = [0], killAfterMs, stdoutFile } = {}) {
   let rssFile;
   if (rss && timeBin) {
     rssFile = join(scratch, 'rss');
-    [cmd, args] = [timeBin, ['-f', '%M', '-o', rssFile, cmd, ...args]];
+    [cmd, args] = [timeBin, ['-f', '%M %U %S', '-o', rssFile, cmd, ...args]];
   }
+  const out = stdoutFile === undefined ? devNull : openSync(stdoutFile, 'w');
   const started = process.hrtime.bigint();
   const child = start(cmd, args, {
     env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
-    stdio: [input === undefined ? 'ignore' : 'pipe', capture ? 'pipe' : devNull, 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', capture ? 'pipe' : out, 'pipe'],
   });
+  if (out !== devNull) closeSync(out);
   let ms = 0;
   child.on('exit', () => (ms = Number(process.hrtime.bigint() - started) / 1e6));
   // Fallback without /usr/bin/time: VmHWM is the kernel's own peak, so sampling it is safe.
@@ -154,7 +157,10 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false, c
   }
   if (capture === 'sorted') hash.update(Buffer.concat(kept).toString('utf8').split('\n').sort().join('\n'));
   const result = { ms, code, stderr, lines, sha: capture ? hash.digest('hex') : undefined, rssKiB: hwm };
-  if (rssFile) result.rssKiB = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop());
+  if (rssFile) {
+    const [peak, user, sys] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(/\s+/).map(Number);
+    Object.assign(result, { rssKiB: peak, cpuMs: (user + sys) * 1000 });
+  }
   return result;
 }
 
@@ -248,7 +254,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['full-every', () => fullEvery()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -837,6 +843,108 @@ async function dataset(env) {
   const mib = big.rssKiB / 1024;
   row(`peak RSS of a ${fmt(DATASET_BIG)}-record run with \`--dataset\` (row groups of 10,000 records)`, `${mib.toFixed(0)} MiB`, 'n/a', 'n/a', `< 150 MiB — ${verdict(mib < 150)}`);
   rmSync(dir, { recursive: true, force: true });
+}
+
+// 12. nightly (issue 37): the cron job of docs/churn.md, `--snapshot --changes --dataset` over
+// NIGHTLY_USERS accounts of 1,000 followers (the service's records, with ids), on its second
+// night (each user diffed against the first), against the plain export of the same accounts;
+// both at --concurrency 8, stdout to a file. CPU time (user + sys) beside the wall time: on a
+// machine others load, wall times swing, CPU times much less.
+const NIGHTLY_USERS = QUICK ? 200 : 2000;
+const NIGHTLY_RUNS = QUICK ? 1 : Math.min(RUNS, 3);
+
+async function nightly() {
+  const sandbox = await startSandbox([], 'service');
+  try {
+    await nightlyFigures(sandbox.env);
+  } finally {
+    await stop(sandbox.child);
+  }
+}
+
+async function nightlyFigures(env) {
+  const input = Array.from({ length: NIGHTLY_USERS }, (_, i) => `nightly${i}_1000\n`).join(''); // _1000: 1,000 followers
+  const [store, dir, out] = ['nightly-snapshots', 'nightly-dataset', 'nightly-out.ndjson'].map((name) => join(scratch, name));
+  const followers = (extra) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
+  const job = ['--snapshot', '--changes', '--snapshot-dir', store, '--dataset', dir];
+  log(`nightly: the first night of ${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (untimed)`);
+  await followers(job);
+  const figures = { job: { cpu: [], peak: 0 }, plain: { cpu: [], peak: 0 } };
+  const timed = (name, extra) => async () => {
+    // Every night against one snapshot before it, into a fresh dataset: the same work each run.
+    if (name === 'job') rmSync(dir, { recursive: true, force: true });
+    const r = await followers(extra);
+    if (name === 'job' && readFileSync(out, 'utf8') !== '') throw new Error('the second night printed changes of lists that did not change');
+    if (name === 'job') await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', '1', '--snapshot-dir', store, '--quiet'], { env });
+    figures[name].cpu.push(r.cpuMs);
+    figures[name].peak = Math.max(figures[name].peak, r.rssKiB / 1024);
+    return r;
+  };
+  log(`nightly: ${NIGHTLY_RUNS} runs each of the second night and the plain export, interleaved`);
+  notes.push(`nightly: load average ${os.loadavg()[0].toFixed(2)} when its timed runs began`);
+  const [tJob, tPlain] = await sideBySide([{ run: timed('job', job) }, { run: timed('plain', []) }], NIGHTLY_RUNS);
+  const [cJob, cPlain] = [median(figures.job.cpu), median(figures.plain.cpu)];
+  const what = `${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (${fmt(NIGHTLY_USERS * 1000)} records), \`--concurrency 8\`, stdout to a file`;
+  const cpu = Number.isNaN(cJob) ? '' : `; CPU ${fmt(cJob)} / ${fmt(cPlain)} ms, ${(cJob / cPlain).toFixed(2)}x`;
+  row(`nightly job: \`--snapshot --changes --dataset\` on its second night vs the plain export, ${what} (median of ${NIGHTLY_RUNS})`, `${fmt(tJob)} ms`, `${fmt(tPlain)} ms`, `${(tJob / tPlain).toFixed(2)}x${cpu}`, `≤ 1.50x ${verdict(tJob / tPlain <= 1.5)}`);
+  row(`peak RSS of that nightly job (highest of ${NIGHTLY_RUNS}; baseline: the plain export's)`, `${figures.job.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.job.peak / figures.plain.peak).toFixed(2)}x`, `< 200 MiB ${verdict(figures.job.peak < 200)}`);
+  for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });
+}
+
+// 12b. full-every (issue 37): what `--full-every 7` saves. FE_USERS accounts of sizes spread
+// from 100 to 20,000 followers (log-spaced: many small accounts, a few large ones), their
+// lists churning as the sandbox's do (--churn 0.02: about 2% come and 2% leave a day, 2% more
+// missing for a day), tracked for FE_NIGHTS nights: each night a sandbox set to that night's
+// clock and two runs, the whole lists (what `--snapshot` fetches every night; the credits do
+// not depend on keeping a snapshot, so this one is the plain export) and `--snapshot --changes
+// --full-every 7`. sgq runs under faketime at the same night, so that the since it sends (the
+// start of a user's last run) is the sandbox's time too. Credits as the runs' JSON summaries
+// count them from the balances.
+const FE_USERS = QUICK ? 20 : 100;
+const FE_NIGHTS = QUICK ? 10 : 30;
+const FE_HIGH = QUICK ? 5_000 : 20_000;
+const FE_EVERY = 7;
+
+async function fullEvery() {
+  const what = `credits over ${FE_NIGHTS} nights of ${FE_USERS} accounts (100 to ${fmt(FE_HIGH)} followers, log-spaced; sandbox \`--churn 0.02\`)`;
+  if (!hasCmd('faketime')) {
+    row(`\`--full-every ${FE_EVERY}\`: ${what}`, 'n/a', 'n/a', 'n/a', 'n/a: faketime not found (sgq must see each night\'s clock)');
+    return;
+  }
+  const sizes = Array.from({ length: FE_USERS }, (_, i) => Math.round(100 * (FE_HIGH / 100) ** (i / (FE_USERS - 1))));
+  const input = sizes.map((n, i) => `fe${i}_${n}\n`).join('');
+  const store = join(scratch, 'full-every-store');
+  const spent = { whole: 0, every: 0, fellBack: 0, wholeNights: 0 };
+  log(`full-every: ${FE_NIGHTS} nights of ${FE_USERS} accounts (${fmt(sizes.reduce((a, b) => a + b, 0))} followers), whole vs --full-every ${FE_EVERY}`);
+  for (let night = 0; night < FE_NIGHTS; night++) {
+    const clock = new Date(Date.UTC(2026, 10, 1, 3, 15) + night * 86_400_000).toISOString();
+    const sandbox = await startSandbox(['--churn', '0.02', '--clock', clock], 'service');
+    try {
+      const at = `@${clock.slice(0, 10)} ${clock.slice(11, 19)}`;
+      const sgq = (extra) => run('faketime', ['-f', at, NODE, ...SGQ, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', '--summary', 'json', ...extra], { env: { ...sandbox.env, TZ: 'UTC' }, input });
+      const credits = (r) => JSON.parse(r.stderr.trim().split('\n').at(-1)).totals.credits_used;
+      spent.whole += credits(await sgq([]));
+      const every = await sgq(['--snapshot', '--changes', '--snapshot-dir', store, '--full-every', String(FE_EVERY)]);
+      spent.every += credits(every);
+      spent.fellBack += every.stderr.split('its whole list is fetched tonight').length - 1;
+      if (night % FE_EVERY === 0) spent.wholeNights++;
+    } finally {
+      await stop(sandbox.child);
+    }
+  }
+  const ratio = spent.every / spent.whole;
+  // What it would be if every night went as planned: a whole night as many pages as the lists, the others a page a user.
+  const pages = sizes.reduce((n, size) => n + Math.ceil(size / 500), 0);
+  const ideal = (spent.wholeNights * pages + (FE_NIGHTS - spent.wholeNights) * FE_USERS) / (FE_NIGHTS * pages);
+  if (spent.fellBack) notes.push(`full-every: ${spent.fellBack} user-nights fell back to the whole list (since not honoured)`);
+  row(
+    `\`--full-every ${FE_EVERY}\` (${spent.wholeNights} whole nights, the others what came since) vs the whole lists every night: ${what}`,
+    `${fmt(spent.every)} credits`,
+    `${fmt(spent.whole)} credits`,
+    `${ratio.toFixed(2)}x`,
+    `≤ ${(ideal * 1.15).toFixed(2)}x, 15% over the plan's ${ideal.toFixed(2)}x — ${verdict(ratio <= ideal * 1.15)}`,
+  );
+  rmSync(store, { recursive: true, force: true });
 }
 
 const began = Date.now();

@@ -24,8 +24,8 @@ __sgq_subcommands() {
 __sgq_options() {
   case $1 in
     '') REPLY='-V --version' ;;
-    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --confirm-lost --notify --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
-    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --confirm-lost --notify --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph followers') REPLY='--how --since --since-last --state --snapshot --changes --key --confirm-lost --full-every --full --notify --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
+    'graph following') REPLY='--how --since --since-last --state --snapshot --changes --key --confirm-lost --full-every --full --notify --snapshot-dir --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'alpha score-history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'alpha classification') REPLY='--how --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
     'metadata history') REPLY='--how --page --all --max-pages --parallel --concurrency -o --output --fields --no-header --wide --bigint-as-string --no-pager --jq --slurp --arg --argjson --raw --out --wait-lock --summary --dataset --limit --max-credits --dry-run --cache --max-wait --trace' ;;
@@ -65,14 +65,14 @@ __sgq_option() {
   case $1 in
     'graph followers')
       case $2 in
-        --how | --since | --key | --confirm-lost | --notify | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --confirm-lost | --full-every | --notify | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
       esac ;;
     'graph following')
       case $2 in
-        --how | --since | --key | --confirm-lost | --notify | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
+        --how | --since | --key | --confirm-lost | --full-every | --notify | --snapshot-dir | --page | --max-pages | --parallel | --concurrency | --fields | --jq | --arg | --argjson | --wait-lock | --dataset | --limit | --max-credits | --cache | --max-wait) REPLY=''; return 0 ;;
         --state | --out | --trace) REPLY=files; return 0 ;;
         -o | --output) REPLY='w:table json ndjson csv tsv yaml yaml-stream parquet'; return 0 ;;
         --summary) REPLY='w:text json'; return 0 ;;
@@ -257,10 +257,10 @@ __sgq_option() {
 # Fails when there is nothing to offer.
 __sgq_argument() {
   case "$1|$2" in
-    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost' ;;
+    'config set|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost full-every' ;;
     'config set|1') REPLY='' ;;
-    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost' ;;
-    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost' ;;
+    'config get|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost full-every' ;;
+    'config unset|0') REPLY='w:api-key base-url output timeout retries snapshot-dir dataset parallel warn-credits cache prices plan rate-limits bigint-as-string notify confirm-lost full-every' ;;
     'fmt|0') REPLY=files ;;
     'completion|0') REPLY='w:bash zsh fish' ;;
     *) return 1 ;;

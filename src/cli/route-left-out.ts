@@ -12,6 +12,8 @@ const LEFT_OUT_BY_FLAG = [
   ['--key', 'key'],
   ['--notify', 'notify'],
   ['--confirm-lost', 'confirmLost'],
+  ['--full-every', 'fullEvery'],
+  ['--full', 'full'],
   ['--sandbox', 'sandbox'],
 ] as const;
 

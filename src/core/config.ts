@@ -34,6 +34,7 @@ export const SETTINGS = {
   'bigint-as-string': { env: 'SGQ_BIGINT_AS_STRING', secret: false, describe: 'true: write integers past ±2^53 as JSON strings in json, ndjson and yaml, for readers that round them (jq 1.6)' },
   notify: { env: 'SGQ_NOTIFY', secret: true, describe: 'URL a --snapshot run POSTs the changes it found to, as JSON (Slack, Discord or any webhook; see docs/churn.md); it may hold a secret, so it is read like the key' },
   'confirm-lost': { env: 'SGQ_CONFIRM_LOST', secret: false, describe: 'a --snapshot run reports an account lost once it is missing from this many complete snapshots in a row (default 1)' },
+  'full-every': { env: 'SGQ_FULL_EVERY', secret: false, describe: "a --snapshot run fetches a user's whole list every this many runs, and between them only what came since its last run (default 1: every run; see docs/churn.md)" },
 } as const;
 
 /** The service's public address (its clients call `https://toto.oz.xyz/api`): the base URL when none is set. */
@@ -100,6 +101,8 @@ export function validateSetting(name: SettingName, value: string): string {
       return notifyAddress(v);
     case 'confirm-lost':
       return withFlagRule(name, value, () => positiveInt('confirm-lost', MAX_CONFIRM_LOST)(v));
+    case 'full-every':
+      return withFlagRule(name, value, () => positiveInt('full-every', MAX_FULL_EVERY)(v));
     case 'api-key':
       if (!v) throw usageError('invalid api-key: it is empty');
       // undici refuses such a header at send time, which would look like a network failure.
@@ -122,6 +125,9 @@ function onOff(name: SettingName, value: string): string {
 
 /** The most snapshots --confirm-lost waits for: a year of nightly runs. */
 export const MAX_CONFIRM_LOST = 366;
+
+/** The most runs --full-every spaces whole lists by: a year of nightly runs. */
+export const MAX_FULL_EVERY = 366;
 
 /**
  * The notify address (--notify and the setting, one rule): an http or https URL without
@@ -352,6 +358,8 @@ export interface ResolvedConfig {
   notify?: string;
   /** A positive integer: snapshots in a row an account must be missing from to count as lost. */
   confirmLost?: string;
+  /** A positive integer: a user's whole list is fetched every this many --snapshot runs. */
+  fullEvery?: string;
   store?: ConfigStore;
 }
 
@@ -434,6 +442,7 @@ export function resolveConfig(flags: GlobalFlags, env: Env): ResolvedConfig {
     bigintAsString: pick('bigint-as-string'),
     notify: pick('notify'),
     confirmLost: pick('confirm-lost'),
+    fullEvery: pick('full-every'),
     store,
   };
 }

@@ -5,7 +5,7 @@
 // itself costs, and it replaces the walk that checked the depth); a page without them is what
 // JSON.parse made of it.
 
-import { scanNumbers } from './number-tokens.js';
+import { scanNumbers, type NumberScan } from './number-tokens.js';
 
 /** A number kept as the text the service sent, because a JS number would change it. */
 export class RawNumber {
@@ -56,8 +56,15 @@ function unmark(value: Json): Json {
   return value;
 }
 
-// Documents that hold RawNumbers; everything from any other can use JSON.stringify.
-const losslessDocuments = new WeakSet<object>();
+/**
+ * Where parseJson found the number tokens it kept as text (number-tokens.ts NumberScan): for
+ * whoever parses the same text again (the dataset's thread gets a page's text with them).
+ */
+export type KeptTokens = Pick<NumberScan, 'inexact' | 'ordinals' | 'numbers' | 'members'>;
+
+// Documents that hold RawNumbers, each with the tokens kept as text (see `keptTokens`);
+// everything from any other can use JSON.stringify.
+const losslessDocuments = new WeakMap<object, KeptTokens>();
 
 // A number token to keep is wrapped as a string that starts with U+0000, which no string of
 // the text can do unless the text holds the escape `\u0000` (then the careful parser runs).
@@ -66,13 +73,100 @@ const MARK = '"\\u0000';
 /** Parses JSON text, keeping every number token JSON.parse would change; throws JsonTooDeep past MAX_JSON_DEPTH. */
 export function parseJson(text: string): Json {
   const fast = JSON.parse(text) as Json;
-  const { inexact, depth } = scanNumbers(text);
+  const { inexact, ordinals, numbers, members, depth } = scanNumbers(text);
   if (depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
   if (inexact.length === 0) return fast;
-  const value = text.includes('\\u0000') ? new LosslessParser(text).parseDocument() : unmark(JSON.parse(marked(text, inexact)) as Json);
-  if (value !== null && typeof value === 'object') losslessDocuments.add(value);
+  return withKept(text, fast, { inexact, ordinals, numbers, members });
+}
+
+/**
+ * What parseJson gives for a text it parsed before (elsewhere: the dataset's thread gets a
+ * page's text with them), given the tokens it kept then (`keptTokens` of that parse): the
+ * text is not scanned again.
+ */
+export function parseKept(text: string, kept: KeptTokens): Json {
+  const value = JSON.parse(text) as Json;
+  return kept.inexact.length === 0 ? value : withKept(text, value, kept);
+}
+
+/** JSON.parse's value of `text` with the kept tokens as RawNumbers (put in place, else parsed again around them). */
+function withKept(text: string, parsed: Json, kept: KeptTokens): Json {
+  const value = keptInPlace(text, parsed, kept) ?? parsedAround(text, kept.inexact);
+  if (value !== null && typeof value === 'object') losslessDocuments.set(value, kept);
   return value;
 }
+
+/** The text parsed again with the tokens of `inexact` marked as strings, or by the careful parser when a string could be taken for a mark. */
+const parsedAround = (text: string, inexact: readonly number[]): Json =>
+  text.includes('\\u0000') ? new LosslessParser(text).parseDocument() : unmark(JSON.parse(marked(text, inexact)) as Json);
+
+/**
+ * JSON.parse's value of `text` with its kept tokens put in place as RawNumbers; undefined when
+ * its order may not be the text's (the value is then half changed: drop it). See KeptWalk.
+ */
+export const keptInPlace = (text: string, parsed: Json, kept: KeptTokens): Json | undefined => KeptWalk.put(text, parsed, kept);
+
+/**
+ * Puts the kept tokens into JSON.parse's value of their text, where they are. A walk of the
+ * value in the text's order meets its numbers in the order the scan met their tokens, so the
+ * Nth number met is the Nth token. JSON.parse's order is the text's unless an object has a key
+ * that is an array index (V8 lists those first) or the same key twice (the last value, in the
+ * first one's place): a key that starts with a digit, or fewer members or numbers than the scan
+ * counted, and the walk gives up (the text is then parsed again around the tokens). Costs what
+ * `unmark` costs, where marking the text and parsing it again cost as much as a parse.
+ */
+class KeptWalk {
+  private met = 0;
+  private next = 0;
+  private members = 0;
+  private odd = false;
+
+  private constructor(
+    private readonly text: string,
+    private readonly kept: KeptTokens,
+  ) {}
+
+  static put(text: string, parsed: Json, kept: KeptTokens): Json | undefined {
+    const walk = new KeptWalk(text, kept);
+    const value = walk.value(parsed);
+    const { met, next, members, odd } = walk;
+    return !odd && met === kept.numbers && members === kept.members && next === kept.ordinals.length ? value : undefined;
+  }
+
+  private value(value: Json): Json {
+    if (typeof value === 'number') return this.number(value);
+    if (value === null || typeof value !== 'object' || this.odd) return value;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i]!;
+        if (typeof item === 'number' || (item !== null && typeof item === 'object')) value[i] = this.value(item);
+      }
+      return value;
+    }
+    const object = value as Record<string, Json>;
+    for (const key in object) {
+      this.members++;
+      const first = key.charCodeAt(0);
+      if (first >= 48 && first <= 57) this.odd = true;
+      const item = object[key]!;
+      if (typeof item === 'number' || (item !== null && typeof item === 'object')) object[key] = this.value(item);
+    }
+    return value;
+  }
+
+  private number(value: number): Json {
+    if (this.met++ !== this.kept.ordinals[this.next]) return value;
+    const at = 2 * this.next++;
+    // A copy: a slice of the page would keep the whole page's text alive as long as the number.
+    return new RawNumber(copied(this.text.slice(this.kept.inexact[at], this.kept.inexact[at + 1])));
+  }
+}
+
+/** A string of its own: V8 flattens the pair into a new string before slicing it. */
+const copied = (slice: string): string => `${slice} `.slice(0, -1);
+
+/** Where parseJson found the tokens it kept as text in this document; undefined when it kept none. */
+export const keptTokens = (document: Json): KeptTokens | undefined => (document !== null && typeof document === 'object' ? losslessDocuments.get(document) : undefined);
 
 /** The text with each token of `inexact` (offset pairs) wrapped as a string that starts with U+0000. */
 function marked(text: string, inexact: readonly number[]): string {

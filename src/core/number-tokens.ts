@@ -36,6 +36,11 @@ function endOfString(text: string, start: number): number {
 export interface NumberScan {
   /** The [start, end) offsets of each token outside strings to keep as text (see keptAsText), in order. */
   inexact: number[];
+  /** Of each of those, how many number tokens come before it: where a walk of the parsed value meets it. */
+  ordinals: number[];
+  /** The number tokens of the text, and its members (`"key":` of an object), each counted once. */
+  numbers: number;
+  members: number;
   /** The deepest nesting of arrays and objects. */
   depth: number;
 }
@@ -46,6 +51,9 @@ export interface NumberScan {
  */
 export function scanNumbers(text: string): NumberScan {
   const inexact: number[] = [];
+  const ordinals: number[] = [];
+  let numbers = 0;
+  let members = 0;
   const n = text.length;
   let depth = 0;
   let deepest = 0;
@@ -65,7 +73,11 @@ export function scanNumbers(text: string): NumberScan {
         if (d !== 45 && d !== 43 && d !== 46 && d !== 101 && d !== 69) break;
         plain = false;
       }
-      if ((!plain || j - i > 15) && keptAsText(text.slice(i, j))) inexact.push(i, j);
+      if ((!plain || j - i > 15) && keptAsText(text.slice(i, j))) {
+        inexact.push(i, j);
+        ordinals.push(numbers);
+      }
+      numbers++;
       i = j;
     } else {
       // [ and {, ] and }
@@ -73,9 +85,12 @@ export function scanNumbers(text: string): NumberScan {
         if (++depth > deepest) deepest = depth;
       } else if (c === 93 || c === 125) {
         depth--;
+      } else if (c === 58) {
+        // ':' outside a string ends an object's key
+        members++;
       }
       i++;
     }
   }
-  return { inexact, depth: deepest };
+  return { inexact, ordinals, numbers, members, depth: deepest };
 }

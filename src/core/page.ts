@@ -1,5 +1,5 @@
 import { ExitCode } from './errors.js';
-import { numberValue, parsedLosslessly, stringifyJson, type Json } from './json.js';
+import { keptTokens, numberValue, parsedLosslessly, stringifyJson, type Json, type KeptTokens } from './json.js';
 import { CallError, isErrorRecord, isObject, type JsonObject } from './classify.js';
 import type { Reply } from './client.js';
 
@@ -15,6 +15,8 @@ export interface Page {
   text: string;
   /** Some number in it had to be kept as text (see json.ts); otherwise JSON.stringify is exact. */
   lossless: boolean;
+  /** Where those numbers are in `text` (json.ts keptTokens), for whoever parses it again. */
+  keptTokens?: KeptTokens;
   /** The HTTP status and headers it came with (`sgq api -i`). */
   status: number;
   headers: Record<string, string | string[]>;
@@ -59,7 +61,7 @@ export function readPage(reply: Reply, asked: number | null, wholeBodyIsRecord =
 
   const { records, errors } = pageRecords(body, wholeBodyIsRecord);
   const pageItems = numberValue(body.page_items) ?? null;
-  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined, pageItems };
+  return { nextPage, records, errors, credits, text: reply.text, lossless: parsedLosslessly(body), keptTokens: keptTokens(body), status: reply.status, headers: reply.headers, cached: reply.cached === true, askedAt: reply.cached ? reply.askedAt ?? 0 : undefined, pageItems };
 }
 
 /** A page as its records were written, for whoever reads its text again (--dataset's worker thread). */
@@ -72,6 +74,8 @@ export interface PageText {
   wholeBodyIsRecord: boolean;
   /** Some number in it had to be kept as text (Page.lossless); otherwise JSON.parse reads it exactly. */
   lossless: boolean;
+  /** Where they are (Page.keptTokens): the text is parsed again without looking for them. */
+  keptTokens?: KeptTokens;
 }
 
 /**

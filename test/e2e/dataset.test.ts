@@ -219,6 +219,32 @@ describe('--dataset', () => {
     expect(written.find((r) => r.username === 'u9')).toMatchObject({ id: String(2n ** 53n + 9n), score: '9.12345678901234567890123' });
   }, 60_000);
 
+  it('a run that keeps snapshots writes in the main thread, from the records as parsed: the rows of the worker thread, every digit', async () => {
+    const stub = await stubs((req) => {
+      const { user, page } = JSON.parse(req.body) as { user: string; page: number };
+      const rows = [0, 1, 2, 3].map((i) => exact((page - 1) * 4 + i));
+      return { text: JSON.stringify(envelope(page, page < 3 ? page + 1 : null, [], 1000, user)).replace('"data":[]', `"data":[${rows.join(',')}]`) };
+    });
+    const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_RETRIES: '0' };
+    const [plain, nightly, store] = [tempDir('sgq-dataset-'), tempDir('sgq-dataset-'), tempDir('sgq-store-')];
+    const inWorker = await sgq(['graph', 'followers', 'jack', '--all', '-v', '--dataset', plain], { env });
+    const inMain = await sgq(['graph', 'followers', 'jack', '--all', '-v', '--dataset', nightly, '--snapshot', '--changes', '--snapshot-dir', store], { env });
+    expect(inWorker.exitCode, inWorker.stderr).toBe(0);
+    expect(inMain.exitCode, inMain.stderr).toBe(0);
+    expect(inWorker.stderr).toMatch(/dataset: Parquet is written in a worker thread/);
+    expect(inMain.stderr).toMatch(/dataset: Parquet is written in the main thread/);
+    const rows = (dir: string) => query(`SELECT COLUMNS(* EXCLUDE (fetched_at))::VARCHAR FROM ${records(dir)} ORDER BY username`);
+    const written = await rows(nightly);
+    expect(written).toEqual(await rows(plain));
+    expect(written).toHaveLength(12);
+    expect(written.find((r) => r.username === 'u0')).toMatchObject({ id: PAST_64_BITS, score: '0.12345678901234567890123', query_user: 'jack' });
+    // The snapshot holds the records as the service sent them: the dataset's columns were not added to them.
+    const kept = JSON.parse((await sgq(['snapshots', 'list', '--snapshot-dir', store, '-o', 'json'], { env })).stdout) as { file: string }[];
+    const lines = execaSync('zcat', [kept[0]!.file]).stdout.split('\n');
+    expect(lines).toHaveLength(12);
+    expect(lines.every((line) => !line.includes('fetched_at') && !line.includes('query_user'))).toBe(true);
+  }, 60_000);
+
   for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
     it(`${signal} during a dataset run ends it (exit ${code}) with the records it printed in the dataset and nothing in staging`, async () => {
       const dir = tempDir('sgq-dataset-');

@@ -25,6 +25,8 @@ export interface RunOptions {
   stdinStream?: Readable;
   /** Replaces stdout, e.g. with a stream that fails like a closed pipe. */
   stdout?: NodeJS.WritableStream & PassThrough;
+  /** Sees the V8 flags the run asks for (the CLI's process sets them; a test only looks). */
+  setV8Flags?: (flags: string) => Promise<void>;
 }
 
 /** A fresh, empty config folder, so no test reads the developer's own settings. */
@@ -50,6 +52,7 @@ export async function runSgq(argv: string[], options: RunOptions = {}): Promise<
     stdinIsTTY: options.stdinIsTTY ?? false,
     signal: options.signal,
     now: options.now,
+    setV8Flags: options.setV8Flags,
   };
   const code = await main(argv, io);
   await new Promise((r) => setImmediate(r));

@@ -205,3 +205,19 @@ describe('resume commands', () => {
     expect(r.stderr).toContain('sgq: 2 users not finished; resume with: sgq graph followers b c --all --concurrency 1\n');
   });
 });
+
+describe('the resume of a --snapshot run keeps what the run kept (issue 37)', () => {
+  it('--snapshot --changes --confirm-lost --full-every --dataset: the resume repeats each; --notify on the command line is not repeated (its URL may hold a secret)', async () => {
+    const stub = await stubs((req) => (userOf(req).startsWith('ok') ? { body: envelope(1, null, [{ id: '1', username: 'x' }]) } : { status: 503, body: {} }));
+    const [store, dataset] = [tempDir('sgq-store-'), tempDir('sgq-dataset-')];
+    const r = await runSgq(
+      ['graph', 'followers', 'ok1', 'a', '--all', '--retries', '0', '--concurrency', '1', '--snapshot', '--changes', '--snapshot-dir', store, '--confirm-lost', '2', '--full-every', '3', '--dataset', dataset, '--notify', 'http://127.0.0.1:9/hook-secret'],
+      { env: { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k' } },
+    );
+    expect(r.code, r.stderr).toBe(7);
+    const resume = /resume with: (.*)$/m.exec(r.stderr)?.[1];
+    // One user of a run that tags its records (the dataset) is read from stdin.
+    expect(resume).toBe(`printf '%s\\n' a | sgq graph followers - --all --snapshot --changes --snapshot-dir ${store} --confirm-lost 2 --full-every 3 --dataset ${dataset} --retries 0`);
+    expect(r.stderr).not.toContain('hook-secret');
+  });
+});

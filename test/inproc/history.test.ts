@@ -54,10 +54,10 @@ async function fourNights(options: { changes?: (night: number) => boolean; datas
 }
 
 const EXPECTED = [
-  { user: 'jack', route: 'graph/get_followers', taken_at: at(1), count: 5, gained: null, lost: null },
-  { user: 'jack', route: 'graph/get_followers', taken_at: at(2), count: 6, gained: 2, lost: 1 },
-  { user: 'jack', route: 'graph/get_followers', taken_at: at(3), count: 6, gained: 0, lost: 0 },
-  { user: 'jack', route: 'graph/get_followers', taken_at: at(4), count: 4, gained: 1, lost: 3 },
+  { user: 'jack', route: 'graph/get_followers', taken_at: at(1), count: 5, count_is_upper_bound: false, gained: null, lost: null },
+  { user: 'jack', route: 'graph/get_followers', taken_at: at(2), count: 6, count_is_upper_bound: false, gained: 2, lost: 1 },
+  { user: 'jack', route: 'graph/get_followers', taken_at: at(3), count: 6, count_is_upper_bound: false, gained: 0, lost: 0 },
+  { user: 'jack', route: 'graph/get_followers', taken_at: at(4), count: 4, count_is_upper_bound: false, gained: 1, lost: 3 },
 ];
 
 const metaFiles = (store: string, user = 'jack') => {
@@ -191,9 +191,9 @@ describe('sgq history: the records', () => {
     const s = await fourNights();
     const csv = await s.run(['history', 'jack', '-o', 'csv']);
     // CSV lines end in CRLF (RFC 4180).
-    expect(csv.stdout.split('\r\n').slice(0, 3)).toEqual(['user,route,taken_at,count,gained,lost', `jack,graph/get_followers,${at(1)},5,,`, `jack,graph/get_followers,${at(2)},6,2,1`]);
+    expect(csv.stdout.split('\r\n').slice(0, 3)).toEqual(['user,route,taken_at,count,count_is_upper_bound,gained,lost', `jack,graph/get_followers,${at(1)},5,false,,`, `jack,graph/get_followers,${at(2)},6,false,2,1`]);
     const tsv = await s.run(['history', 'jack', '-o', 'tsv']);
-    expect(tsv.stdout.split(/\r?\n/)[4]).toBe(`jack\tgraph/get_followers\t${at(4)}\t4\t1\t3`);
+    expect(tsv.stdout.split(/\r?\n/)[4]).toBe(`jack\tgraph/get_followers\t${at(4)}\t4\tfalse\t1\t3`);
     expect(ndjson((await s.run(['history', 'jack'])).stdout)).toEqual(EXPECTED);
     expect(parseYaml((await s.run(['history', 'jack', '-o', 'yaml'])).stdout)).toEqual(EXPECTED);
     const fields = await s.run(['history', 'jack', '--fields', 'taken_at,count', '-o', 'csv']);

@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ndjson, runSgq, tempDir, type RunOptions, serviceFolderIn } from '../helpers/run.js';
 import { envelope, useStubs } from '../helpers/stub-server.js';
@@ -72,9 +73,24 @@ describe('--snapshot and --changes', () => {
       ['jack', '2026-11-03T03:15:00.000Z', 7, 3, true],
     ]);
     expect(list[1]!.credits_used).toBe(3);
+    // `bytes`: what each snapshot takes on disk, its data file and its metadata file.
+    for (const x of list) {
+      const file = x.file as string;
+      expect(x.bytes).toBe(statSync(file).size + statSync(file.replace(/\.ndjson\.gz$/, '.json')).size);
+    }
+    const table = (await s.run(['snapshots', 'list', '-o', 'table'])).stdout.split('\n');
+    expect(table[0]).toMatch(/\bcomplete +bytes +file\b/);
+    expect(table[1]).toContain(` ${list[0]!.bytes as number} `);
     // Stored as gzip NDJSON, sorted by username, exactly the records the service sent.
     const stored = gunzipSync(readFileSync(list[1]!.file as string)).toString().trim().split('\n');
     expect(stored.map((l) => JSON.parse(l).username)).toEqual(['amy2', 'bob', 'dan', 'eve', 'fay', 'gus', 'hal']);
+    // As docs/churn.md promises: `zcat` reads every data file, to the records it holds.
+    for (const x of list) {
+      const zcat = spawnSync('zcat', [x.file as string], { encoding: 'utf8' });
+      expect(zcat.status).toBe(0);
+      expect(zcat.stdout).toBe(gunzipSync(readFileSync(x.file as string)).toString());
+      expect(zcat.stdout.trim().split('\n')).toHaveLength(x.records as number);
+    }
   });
 
   it('prints the changes in every format, with query_user for several users', async () => {
@@ -115,6 +131,19 @@ describe('--snapshot and --changes', () => {
       // Nothing half-written is left behind either.
       expect(readdirSync(userFolder(store))).toEqual([]);
     }
+  });
+
+  it('a run keeping snapshots or a dataset lets V8 grow its heaps to twice what they hold, and a plain run does not', async () => {
+    const s = await setup({ jack: ['amy', 'bob'] });
+    const asked = async (argv: string[]) => {
+      const flags: string[] = [];
+      const r = await s.run(argv, { setV8Flags: async (f) => void flags.push(f) });
+      expect(r.code, r.stderr).toBe(0);
+      return flags;
+    };
+    expect(await asked(['graph', 'followers', 'jack', '--all', '--snapshot'])).toContain('--heap-growing-percent=100');
+    expect(await asked(['graph', 'followers', 'jack', '--all', '--dataset', tempDir()])).toContain('--heap-growing-percent=100');
+    expect(await asked(['graph', 'followers', 'jack', '--all'])).not.toContain('--heap-growing-percent=100');
   });
 
   it('refuses flags that would make a snapshot something else than the whole list', async () => {

@@ -162,8 +162,68 @@ describe('a commit takes its cut when it is called', () => {
   });
 });
 
+describe('the snapshots of a cut are committed a few at once', () => {
+  /** Staged snapshots as the hooks leave them, each commit held until the test lets it end (or fail). */
+  function staging() {
+    const snapshots = SnapshotCheckpoint.open({ root: tempDir() } as never);
+    const log: string[] = [];
+    const ends = new Map<string, { ok: () => void; fail: (error: Error) => void }>();
+    const stage = (user: string) => {
+      const commit = () =>
+        new Promise<void>((ok, fail) => {
+          log.push(`commit ${user}`);
+          ends.set(user, { ok, fail });
+        });
+      const held = { user, lock: { release: () => log.push(`release ${user}`) }, staged: { commit, drop: async () => void log.push(`drop ${user}`), close: async () => undefined } };
+      const inner = snapshots as unknown as { held: Map<string, unknown>; staged: Set<unknown> };
+      inner.held.set(user, held);
+      inner.staged.add(held);
+    };
+    return { snapshots, log, ends, stage };
+  }
+  const started = (log: string[]) => log.filter((l) => l.startsWith('commit')).length;
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('four at once (each waits on its flushes), every one committed and released', async () => {
+    const { snapshots, log, ends, stage } = staging();
+    const users = Array.from({ length: 10 }, (_, i) => `u${i}`);
+    users.forEach(stage);
+    const committing = snapshots.commit();
+    await tick();
+    expect(started(log)).toBe(4);
+    for (let done = 0; done < users.length; done++) {
+      ends.get(users[done]!)!.ok();
+      await tick();
+    }
+    await committing;
+    expect(started(log)).toBe(10);
+    expect(users.every((u) => log.includes(`release ${u}`))).toBe(true);
+    expect(snapshots.pending).toBe(false);
+  });
+
+  it('the first that fails ends the commit: no other starts, and what was not committed is dropped', async () => {
+    const { snapshots, log, ends, stage } = staging();
+    const users = Array.from({ length: 10 }, (_, i) => `u${i}`);
+    users.forEach(stage);
+    const checkpoints = new Checkpoints();
+    checkpoints.add(snapshots);
+    const committing = checkpoints.commit();
+    await tick();
+    ends.get('u0')!.ok();
+    await tick();
+    ends.get('u2')!.fail(Object.assign(new Error('no space'), { code: 'ENOSPC' }));
+    for (const user of ['u1', 'u3', 'u4']) ends.get(user)!.ok();
+    await committing;
+    expect(checkpoints.failure?.message).toMatch(/cannot store the snapshot of u2 in .*: the disk is full \(ENOSPC\)/);
+    expect(started(log)).toBe(5);
+    for (const user of ['u0', 'u1', 'u3', 'u4']) expect(log).toContain(`release ${user}`);
+    for (const user of ['u2', ...users.slice(5)]) expect(log).toContain(`drop ${user}`);
+    await checkpoints.close();
+  });
+});
+
 describe('a commit that fails keeps nothing from then on, and says whose results it dropped', () => {
-  it('the rest of the cut and every snapshot staged are lost users for the resume; a user in flight ends with the store\'s line', async () => {
+  it('the snapshots of the cut not committed and every snapshot staged are lost users for the resume; a user in flight ends with the store\'s line', async () => {
     const root = tempDir();
     const snapshots = SnapshotCheckpoint.open(new SnapshotStore(root, { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox'));
     const log: string[] = [];
@@ -186,8 +246,9 @@ describe('a commit that fails keeps nothing from then on, and says whose results
     expect(checkpoints.takeLost()).toBeUndefined();
     await checkpoints.commit();
     expect(checkpoints.failure?.message).toBe(`cannot store the snapshot of bob in ${root}: the disk is full (ENOSPC)`);
-    expect(log).toEqual(['commit jack', 'release jack', 'drop bob', 'release bob', 'drop ann', 'release ann']);
-    expect(checkpoints.takeLost()).toEqual(['bob', 'ann']);
+    // Committed a few at once: ann's commit was under way beside bob's, and is kept.
+    expect(log).toEqual(['commit jack', 'commit ann', 'release jack', 'release ann', 'drop bob', 'release bob']);
+    expect(checkpoints.takeLost()).toEqual(['bob']);
     // Asked again: nothing new was dropped.
     expect(checkpoints.takeLost()).toEqual([]);
     // A user whose export was under way when its lock went with the rest: its end says why it was not kept.

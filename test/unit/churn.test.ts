@@ -1,19 +1,25 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ExternalSort } from '../../src/core/churn/external-sort.js';
+import { ExternalSort, batchesOf } from '../../src/core/churn/external-sort.js';
+import { SnapshotStore } from '../../src/core/churn/store.js';
 import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
-import { keyReader } from '../../src/core/churn/record-key.js';
-import { exportLines } from '../../src/core/churn/sources.js';
+import { diffHeld } from '../../src/core/churn/held-diff.js';
+import { keyReader, recordKey } from '../../src/core/churn/record-key.js';
+import { parseJson, stringifyJson } from '../../src/core/json.js';
+import { exportLines, glimpse, headGlimpse } from '../../src/core/churn/sources.js';
+import { open } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { diffUnsorted } from '../../src/core/churn/unsorted-diff.js';
 import { keyedInOrder } from '../../src/core/churn/keyed.js';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import { StreamSink } from '../../src/cli/output/sink.js';
 import { tempDir } from '../helpers/run.js';
 
+const NIGHT = '2026-11-20T03:15:00.000Z';
 const line = (username: string, extra: Record<string, unknown> = {}) => JSON.stringify({ username, ...extra });
 
 async function collect<T>(batches: AsyncIterable<T[]>): Promise<T[]> {
@@ -61,6 +67,60 @@ describe('ExternalSort', () => {
   });
 });
 
+describe('ExternalSort.inMemory', () => {
+  it('gives what sorted() yields while nothing was spilled, keyed as given, and nothing once a run is on disk', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.nat(9)), { maxLength: 300 }), async (items) => {
+        const lines = items.map(([name, n]) => line(name, { n }));
+        const keys = items.map(([name]) => name);
+        const [a, b] = [new ExternalSort(keyReader('username'), tempDir('sgq-sort-')), new ExternalSort(keyReader('username'), tempDir('sgq-sort-'))];
+        for (let i = 0; i < lines.length; i += 7) {
+          await a.add(lines.slice(i, i + 7));
+          await b.addKeyed(lines.slice(i, i + 7), keys.slice(i, i + 7));
+        }
+        expect(b.inMemory()).toEqual(await collect(a.sorted()));
+        expect(b.stats).toEqual(a.stats);
+      }),
+      { numRuns: 60 },
+    );
+    const spilled = new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), 10);
+    await spilled.addKeyed([line('b'), line('a'), line('c')], ['b', 'a', 'c']);
+    expect(spilled.inMemory()).toBeUndefined();
+    expect((await collect(spilled.sorted())).map((k) => k.key)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('recordKey', () => {
+  it("reads a parsed record's key as keyReader reads it from the record's line", () => {
+    const value = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.integer(), fc.double(), fc.bigInt(), fc.boolean(), fc.constant(null), fc.dictionary(fc.string({ maxLength: 3 }), fc.string()), fc.array(fc.integer(), { maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('id', 'x', 'name'), value), fc.constantFrom('id', 'x', 'y'), (fields, key) => {
+        // The record as sgq holds it: parsed from the service's text, big integers kept as text.
+        const text = `{${Object.entries(fields).map(([k, v]) => `${JSON.stringify(k)}:${typeof v === 'bigint' ? v.toString() : JSON.stringify(v)}`).join(',')}}`;
+        const record = parseJson(text) as Record<string, unknown>;
+        expect(recordKey(record, key)).toBe(keyReader(key)(stringifyJson(record as never)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('SnapshotStore: a staged snapshot', () => {
+  it('holds exactly its lines as gzip NDJSON, whatever their length and characters (written in pieces, long lines alone)', async () => {
+    const store = new SnapshotStore(tempDir('sgq-store-'), { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox');
+    const subject = { profile: 'default', route: 'graph/get_followers', how: 'username', user: 'jack' };
+    // Around the 64 KiB scratch (21,845 UTF-16 units at 3 bytes each): short, long, and longer lines, two-byte and astral text.
+    const sizes = [1, 100, 21_844, 21_845, 21_846, 30_000, 70_000, 5, 200_000, 3];
+    const lines = sizes.map((n, i) => JSON.stringify({ username: `u${String(i).padStart(2, '0')}`, bio: 'é😀a'.repeat(Math.ceil(n / 4)).slice(0, n) }));
+    const keyed = lines.map((line, i) => ({ key: `u${String(i).padStart(2, '0')}`, line }));
+    const { current } = await store.commit(subject, batchesOf(keyed), { taken_at: NIGHT, complete: true, credits_used: 1, pages: 1, sorted_by: 'username', identity: 'username' });
+    await current.handle.close();
+    const [kept] = store.history(subject);
+    expect(kept!.meta.records).toBe(lines.length);
+    expect(gunzipSync(readFileSync(kept!.dataPath)).toString('utf8')).toBe(`${lines.join('\n')}\n`);
+  });
+});
+
 describe('diffSorted', () => {
   const keyed = (lines: string[]) => keyedInOrder(oneBatch(lines), keyReader('username'), { missingKey: 0, duplicates: 0 }, 'test');
 
@@ -88,6 +148,73 @@ describe('diffSorted', () => {
   it('refuses a side that is not in key order, rather than give a wrong answer', async () => {
     const bad = keyed([line('b'), line('a')]);
     await expect(diffSorted(keyed([line('a')]), bad, { changed: false }, async () => undefined)).rejects.toThrow(/not in key order/);
+  });
+});
+
+describe('diffHeld: a stored side read as lines against one held in memory', () => {
+  // Records keyed by id, with a username (a rename) and a value (a change); an older side may
+  // repeat an id, lack it, or be out of order, as a hand-edited or damaged file could.
+  const record = fc.record({ id: fc.option(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'é'), { nil: undefined }), username: fc.constantFrom('x', 'y'), v: fc.nat(2) });
+  const text = (r: { id?: string; username: string; v: number }) => JSON.stringify(r);
+  const byId = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const names = { older: keyReader('username'), newer: keyReader('username') };
+
+  it('property: the changes, their order, the counts and what was left out are those of diffSorted', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { maxLength: 12 }), fc.array(record, { maxLength: 12 }), fc.boolean(), fc.boolean(), fc.nat(40), async (a, b, sorted, changed, chunk) => {
+        const older = (sorted ? [...a].sort((x, y) => byId(x.id ?? '', y.id ?? '')) : a).map(text);
+        // The newer side as SnapshotCapture holds it: keyed, in order, once per id.
+        const newer = [...new Map(b.filter((r) => r.id !== undefined).map((r) => [r.id!, { key: r.id!, line: text(r) }] as const)).values()].sort((x, y) => byId(x.key, y.key));
+        const batches = async function* () {
+          for (let i = 0; i < older.length; i += chunk + 1) yield older.slice(i, i + chunk + 1);
+        };
+        const run = async <T>(diff: (emit: (batch: Change[]) => Promise<void>, stats: { missingKey: number; duplicates: number }) => Promise<T>) => {
+          const changes: Change[] = [];
+          const stats = { missingKey: 0, duplicates: 0 };
+          try {
+            return { counts: await diff(async (batch) => void changes.push(...batch), stats), changes, stats };
+          } catch (error) {
+            return { error: (error as Error).message };
+          }
+        };
+        const expected = await run((emit, stats) => diffSorted(keyedInOrder(batches(), keyReader('id'), stats, 'older'), batchesOf(newer), { changed, names }, emit));
+        const got = await run((emit, stats) => diffHeld(batches(), newer, { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
+        expect(got).toEqual(expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('headGlimpse: the shape of a stored snapshot from its head', () => {
+  const glimpsed = async (name: string, lines: string[], gzip = true) => {
+    const file = join(tempDir('sgq-head-'), name);
+    const text = `${lines.join('\n')}\n`;
+    writeFileSync(file, gzip ? gzipSync(text, { level: 2 }) : text);
+    const handle = await open(file, 'r');
+    try {
+      return { head: await headGlimpse(handle), whole: await glimpse(oneBatch(lines)) };
+    } finally {
+      await handle.close();
+    }
+  };
+
+  it('is the glimpse of the whole file where its head holds a record with an identity, and undefined where it does not', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ follower_username: `u${i}`, follower_userid: 10 ** 18 + i, bio: 'é'.repeat(i % 50) }));
+    const small = await glimpsed('a.ndjson.gz', many);
+    expect(small.head).toEqual(small.whole);
+    expect(small.head!.fields).toBeDefined();
+    // The first records have no identity, and the first with one is past the head: the whole file is read instead.
+    const late = await glimpsed('b.ndjson.gz', [...Array.from({ length: 300 }, (_, i) => JSON.stringify({ n: i, pad: createHash('sha256').update(String(i)).digest('hex').repeat(2) })), ...many]);
+    expect(late.head).toBeUndefined();
+    expect(late.whole.fields).toBeDefined();
+    // A first line longer than the head, and a file that is not gzip.
+    const noise = Array.from({ length: 2000 }, (_, i) => createHash('sha256').update(String(i)).digest('hex')).join('');
+    expect((await glimpsed('c.ndjson.gz', [JSON.stringify({ username: 'a', bio: noise }), many[0]!])).head).toBeUndefined();
+    // A file whole within the head: its glimpse.
+    const tiny = await glimpsed('e.ndjson.gz', [JSON.stringify({ username: 'a', bio: 'x'.repeat(200_000) })]);
+    expect(tiny.head).toEqual(tiny.whole);
+    expect((await glimpsed('d.ndjson', many, false)).head).toBeUndefined();
   });
 });
 

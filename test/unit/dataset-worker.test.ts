@@ -74,6 +74,10 @@ describe('pageRecords: the worker picks the records the run printed', () => {
     expect(grantedRecords(asPage(text, 5)).map(stringifyJson)).toEqual(printed.map(stringifyJson));
     expect(grantedRecords(asPage(text, 3)).map(stringifyJson)).toEqual(printed.slice(0, 3).map(stringifyJson));
     expect(stringifyJson(grantedRecords(asPage(text, 1)))).toContain(`"userid":${PAST_64_BITS}`);
+    // As the run sends it: with where the run's own parse kept numbers as text, the same records.
+    const sent = readPage(reply(text), 1);
+    expect(sent.keptTokens?.inexact.length).toBeGreaterThan(0);
+    expect(grantedRecords({ ...asPage(text, 5), keptTokens: sent.keptTokens }).map(stringifyJson)).toEqual(printed.map(stringifyJson));
   });
 
   it('a body that is the record (routes without data) is one record', () => {
@@ -110,6 +114,17 @@ describe('the writer in its worker thread and in the main thread', () => {
     expect(inWorker.rows.at(-1)).toMatchObject({ query_user: 'jack', username: 'u11249' });
     expect(inWorker.staging).toEqual([]);
   }, 60_000);
+
+  it("a record's own query_user or fetched_at is its own: sgq's columns go to records that lack them", async () => {
+    const text = '{"page":1,"next_page":null,"data":[{"username":"a","query_user":"theirs"},{"username":"b","fetched_at":"2020-01-01T00:00:00Z"},{"username":"c"}]}';
+    const { rows } = await writeWith(null, [asPage(text, 3)]);
+    expect(rows.map((r) => [r.username, r.query_user, r.fetched_at])).toEqual([
+      ['a', 'theirs', rows[2]!.fetched_at],
+      ['b', 'dorsey', '2020-01-01 00:00:00+00'],
+      ['c', 'dorsey', rows[0]!.fetched_at],
+    ]);
+    expect(rows[0]!.fetched_at).not.toBe('2020-01-01 00:00:00+00');
+  });
 
   it('answers in order, warnings before the answers of their batch, and nothing after close', async () => {
     const root = tempDir('sgq-dataset-');

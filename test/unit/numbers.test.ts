@@ -154,6 +154,12 @@ describe('numbers in Parquet', () => {
     expect(integerOf('2E+3')).toBe(2000n);
     expect(integerOf('-1.0')).toBe(-1n);
     expect(integerOf('1.5')).toBeUndefined();
+    // A plain integer, read at once, is the decimal's integer: ids, -0, leading zeros (not JSON) and beyond 19 digits alike.
+    for (const text of ['0', '-0', '1234567890123456789', '-9223372036854775808', '99999999999999999999', '007', '1e2']) {
+      const d = decimalOf(text)!;
+      const n = BigInt(d.digits === '' ? '0' : d.digits + '0'.repeat(d.exponent));
+      expect(integerOf(text)).toBe(d.negative ? -n : n);
+    }
     expect(decimalShape('-12.340')).toEqual({ whole: 2, scale: 2 });
     expect(decimalShape('1E400')).toBeUndefined();
     expect(unscaled('-12.34', 4)).toBe(-123400n);

@@ -5,20 +5,36 @@ import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
 import type { KeyStats } from '../../core/churn/keyed.js';
 import { count, grouped } from '../../core/words.js';
 
+/** The fields a change carries beside its record, besides `renamed_from`. */
+export interface ChangeFields {
+  /** --confirm-lost N > 1: `last_seen`, when the snapshot that last held a lost account was taken. */
+  lastSeen?: boolean;
+  /**
+   * --full-every N > 1: `left_after` and `left_before`, the window a lost account left in: the
+   * last whole snapshot that held it (or the partial one where it came, after that one;
+   * `after` where the change does not say), and the whole snapshot that found it gone.
+   */
+  window?: { after: string; before: string };
+}
+
 /**
  * A change as printed: `{"change": …, …the record}`, with the record's numbers kept exact.
  * Matched by id (`renames`), every change carries `renamed_from` (the older username of a
- * renamed account, null otherwise), and under --confirm-lost N > 1 (`lastSeen`) `last_seen`
- * (when the snapshot that last held a lost account was taken, null otherwise), so that CSV,
- * TSV and Parquet get the columns from the start.
+ * renamed account, null otherwise), under --confirm-lost N > 1 `last_seen`, and under
+ * --full-every N > 1 `left_after` and `left_before` (null unless lost), so that CSV, TSV and
+ * Parquet get the columns from the start.
  */
-export const changeRecords = (changes: readonly Change[], renames = false, lastSeen = false): JsonObject[] =>
+export const changeRecords = (changes: readonly Change[], renames = false, fields: ChangeFields = {}): JsonObject[] =>
   changes.map((c) => ({
     change: c.change,
     ...(renames ? { renamed_from: c.from ?? null } : {}),
-    ...(lastSeen ? { last_seen: c.lastSeen ?? null } : {}),
+    ...(fields.lastSeen ? { last_seen: c.lastSeen ?? null } : {}),
+    ...(fields.window ? leftWindow(c, fields.window) : {}),
     ...(parseJson(c.line) as JsonObject),
   }));
+
+const leftWindow = (c: Change, window: { after: string; before: string }): JsonObject =>
+  c.change === 'lost' ? { left_after: c.lastSeen ?? window.after, left_before: window.before } : { left_after: null, left_before: null };
 
 const FIRST = { plain: ['change'], renames: ['change', 'renamed_from'] };
 

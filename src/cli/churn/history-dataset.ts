@@ -6,6 +6,7 @@ import { usageError } from '../../core/errors.js';
 import { countedChanges } from '../../core/churn/counts.js';
 import { ID_FIELDS, NAME_FIELDS, fieldsOf } from '../../core/churn/identity.js';
 import { DatasetLayout } from '../dataset/layout.js';
+import { FETCHED_SINCE } from '../dataset/schema.js';
 import { partitions } from '../dataset/inventory.js';
 import { readPartFile, type PartFile } from '../dataset/read.js';
 import { ListCollector, inPeriod, personOf, type HistoryRecord, type HistorySeries, type Period, type Person } from './history-series.js';
@@ -37,6 +38,8 @@ interface Group {
 /** One run's accounts: by id or username, each with its username (and the fields the page lists). */
 interface Run {
   at: bigint;
+  /** A --full-every night between whole ones (its rows have fetched_since): what came since, not the whole list. */
+  partial?: boolean;
   byId: boolean;
   /** The field that keys its accounts, and the one holding their usernames: chosen from its first row, as a snapshot's are. */
   key?: string;
@@ -57,9 +60,11 @@ export async function datasetSeries(dir: string, subject: { route: string; user:
   let previous: Run | undefined;
   let current: Run | undefined;
   let seen = false;
-  const finish = (run: Run) => {
+  const finish = (ran: Run) => {
     seen = true;
-    const takenAt = isoOf(run.at);
+    const takenAt = isoOf(ran.at);
+    // What came since is merged onto the run before, as a partial snapshot is onto the last one.
+    const run = ran.partial && previous ? mergedOnto(previous, ran) : ran;
     if (inPeriod(period, takenAt)) addPoint(series, subject, previous, run, takenAt);
     previous = run;
   };
@@ -110,7 +115,7 @@ async function groupsOf(layout: DatasetLayout, subject: { route: string; user: s
 async function rowsOf(group: Group, user: string, lists: boolean): Promise<Record<string, unknown>[]> {
   const { asyncBufferFromFile, parquetReadObjects } = await import('hyparquet');
   const names = new Set(group.part.schema.slice(1).map((e) => e.name));
-  const wanted = ['query_user', 'fetched_at', ...ID_FIELDS, ...NAME_FIELDS, ...(lists ? LIST_COLUMNS : [])].filter((c) => names.has(c));
+  const wanted = ['query_user', 'fetched_at', FETCHED_SINCE, ...ID_FIELDS, ...NAME_FIELDS, ...(lists ? LIST_COLUMNS : [])].filter((c) => names.has(c));
   const file = await asyncBufferFromFile(group.part.path);
   const rows = await parquetReadObjects({ file, metadata: group.part.metadata, rowStart: group.start, rowEnd: group.end, columns: wanted, compressors: GZIP, parsers: STORED, utf8: true });
   return rows.filter((r) => r.query_user === user && typeof r.fetched_at === 'bigint');
@@ -123,6 +128,7 @@ function startRun(at: bigint): Run {
 
 /** Adds a row's account; one without the run's key is left out, one seen twice counts once (as a snapshot keeps them). */
 function addAccount(run: Run, row: Record<string, unknown>, lists: boolean): void {
+  if (row[FETCHED_SINCE] != null) run.partial = true;
   if (run.key === undefined) {
     const fields = fieldsOf(row);
     if (!fields) return;
@@ -139,7 +145,7 @@ function addAccount(run: Run, row: Record<string, unknown>, lists: boolean): voi
 }
 
 function addPoint(series: HistorySeries, subject: { route: string; user: string }, previous: Run | undefined, run: Run, takenAt: string): void {
-  const record: HistoryRecord = { user: subject.user, route: subject.route, taken_at: takenAt, count: run.accounts.size, gained: null, lost: null };
+  const record: HistoryRecord = { user: subject.user, route: subject.route, taken_at: takenAt, count: run.accounts.size, count_is_upper_bound: run.partial === true, gained: null, lost: null };
   if (previous) {
     const lists = new ListCollector(takenAt);
     const counts = countedChanges(compareRuns(previous, run, lists));
@@ -148,6 +154,18 @@ function addPoint(series: HistorySeries, subject: { route: string; user: string 
     series.lists?.push(lists.result);
   }
   series.records.push(record);
+}
+
+/**
+ * A partial run as the snapshot it stands for: the accounts of the run before (itself whole,
+ * or partial and merged so) with what came since; an account that came again replaces the one
+ * kept (by id where both have ids, else by username).
+ */
+function mergedOnto(previous: Run, since: Run): Run {
+  const byId = previous.byId && since.byId;
+  const accounts = new Map(byId ? previous.accounts : byName(previous));
+  for (const [key, account] of byId ? since.accounts : byName(since)) accounts.set(key, account);
+  return { at: since.at, partial: true, byId, accounts };
 }
 
 /** Who came and who left between two runs; matched by id when both have ids (a new username is a rename), else by username. */

@@ -10,6 +10,8 @@ export interface HistoryRecord {
   route: string;
   taken_at: string;
   count: number;
+  /** A partial snapshot of --full-every: its count holds accounts that may have left since its last whole one. */
+  count_is_upper_bound: boolean;
   gained: number | null;
   lost: number | null;
 }
@@ -53,7 +55,7 @@ export const inPeriod = (period: Period, takenAt: string): boolean =>
 export const LIST_CAP = 1000;
 
 /** The record printed for a snapshot: the fields in this order. */
-export const historyRecord = (r: HistoryRecord): JsonObject => ({ user: r.user, route: r.route, taken_at: r.taken_at, count: r.count, gained: r.gained, lost: r.lost });
+export const historyRecord = (r: HistoryRecord): JsonObject => ({ user: r.user, route: r.route, taken_at: r.taken_at, count: r.count, count_is_upper_bound: r.count_is_upper_bound, gained: r.gained, lost: r.lost });
 
 /** The route of the followers or following list. */
 export const routeOf = (following: boolean | undefined): string => (following ? 'graph/get_following' : 'graph/get_followers');

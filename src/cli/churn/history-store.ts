@@ -33,7 +33,7 @@ export async function storeSeries(store: SnapshotStore, subject: SnapshotSubject
   const chosen = history.filter((s) => inPeriod(period, s.meta.taken_at));
   const records = chosen.map((s): HistoryRecord => {
     const counts = s.meta.counts;
-    return { user: subject.user, route: subject.route, taken_at: s.meta.taken_at, count: s.meta.records, gained: counts?.gained ?? null, lost: counts?.lost ?? null };
+    return { user: subject.user, route: subject.route, taken_at: s.meta.taken_at, count: s.meta.records, count_is_upper_bound: s.meta.partial === true, gained: counts?.gained ?? null, lost: counts?.lost ?? null };
   });
   const series: HistorySeries = { user: subject.user, route: subject.route, records };
   if (options.lists) series.lists = await listsOf(store, subject, history, chosen, options);

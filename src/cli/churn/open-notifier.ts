@@ -21,6 +21,10 @@ export interface ChurnSetup {
   notify?: string;
   /** --confirm-lost (else the setting, else 1). */
   confirmLost?: number;
+  /** --full-every (else the setting, else 1), --full and --key. */
+  fullEvery?: number;
+  full?: boolean;
+  key?: string;
   /** The command, for the summary line (`graph followers`). */
   label: string;
   startedAt: Date;

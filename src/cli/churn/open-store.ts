@@ -4,6 +4,9 @@ import { adoptsLegacyState, type StateOwner } from '../../core/service.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { visible } from '../output/visible.js';
 
+/** Where the snapshots are: `--snapshot-dir`, else the snapshot-dir setting (or SGQ_SNAPSHOT_DIR), else under XDG_DATA_HOME. */
+export const snapshotRoot = (flagDir: string | undefined, config: Pick<ResolvedConfig, 'snapshotDir'>, env: Env): string => flagDir ?? config.snapshotDir ?? defaultSnapshotRoot(env);
+
 /** A snapshot run waits this long for another one on the same user before it exits 8. */
 const STORE_WAIT_MS = 120_000;
 
@@ -19,7 +22,7 @@ export function openSnapshotStore(flagDir: string | undefined, config: ResolvedC
   const lock = (target: string) => acquireLock(target, { ...lockOptions, waitMs, what: 'the snapshot store' });
   // A metadata file naming a data file outside its folder is skipped, and said once on stderr.
   const warn = told ?? ((line: string) => process.stderr.write(`sgq: ${visible(line)}\n`));
-  const store = new SnapshotStore(flagDir ?? config.snapshotDir ?? defaultSnapshotRoot(env), { pid: process.pid, lock, warn }, owner.service);
+  const store = new SnapshotStore(snapshotRoot(flagDir, config, env), { pid: process.pid, lock, warn }, owner.service);
   if (adoptsLegacyState(owner)) store.adoptLegacy(owner.profile);
   return store;
 }

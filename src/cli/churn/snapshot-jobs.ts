@@ -11,6 +11,12 @@ import { leftOutText } from './churn-text.js';
 import type { RunNotifier } from './notifier.js';
 import { findChanges } from './user-changes.js';
 import { count } from '../../core/words.js';
+import type { PageRequest } from '../../core/paginate.js';
+import { clearWholeNext, markWholeNext } from '../../core/churn/full-every.js';
+import { stagePartial } from '../../core/churn/partial.js';
+import { NightPlanner, PartialNight, type FullEveryOptions } from './nights.js';
+import type { WholeNight } from '../run/since-night.js';
+
 import { accessSync, constants } from 'node:fs';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { fileError, isSystemError } from '../../fs/errors.js';
@@ -28,6 +34,10 @@ export interface SnapshotFlags {
   notify?: string;
   /** --confirm-lost N. */
   confirmLost?: number;
+  /** --full-every N. */
+  fullEvery?: number;
+  /** --full. */
+  full?: boolean;
 }
 
 /** A snapshot is a whole list: the flags that would make it anything else are refused up front. */
@@ -38,27 +48,49 @@ export function checkSnapshotFlags(flags: SnapshotFlags): void {
   if (flags.notify !== undefined && !flags.snapshot) throw usageError('--notify needs --snapshot', 'it posts the changes a snapshot shows against the previous one');
   if (flags.notify !== undefined) flags.notify = validateSetting('notify', flags.notify);
   if (flags.confirmLost !== undefined && !flags.snapshot) throw usageError('--confirm-lost needs --snapshot', 'it counts the snapshots an account is missing from');
+  if (flags.fullEvery !== undefined && !flags.snapshot) throw usageError('--full-every needs --snapshot', 'it counts the snapshots of each user');
+  if (flags.full && !flags.snapshot) throw usageError('--full needs --snapshot', 'it makes the snapshots of --full-every whole tonight');
   if (!flags.snapshot) return;
   if (!flags.all) throw usageError('--snapshot needs --all', 'a snapshot is the whole list');
   if (flags.since !== undefined || flags.sinceLast) throw usageError('--snapshot cannot be used with --since or --since-last', 'a snapshot is the whole list');
   if (flags.raw) throw usageError('--snapshot cannot be used with --raw');
 }
 
+/** Users whose snapshots are committed at once: libuv's four threads flush their files meanwhile. */
+const COMMITS_AT_ONCE = 4;
+
 /** One user's staged snapshot, and the lock on its folder held until it is committed or dropped. */
 interface Held {
   user: string;
+  subject: SnapshotSubject;
   lock: { release(): void };
   staged?: StagedSnapshot;
   /** Its changes, for --notify: kept in the outbox before the snapshot commits. */
   changes?: UserChanges;
   /** --changes or --notify: the records of a first snapshot, said once it is kept (firstSnapshotsNote). */
   first?: number;
+  /** What follows its commit: a whole snapshot ends the note of a run cut short (--full-every). */
+  committed?: () => void;
 }
 
-/** What a run does with the changes beside --changes: --confirm-lost, and --notify's notifier. */
+/** What a run does with the changes beside --changes: --confirm-lost, --notify's notifier, --full-every. */
 export interface ChurnOptions {
   confirmLost: number;
   notifier?: RunNotifier;
+  /** --full-every N above 1 (and --full): the nights between whole ones ask what came since. */
+  fullEvery?: FullEveryOptions;
+}
+
+/** What a user's end needs beside the job's end. */
+interface UserEnd {
+  capture: SnapshotCapture;
+  /** The store failed while the export was collected. */
+  failed: unknown;
+  changes: boolean;
+  key?: string;
+  takenAt: Date;
+  /** Tonight's since, on a partial night that did not fall back. */
+  since?: PartialNight;
 }
 
 /**
@@ -79,10 +111,15 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
   private readonly lost: string[] = [];
 
+  /** --full-every: which users are whole tonight. */
+  readonly planner?: NightPlanner;
+
   private constructor(
     readonly store: SnapshotStore,
     private readonly churn: ChurnOptions,
-  ) {}
+  ) {
+    if (churn.fullEvery && churn.fullEvery.fullEvery > 1) this.planner = new NightPlanner(store, churn.fullEvery);
+  }
 
   /** Checks the store can be written before anything is fetched. */
   static open(store: SnapshotStore, churn: ChurnOptions = { confirmLost: 1 }): SnapshotCheckpoint {
@@ -119,25 +156,39 @@ export class SnapshotCheckpoint implements Checkpoint {
     return () => this.commitCut(cut);
   }
 
+  /**
+   * Commits the users of a cut, a few at once: each commit waits on two flushes (its metadata
+   * and its folder), and a run with --out commits every user at its end. The first that fails
+   * ends it: no other starts, and those not committed are dropped with the rest.
+   */
   private async commitCut(cut: readonly Held[]): Promise<void> {
+    // Dropped since the cut (a commit before it failed): nothing of it is kept.
+    const waiting = cut.filter((held) => this.held.get(held.user) === held);
     // The notification first: a snapshot kept is never without the notification of its changes.
     // If it cannot be kept, nothing of the cut is: Checkpoints tells failedCommit, and drop lists the users.
-    const live = cut.filter((held) => this.held.get(held.user) === held);
-    await this.churn.notifier?.keep(live.flatMap((held) => (held.changes ? [held.changes] : [])));
-    for (const [i, held] of cut.entries()) {
-      // Dropped since the cut (a commit before it failed): nothing of it is kept.
-      if (this.held.get(held.user) !== held) continue;
-      try {
-        await held.staged!.commit();
-      } catch (error) {
-        // The file system's own error, for the lines of the users in flight (failedCommit keeps it).
-        this.commitFailure = error;
-        // This one and the rest of the cut are dropped with everything staged (Checkpoints): the resume takes them.
-        this.lost.push(...cut.slice(i).filter((h) => this.held.get(h.user) === h).map((h) => h.user));
-        throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
+    await this.churn.notifier?.keep(waiting.flatMap((held) => (held.changes ? [held.changes] : [])));
+    let failed: { held: Held; error: unknown } | undefined;
+    const lane = async () => {
+      for (let held; !failed && (held = waiting.shift()); ) {
+        try {
+          await held.staged!.commit();
+        } catch (error) {
+          failed ??= { held, error };
+          return;
+        }
+        held.committed?.();
+        if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
+        await this.release(held);
       }
-      if (held.first !== undefined) this.firsts.push({ user: held.user, records: held.first });
-      await this.release(held);
+    };
+    await Promise.all(Array.from({ length: COMMITS_AT_ONCE }, lane));
+    if (failed) {
+      const { held, error } = failed;
+      // The file system's own error, for the lines of the users in flight (failedCommit keeps it).
+      this.commitFailure = error;
+      // This one and those of the cut not committed are dropped with everything staged (Checkpoints): the resume takes them.
+      this.lost.push(...cut.filter((h) => this.held.get(h.user) === h).map((h) => h.user));
+      throw fileError(error, { what: `cannot store the snapshot of ${held.user} in ${this.store.root}`, exitCode: ExitCode.internal, then: 'the records were written; the next run compares against the snapshot before' });
     }
     this.nextCommit = Date.now() + STREAMING_COMMIT_MS;
   }
@@ -180,18 +231,27 @@ export class SnapshotCheckpoint implements Checkpoint {
     return `sgq: ${count(this.firsts.length, 'first snapshot')}; changes are printed from the next run`;
   }
 
-  /** The hooks that keep one user's export as a snapshot, and with --changes print what changed instead. */
-  hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean, key?: string): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd'> {
+  /**
+   * The hooks that keep one user's export as a snapshot, and with --changes print what changed
+   * instead. Under --full-every, `withSince` builds the user's request with a since: a night
+   * between whole ones keeps what came since, merged onto the last snapshot (a partial one).
+   */
+  hooks(subject: SnapshotSubject, takenAt: Date, changes: boolean, key?: string, withSince?: (since: string) => PageRequest): Pick<Job, 'onStart' | 'onRecords' | 'hideRecords' | 'onEnd' | 'night'> {
     let capture: SnapshotCapture | undefined;
-    const start = () => (capture ??= new SnapshotCapture(this.store, subject, key));
+    let tonight: WholeNight | PartialNight | undefined;
+    /** Tonight's since, unless the night is whole or fell back to the whole list. */
+    const partial = () => (tonight instanceof PartialNight && tonight.partial ? tonight : undefined);
+    // A partial night's records are keyed as the snapshot they are merged onto.
+    const start = () => (capture ??= new SnapshotCapture(this.store, subject, partial()?.base.meta.sorted_by ?? key));
     /** The store failed while the export was collected (a full disk under a spill): the records still go out, the snapshot is not kept. */
     let failed: unknown;
-    const notKept = (error: unknown) => this.notKept(error, changes);
+    const { planner } = this;
     return {
       hideRecords: changes,
       onStart: async () => {
-        this.held.set(subject.user, { user: subject.user, lock: await this.lockSubject(subject) });
+        this.held.set(subject.user, { user: subject.user, subject, lock: await this.lockSubject(subject) });
       },
+      night: planner && withSince && (() => (tonight = planner.tonight(subject, withSince))),
       onRecords: async (records, lossless) => {
         if (failed !== undefined) return;
         try {
@@ -201,67 +261,97 @@ export class SnapshotCheckpoint implements Checkpoint {
           failed = error;
         }
       },
-      onEnd: async (end) => {
-        const held = this.held.get(subject.user);
-        const capture = start();
-        if (end.cutShort || !held || failed !== undefined) {
-          capture.discard();
-          if (held) await this.release(held);
-          if (failed !== undefined && !end.cutShort) throw notKept(failed);
-          // Its lock went with everything a failed commit dropped: nothing is kept from then on.
-          if (!held && this.commitFailure !== undefined && !end.cutShort) throw notKept(this.commitFailure);
-          end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
-          return;
-        }
-        const staged = await this.stage(capture, held, { taken_at: takenAt.toISOString(), complete: true, credits_used: end.credits }, notKept);
-        try {
-          const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
-          if (note) end.reporter.warn(note);
-          const { confirmLost, notifier } = this.churn;
-          const options = { key, tempDir: this.store.folder(subject) };
-          // Kept in its metadata when it commits: `sgq history` reads them instead of diffing every night again.
-          if (changes || notifier) {
-            const found = await findChanges(this.store, subject, staged, end, { ...options, print: changes, confirmLost, room: notifier?.room });
-            held.changes = found.notice;
-            held.first = found.first;
-            staged.current.meta.counts = countsOf(staged.previous, staged.current, found.counts);
-          } else {
-            // --confirm-lost alone still counts by its rule: `sgq history` must not mix confirmed and plain counts.
-            const counted = () =>
-              confirmLost > 1
-                ? findChanges(this.store, subject, staged, end, { ...options, print: false, quiet: true, confirmLost }).then((found) => countsOf(staged.previous, staged.current, found.counts))
-                : countSnapshot(staged.previous, staged.current, options);
-            staged.current.meta.counts = await countQuietly(staged, end, counted);
-          }
-        } catch (error) {
-          await staged.drop();
-          await staged.close().catch(() => undefined);
-          await this.release(held);
-          throw isSystemError(error) ? notKept(error) : error;
-        }
-        // Its files were needed for the diff only: a run of many users must not hold two open
-        // files per user until the output is kept (the commit works by name).
-        await staged.close();
-        // A commit that failed while this diff ran dropped everything held, this user's lock
-        // too: nothing of it is kept, and its end says so (the runner lists it for the resume).
-        if (this.held.get(held.user) !== held) {
-          await staged.drop();
-          if (this.commitFailure !== undefined) throw notKept(this.commitFailure);
-          return;
-        }
-        // Pending (so committed by the scope) only once its changes are written: another
-        // user's end commits what is staged, and must not take a snapshot whose diff is running.
-        held.staged = staged;
-        this.staged.add(held);
-      },
+      onEnd: (end) => this.endUser(subject, end, { capture: start(), failed, changes, key, takenAt, since: partial() }),
     };
   }
 
-  /** Stages a complete export; one whose records show no identity is refused (exit 2 or 3) and not kept. */
-  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0], notKept: (error: unknown) => SgqError): Promise<StagedSnapshot> {
+  /** A user's end: its export staged as a snapshot (and its changes found), or, cut short, nothing kept. */
+  private async endUser(subject: SnapshotSubject, end: JobEnd, user: UserEnd): Promise<void> {
+    const held = this.held.get(subject.user);
+    const { capture, failed, changes } = user;
+    const notKept = (error: unknown) => this.notKept(error, changes);
+    if (end.cutShort || !held || failed !== undefined) {
+      capture.discard();
+      if (held) {
+        // Under --full-every, the user's next run is whole.
+        if (this.planner) this.noteWholeNext(subject, end.cutShort ?? 'its snapshot could not be stored', user.takenAt, end);
+        await this.release(held);
+      }
+      if (failed !== undefined && !end.cutShort) throw notKept(failed);
+      // Its lock went with everything a failed commit dropped: nothing is kept from then on.
+      if (!held && this.commitFailure !== undefined && !end.cutShort) throw notKept(this.commitFailure);
+      end.reporter.warn(`${subject.user}: not stored as a snapshot: ${end.cutShort ?? 'its folder was not locked'}; only a complete export is kept`);
+      return;
+    }
+    const staged = await this.stage(capture, held, { taken_at: user.takenAt.toISOString(), complete: true, credits_used: end.credits }, user.since, notKept);
+    await this.findStaged(subject, staged, held, end, user);
+  }
+
+  /** Finds (and prints, with --changes) a staged snapshot's changes, keeps its counts, and hands it to the next commit. */
+  private async findStaged(subject: SnapshotSubject, staged: StagedSnapshot, held: Held, end: JobEnd, { capture, changes, key }: UserEnd): Promise<void> {
+    try {
+      const note = leftOutText(capture.stats, capture.sortedBy, `${subject.user}: snapshot`);
+      if (note) end.reporter.warn(note);
+      const { confirmLost, notifier } = this.churn;
+      const options = { key, tempDir: this.store.folder(subject), inOrder: capture.inOrder, fullEvery: this.planner?.options.fullEvery };
+      // Kept in its metadata when it commits: `sgq history` reads them instead of diffing every night again.
+      if (changes || notifier) {
+        const found = await findChanges(this.store, subject, staged, end, { ...options, print: changes, confirmLost, room: notifier?.room });
+        held.changes = found.notice;
+        held.first = found.first;
+        staged.current.meta.counts = countsOf(staged.previous, staged.current, found.counts);
+      } else {
+        // --confirm-lost alone still counts by its rule: `sgq history` must not mix confirmed and plain counts.
+        const counted = () =>
+          confirmLost > 1
+            ? findChanges(this.store, subject, staged, end, { ...options, print: false, quiet: true, confirmLost }).then((found) => countsOf(staged.previous, staged.current, found.counts))
+            : countSnapshot(staged.previous, staged.current, options);
+        staged.current.meta.counts = await countQuietly(staged, end, counted);
+      }
+    } catch (error) {
+      await staged.drop();
+      await staged.close().catch(() => undefined);
+      await this.release(held);
+      throw isSystemError(error) ? this.notKept(error, changes) : error;
+    } finally {
+      capture.release();
+    }
+    // Its files were needed for the diff only: a run of many users must not hold two open
+    // files per user until the output is kept (the commit works by name).
+    await staged.close();
+    // A commit that failed while this diff ran dropped everything held, this user's lock
+    // too: nothing of it is kept, and its end says so (the runner lists it for the resume).
+    if (this.held.get(held.user) !== held) {
+      await staged.drop();
+      if (this.commitFailure !== undefined) throw this.notKept(this.commitFailure, changes);
+      return;
+    }
+    // Pending (so committed by the scope) only once its changes are written: another
+    // user's end commits what is staged, and must not take a snapshot whose diff is running.
+    held.staged = staged;
+    if (!staged.current.meta.partial) held.committed = () => forgetWholeNext(this.store.folder(subject));
+    this.staged.add(held);
+  }
+
+  /** Notes that the user's next run is whole (--full-every): a hint, so a failure to write it is only traced. */
+  private noteWholeNext(subject: SnapshotSubject, why: string, takenAt: Date, { reporter }: JobEnd): void {
+    try {
+      markWholeNext(this.store.folder(subject), why, takenAt.toISOString());
+    } catch (error) {
+      // The next run is then counted as usual: what came since its last kept snapshot, nothing lost.
+      reporter.trace(`${subject.user}: the note that its next run is whole was not written: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Stages a complete export, or on a partial night what came since merged onto the last
+   * snapshot; one whose records show no identity is refused (exit 2 or 3) and not kept.
+   */
+  private async stage(capture: SnapshotCapture, held: Held, meta: Parameters<SnapshotCapture['stage']>[0], since: PartialNight | undefined, notKept: (error: unknown) => SgqError): Promise<StagedSnapshot> {
     try {
       capture.checkIdentity('not stored as a snapshot');
-      return await capture.stage(meta);
+      if (!since) return await capture.stage(meta);
+      return await stagePartial(this.store, held.subject, since.base, capture.sorted(), { ...meta, pages: capture.pages, since: since.since });
     } catch (error) {
       capture.discard();
       await this.release(held);
@@ -303,6 +393,15 @@ async function countQuietly(staged: StagedSnapshot, { reporter }: JobEnd, counte
   } catch (error) {
     reporter.trace(`${staged.current.meta.user}: snapshot not counted against the one before: ${(error as Error).message}`);
     return undefined;
+  }
+}
+
+/** A whole snapshot is kept: the note of a run cut short is done with (a hint: a failure to remove it costs one whole night). */
+function forgetWholeNext(folder: string): void {
+  try {
+    clearWholeNext(folder);
+  } catch {
+    // Left: the next run is whole once more.
   }
 }
 

@@ -167,11 +167,15 @@ async function diffUser(
 ): Promise<number> {
   const { store, profile, at, tag } = pairs;
   const route = flags.following ? 'graph/get_following' : 'graph/get_followers';
-  const pair = await store.openFrom({ profile, route, how: flags.how ?? 'username', user }, (history) => lastTwo(history, at));
+  let partials = false;
+  const pair = await store.openFrom({ profile, route, how: flags.how ?? 'username', user }, (history) => {
+    partials = history.some((s) => s.meta.partial);
+    return lastTwo(history, at);
+  });
   if (pair.length < 2) {
     for (const s of pair) await s.handle.close();
     output.reporter.error(
-      `${user}: ${pair.length ? 'only one snapshot' : 'no snapshots'} of its ${flags.following ? 'following' : 'followers'}${at ? ` up to ${flags.at}` : ''} in ${store.root} (profile ${profile})`,
+      `${user}: ${pair.length ? 'only one' : 'no'} ${partials ? 'whole ' : ''}snapshot${pair.length ? '' : 's'} of its ${flags.following ? 'following' : 'followers'}${at ? ` up to ${flags.at}` : ''} in ${store.root} (profile ${profile})`,
       `take one with \`sgq graph ${flags.following ? 'following' : 'followers'} ${user} --all --snapshot\``,
     );
     return ExitCode.usage;
@@ -188,9 +192,10 @@ async function diffUser(
   return ExitCode.ok;
 }
 
-/** The last two snapshots, or the last two taken at or before `at`. */
+/** The last two whole snapshots (--full-every's partial ones left out), or the last two taken at or before `at`. */
 function lastTwo(history: StoredSnapshot[], at: string | undefined): StoredSnapshot[] {
-  const candidates = at === undefined ? history : history.filter((s) => s.meta.taken_at <= at);
+  const whole = history.filter((s) => !s.meta.partial);
+  const candidates = at === undefined ? whole : whole.filter((s) => s.meta.taken_at <= at);
   return candidates.slice(-2);
 }
 

@@ -97,13 +97,14 @@ async function dryRunOf(ctx: CommandContext, plan: Plan, flags: OutputFlags, rep
   const { io, globals, config } = ctx;
   chooseFormat(flags, config, io.stdoutIsTTY, (line) => reporter.warn(line));
   // Whose marks: a loopback address is asked whether it is a sandbox (its root, not the API: nothing is charged).
-  const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined });
+  const owner = await stateOwner(ctx, { probe: plan.marksFile !== undefined || plan.snapshots !== undefined });
   const marks = plan.marksFile && SinceMarks.peek(plan.marksFile(config), owner);
-  const jobs = plan.jobs(config, { marks, reporter });
+  const nights = plan.snapshots && (await import('../churn/nights.js')).dryRunNights(plan.snapshots, config, io.env, owner, plan.startedAt);
+  const jobs = plan.jobs(config, { marks, nights, reporter });
   const { price } = RunPrice.forRun(io.env, config, plan.path, owner, reporter);
   const pacer = runPacer(io.env, config, owner, { attemptMs: 0, now: () => (io.now ? io.now().getTime() : Date.now()), reporter });
   const pace = (calls: number | null) => pacer.dryRunNote(normalizeRoutePath(plan.path), calls);
-  return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit, pace }, reporter);
+  return dryRun({ config, sandbox: globals.sandbox === true, jobs, price, maxCredits: flags.maxCredits, limit: flags.limit, pace, fullEvery: nights?.options.fullEvery }, reporter);
 }
 
 function runOptions(ctx: CommandContext, plan: Plan, flags: OutputFlags, scope: RunScope, price: RunPrice, reporter: Reporter): RunOptions {

@@ -11,6 +11,7 @@ import { marksFile, markKey, type SinceMarks } from '../run/since-marks.js';
 import type { Held } from '../run/plan.js';
 import type { ResumeSubjects } from '../run/remaining.js';
 import type { Continuation, Job } from '../run/runner.js';
+import { sinceOfNight, type Night } from '../run/since-night.js';
 import type { SnapshotFlags } from '../churn/snapshot-jobs.js';
 
 export interface RouteFlags extends OutputFlags, SnapshotFlags {
@@ -37,7 +38,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
   if (flags.parallel !== undefined && !flags.all) throw usageError('--parallel only applies with --all', 'add --all: one page needs no parallel calls');
   if (flags.state !== undefined && !flags.sinceLast) throw usageError('--state only applies with --since-last', 'add --since-last, or drop --state');
   // Loaded only by the runs that keep snapshots.
-  if (flags.snapshot || flags.changes || flags.snapshotDir || flags.key || flags.notify !== undefined || flags.confirmLost !== undefined) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
+  if (flags.snapshot || flags.changes || flags.snapshotDir || flags.key || flags.notify !== undefined || flags.confirmLost !== undefined || flags.fullEvery !== undefined || flags.full) (await import('../churn/snapshot-jobs.js')).checkSnapshotFlags(flags);
   const since = flags.since === undefined ? undefined : parseSince(flags.since, startedAt);
   const how = flags.how ?? 'username';
   const wanted = flags.concurrency ?? 4;
@@ -61,7 +62,7 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
       users: subjects ? subjects.count : 1,
       startedAt,
       marksFile: flags.sinceLast ? (config) => marksFile(flags.state, io.env, config.store?.path) : undefined,
-      snapshots: flags.snapshot ? { dir: flags.snapshotDir, notify: flags.notify, confirmLost: flags.confirmLost } : undefined,
+      snapshots: flags.snapshot ? { dir: flags.snapshotDir, notify: flags.notify, confirmLost: flags.confirmLost, fullEvery: flags.fullEvery, full: flags.full === true, key: flags.key } : undefined,
       dataset: { dir: flags.dataset, route: routeFolderName(route.path) },
       jobs: (config, held) => {
         const keyOf = (user: string | null) => (user === null ? '' : markKey(config.profile, route.path, how, user));
@@ -71,14 +72,23 @@ export async function runRouteCommand(ctx: CommandContext, route: RouteSpec, arg
           // A user's mark key, worked out once for reading its mark and for staging the new one.
           const key = marks && user !== null ? keyOf(user) : undefined;
           const userSince = key === undefined ? sinceOf(user) : sinceFromMark(marks!, key, user!, startedAt, held);
-          const snapshot = held.snapshots && user !== null ? held.snapshots.hooks({ profile: config.profile, route: route.path, how, user }, startedAt, flags.changes === true, flags.key) : {};
+          const range = { startPage: flags.page ?? 1, follow: flags.all === true, maxPages: flags.maxPages };
+          // --full-every: a night between whole ones asks with the since of the user's last run.
+          const withSince = (since: string) => routeRequest(route, { user, how, since }, range);
+          const subject = user === null ? undefined : { profile: config.profile, route: route.path, how, user };
+          const snapshot = held.snapshots && subject ? held.snapshots.hooks(subject, startedAt, flags.changes === true, flags.key, withSince) : {};
+          // What the user's list is tonight, seen by the dataset too (a night of what came since marks its records).
+          let tonight: Night | undefined;
+          const planned = snapshot.night ?? (!held.snapshots && held.nights && subject ? () => held.nights!.tonight(subject, withSince) : undefined);
+          const night = planned ? { night: () => (tonight = planned()) } : {};
           return {
             user,
-            request: routeRequest(route, { user, how, since: userSince }, { startPage: flags.page ?? 1, follow: flags.all === true, maxPages: flags.maxPages }),
+            request: routeRequest(route, { user, how, since: userSince }, range),
             onComplete: marks && key !== undefined ? (asOf) => marks.stage(key, asOf) : undefined,
             ...snapshot,
+            ...night,
             // The dataset sees every record and every change, whatever the output shows.
-            ...(held.dataset ? held.dataset.hooks(user, snapshot) : {}),
+            ...(held.dataset ? held.dataset.hooks(user, snapshot, () => sinceOfNight(tonight)) : {}),
           };
         };
         return subjects ? subjects.map(job) : [job(null)];
@@ -171,13 +181,17 @@ function resumeCommand({ route, flags, globals, tagUser, sinceOf }: ResumeBase, 
   return command;
 }
 
-/** What the run kept beside its output, kept by its resume too: the snapshots and their changes, the dataset. */
+/** What the run kept beside its output, kept by its resume too: the snapshots, their changes and how losses are counted, the dataset. */
 function keptFlags(flags: RouteFlags): string[] {
   const words: string[] = [];
   if (flags.snapshot) words.push('--snapshot');
   if (flags.changes) words.push('--changes');
   if (flags.snapshotDir !== undefined) words.push('--snapshot-dir', flags.snapshotDir);
   if (flags.key !== undefined) words.push('--key', flags.key);
+  if (flags.confirmLost !== undefined) words.push('--confirm-lost', String(flags.confirmLost));
+  // Not --notify's URL (a secret, printed here on stderr): the notify setting reaches the resume as any run.
+  if (flags.fullEvery !== undefined) words.push('--full-every', String(flags.fullEvery));
+  if (flags.full) words.push('--full');
   if (flags.dataset !== undefined) words.push('--dataset', flags.dataset);
   return words;
 }

@@ -4,7 +4,7 @@ import type { RouteFlags } from './route-command.js';
 import { defineCommand, helpText, type ArgumentDefinition, type CommandDefinition } from './define.js';
 import { datasetOption, limitOptions, outputOptions, snapshotDirOption } from './options.js';
 import { nonEmpty, positiveInt } from './parsers.js';
-import { MAX_CONFIRM_LOST } from '../../core/config.js';
+import { MAX_CONFIRM_LOST, MAX_FULL_EVERY } from '../../core/config.js';
 import { examplesOf } from './route-examples.js';
 
 // The route commands, one per route of the table: a namespace lists its verbs, and a verb's
@@ -64,6 +64,8 @@ function routeOptions(route: RouteSpec): Option[] {
       new Option('--changes', 'with --snapshot, print only who was gained and lost since the previous snapshot'),
       new Option('--key <field>', 'with --snapshot, the field that identifies an account (default: its id, else its username)').argParser(nonEmpty('--key')),
       new Option('--confirm-lost <n>', 'with --snapshot, an account is lost once missing from N snapshots in a row (default 1, or the confirm-lost setting)').argParser(positiveInt('--confirm-lost', MAX_CONFIRM_LOST)),
+      new Option('--full-every <n>', "with --snapshot, fetch a user's whole list every N runs, and between them only what came since (default 1, or the full-every setting)").argParser(positiveInt('--full-every', MAX_FULL_EVERY)),
+      new Option('--full', 'with --snapshot, fetch every whole list tonight, whatever --full-every counts'),
       // Checked by the run (checkSnapshotFlags), not by Commander, whose message would repeat the address.
       new Option('--notify <url>', 'with --snapshot, POST the changes found to this webhook (Slack, Discord, …); shows in ps: prefer the notify setting'),
       snapshotDirOption(),

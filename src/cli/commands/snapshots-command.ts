@@ -4,6 +4,7 @@ import type { CommandContext } from '../context.js';
 import type { Format } from '../output/formats.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { stateOwner } from '../run/connection.js';
+import { statSync } from 'node:fs';
 import { count } from '../../core/words.js';
 
 export interface SnapshotsFlags {
@@ -30,7 +31,7 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
   const rows: JsonObject[] = store
     .list()
     .filter((s) => !only || only.has(s.meta.user))
-    .map(({ meta, dataPath }) => ({
+    .map(({ meta, dataPath, metaPath }) => ({
       user: meta.user,
       route: meta.route,
       how: meta.how,
@@ -39,7 +40,10 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
       records: meta.records,
       pages: meta.pages,
       credits_used: meta.credits_used,
+      // --full-every's nights between whole ones: the last whole list plus what came since.
+      partial: meta.partial === true,
       complete: meta.complete,
+      bytes: sizeOnDisk(dataPath, metaPath),
       file: dataPath,
     }));
   await formatter.write(rows, false);
@@ -48,4 +52,11 @@ export async function runSnapshotsCommand(ctx: CommandContext, verb: string, use
   if (!rows.length) reporter.info(`sgq: no snapshots${only ? ' of those users' : ''} in ${store.base}`);
   if (sink.failure) throw sink.failure;
   return ExitCode.ok;
+}
+
+/** What a snapshot takes on disk: its data file and its metadata file, in bytes (0 for one a prune removed meanwhile). */
+function sizeOnDisk(...files: string[]): number {
+  let bytes = 0;
+  for (const file of files) bytes += statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  return bytes;
 }

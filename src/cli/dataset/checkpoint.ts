@@ -125,15 +125,17 @@ export class DatasetCheckpoint implements Checkpoint {
 
   /**
    * The hooks that send a job's records (and the changes its --snapshot --changes prints) to
-   * the dataset: a page goes as its body's text, which the writer parses itself.
+   * the dataset: to a thread a page goes as its body's text, which the writer parses itself;
+   * to a writer in this thread, as the records parsed. `sinceTonight`: the since of a
+   * --full-every night between whole ones (its records are what came since), else undefined.
    */
-  hooks(user: string | null, inner: Pick<Job, 'onRecords' | 'onEnd'>): Pick<Job, 'onRecords' | 'onEnd'> {
+  hooks(user: string | null, inner: Pick<Job, 'onRecords' | 'onEnd'>, sinceTonight: () => string | undefined = () => undefined): Pick<Job, 'onRecords' | 'onEnd'> {
     const { onRecords, onEnd } = inner;
     return {
       onRecords: async (records, lossless, page) => {
-        if (records.length > 0) {
-          await this.send(page ? { kind: 'page', user, ...page } : { kind: 'records', user, ndjson: ndjson(records) });
-        }
+        const since = sinceTonight();
+        // A writer in this thread takes the records as parsed; a thread, the page's text (it parses it again).
+        if (records.length > 0) await this.send(this.lane.thread === 'main' ? { kind: 'parsed', user, since, records } : page ? { kind: 'page', user, since, ...page } : { kind: 'records', user, since, ndjson: ndjson(records) });
         await onRecords?.(records, lossless);
       },
       onEnd:

@@ -12,6 +12,13 @@ const CHANGE: Declared = { name: 'change', kind: 'string', description: '`gained
 const RENAMED_FROM: Declared = { name: 'renamed_from', kind: 'string', description: 'the older username of a renamed account (churn matched it by id)' };
 const OBSERVED_AT: Declared = { name: 'observed_at', kind: 'datetime', description: "the run's start (UTC): when the change was seen" };
 
+/**
+ * Not declared (a text column, in the files of the runs that have it): the since the records
+ * of a --full-every night between whole ones were asked with; such a run holds what came
+ * since, not the whole list.
+ */
+export const FETCHED_SINCE = 'fetched_since';
+
 /** The route of a partition (`graph.get_followers`), when sgq knows it. */
 export const routeOfPartition = (route: string) => findRouteByPath(route.replaceAll('.', '/'));
 

@@ -1,9 +1,9 @@
 import { isObject, type JsonObject } from '../../core/classify.js';
-import { parseJson, type Json } from '../../core/json.js';
+import { parseJson, parseKept, type Json } from '../../core/json.js';
 import { pageRecords, type PageText } from '../../core/page.js';
 import { DatasetLayout, type Kind } from './layout.js';
 import { DatasetStream } from './stream.js';
-import { datasetSchema } from './schema.js';
+import { FETCHED_SINCE, datasetSchema } from './schema.js';
 
 // The writing half of --dataset: the run's Parquet parts, fed with each page's body as text.
 // It runs in a worker thread (worker.ts) so that parsing, encoding and GZIP take the second
@@ -25,9 +25,11 @@ export interface WriterSetup {
 export type WriterRequest =
   /** Creates the first part's file: proves the folder can be written. */
   | { kind: 'open' }
-  | ({ kind: 'page'; user: string | null } & PageText)
+  | ({ kind: 'page'; user: string | null; since?: string } & PageText)
+  /** Records already parsed, to a writer in the run's own thread (lane.ts): the run's objects, read, never changed. */
+  | { kind: 'parsed'; user: string | null; since?: string; records: readonly JsonObject[] }
   /** Records (or changes) as NDJSON text, for what comes without a page. */
-  | { kind: Kind; user: string | null; ndjson: string }
+  | { kind: Kind; user: string | null; since?: string; ndjson: string }
   /** Seals the parts written so far: the next commit renames them, and no later one. */
   | { kind: 'cut' }
   /** Renames into their partitions the parts the last cut sealed. */
@@ -85,9 +87,12 @@ export class DatasetWriter {
         this.streams.records.open();
         return;
       case 'page':
-        return this.addRecords(request.user, grantedRecords(request));
+        return this.addRecords(request, grantedRecords(request));
+      case 'parsed':
+        // Copies: the run prints and stores these objects too.
+        return this.addRecords(request, request.records.map((r) => ({ ...r })));
       case 'records':
-        return this.addRecords(request.user, fromNdjson(request.ndjson));
+        return this.addRecords(request, fromNdjson(request.ndjson));
       case 'changes':
         return this.addChanges(request.user, fromNdjson(request.ndjson));
       case 'cut':
@@ -102,9 +107,21 @@ export class DatasetWriter {
     }
   }
 
-  private addRecords(user: string | null, records: JsonObject[]): void {
+  /**
+   * A user's records, with who they were fetched for and when; on a --full-every night between
+   * whole ones, `fetched_since` too: the since they were asked with (what came since, not the
+   * whole list: `sgq history --dataset` reads such a run as a partial snapshot).
+   */
+  private addRecords({ user, since }: { user: string | null; since?: string }, records: JsonObject[]): void {
     const fetchedAt = this.setup.startedAt;
-    this.streams.records.add(records.map((r) => ({ query_user: user, fetched_at: fetchedAt, ...r })));
+    // Added to the records themselves (parsed or copied for this, no one else's), a record's own
+    // field kept: a new object a record for these two cost the thread a twentieth of its time.
+    for (const r of records) {
+      if (!Object.hasOwn(r, 'query_user')) r.query_user = user;
+      if (!Object.hasOwn(r, 'fetched_at')) r.fetched_at = fetchedAt;
+      if (since !== undefined && !Object.hasOwn(r, FETCHED_SINCE)) r[FETCHED_SINCE] = since;
+    }
+    this.streams.records.add(records);
   }
 
   private addChanges(user: string | null, records: JsonObject[]): void {
@@ -114,9 +131,10 @@ export class DatasetWriter {
 }
 
 /** The records the run wrote of a page: its body read by the same rule as readPage, cut to the granted count. */
-export function grantedRecords({ text, granted, wholeBodyIsRecord, lossless }: PageText): JsonObject[] {
-  // The run's own parse found every number exact as a double: JSON.parse, without parseJson's scan of the text.
-  const body = lossless ? parseJson(text) : (JSON.parse(text) as Json);
+export function grantedRecords({ text, granted, wholeBodyIsRecord, lossless, keptTokens }: PageText): JsonObject[] {
+  // The run's own parse found every number exact as a double (JSON.parse), or said which it
+  // kept as text: the text is not scanned and parsed twice again (the second parse of a page).
+  const body = !lossless ? (JSON.parse(text) as Json) : keptTokens ? parseKept(text, keptTokens) : parseJson(text);
   if (!isObject(body)) throw new Error('a page body that is not an object reached the dataset');
   const { records } = pageRecords(body, wholeBodyIsRecord);
   return granted < records.length ? records.slice(0, granted) : records;

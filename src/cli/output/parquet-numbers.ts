@@ -42,8 +42,13 @@ export function doubleKeeps(text: string): boolean {
   return sent !== undefined && held !== undefined && sameDecimal(sent, held);
 }
 
+/** A plain integer token of at most 19 digits (every int64): an id past 2^53, read by BigInt itself. */
+const PLAIN_INTEGER = /^-?(?:0|[1-9]\d{0,18})$/;
+
 /** The integer a token's value is, when it is one (`1.0` and `2E+3` are); undefined otherwise. */
 export function integerOf(text: string): bigint | undefined {
+  // Every id of a dataset's rows comes here: the decimal's regexes and strings cost a tenth of its thread.
+  if (PLAIN_INTEGER.test(text)) return BigInt(text);
   const d = decimalOf(text);
   if (!d || d.exponent < 0 || d.exponent > 40) return undefined;
   const n = BigInt(d.digits === '' ? '0' : d.digits + '0'.repeat(d.exponent));

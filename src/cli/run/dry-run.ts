@@ -9,6 +9,7 @@ import type { SinceMarks } from './since-marks.js';
 import type { Job } from './runner.js';
 import { count as plural, grouped } from '../../core/words.js';
 import { BALANCE_BODY, BALANCE_ROUTE } from './balance-probe.js';
+import { NightTally, nightLine } from './dry-run-nights.js';
 
 // `--dry-run`: the requests a run would send and what it could cost at worst, from the jobs
 // the run would build. Nothing is sent, so no key is needed and no credit spent.
@@ -25,6 +26,8 @@ export interface DryRunInput {
   marks?: SinceMarks;
   /** A trial account's pace: the line saying how long the calls take at it, or nothing when unpaced. */
   pace?: (calls: number | null) => string | undefined;
+  /** --full-every N above 1: each job's night is said, and what the night costs. */
+  fullEvery?: number;
 }
 
 /** Request lines printed per user; a longer bound is summed up in one line. */
@@ -45,9 +48,15 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
     const { target, body } = requestTarget(prefix, BALANCE_ROUTE, BALANCE_BODY, 'POST');
     reporter.raw(`sgq: would send POST ${origin}${target} ${body}${keyOf(true)} first, free: the balance before the first call, so that --max-credits counts that call as the balances measure it`);
   }
+  const nights = new NightTally();
   for await (const job of input.jobs) {
     users++;
-    const req = job.request;
+    const night = job.night?.();
+    if (night) {
+      reporter.raw(nightLine(job.user, night));
+      nights.add(night);
+    }
+    const req = night && !night.whole ? night.request : job.request;
     path = req.path;
     const route = findRouteByPath(path);
     pageSize = route?.pageSize ?? null;
@@ -73,6 +82,8 @@ export async function dryRun(input: DryRunInput, reporter: Reporter): Promise<nu
   const count = calls === null ? `at least ${plural(users, 'call')}, pages per user unknown` : `at most ${plural(calls, 'call')}`;
   reporter.raw(`sgq: dry run, nothing sent: ${users > 1 ? `${grouped(users)} users, ` : ''}${count}; worst case ${worstCase(calls, input.price, input.maxCredits, path)}${placeholder ? '; nothing while the route is not open (spec §2.3)' : ''}`);
   if (limit !== undefined) reporter.raw(`sgq: ${limitNote(limit, pageSize, path)}`);
+  const nightsLine = input.fullEvery === undefined ? undefined : nights.line(input.fullEvery, input.price);
+  if (nightsLine) reporter.raw(nightsLine);
   const pace = input.pace?.(calls);
   if (pace) reporter.raw(`sgq: ${pace}`);
   return ExitCode.ok;

@@ -6,6 +6,7 @@ import type { SnapshotCheckpoint } from '../churn/snapshot-jobs.js';
 import type { DatasetCheckpoint } from '../dataset/checkpoint.js';
 import type { Job, RunOptions } from './runner.js';
 import type { SinceMarks } from './since-marks.js';
+import type { NightPlanner } from '../churn/nights.js';
 
 /**
  * What a run will do, as data: the command builds it, the scope (scope.ts) opens what it
@@ -31,10 +32,11 @@ export interface Plan {
   /** The --since-last state file this run reads and advances, if any. */
   marksFile?: (resolved: ResolvedConfig) => string;
   /**
-   * The snapshot store this run stages snapshots in (`--snapshot`), if any; --notify's and
-   * --confirm-lost's flags (the settings apply where they are not given).
+   * The snapshot store this run stages snapshots in (`--snapshot`), if any; --notify's,
+   * --confirm-lost's and --full-every's flags (the settings apply where they are not given),
+   * --full and --key.
    */
-  snapshots?: { dir?: string; notify?: string; confirmLost?: number };
+  snapshots?: { dir?: string; notify?: string; confirmLost?: number; fullEvery?: number; full?: boolean; key?: string };
   /** `--dataset` (else the dataset setting) and the route's name there (graph.get_followers); undefined where a command has none. */
   dataset?: { dir?: string; route: string };
   /** Built as the run takes them, so a long list never sits in memory as jobs. */
@@ -46,6 +48,8 @@ export interface Plan {
 export interface Held {
   marks?: SinceMarks;
   snapshots?: SnapshotCheckpoint;
+  /** --full-every under --dry-run, which opens no checkpoint: which users are whole tonight. */
+  nights?: NightPlanner;
   dataset?: DatasetCheckpoint;
   reporter: Reporter;
 }

@@ -16,6 +16,7 @@ import { Budget, type BudgetLimits } from '../../core/budget.js';
 import { RemainingUsers, type ResumeSubjects } from './remaining.js';
 import { SummaryCollector, type RunSummary, type UserStats } from './summary.js';
 import { concludeRun, UNREACHABLE_AFTER } from './ending.js';
+import { sinceNightPages, type Night } from './since-night.js';
 
 /** One unit of work: a user (or list, or nothing for /info) and how to ask for its pages. */
 export interface Job {
@@ -35,6 +36,11 @@ export interface Job {
   hideRecords?: boolean;
   /** Called once the job has ended, however it ended; may print records through `emit`. */
   onEnd?: (end: JobEnd) => Promise<void>;
+  /**
+   * `--full-every`: after `onStart`, what its list is tonight (since-night.ts); a night between
+   * whole ones asks with `since` and may fall back to `request`. None: `request`, as built.
+   */
+  night?: () => Night;
 }
 
 export interface JobEnd {
@@ -214,14 +220,7 @@ class JobRunner {
     if (job.onStart && !(await this.startJob(job, stat))) return true;
     if (job.request.follow) this.bounds.maxPages ??= job.request.maxPages;
     const { controller, sink } = this.ctx;
-    const pages = fetchPages(this.ctx.client, job.request, this.budget, {
-      signal: controller.signal,
-      parallel: this.options.parallel,
-      onExtraCall: () => stat.extraCalls++,
-      onCall: () => (progress.tried = true),
-      onNote: (line) => this.ctx.reporter.trace(`${prefix(job)}${line}`),
-      holdBack: () => this.outputSlow,
-    });
+    const pages = this.pagesOf(job, stat, () => (progress.tried = true));
     const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt, tried: false };
     try {
       for (;;) {
@@ -241,6 +240,28 @@ class JobRunner {
       if (job.onEnd) await this.endJob(job, stat, progress.cutShort);
     }
     return this.stopped(job, stat, progress);
+  }
+
+  /** The pages of a job: its request's, or tonight's since and, if the service does not honour it, the whole list (since-night.ts). */
+  private pagesOf(job: Job, stat: UserStats, onCall: () => void): AsyncGenerator<FetchedPage, StopReason> {
+    const fetch = (request: PageRequest) =>
+      fetchPages(this.ctx.client, request, this.budget, {
+        signal: this.ctx.controller.signal,
+        parallel: this.options.parallel,
+        onExtraCall: () => stat.extraCalls++,
+        onCall,
+        onNote: (line) => this.ctx.reporter.trace(`${prefix(job)}${line}`),
+        holdBack: () => this.outputSlow,
+      });
+    const night = job.night?.();
+    if (!night || night.whole) return fetch(job.request);
+    return sinceNightPages(night, job.request, fetch, {
+      dropped: (page) => {
+        if (isBilled(page)) stat.calls++;
+        this.budget.returnRecords(page.granted);
+      },
+      fellBack: (why) => this.ctx.reporter.warn(`${prefix(job)}${why}; its whole list is fetched tonight`),
+    });
   }
 
   /** A job's hook before its first request (--snapshot locks the user's folder); false when it refused. */
@@ -318,7 +339,7 @@ class JobRunner {
     // A page cut by --limit leaves records unfetched, even if it was the user's last.
     if (page.granted < page.records.length) this.cut.add(stat);
     let records: JsonObject[] = page.granted < page.records.length ? page.records.slice(0, page.granted) : page.records;
-    if (job.onRecords) await job.onRecords(records, page.lossless, { text: page.text, granted: records.length, wholeBodyIsRecord: job.request.wholeBodyIsRecord === true, lossless: page.lossless });
+    if (job.onRecords) await job.onRecords(records, page.lossless, { text: page.text, granted: records.length, wholeBodyIsRecord: job.request.wholeBodyIsRecord === true, lossless: page.lossless, keptTokens: page.keptTokens });
     if (job.hideRecords) records = [];
     await this.ctx.formatter.write(this.tagged(job, records), page.lossless);
   }

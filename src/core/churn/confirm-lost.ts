@@ -1,6 +1,7 @@
 import { Cursor, type Keyed } from './keyed.js';
 import type { Change } from './merge-diff.js';
 import type { KeyOf } from './record-key.js';
+import { periodEnds } from './full-every.js';
 import { unreadable, type SnapshotMeta } from './store.js';
 
 // `--confirm-lost N`: an account is lost only once it is missing from N complete snapshots in
@@ -9,7 +10,10 @@ import { unreadable, type SnapshotMeta } from './store.js';
 // account is a follower at a snapshot when one of the last N snapshots holds it: a gain is an
 // account that becomes one, a loss one that stops being one. With N = 1 that is the plain diff
 // of the last two snapshots. The rule is decided here once, for `--changes`, the dataset's
-// churn events, notifications and `sgq history`.
+// churn events, notifications and `sgq history`. Under `--full-every` (full-every.ts) the
+// snapshots are periods (a whole snapshot and the partial ones after it, ended by the last,
+// which holds every account known in it): a loss is confirmed by whole runs only, and a
+// partial snapshot reports none.
 
 /** What an account is at a snapshot under the rule: gained, lost, or neither. */
 export type ConfirmedChange = 'gained' | 'lost' | undefined;
@@ -32,12 +36,13 @@ export function confirmedChange(present: readonly boolean[], confirmLost: number
 }
 
 /**
- * The earlier snapshots a snapshot is judged against under `--confirm-lost N`: the last N
- * complete ones before it, oldest first (a snapshot of sgq before 2.3 that could not read its
- * records is no evidence of absence, and is left out like an incomplete one).
+ * The earlier snapshots a snapshot is judged against under `--confirm-lost N`: the ends of
+ * the last N periods before it (each snapshot, without `--full-every`), complete ones, oldest
+ * first (a snapshot of sgq before 2.3 that could not read its records is no evidence of
+ * absence, and is left out like an incomplete one).
  */
 export function confirmationWindow<T extends { meta: SnapshotMeta }>(earlier: readonly T[], confirmLost: number): T[] {
-  return earlier.filter((s) => s.meta.complete && !unreadable(s.meta)).slice(-confirmLost);
+  return periodEnds(earlier).filter((s) => s.meta.complete && !unreadable(s.meta)).slice(-confirmLost);
 }
 
 /** One earlier snapshot of the window, read in key order. */
@@ -58,23 +63,36 @@ export interface WindowCounts {
 
 const BATCH = 1000;
 
+export interface WindowOptions {
+  confirmLost: number;
+  names?: { older: KeyOf; newer: KeyOf };
+  signal?: AbortSignal;
+  /**
+   * The snapshots of the oldest period before its end (`--full-every`), oldest first: a lost
+   * account's `lastSeen` is the first of them (or that end) that holds it, the last whole
+   * snapshot that held it or the night it came after that one.
+   */
+  within?: readonly WindowSide[];
+  /** The current snapshot is partial: what came since only, so nobody is lost by it. */
+  partial?: boolean;
+}
+
 /**
  * The changes of `current` under `--confirm-lost N`, judged against the earlier snapshots of
  * its window (oldest first, at most N, all in order of the same key as `current`): one merge
  * of them all, in constant memory, the changes handed to `emit` in batches in key order. A
- * lost account's record is its last one seen, with `lastSeen` the time of that snapshot; a
- * rename is against the last record seen of the same id.
+ * lost account's record is its last one seen, with `lastSeen` the time of the snapshot that
+ * last held it (the first of its period, under `--full-every`: see `within`); a rename is
+ * against the last record seen of the same id.
  */
-export async function diffWindow(
-  earlier: readonly WindowSide[],
-  current: AsyncIterable<Keyed[]>,
-  options: { confirmLost: number; names?: { older: KeyOf; newer: KeyOf }; signal?: AbortSignal },
-  emit: (changes: Change[]) => Promise<void>,
-): Promise<WindowCounts> {
-  const sides = [...earlier.map((s) => s.records), current].map((records) => new Cursor(records[Symbol.asyncIterator](), options.signal));
-  const live = await Promise.all(sides.map((c) => c.next()));
+export async function diffWindow(earlier: readonly WindowSide[], current: AsyncIterable<Keyed[]>, options: WindowOptions, emit: (changes: Change[]) => Promise<void>): Promise<WindowCounts> {
+  const within = options.within ?? [];
+  const before = [...within, ...earlier];
+  const cursors = [...before.map((s) => s.records), current].map((records) => new Cursor(records[Symbol.asyncIterator](), options.signal));
+  const live = await Promise.all(cursors.map((c) => c.next()));
   const counts: WindowCounts = { gained: 0, lost: 0, renamed: 0, unchanged: 0, missing: 0 };
-  const newest = sides.length - 1;
+  // The sides the rule judges are the window's ends and the current snapshot, the newest.
+  const newest = earlier.length;
   const out: Change[] = [];
   const push = async (change: Change) => {
     out.push(change);
@@ -82,22 +100,25 @@ export async function diffWindow(
   };
   try {
     for (;;) {
-      const key = smallestKey(sides, live);
+      const key = smallestKey(cursors, live);
       if (key === undefined) break;
-      const present = sides.map((c, i) => live[i]! && c.current.key === key);
-      const lines = sides.map((c, i) => (present[i] ? c.current.line : undefined));
-      for (let i = 0; i <= newest; i++) if (present[i]) live[i] = sides[i]!.advance() || (await sides[i]!.next());
+      const held = cursors.map((c, i) => live[i]! && c.current.key === key);
+      const lines = cursors.map((c, i) => (held[i] ? c.current.line : undefined)).slice(within.length);
+      for (let i = 0; i < cursors.length; i++) if (held[i]) live[i] = cursors[i]!.advance() || (await cursors[i]!.next());
+      const present = held.slice(within.length);
       const last = present.lastIndexOf(true, newest - 1);
-      const change = judge(present, lines, last, options);
+      const verdict = judge(present, lines, last, options);
+      // A partial snapshot knows only what came: an account it does not hold is not lost by it.
+      const change = verdict?.change === 'lost' && options.partial ? undefined : verdict;
       if (change) {
         counts[change.change as 'gained' | 'lost' | 'renamed']++;
-        await push(change.change === 'lost' ? { ...change, lastSeen: earlier[last]!.takenAt } : change);
+        await push(change.change === 'lost' ? { ...change, lastSeen: before[held.indexOf(true)]!.takenAt } : change);
       } else if (present[newest]) counts.unchanged++;
-      else if (present.slice(-options.confirmLost).some(Boolean)) counts.missing++;
+      else if (!options.partial && present.slice(-options.confirmLost).some(Boolean)) counts.missing++;
     }
     if (out.length) await emit(out);
   } finally {
-    await Promise.all(sides.map((c) => c.close()));
+    await Promise.all(cursors.map((c) => c.close()));
   }
   return counts;
 }

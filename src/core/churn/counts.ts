@@ -1,5 +1,6 @@
 import { diffMatched, matchSides } from './pair.js';
 import type { Change, DiffCounts } from './merge-diff.js';
+import type { Keyed } from './keyed.js';
 import { unreadable, type OpenSnapshot, type SnapshotCounts, type StoredSnapshot } from './store.js';
 
 // What a snapshot counts: how many accounts came and went since the snapshot before it. Kept
@@ -34,6 +35,8 @@ export interface CountOptions {
   signal?: AbortSignal;
   /** Each batch of changes, for a caller that lists them (the history page); none: counted only. */
   emit?: (changes: Change[]) => Promise<void>;
+  /** `current`'s records in key order, when they are held in memory (just staged): its file is not read back. */
+  inOrder?: readonly Keyed[];
 }
 
 /** The field --key named when `snapshot` was taken (its identity is that key), else undefined: ids, else usernames. */
@@ -42,7 +45,7 @@ export const keyOf = (snapshot: StoredSnapshot): string | undefined => (snapshot
 /** Diffs two open snapshots as `sgq diff` would (matched by id, else username, or the --key they were taken with). */
 export async function diffSnapshots(previous: OpenSnapshot, current: OpenSnapshot, options: CountOptions): Promise<DiffCounts> {
   const side = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
-  const matched = await matchSides(side(previous, `the snapshot of ${previous.meta.taken_at}`), side(current, `the snapshot of ${current.meta.taken_at}`), {
+  const matched = await matchSides(side(previous, `the snapshot of ${previous.meta.taken_at}`), { ...side(current, `the snapshot of ${current.meta.taken_at}`), inOrder: options.inOrder }, {
     key: keyOf(current),
     tempDir: options.tempDir,
   });

@@ -44,16 +44,39 @@ export class ExternalSort {
   ) {}
 
   async add(lines: readonly string[]): Promise<void> {
-    for (const line of lines) {
-      const key = this.keyOf(line);
-      if (key === undefined) {
-        this.stats.missingKey++;
-        continue;
-      }
-      this.buffer.push({ key, line });
-      this.chars += line.length;
-    }
+    for (const line of lines) this.hold(this.keyOf(line), line);
     if (this.chars >= this.runChars) await this.spill();
+  }
+
+  /** Record lines whose keys the caller has read already (`keys[i]` that of `lines[i]`; undefined for none), as keyOf would read them. */
+  async addKeyed(lines: readonly string[], keys: readonly (string | undefined)[]): Promise<void> {
+    for (let i = 0; i < lines.length; i++) this.hold(keys[i], lines[i]!);
+    if (this.chars >= this.runChars) await this.spill();
+  }
+
+  private hold(key: string | undefined, line: string): void {
+    if (key === undefined) {
+      this.stats.missingKey++;
+      return;
+    }
+    this.buffer.push({ key, line });
+    this.chars += line.length;
+  }
+
+  /**
+   * When no run was spilled, what `sorted` would yield, as one array taken from memory: every
+   * record once (the first of a key), in key order. Undefined once a run is on disk.
+   */
+  inMemory(): Keyed[] | undefined {
+    if (this.runs.length) return undefined;
+    const items = this.takeBuffer();
+    let kept = 0;
+    for (const item of items) {
+      if (kept > 0 && item.key === items[kept - 1]!.key) this.stats.duplicates++;
+      else items[kept++] = item;
+    }
+    items.length = kept;
+    return items;
   }
 
   /** Sorts what is held in memory now (a thread that would otherwise wait); `sorted` then finds it in order. */
@@ -158,7 +181,8 @@ export class ExternalSort {
 /** Sorts by key in place; Array.prototype.sort is stable: equal keys stay in arrival order. */
 export const sortKeyed = (items: Keyed[]): Keyed[] => items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 
-async function* batchesOf(items: Keyed[]): AsyncGenerator<Keyed[]> {
+/** Items in batches, as the sort yields them. */
+export async function* batchesOf(items: readonly Keyed[]): AsyncGenerator<Keyed[]> {
   for (let i = 0; i < items.length; i += BATCH) yield items.slice(i, i + BATCH);
 }
 

@@ -106,14 +106,15 @@ export async function* lineBatches(stream: Readable): AsyncGenerator<string[]> {
     pieces.push(last);
     pending += last.length;
     if (pending > MAX_LINE_CHARS) throw new LineTooLong(ended + 1);
-    const batch = clean(parts);
+    const batch = cleanLines(parts);
     if (batch.length) yield batch;
   }
-  const rest = clean([pieces.join('')]);
+  const rest = cleanLines([pieces.join('')]);
   if (rest.length) yield rest;
 }
 
-function clean(parts: string[]): string[] {
+/** The lines of a split text as lineBatches gives them: a CR before the LF dropped, blank lines skipped. */
+export function cleanLines(parts: string[]): string[] {
   const out: string[] = [];
   for (let line of parts) {
     if (line.endsWith('\r')) line = line.slice(0, -1);

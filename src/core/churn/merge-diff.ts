@@ -112,7 +112,7 @@ export function settled(counts: DiffCounts, changed: boolean): DiffCounts {
 }
 
 /** The older username when the two records of one id carry different ones; both must have one. */
-function renamedFrom(names: { older: KeyOf; newer: KeyOf }, older: string, newer: string): string | undefined {
+export function renamedFrom(names: { older: KeyOf; newer: KeyOf }, older: string, newer: string): string | undefined {
   const before = names.older(older);
   const after = names.newer(newer);
   return before !== undefined && after !== undefined && before !== after ? before : undefined;

@@ -3,18 +3,24 @@ import { chooseMatch, type Glimpse, type Match } from './identity.js';
 import type { Keyed, KeyStats } from './keyed.js';
 import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
+import { diffHeld } from './held-diff.js';
+import { batchesOf } from './external-sort.js';
 import { NotARecord, keyReader } from './record-key.js';
-import { exportLines, glimpse, snapshotRecords } from './sources.js';
+import { exportLines, glimpse, headGlimpse, snapshotRecords } from './sources.js';
 import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 
 // The two sides of a diff, matched on the identity they share: each is glanced at for its
 // shape, then diffed: by a merge when both are snapshots stored in order of the field chosen,
 // else by a hash join.
 
-/** One side of a diff before it is keyed: an export, or a stored snapshot in order by `sortedBy`. */
+/**
+ * One side of a diff before it is keyed: an export, or a stored snapshot in order by
+ * `sortedBy`; with `inOrder`, the snapshot's records as they are in its file, keyed by
+ * `sortedBy`, held in memory (one just staged): read instead of the file.
+ */
 export type DiffSource =
   | { kind: 'export'; source: string | FileHandle; where: string }
-  | { kind: 'snapshot'; handle: FileHandle; sortedBy: string; path: string; where: string };
+  | { kind: 'snapshot'; handle: FileHandle; sortedBy: string; path: string; where: string; inOrder?: readonly Keyed[] };
 
 /** One side of a diff with the field chosen to key it, and what keying it left out. */
 export interface MatchedSide {
@@ -49,7 +55,9 @@ async function onSide<T>(source: DiffSource, step: () => Promise<T>): Promise<T>
 }
 
 async function glimpseOf(source: DiffSource, key: string | undefined): Promise<Glimpse & { where: string }> {
-  const lines = source.kind === 'export' ? exportLines(source.source) : lineBatches(await openText(source.handle));
+  const head = source.kind === 'snapshot' && !source.inOrder ? await onSide(source, () => headGlimpse(source.handle, key)) : undefined;
+  if (head) return { ...head, where: source.where };
+  const lines = source.kind === 'export' ? exportLines(source.source) : source.inOrder ? linesOf(source.inOrder) : lineBatches(await openText(source.handle));
   return { ...(await onSide(source, () => glimpse(lines, key))), where: source.where };
 }
 
@@ -70,6 +78,8 @@ export function diffMatched(matched: Matched, options: { changed: boolean; signa
   const { older, newer } = matched;
   if (inOrder(older) && inOrder(newer)) {
     const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
+    const held = heldSide(older, newer);
+    if (held) return diffHeld(held.lines, held.newer, { ...options, names: readers, olderKey: keyReader(older.field), stats: older.stats, where: held.where }, emit);
     return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
   }
   return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, tempDir: matched.tempDir }, emit);
@@ -79,7 +89,19 @@ const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.s
 
 function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
   const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
-  return snapshotRecords(source.handle, side.field, side.stats, source.path);
+  return source.inOrder ? batchesOf(source.inOrder) : snapshotRecords(source.handle, side.field, side.stats, source.path);
+}
+
+/** A stored older side against a newer one held in memory: the older one's lines, keyed as they are merged (held-diff.ts). */
+function heldSide(older: MatchedSide, newer: MatchedSide): { lines: AsyncIterable<string[]>; newer: readonly Keyed[]; where: string } | undefined {
+  const [a, b] = [older.source, newer.source] as Extract<DiffSource, { kind: 'snapshot' }>[];
+  if (a!.inOrder || !b!.inOrder) return undefined;
+  const handle = a!.handle;
+  return { lines: (async function* () { yield* lineBatches(await openText(handle)); })(), newer: b!.inOrder, where: a!.path };
+}
+
+async function* linesOf(items: readonly Keyed[]): AsyncGenerator<string[]> {
+  for await (const batch of batchesOf(items)) yield batch.map((item) => item.line);
 }
 
 function unsorted(side: MatchedSide): UnsortedSide {

@@ -57,7 +57,16 @@ function readFlat(line: string, anywhere: string): string | undefined | typeof P
 }
 
 function parsedKey(line: string, key: string): string | undefined {
-  const value = parseRecord(line)[key];
+  return recordKey(parseRecord(line), key);
+}
+
+/**
+ * `key` of a record already parsed, as `keyReader` reads it from the record's line (the text
+ * stringifyJson writes of it): a string as it is, anything else as its JSON text (a RawNumber's
+ * digits as sent); undefined when it is missing or null.
+ */
+export function recordKey(record: Record<string, unknown>, key: string): string | undefined {
+  const value = record[key];
   if (value === undefined || value === null) return undefined;
   return typeof value === 'string' ? value : stringifyJson(value as never);
 }

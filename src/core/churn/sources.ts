@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
+import { constants, gunzipSync } from 'node:zlib';
 import { keyedInOrder, type KeyStats, type Keyed } from './keyed.js';
-import { lineBatches, openText, textChunks } from './lines.js';
+import { cleanLines, isGzipHead, lineBatches, openText, textChunks } from './lines.js';
 import { csvRecordLines, isCsvName } from './csv-records.js';
 import { keyReader, parseRecord } from './record-key.js';
 import { fieldsOf, type Glimpse } from './identity.js';
@@ -58,4 +59,35 @@ export async function glimpse(batches: AsyncIterable<string[]>, key?: string): P
     }
   }
   return { records, sample };
+}
+
+/** The bytes of a stored snapshot's head that headGlimpse inflates: some 50 records of the service. */
+const HEAD_BYTES = 4096;
+
+/**
+ * `glimpse` of a stored snapshot from its head alone: its first few KiB, inflated at once, cut
+ * at its last whole line. A night's diff glimpsed at the snapshot before through a stream of
+ * its own (gunzip, reads, a stream destroyed midway) and then read it whole again. Undefined
+ * when the head holds no record with an identity (or is not gzip, or cannot be inflated): then
+ * the whole file is glimpsed at, as before.
+ */
+export async function headGlimpse(handle: FileHandle, key?: string): Promise<Glimpse | undefined> {
+  const head = Buffer.allocUnsafe(HEAD_BYTES);
+  const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+  if (!isGzipHead(head, bytesRead)) return undefined;
+  let text: string;
+  try {
+    // What the head inflates to, without the end of the stream it lacks.
+    text = gunzipSync(head.subarray(0, bytesRead), { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = cleanLines(text.slice(0, text.lastIndexOf('\n') + 1).split('\n'));
+  const seen = await glimpse(
+    (async function* () {
+      yield lines;
+    })(),
+    key,
+  );
+  return seen.fields ? seen : undefined;
 }
