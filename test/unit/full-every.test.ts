@@ -34,12 +34,12 @@ describe('planNight: whole on runs 1, 1+N, 1+2N, …', () => {
   });
 
   it('is whole tonight with --full, after a run cut short, without a whole snapshot kept, or on a snapshot it cannot add to', () => {
-    expect(plan('WP', { full: true })).toBe('whole: --full');
+    expect(plan('WP', { full: true })).toBe('whole: a whole run was asked for');
     expect(plan('WP', { cutShort: 'it stopped at --max-credits' })).toBe('whole: its last run kept nothing: it stopped at --max-credits');
     expect(plan('PP')).toBe('whole: no whole snapshot of it is kept');
     expect(planNight([snap('W', 1, { identity: 'none' })], { fullEvery: 4, full: false }).whole).toBe(true);
     expect(planNight([snap('W', 1, { identity: undefined, records: 0 })], { fullEvery: 4, full: false }).whole).toBe(true);
-    expect(plan('W', { key: 'follower_username' })).toBe('whole: its last snapshot is keyed by follower_userid, not by --key follower_username');
+    expect(plan('W', { key: 'follower_username' })).toBe('whole: its last snapshot is keyed by follower_userid, not by follower_username, the key asked for');
     // Since the start of a run taken by a clock that was ahead: nothing would come; the whole list instead.
     expect(plan('W', { startedAt: 'night 0' })).toBe("whole: its last snapshot says it was taken at night 1, after this run's start: a clock was ahead");
     expect(plan('W', { startedAt: 'night 2' })).toBe('since night 1: run 2 of 4');

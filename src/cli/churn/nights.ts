@@ -1,7 +1,7 @@
 import type { Env, ResolvedConfig } from '../../core/config.js';
 import type { StateOwner } from '../../core/service.js';
 import type { PageRequest, FetchedPage } from '../../core/paginate.js';
-import { planNight, wholeNextMark, type NightPlan } from '../../core/churn/full-every.js';
+import { WHOLE_ASKED, planNight, wholeNextMark, type NightPlan } from '../../core/churn/full-every.js';
 import { heldShare } from '../../core/churn/partial.js';
 import { SnapshotStore, type SnapshotSubject, type StoredSnapshot } from '../../core/churn/store.js';
 import { snapshotRoot } from './open-store.js';
@@ -49,7 +49,8 @@ export class NightPlanner {
   plan(subject: SnapshotSubject): NightPlan {
     try {
       const folder = this.store.folder(subject);
-      return planNight(this.store.history(subject), { ...this.options, cutShort: wholeNextMark(folder) });
+      const plan = planNight(this.store.history(subject), { ...this.options, cutShort: wholeNextMark(folder) });
+      return plan.whole && plan.why === WHOLE_ASKED ? { ...plan, why: '--full' } : plan;
     } catch (error) {
       // What cannot be read now fails the run where it is needed (the stage); tonight is whole.
       return { whole: true, why: `its snapshots cannot be read (${(error as Error).message})` };

@@ -42,13 +42,16 @@ export interface NightOptions {
   startedAt?: string;
 }
 
+/** Why a night is whole when the run asked for whole nights (the CLI names its flag instead). */
+export const WHOLE_ASKED = 'a whole run was asked for';
+
 /** Whether a user's run tonight is whole, from its snapshots (oldest first). */
 export function planNight(history: readonly StoredSnapshot[], options: NightOptions): NightPlan {
   const lastWhole = history.findLast((s) => !s.meta.partial);
   const pages = lastWhole?.meta.pages;
   if (options.fullEvery <= 1) return { whole: true, why: 'every run is whole', pages };
   if (history.length === 0) return { whole: true, why: 'its first snapshot' };
-  if (options.full) return { whole: true, why: '--full', pages };
+  if (options.full) return { whole: true, why: WHOLE_ASKED, pages };
   if (!lastWhole) return { whole: true, why: 'no whole snapshot of it is kept', pages };
   if (options.cutShort !== undefined) return { whole: true, why: `its last run kept nothing: ${options.cutShort}`, pages };
   // Tonight's place in the period: the whole run is 1.
@@ -66,7 +69,7 @@ function unfitBase(base: StoredSnapshot, { key, startedAt }: NightOptions): stri
   if (startedAt !== undefined && meta.taken_at > startedAt) return `its last snapshot says it was taken at ${meta.taken_at}, after this run's start: a clock was ahead`;
   if (!meta.complete || unreadable(meta)) return 'its last snapshot is not complete';
   if (meta.identity !== 'id' && meta.identity !== 'username' && meta.identity !== 'key') return 'its last snapshot has no account identity to add to';
-  if (key !== undefined && meta.sorted_by !== key) return `its last snapshot is keyed by ${meta.sorted_by}, not by --key ${key}`;
+  if (key !== undefined && meta.sorted_by !== key) return `its last snapshot is keyed by ${meta.sorted_by}, not by ${key}, the key asked for`;
   return undefined;
 }
 
