@@ -3,8 +3,34 @@
 // Thin launcher: the bundled program lives in dist/ (built by `npm run build`, run by `prepare`).
 // It is CommonJS so that a start-up never pays for the ES module loader (see scripts/build.mjs).
 
-// Compiled code is cached between runs by dist/cli.cjs itself (src/cli/code-cache.ts), on every
-// Node line; Node's own module.enableCompileCache() is left off, so there is one cache, not two.
+// `sgq --version` is run by scripts and installers: answered before the CLI loads, from the
+// package's manifest, as the bundle's own --version reads it (src/core/version.ts).
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.on('error', () => undefined);
+  process.stdout.write(`${require('../package.json').version}\n`);
+  return;
+}
+
+// Node keeps the code it compiles for the bundle between runs (Node 22.1 and later), in sgq's
+// cache folder (src/cli/cache-dir.ts: $XDG_CACHE_HOME/sgq, else ~/.cache/sgq), in code/, made
+// 0700 here: a compile cache is code Node runs, so no other user may write it (Node's default,
+// a folder in /tmp, is shared). NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE
+// puts Node's own wherever it says. A cache that cannot be kept means compiling as usual.
+// node:module is loaded only on those lines (on Node 20 it would cost a start for nothing).
+const [major, minor] = process.versions.node.split('.').map(Number);
+if ((major > 22 || (major === 22 && minor >= 1)) && !process.env.NODE_DISABLE_COMPILE_CACHE && !process.env.NODE_COMPILE_CACHE) {
+  try {
+    const { enableCompileCache } = require('node:module');
+    const { join } = require('node:path');
+    const home = process.env.HOME || require('node:os').homedir();
+    const dir = join(process.env.XDG_CACHE_HOME || join(home, '.cache'), 'sgq', 'code');
+    require('node:fs').mkdirSync(dir, { recursive: true, mode: 0o700 });
+    enableCompileCache(dir);
+  } catch {
+    // No home folder, a read-only disk: no cache.
+  }
+}
 
 let cli;
 try {
