@@ -17,7 +17,7 @@
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/diff-worker.cjs the worker thread sgq diff reads the older side and joins partitions in
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -110,6 +110,36 @@ const requireFromDist = (name, filter, target) => ({
   },
 });
 
+/**
+ * The CLI in chunks: dist/cli.cjs (the entry, Commander and the commands' definitions) and a
+ * chunk for each part only some lines run (a command's runner, an output format), required
+ * on first use. esbuild splits only ES modules, so it splits them as such and each file is
+ * then turned into CommonJS on its own, its import() into a require().
+ */
+async function cliChunks() {
+  const result = await build({
+    ...common,
+    format: 'esm',
+    splitting: true,
+    supported: {},
+    write: false,
+    entryPoints: { cli: 'src/cli/entry.ts' },
+    outdir: 'dist',
+    outExtension: { '.js': '.cjs' },
+    chunkNames: 'cli-[hash]',
+    plugins: [
+      stubs,
+      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+      requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
+    ],
+  });
+  for (const file of result.outputFiles) {
+    const { code } = await transform(file.text, { format: 'cjs', platform: 'node', target: 'node20', minify: true, supported: common.supported, legalComments: 'none' });
+    writeFileSync(file.path, code);
+  }
+  return result;
+}
+
 // The package test packs the tree its setup built, with npm's scripts on (so prepack runs), while
 // other tests run that tree: SGQ_BUILD=skip keeps prepare from rebuilding it under them.
 if (process.env.SGQ_BUILD === 'skip' && existsSync('dist/cli.cjs')) process.exit(0);
@@ -121,16 +151,7 @@ mkdirSync('dist/vendor/build');
 copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/vendor/build/jq.wasm');
 
 const builds = [
-  build({
-    ...common,
-    entryPoints: ['src/cli/entry.ts'],
-    outfile: 'dist/cli.cjs',
-    plugins: [
-      stubs,
-      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
-      requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
-    ],
-  }),
+  cliChunks(),
   // uPlot's two files as strings (the sources read them from the package: src/cli/churn/uplot-assets.ts).
   build({
     ...common,
