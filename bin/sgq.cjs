@@ -12,35 +12,26 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   return;
 }
 
-// Node keeps the code it compiles for the bundle between runs (Node 22.1 and later), in sgq's
-// cache folder (src/cli/cache-dir.ts: $XDG_CACHE_HOME/sgq, else ~/.cache/sgq), in code/, made
-// 0700 here: a compile cache is code Node runs, so no other user may write it (Node's default,
-// a folder in /tmp, is shared). NODE_DISABLE_COMPILE_CACHE=1 turns it off; NODE_COMPILE_CACHE
-// puts Node's own wherever it says. A cache that cannot be kept means compiling as usual.
-// node:module is loaded only on those lines (on Node 20 it would cost a start for nothing).
-const [major, minor] = process.versions.node.split('.').map(Number);
-if ((major > 22 || (major === 22 && minor >= 1)) && !process.env.NODE_DISABLE_COMPILE_CACHE && !process.env.NODE_COMPILE_CACHE) {
-  try {
-    const { enableCompileCache } = require('node:module');
-    const { join } = require('node:path');
-    const home = process.env.HOME || require('node:os').homedir();
-    const dir = join(process.env.XDG_CACHE_HOME || join(home, '.cache'), 'sgq', 'code');
-    require('node:fs').mkdirSync(dir, { recursive: true, mode: 0o700 });
-    enableCompileCache(dir);
-  } catch {
-    // No home folder, a read-only disk: no cache.
-  }
-}
-
-let cli;
+// What comes before the CLI loads: dist/launch.cjs (src/cli/launch.ts).
+let launch;
 try {
-  cli = require('../dist/cli.cjs');
+  launch = require('../dist/launch.cjs');
 } catch (error) {
   if (error.code !== 'MODULE_NOT_FOUND') throw error;
   // A clone where `npm ci` has not run yet: say so instead of printing a stack trace.
   process.stderr.write('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder\n');
   process.exit(1);
 }
+const dist = require('node:path').dirname(require.resolve('../dist/launch.cjs'));
+// `sgq … --help` into a pipe or a file: the help the build rendered (src/cli/prerendered-help.ts).
+const help = launch.prerenderedHelp(dist, args, () => process.stdout.isTTY === true);
+if (help !== undefined) {
+  process.stdout.on('error', () => undefined);
+  process.stdout.write(help);
+  return;
+}
+// The CLI, dist/cli.cjs, with its compiled code kept between runs (src/cli/code-cache.ts).
+const cli = launch.loadCli(dist, args, require);
 // If the event loop ever empties with the run still pending (a bug: something waiting on an
 // event that will not come), Node exits 0, and that must not look like success to cron. The
 // code is set at exit, not before the run: Commander reads process.exitCode to choose the exit

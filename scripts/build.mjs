@@ -5,10 +5,16 @@
 // `sgq --help` about 8 ms, a tenth of its run, where require() costs next to nothing.
 // CommonJS has no code splitting: one bundle holds the CLI, and what only some commands need
 // lies beside it, required on first use:
+//   dist/launch.cjs      what bin/sgq.cjs requires first (src/cli/launch.ts): the pre-rendered help,
+//                        and the load of cli.cjs with its code cache (src/cli/code-cache.ts)
 //   dist/cli.cjs         the CLI: src/cli/entry.ts and all of sgq's own code, with commander and
 //                        chalk; a module that is only import()ed (each command's runner, the
-//                        sandbox) runs on first use. bin/sgq.cjs requires it after turning on
-//                        Node's compile cache (Node 22 and later)
+//                        sandbox) runs on first use. One file, not chunks: split by esbuild (ES
+//                        modules, each file then made CommonJS), a one-page run loaded 53 files,
+//                        280 kB, instead of 459 kB in one, and with a code cache took 25 ms more
+//                        CPU (Node 20, 206 ms against 182 at load 5.6): files read and compiled one
+//                        by one cost more than the code left out, which a code cache does not parse
+//   dist/help/*.txt      every command's help as it prints into a pipe, served by bin/sgq.cjs
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
@@ -17,7 +23,7 @@
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/diff-worker.cjs the worker thread sgq diff reads the older side and joins partitions in
-import { build, transform } from 'esbuild';
+import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -110,36 +116,6 @@ const requireFromDist = (name, filter, target) => ({
   },
 });
 
-/**
- * The CLI in chunks: dist/cli.cjs (the entry, Commander and the commands' definitions) and a
- * chunk for each part only some lines run (a command's runner, an output format), required
- * on first use. esbuild splits only ES modules, so it splits them as such and each file is
- * then turned into CommonJS on its own, its import() into a require().
- */
-async function cliChunks() {
-  const result = await build({
-    ...common,
-    format: 'esm',
-    splitting: true,
-    supported: {},
-    write: false,
-    entryPoints: { cli: 'src/cli/entry.ts' },
-    outdir: 'dist',
-    outExtension: { '.js': '.cjs' },
-    chunkNames: 'cli-[hash]',
-    plugins: [
-      stubs,
-      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
-      requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
-    ],
-  });
-  for (const file of result.outputFiles) {
-    const { code } = await transform(file.text, { format: 'cjs', platform: 'node', target: 'node20', minify: true, supported: common.supported, legalComments: 'none' });
-    writeFileSync(file.path, code);
-  }
-  return result;
-}
-
 // The package test packs the tree its setup built, with npm's scripts on (so prepack runs), while
 // other tests run that tree: SGQ_BUILD=skip keeps prepare from rebuilding it under them.
 if (process.env.SGQ_BUILD === 'skip' && existsSync('dist/cli.cjs')) process.exit(0);
@@ -151,7 +127,18 @@ mkdirSync('dist/vendor/build');
 copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/vendor/build/jq.wasm');
 
 const builds = [
-  cliChunks(),
+  build({
+    ...common,
+    entryPoints: ['src/cli/entry.ts'],
+    outfile: 'dist/cli.cjs',
+    plugins: [
+      stubs,
+      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+      requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
+    ],
+  }),
+  // What bin/sgq.cjs requires before the CLI: pre-rendered help, and the load of cli.cjs with its code cache.
+  build({ ...common, entryPoints: ['src/cli/launch.ts'], outfile: 'dist/launch.cjs' }),
   // uPlot's two files as strings (the sources read them from the package: src/cli/churn/uplot-assets.ts).
   build({
     ...common,
@@ -203,6 +190,24 @@ for (const name of Object.keys(LIBRARY)) {
   const names = Object.keys(require(`../dist/lib/${name}.cjs`)).filter((n) => n !== 'default' && n !== '__esModule');
   writeFileSync(`dist/lib/${name}.mjs`, `import lib from './${name}.cjs';\nexport const { ${names.join(', ')} } = lib;\nexport default lib;\n`);
 }
+// The help of every command as it prints into a pipe or a file, which bin/sgq.cjs serves from
+// dist/help/ without loading the CLI (see there), rendered by the CLI itself.
+const { main } = await require('../dist/cli.cjs').loadMain();
+async function capture(argv) {
+  let out = '';
+  const sink = { write: (text) => ((out += text), true), on() {}, once() {} };
+  const io = { stdout: sink, stderr: sink, stdin: undefined, env: {}, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false };
+  const code = await main(argv, io);
+  if (code !== 0) throw new Error(`sgq ${argv.join(' ')} exited ${code}: ${out}`);
+  return out;
+}
+// Each command's name is its whole path (`graph followers`).
+const commandPaths = (command) => (command.commands ?? []).flatMap((c) => [c.name.split(' '), ...commandPaths(c)]);
+mkdirSync('dist/help');
+for (const path of [[], ...commandPaths(JSON.parse(await capture(['describe', '--json'])))]) {
+  writeFileSync(`dist/help/${['sgq', ...path].join('+')}.txt`, await capture([...path, '--help']));
+}
+
 const types = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
 if (types.status !== 0) throw new Error('the type declarations did not build');
 // `.d.mts` beside `.d.cts`: each condition of package.json's exports gets declarations of its own

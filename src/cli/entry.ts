@@ -3,8 +3,9 @@ import { onStderrCreated } from './stderr-on-use.js';
 
 // The process entry, bundled with the rest of the CLI into dist/cli.cjs: every command is
 // parsed by Commander (src/cli/main.ts), and each loads its runner, and the runner the large
-// dependencies it needs (dist/vendor/*.cjs), on first use. bin/sgq.cjs turns on Node's compile
-// cache before it loads this bundle, and answers `sgq --version` without it.
+// dependencies it needs (dist/vendor/*.cjs), on first use. bin/sgq.cjs loads this bundle with
+// its code cache (src/cli/code-cache.ts), and answers `sgq --version` and help into a pipe
+// without it.
 
 /**
  * Wires signals and the real streams to `main`. SIGINT and SIGTERM abort the run (which stops
@@ -38,3 +39,6 @@ export async function run(): Promise<number> {
   const { main, processIo } = await import('./main.js');
   return main(argv, processIo(controller.signal));
 }
+
+/** The CLI's main(), for the build, which renders each command's help with it (scripts/build.mjs). */
+export const loadMain = () => import('./main.js');
