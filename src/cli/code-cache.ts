@@ -29,8 +29,8 @@ import { cacheDir } from './cache-dir.js';
 //     and without NODE_OPTIONS, do not replace each other's entries;
 //   - a run that writes removes the entries nobody wrote for 30 days (other copies of sgq);
 //   - whatever fails (no home, a read-only disk, a damaged entry) means compiling as usual.
-// NODE_DISABLE_COMPILE_CACHE=1 turns either cache off; NODE_COMPILE_CACHE puts Node's own
-// wherever it says.
+// NODE_DISABLE_COMPILE_CACHE=1 turns either cache off; with NODE_COMPILE_CACHE, Node keeps its
+// own wherever that says, and sgq keeps none.
 
 const FORMAT = 'sgq-code-cache 2';
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
@@ -43,11 +43,12 @@ type Wrapper = (this: unknown, exports: unknown, require: unknown, module: unkno
 
 /** The CLI's exports (dist/cli.cjs), loaded with a code cache where one can be kept. */
 export function loadCli(distDir: string, argv: readonly string[], outer: NodeJS.Require, env: Env = process.env): unknown {
-  const folder = env.NODE_DISABLE_COMPILE_CACHE ? undefined : codeFolder(env);
+  // NODE_COMPILE_CACHE: the user's own choice of Node's cache (which Node 20 ignores), no sgq's.
+  const folder = env.NODE_DISABLE_COMPILE_CACHE || env.NODE_COMPILE_CACHE ? undefined : codeFolder(env);
   if (folder === undefined) return outer(join(distDir, 'cli.cjs'));
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
   if (major > 22 || (major === 22 && minor >= 1)) {
-    if (!env.NODE_COMPILE_CACHE) enableNodeCache(folder);
+    enableNodeCache(folder);
     return outer(join(distDir, 'cli.cjs'));
   }
   return loadCached(join(distDir, 'cli.cjs'), join(folder, `${process.version}-${process.arch}`), runKind(argv), outer, env);
