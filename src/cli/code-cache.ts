@@ -1,6 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { cachedDataVersionTag } from 'node:v8';
 import { Script } from 'node:vm';
 import { replaceFile } from '../fs/atomic.js';
 import { makePrivateFolder } from '../fs/modes.js';
@@ -84,13 +83,15 @@ function loadCached(filename: string, folder: string, kind: string, outer: NodeJ
   // A module already loaded by require (a test's stand-in) is not loaded again.
   const known = outer.cache[filename];
   if (known !== undefined) return known.exports;
-  const flags = cachedDataVersionTag();
   const header = sourceHeader(filename);
   const name = shortHash([filename, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   const entry = join(folder, `${name}-${kind}-${basename(filename)}.v8`);
   const cachedData = header === undefined ? undefined : readEntry(entry, header);
   const script = new Script(WRAP[0] + readFileSync(filename, 'utf8') + WRAP[1], { filename, cachedData });
   if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    // node:v8 only here, on a run that will write: loading it cost every start some 3 ms.
+    const { cachedDataVersionTag } = process.getBuiltinModule('node:v8');
+    const flags = cachedDataVersionTag();
     process.once('exit', () => {
       if (cachedDataVersionTag() === flags) saveEntry(folder, entry, header, script);
     });

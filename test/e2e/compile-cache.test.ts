@@ -74,6 +74,17 @@ describe("Node's compile cache", () => {
     }
   });
 
+  it.skipIf(nodeHasIt)(`on Node ${process.versions.node}, a run that changes V8's flags (--jq) writes no entry: V8 would refuse it to the runs that do not`, async () => {
+    const cache = tempDir();
+    const code = join(cache, 'sgq', 'code', `${process.version}-${process.arch}`);
+    const jq = await sgqWith(cache, ['graph', 'followers', 'jack', '--sandbox', '-q', '--jq', 'tojson | length']);
+    expect([jq.exitCode, jq.stderr]).toEqual([0, '']);
+    expect(existsSync(code) ? readdirSync(code) : []).toEqual([]);
+    // The check itself works: the same line without --jq writes one.
+    expect((await sgqWith(cache, ['graph', 'followers', 'jack', '--sandbox', '-q'])).exitCode).toBe(0);
+    expect(readdirSync(code).map((e) => e.replace(/^[0-9a-f]{8}-/, ''))).toEqual(['route-cli.cjs.v8']);
+  });
+
   it('is off with NODE_DISABLE_COMPILE_CACHE, and in NODE_COMPILE_CACHE when that names a folder', async () => {
     const cache = tempDir();
     expect((await sgqWith(cache, LOADS_CLI, { NODE_DISABLE_COMPILE_CACHE: '1' })).exitCode).toBe(0);
