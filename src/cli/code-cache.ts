@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { replaceFile } from '../fs/atomic.js';
 import { makePrivateFolder } from '../fs/modes.js';
+import { readRegularFile } from '../fs/read.js';
 import { removeFilesOlderThan } from '../fs/sweep.js';
 import { shortHash } from '../fs/temp-names.js';
 import { NAMESPACES, ROUTES } from '../core/routes.js';
@@ -129,7 +130,8 @@ function sourceHeader(filename: string): string | undefined {
 /** The data of `entry` if its first line names this copy of the file and the data's checksum. */
 export function readEntry(entry: string, header: string): Buffer | undefined {
   try {
-    const bytes = readFileSync(entry);
+    // Not a plain read: one of a FIFO put there would wait for a writer, before any of sgq runs.
+    const bytes = readRegularFile(entry);
     const end = bytes.indexOf(10);
     const data = bytes.subarray(end + 1);
     return end !== -1 && bytes.toString('latin1', 0, end) === `${header} ${checksum(data)}` ? data : undefined;

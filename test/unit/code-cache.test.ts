@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +37,10 @@ describe("Node 20's code cache", () => {
       expect(readEntry(file, header), what).toBeUndefined();
     }
     expect(readEntry(join(tempDir(), 'none.v8'), header)).toBeUndefined();
+    // A FIFO in its place is refused at once, not waited on.
+    const fifo = join(tempDir(), 'fifo.v8');
+    execFileSync('mkfifo', [fifo]);
+    expect(readEntry(fifo, header)).toBeUndefined();
   });
 
   it('reads data that does not lie on a 4-byte boundary', () => {
