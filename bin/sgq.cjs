@@ -3,18 +3,35 @@
 // Thin launcher: the bundled program lives in dist/ (built by `npm run build`, run by `prepare`).
 // It is CommonJS so that a start-up never pays for the ES module loader (see scripts/build.mjs).
 
-// Compiled code is cached between runs by dist/cli.cjs itself (src/cli/code-cache.ts), on every
-// Node line; Node's own module.enableCompileCache() is left off, so there is one cache, not two.
+// `sgq --version` is run by scripts and installers: answered before the CLI loads, from the
+// package's manifest, as the bundle's own --version reads it (src/core/version.ts).
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.on('error', () => undefined);
+  process.stdout.write(`${require('../package.json').version}\n`);
+  return;
+}
 
-let cli;
+// What comes before the CLI loads: dist/launch.cjs (src/cli/launch.ts).
+let launch;
 try {
-  cli = require('../dist/cli.cjs');
+  launch = require('../dist/launch.cjs');
 } catch (error) {
   if (error.code !== 'MODULE_NOT_FOUND') throw error;
   // A clone where `npm ci` has not run yet: say so instead of printing a stack trace.
   process.stderr.write('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder\n');
   process.exit(1);
 }
+const dist = require('node:path').dirname(require.resolve('../dist/launch.cjs'));
+// `sgq … --help` into a pipe or a file: the help the build rendered (src/cli/prerendered-help.ts).
+const help = launch.prerenderedHelp(dist, args, () => process.stdout.isTTY === true);
+if (help !== undefined) {
+  process.stdout.on('error', () => undefined);
+  process.stdout.write(help);
+  return;
+}
+// The CLI, dist/cli.cjs, with its compiled code kept between runs (src/cli/code-cache.ts).
+const cli = launch.loadCli(dist, args, require);
 // If the event loop ever empties with the run still pending (a bug: something waiting on an
 // event that will not come), Node exits 0, and that must not look like success to cron. The
 // code is set at exit, not before the run: Commander reads process.exitCode to choose the exit

@@ -3,28 +3,29 @@
 //
 // The output is CommonJS: on Node 20 (no compile cache) the ES module loader alone costs a
 // `sgq --help` about 8 ms, a tenth of its run, where require() costs next to nothing.
-// CommonJS has no code splitting, so the lazy loading is laid out by hand:
-//   dist/cli.cjs         the entry: answers --version, wires signals, then requires main.cjs
-//   dist/main.cjs        all of sgq's own code, with commander and chalk; a module that is only
-//                        import()ed (each command's runner, the sandbox) is compiled lazily
-//   dist/route-main.cjs  what a route command runs, without Commander's program or the other
-//                        commands (src/cli/route-main.ts): a one-page run reads and runs less;
-//                        nor what only a flag asks for (--jq, --snapshot, --sandbox: route-full.cjs)
+// CommonJS has no code splitting: one bundle holds the CLI, and what only some commands need
+// lies beside it, required on first use:
+//   dist/launch.cjs      what bin/sgq.cjs requires first (src/cli/launch.ts): the pre-rendered help,
+//                        and the load of cli.cjs with its code cache (src/cli/code-cache.ts)
+//   dist/cli.cjs         the CLI: src/cli/entry.ts and all of sgq's own code, with commander and
+//                        chalk; a module that is only import()ed (each command's runner, the
+//                        sandbox) runs on first use. One file, not chunks: split by esbuild (ES
+//                        modules, each file then made CommonJS), a one-page run loaded 53 files,
+//                        280 kB, instead of 459 kB in one, and with a code cache took 25 ms more
+//                        CPU (Node 20, 206 ms against 182 at load 5.6): files read and compiled one
+//                        by one cost more than the code left out, which a code cache does not parse
+//   dist/help/*.txt      every command's help as it prints into a pipe, served by bin/sgq.cjs
 //   dist/vendor/*.cjs    the large dependencies that only some commands need (the network stack,
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
 //   dist/vendor/uplot.cjs  uPlot's script and style as two strings, for the page of
 //                        `sgq history --html` (src/cli/churn/uplot-assets.ts), required by it alone
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
-//   dist/jq-early.cjs    what cli.cjs asks of a line with --jq (which filter needs jq's thread, and
-//                        starting it early): a file of its own, so that every other run's cli.cjs,
-//                        compiled at each start without a code cache, is half the size
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/diff-worker.cjs the worker thread sgq diff reads the older side and joins partitions in
-//   dist/help/*.txt      every command's help as it prints into a pipe, served by cli.cjs
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { splitDeclarations } from './declarations.mjs';
@@ -107,43 +108,6 @@ const stubs = {
   },
 };
 
-// The route bundle uses only Commander's Option and its errors, not its Command and Help (34 KB):
-// its `commander` is a module with just those. Importing anything else from it fails the build.
-const commanderLib = (file) => join(dirname(createRequire(import.meta.url).resolve('commander')), 'lib', file);
-const commanderOptionsOnly = {
-  name: 'commander-options-only',
-  setup(b) {
-    b.onResolve({ filter: /^commander$/ }, () => ({ path: 'commander', namespace: 'commander-options' }));
-    b.onLoad({ filter: /.*/, namespace: 'commander-options' }, () => ({
-      // Its package exports no subpaths: the files are named by their place.
-      contents: `import option from ${JSON.stringify(commanderLib('option.js'))}; import error from ${JSON.stringify(commanderLib('error.js'))};
-        export const { Option } = option; export const { CommanderError, InvalidArgumentError } = error;`,
-      resolveDir: '.',
-      loader: 'js',
-    }));
-  },
-};
-
-// What a route command needs only when a flag of its line asks for it (src/cli/route-left-out.ts
-// names the flags) stays out of dist/route-main.cjs: its modules, imported only dynamically, are
-// stubs there that fail if reached. dist/route-full.cjs, for such lines, has them.
-const ROUTE_LEFT_OUT = ['src/cli/output/jq', 'src/cli/churn/snapshot-jobs', 'src/sandbox/server'].map((m) => join(process.cwd(), m));
-const routeLeavesOut = {
-  name: 'route-leaves-out',
-  setup(b) {
-    b.onResolve({ filter: /\.js$/ }, (args) => {
-      const module = join(args.resolveDir, args.path).replace(/\.js$/, '');
-      if (!ROUTE_LEFT_OUT.includes(module)) return undefined;
-      if (args.kind !== 'dynamic-import') throw new Error(`${args.importer} imports ${args.path} statically: the route bundle leaves it out`);
-      return { path: module, namespace: 'route-left-out' };
-    });
-    b.onLoad({ filter: /.*/, namespace: 'route-left-out' }, (args) => ({
-      contents: `throw new Error(${JSON.stringify(`${args.path} is left out of dist/route-main.cjs; the line should have run dist/route-full.cjs`)});`,
-      loader: 'js',
-    }));
-  },
-};
-
 // Points an import at another file of dist/ instead of bundling it.
 const requireFromDist = (name, filter, target) => ({
   name,
@@ -168,45 +132,13 @@ const builds = [
     entryPoints: ['src/cli/entry.ts'],
     outfile: 'dist/cli.cjs',
     plugins: [
-      requireFromDist('main-from-dist', /^\.\/(route-main|route-full|main)\.js$/, (path) => path.replace(/\.js$/, '.cjs')),
-      requireFromDist('jq-early-from-dist', /^\.\/output\/jq-thread-early\.js$/, () => './jq-early.cjs'),
-    ],
-  }),
-  // The --jq part of the entry (src/cli/output/jq-thread-early.ts), required by cli.cjs only for a line with --jq.
-  build({
-    ...common,
-    entryPoints: ['src/cli/output/jq-thread-early.ts'],
-    outfile: 'dist/jq-early.cjs',
-  }),
-  // A route command's bundle (src/cli/route-main.ts): its runner and what that loads, without
-  // Commander's program, the other commands, or what only a flag asks for (routeLeavesOut); a
-  // line it cannot parse goes to main.cjs. route-full.cjs is the same with those parts.
-  ...[
-    ['src/cli/route-main.ts', 'dist/route-main.cjs', [routeLeavesOut]],
-    ['src/cli/route-full.ts', 'dist/route-full.cjs', []],
-  ].map(([entry, outfile, leaves]) =>
-    build({
-      ...common,
-      entryPoints: [entry],
-      outfile,
-      plugins: [
-        ...leaves,
-        commanderOptionsOnly,
-        stubs,
-        requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
-      ],
-    }),
-  ),
-  build({
-    ...common,
-    entryPoints: ['src/cli/main.ts'],
-    outfile: 'dist/main.cjs',
-    plugins: [
       stubs,
       requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
       requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
     ],
   }),
+  // What bin/sgq.cjs requires before the CLI: pre-rendered help, and the load of cli.cjs with its code cache.
+  build({ ...common, entryPoints: ['src/cli/launch.ts'], outfile: 'dist/launch.cjs' }),
   // uPlot's two files as strings (the sources read them from the package: src/cli/churn/uplot-assets.ts).
   build({
     ...common,
@@ -214,14 +146,14 @@ const builds = [
     loader: { '.js': 'text', '.css': 'text' },
     outfile: 'dist/vendor/uplot.cjs',
   }),
-  // --jq's worker thread (src/cli/output/jq-worker.ts), started by main.cjs from beside it.
+  // --jq's worker thread (src/cli/output/jq-worker.ts), started by cli.cjs from beside it.
   build({
     ...common,
     entryPoints: ['src/cli/output/jq-worker.ts'],
     outfile: 'dist/jq-worker.cjs',
     plugins: [requireFromDist('jq-from-dist', /^jq-wasm$/, (pkg) => `./vendor/${pkg}.cjs`)],
   }),
-  // --dataset's worker thread (src/cli/dataset/worker.ts), started by main.cjs from beside it.
+  // --dataset's worker thread (src/cli/dataset/worker.ts), started by cli.cjs from beside it.
   build({
     ...common,
     entryPoints: ['src/cli/dataset/worker.ts'],
@@ -258,9 +190,9 @@ for (const name of Object.keys(LIBRARY)) {
   const names = Object.keys(require(`../dist/lib/${name}.cjs`)).filter((n) => n !== 'default' && n !== '__esModule');
   writeFileSync(`dist/lib/${name}.mjs`, `import lib from './${name}.cjs';\nexport const { ${names.join(', ')} } = lib;\nexport default lib;\n`);
 }
-// The help of every command as it prints into a pipe (src/cli/prerendered-help.ts), rendered by
-// the program itself: `sgq describe --json` names the commands.
-const { main } = require('../dist/main.cjs');
+// The help of every command as it prints into a pipe or a file, which bin/sgq.cjs serves from
+// dist/help/ without loading the CLI (see there), rendered by the CLI itself.
+const { main } = await require('../dist/cli.cjs').loadMain();
 async function capture(argv) {
   let out = '';
   const sink = { write: (text) => ((out += text), true), on() {}, once() {} };

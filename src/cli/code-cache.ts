@@ -1,145 +1,156 @@
-import { statSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
-import type { Script } from 'node:vm';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { Script } from 'node:vm';
 import { replaceFile } from '../fs/atomic.js';
 import { makePrivateFolder } from '../fs/modes.js';
 import { readRegularFile } from '../fs/read.js';
 import { removeFilesOlderThan } from '../fs/sweep.js';
 import { shortHash } from '../fs/temp-names.js';
+import { NAMESPACES, ROUTES } from '../core/routes.js';
+import { cacheDir } from './cache-dir.js';
 
-// A V8 code cache for sgq's own bundles (dist/main.cjs, dist/vendor/*.cjs), so that a start
-// deserializes compiled code instead of parsing and compiling some 200 kB of JavaScript again:
-// that was 11 ms of a 64 ms `sgq --help` on Node 20, which has no compile cache of its own.
+// How bin/sgq.cjs loads the CLI (dist/cli.cjs) with its compiled code kept between runs, in
+// sgq's cache folder, in code/ (made 0700: it is code Node runs).
 //
-// Node 22's module.enableCompileCache() stores the code compiled when a file loads, which
-// leaves out every function V8 compiles lazily later (most of them: Commander's, the
-// formatters'). This cache is taken when the run ends, so it holds every function the run
-// needed. It is what v8-compile-cache did for yarn and eslint; that package loads node:crypto
-// (6-11 ms) to name its files and keeps them in a shared /tmp, so sgq does it in this file:
-//   - one file per bundle and kind of run in $XDG_CACHE_HOME/sgq/code/NODE-ARCH/ (folder made
-//     0700): V8 deserializes all of a cache at once, so --help reading the functions of an
-//     export would cost it 1-2 ms, and an export missing them cost it more;
-//   - a file starts with a line naming the bundle's size, times and inode: an install or a
-//     rebuild changes them, and a stale entry is never used (V8 itself checks only the length
-//     of the source, its own version and its flags);
-//   - written at exit, only when it was missing, stale or rejected, through a temporary file
-//     and a rename, so a run reading it at that moment sees the old file or the new one; only
-//     for bundles compiled under the V8 flags the run ends with (V8 refuses a cache taken under
-//     other flags): a run that sets --liftoff-only before loading undici writes no cache of
-//     main.cjs, compiled before, but does of undici, which the next such run compiles after
-//     setting the same flag;
-//   - named after the folder of the bundles and Node's options too, so that two installs, or
-//     runs with and without NODE_OPTIONS, do not keep replacing each other's files;
-//   - a run that writes also removes files not written for 30 days: those of other copies
-//     of sgq (an npx folder per version, a clone), and temporary files of killed runs;
-//   - anything that fails (no home, a read-only or full disk, a damaged file) means compiling
-//     as usual: the cache can make sgq faster, never make it fail.
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
+// On Node 22.1 and later, Node's own module.enableCompileCache() keeps it. Node 20 has none,
+// and there a one-page command spent about a quarter of its CPU parsing and compiling sgq
+// again. There the bundle is compiled here, through public APIs only: wrapped as Node wraps a
+// CommonJS module and compiled by vm.Script with the cached data of an earlier run; at exit, a
+// run that compiled it without usable data keeps V8's cache of it, taken then, so that it holds
+// every function the run compiled (Node's own holds those of the load only).
+//   - one entry for each kind of run (help, a route command, any other command): each
+//     compiles other parts of sgq, and V8 deserializes all of an entry at once;
+//   - an entry's first line names the bundle's size, times and inode (a rebuild or an install
+//     changes them) and a checksum of the data: V8 checks the source's length, its own
+//     version and its flags, not the data, and runs damaged data as it is;
+//   - a run whose V8 flags changed (--jq sets jq's) writes nothing: V8 refuses data taken
+//     under other flags, so such runs and the others would keep replacing each other's;
+//   - the names hold a hash of the dist folder and Node's options: two installs, or runs with
+//     and without NODE_OPTIONS, do not replace each other's entries;
+//   - a run that writes removes the entries nobody wrote for 30 days (other copies of sgq);
+//   - whatever fails (no home, a read-only disk, a damaged entry) means compiling as usual.
+// NODE_DISABLE_COMPILE_CACHE=1 turns either cache off; with NODE_COMPILE_CACHE, Node keeps its
+// own wherever that says, and sgq keeps none.
 
-const FORMAT = 'sgq-code-cache 1';
+const FORMAT = 'sgq-code-cache 2';
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+const STRIDE = 8;
+// What Node wraps a CommonJS module in, on one line: the file's line numbers stay its own.
+const WRAP = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
 
-interface CompilingModule {
-  exports: unknown;
-  require(id: string): unknown;
-  _compile(content: string, filename: string): unknown;
+type Env = Record<string, string | undefined>;
+type Wrapper = (this: unknown, exports: unknown, require: unknown, module: unknown, filename: string, dirname: string) => void;
+
+/** The CLI's exports (dist/cli.cjs), loaded with a code cache where one can be kept. */
+export function loadCli(distDir: string, argv: readonly string[], outer: NodeJS.Require, env: Env = process.env): unknown {
+  // NODE_COMPILE_CACHE: the user's own choice of Node's cache (which Node 20 ignores), no sgq's.
+  const folder = env.NODE_DISABLE_COMPILE_CACHE || env.NODE_COMPILE_CACHE ? undefined : codeFolder(env);
+  if (folder === undefined) return outer(join(distDir, 'cli.cjs'));
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  if (major > 22 || (major === 22 && minor >= 1)) {
+    enableNodeCache(folder);
+    return outer(join(distDir, 'cli.cjs'));
+  }
+  return loadCached(join(distDir, 'cli.cjs'), join(folder, `${process.version}-${process.arch}`), runKind(argv), outer, env);
 }
 
-type ModuleStatics = {
-  prototype: CompilingModule;
-  wrap(content: string): string;
-  _resolveFilename(request: string, parent: CompilingModule, isMain: boolean, options?: unknown): string;
-  _extensions: unknown;
-  _cache: unknown;
-};
-
-export interface CodeCache {
-  /** V8's flags changed: the bundles compiled so far get no cache (the next run would refuse it). */
-  flagsChanged(): void;
+/** Which entry serves a run: each kind compiles other parts of sgq. */
+export function runKind(argv: readonly string[]): 'help' | 'route' | 'other' {
+  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return 'help';
+  const word = argv.find((arg) => !arg.startsWith('-')) ?? '';
+  const isRoute = (NAMESPACES as readonly string[]).includes(word) || ROUTES.some((r) => !r.namespace && r.verb === word);
+  return isRoute ? 'route' : 'other';
 }
 
-/** Serves the bundles under `distDir` from the cache in `cacheDir`/code, in files for this `kind` of run. */
-export function installCodeCache(distDir: string, cacheDir: string | undefined, kind: string, env: Record<string, string | undefined>): CodeCache | undefined {
-  if (cacheDir === undefined || env.NODE_DISABLE_COMPILE_CACHE) return undefined;
-  const dir = join(cacheDir, 'code', `${process.version}-${process.arch}`);
-  const prefix = distDir.endsWith(sep) ? distDir : distDir + sep;
-  const name = shortHash([prefix, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
-  // Bumped when the run changes V8's flags; a bundle's cache is taken only under the flags it was compiled with.
-  let flags = 0;
-  // Loaded here, not at the top: `--version` and help into a pipe never come this far. In the
-  // bundle, this file's own module object names the class: node:module itself (which compiles
-  // the source-map and ES module parts of Node's loader, some 0.3 ms) is not needed.
-  const ModuleClass = moduleClass();
-  const { Script } = process.getBuiltinModule('node:vm');
-  const compile = ModuleClass.prototype._compile;
-  const toSave: { file: string; header: string; script: Script; flags: number }[] = [];
-
-  ModuleClass.prototype._compile = function (this: CompilingModule, content: string, filename: string) {
-    if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
-    const header = sourceHeader(filename);
-    const file = join(dir, `${name}-${kind}-${filename.slice(prefix.length).replaceAll(sep, '+')}.v8`);
-    const cachedData = header === undefined ? undefined : readEntry(file, header);
-    const script = new Script(ModuleClass.wrap(content), { filename, cachedData });
-    if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) toSave.push({ file, header, script, flags });
-    const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
-    return wrapper.call(this.exports, this.exports, requireFor(this, ModuleClass), this, filename, dirname(filename));
-  };
-
-  process.once('exit', () => {
-    const saving = toSave.filter((entry) => entry.flags === flags);
-    for (const entry of saving) writeEntry(dir, entry.file, entry.header, entry.script);
-    if (saving.length > 0) removeFilesOlderThan(dir, Date.now() - MAX_AGE_MS);
-  });
-  return {
-    flagsChanged: () => {
-      flags++;
-    },
-  };
+/** $XDG_CACHE_HOME/sgq/code, else ~/.cache/sgq/code (src/cli/cache-dir.ts). */
+function codeFolder(env: Env): string | undefined {
+  const dir = cacheDir(env);
+  return dir === undefined ? undefined : join(dir, 'code');
 }
 
-/** The CommonJS Module class: the constructor of this bundle's `module`, else node:module's export (the same class). */
-function moduleClass(): ModuleStatics {
-  const own = typeof module === 'object' ? (module?.constructor as unknown as ModuleStatics | undefined) : undefined;
-  return typeof own?.prototype?._compile === 'function' ? own : (process.getBuiltinModule('node:module') as unknown as ModuleStatics);
-}
-
-/** What identifies this copy of a bundle: its size, times and inode, on the cache file's first line. */
-function sourceHeader(filename: string): string | undefined {
+function enableNodeCache(folder: string): void {
   try {
-    const s = statSync(filename);
-    return `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}\n`;
+    makePrivateFolder(folder);
+    // Typed by hand: sgq's @types/node is Node 20's, which has no compile cache.
+    const { enableCompileCache } = process.getBuiltinModule('node:module') as unknown as { enableCompileCache(dir: string): unknown };
+    enableCompileCache(folder);
   } catch {
-    return undefined;
+    // No home folder, a read-only disk: no cache.
   }
 }
 
-function readEntry(file: string, header: string): Buffer | undefined {
-  try {
-    const data = readRegularFile(file);
-    const end = data.indexOf(10);
-    if (end === -1 || data.toString('latin1', 0, end + 1) !== header) return undefined;
-    return data.subarray(end + 1);
-  } catch {
-    return undefined;
+/** Node 20's load of `filename`, compiled with the entry for `kind` in `folder`. */
+function loadCached(filename: string, folder: string, kind: string, outer: NodeJS.Require, env: Env): unknown {
+  // A module already loaded by require (a test's stand-in) is not loaded again.
+  const known = outer.cache[filename];
+  if (known !== undefined) return known.exports;
+  const header = sourceHeader(filename);
+  const name = shortHash([filename, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
+  const entry = join(folder, `${name}-${kind}-${basename(filename)}.v8`);
+  const cachedData = header === undefined ? undefined : readEntry(entry, header);
+  const script = new Script(WRAP[0] + readFileSync(filename, 'utf8') + WRAP[1], { filename, cachedData });
+  if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    // node:v8 only here, on a run that will write: loading it cost every start some 3 ms.
+    const { cachedDataVersionTag } = process.getBuiltinModule('node:v8');
+    const flags = cachedDataVersionTag();
+    process.once('exit', () => {
+      if (cachedDataVersionTag() === flags) saveEntry(folder, entry, header, script);
+    });
   }
+  const module = { exports: {} };
+  const dir = dirname(filename);
+  // The bundle requires Node's modules and its vendor files (./vendor/*.cjs).
+  const require = (id: string): unknown => outer(id.startsWith('.') ? join(dir, id) : id);
+  (script.runInThisContext() as Wrapper).call(module.exports, module.exports, require, module, filename, dir);
+  return module.exports;
 }
 
-function writeEntry(dir: string, file: string, header: string, script: Script): void {
+/** At exit: V8's cache of `script`, behind its first line. */
+function saveEntry(folder: string, entry: string, header: string, script: Script): void {
   try {
-    makePrivateFolder(dir);
-    // Not flushed to disk: a cache lost in a crash is compiled again.
-    replaceFile(file, Buffer.concat([Buffer.from(header, 'latin1'), script.createCachedData()]), { durable: false });
+    makePrivateFolder(folder);
+    const data = script.createCachedData();
+    replaceFile(entry, Buffer.concat([Buffer.from(`${header} ${checksum(data)}\n`, 'latin1'), data]));
+    removeFilesOlderThan(folder, Date.now() - MAX_AGE_MS);
   } catch {
     // Runs at exit: nothing here may throw, or change the exit code.
   }
 }
 
+/** What identifies this copy of a file: its size, times and inode. */
+function sourceHeader(filename: string): string | undefined {
+  try {
+    const s = statSync(filename);
+    return `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`;
+  } catch {
+    return undefined;
+  }
+}
 
-/** The `require` a module gets from Node itself, bound to `module` (as v8-compile-cache builds it). */
-function requireFor(module: CompilingModule, ModuleClass: ModuleStatics): NodeJS.Require {
-  const require = ((id: string) => module.require(id)) as NodeJS.Require;
-  require.resolve = ((request: string, options?: unknown) => ModuleClass._resolveFilename(request, module, false, options)) as NodeJS.RequireResolve;
-  require.extensions = ModuleClass._extensions as NodeJS.RequireExtensions;
-  require.cache = ModuleClass._cache as NodeJS.Require['cache'];
-  return require;
+/** The data of `entry` if its first line names this copy of the file and the data's checksum. */
+export function readEntry(entry: string, header: string): Buffer | undefined {
+  try {
+    // Not a plain read: one of a FIFO put there would wait for a writer, before any of sgq runs.
+    const bytes = readRegularFile(entry);
+    const end = bytes.indexOf(10);
+    const data = bytes.subarray(end + 1);
+    return end !== -1 && bytes.toString('latin1', 0, end) === `${header} ${checksum(data)}` ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * FNV-1a over every eighth 32-bit word of the data, its length and its last bytes: a damaged
+ * block (a disk's sector, a truncation, a file of something else) changes it. Every word would
+ * cost a start 3-5 ms (interpreted; node:crypto and node:zlib would cost more to load).
+ */
+export function checksum(data: Uint8Array): string {
+  // Words are read where they lie when they lie on a 4-byte boundary, else from a copy.
+  if (data.byteOffset % 4 !== 0) data = new Uint8Array(data);
+  const words = new Int32Array(data.buffer, data.byteOffset, data.byteLength >> 2);
+  let hash = Math.imul(0x811c9dc5 ^ data.length, 0x01000193);
+  for (let i = 0; i < words.length; i += STRIDE) hash = Math.imul(hash ^ words[i]!, 0x01000193);
+  for (let i = Math.max(0, data.length - 64); i < data.length; i++) hash = Math.imul(hash ^ data[i]!, 0x01000193);
+  return (hash >>> 0).toString(16);
 }

@@ -28,7 +28,7 @@ export interface Io {
   exitsAfterRun?: boolean;
 }
 
-export function processIo(signal?: AbortSignal, hooks: { onV8FlagsChange?: () => void } = {}): Io {
+export function processIo(signal?: AbortSignal): Io {
   const flagsSet = new Set<string>();
   // Creating stdin is not free and most runs never read it, so it and its TTY check stay
   // lazy (node:tty would load the whole net stack just to ask isatty). stderr is made when
@@ -55,7 +55,6 @@ export function processIo(signal?: AbortSignal, hooks: { onV8FlagsChange?: () =>
     async setV8Flags(flags) {
       if (flagsSet.has(flags)) return;
       flagsSet.add(flags);
-      hooks.onV8FlagsChange?.();
       // Loaded here, by the few runs that need it: node:v8 costs a start some 3 ms.
       const { setFlagsFromString } = await import('node:v8');
       setFlagsFromString(flags);

@@ -5,19 +5,14 @@ import type { Io } from './io.js';
 import { visible } from './output/visible.js';
 
 export { processIo } from './io.js';
-import { buildProgram, wholeTree } from './program.js';
+import { buildProgram } from './program.js';
 import { joinPairedOptions } from './commands/parsers.js';
-import { commandDefinitions } from './commands/index.js';
-import { runPlainLine } from './plain-line.js';
 
 /**
  * Runs sgq with `argv` (without the node and script entries) and returns the exit code.
  * It never calls process.exit and never throws, so tests run it in-process.
  */
 export async function main(argv: readonly string[], io: Io): Promise<number> {
-  // A plain command line runs without building Commander's program (src/cli/fast-parse.ts).
-  const plain = await runPlainLine(argv, commandDefinitions(), io, () => wholeTree(io));
-  if (plain !== undefined) return plain;
   const state = { exitCode: ExitCode.ok as number };
   const program = buildProgram(io, state);
   const unknown = unknownHelpSubject(program, argv);

@@ -3,7 +3,7 @@ import type { Io } from './io.js';
 import { visible } from './output/visible.js';
 import { globalOptions } from './global-options.js';
 import { VERSION } from '../core/version.js';
-import { runHandler } from './plain-line.js';
+import { createContext, type GlobalOptions } from './context.js';
 import { commandDefinitions } from './commands/index.js';
 import { helpText, type CommandDefinition } from './commands/define.js';
 import { helpLayout, setHelpAfter } from './help/layout.js';
@@ -27,7 +27,7 @@ export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
     fillAll(program);
     return program;
   };
-  const runCommand: RunCommand = run ?? ((definition, args, opts, globals) => runHandler(io, definition, args, opts, globals, tree));
+  const runCommand: RunCommand = run ?? (async (definition, args, opts, globals) => definition.handler!(args, opts, createContext(io, globals as GlobalOptions, tree)));
   const add = (parent: Command, definition: CommandDefinition): void => {
     const cmd = parent.command(definition.name).description(definition.summary);
     for (const arg of definition.arguments ?? []) cmd.argument(arg.name, arg.description);
@@ -51,13 +51,6 @@ export function buildProgram(io: Io, state: State, run?: RunCommand): Command {
   for (const definition of commandDefinitions()) add(program, definition);
   for (const topic of HELP_TOPICS) addTopic(program, topic);
   watch(program);
-  return program;
-}
-
-/** The whole program, every deferred part built, for a run that did not need it to parse. */
-export function wholeTree(io: Io): Command {
-  const program = buildProgram(io, { exitCode: 0 });
-  fillAll(program);
   return program;
 }
 
@@ -119,7 +112,7 @@ function rootCommand(io: Io): Command {
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
       // Help fits the terminal it goes to and is 80 columns into a pipe or a file, as the Io
-      // says (not process.stdout): the build pre-renders the pipe's help this way.
+      // says (not process.stdout).
       getOutHelpWidth: () => (io.stdoutIsTTY ? (io.stdout as { columns?: number }).columns : undefined) ?? 80,
       getErrHelpWidth: () => (io.stderrIsTTY ? (io.stderr as { columns?: number }).columns : undefined) ?? 80,
       // Commander's own errors become one line in sgq's voice, with the help of the command

@@ -38,21 +38,35 @@ const NOT_RUN: Record<string, string> = {
 const hasJq = execaSync('sh', ['-c', 'command -v jq'], { reject: false }).exitCode === 0;
 const pipesIntoJq = (e: Example) => /\|\s*jq\b/.test(stripComment(e.line));
 
-/** The help files the build renders (what `sgq … --help` prints into a pipe), and the pages. */
-function sources(): { name: string; examples: Example[] }[] {
-  const helpDir = join(root, 'dist/help');
-  const helps = readdirSync(helpDir).sort().map((file) => {
-    const name = `${file.replace(/\.txt$/, '').split('+').join(' ')} --help`;
-    return { name, examples: helpExamples(readFileSync(join(helpDir, file), 'utf8'), name) };
-  });
+/** Each command's path (`[]` for sgq itself, `['graph', 'followers']`), from `sgq describe --json`. */
+async function commandPaths(): Promise<string[][]> {
+  const described = JSON.parse((await runSgq(['describe', '--json'])).stdout) as { commands: { name: string; commands?: unknown[] }[] };
+  const walk = (commands: { name: string; commands?: unknown[] }[]): string[][] =>
+    commands.flatMap((c) => [c.name.split(' '), ...walk((c.commands ?? []) as { name: string }[])]);
+  return [[], ...walk(described.commands)];
+}
+
+/** What `sgq … --help` prints into a pipe, for every command: each with the examples it shows. */
+async function helps(): Promise<{ name: string; examples: Example[] }[]> {
+  const out = [];
+  for (const path of await commandPaths()) {
+    const name = ['sgq', ...path, '--help'].join(' ');
+    out.push({ name, examples: helpExamples((await runSgq([...path, '--help'])).stdout, name) });
+  }
+  return out;
+}
+
+/** The helps and the pages. */
+function sources(helpTexts: { name: string; examples: Example[] }[]): { name: string; examples: Example[] }[] {
   const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
   const docs = pages.map((page) => ({ name: page, examples: markdownExamples(readFileSync(join(root, page), 'utf8'), page) }));
-  return [...helps, ...docs]
+  return [...helpTexts, ...docs]
     .map((s) => ({ ...s, examples: s.examples.filter((e) => NOT_RUN[stripComment(e.line)] === undefined && (hasJq || !pipesIntoJq(e))) }))
     .filter((s) => s.examples.length > 0);
 }
 
-const SOURCES = sources();
+const HELPS = await helps();
+const SOURCES = sources(HELPS);
 
 interface World {
   template: string;
@@ -286,7 +300,7 @@ describe('every sgq example of --help, the README and docs/', () => {
   }, 180_000);
 
   it('the examples not run are ones a page shows', () => {
-    const all = [...readdirSync(join(root, 'dist/help')).map((f) => helpExamples(readFileSync(join(root, 'dist/help', f), 'utf8'), f)).flat(),
+    const all = [...HELPS.flatMap((h) => h.examples),
       ...['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)].filter((p) => p.endsWith('.md')).flatMap((p) => markdownExamples(readFileSync(join(root, p), 'utf8'), p))];
     for (const line of Object.keys(NOT_RUN)) expect(all.some((e) => stripComment(e.line) === line), line).toBe(true);
   });

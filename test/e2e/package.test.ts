@@ -150,7 +150,7 @@ function libraryExamples(): string[] {
 describe('npm pack', () => {
   it('ships only what users need, with a manifest that names no build scripts', async () => {
     for (const path of shipped) expect(path).toMatch(/^(bin\/sgq\.cjs|dist\/.+\.(cjs|mjs|d\.[cm]ts|txt)|dist\/vendor\/build\/jq\.wasm|completions\/(sgq\.bash|_sgq|sgq\.fish)|docs\/[\w-]+\.md|README\.md|LICENSE|package\.json)$/);
-    for (const needed of ['bin/sgq.cjs', 'dist/cli.cjs', 'dist/main.cjs', 'dist/vendor/undici.cjs', 'dist/vendor/build/jq.wasm', 'dist/lib/index.cjs', 'dist/lib/index.mjs', 'dist/types/lib.d.mts', 'dist/types/lib.d.cts', 'dist/types/sandbox/index.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/THIRD-PARTY-LICENSES.txt', 'dist/help/sgq.txt', 'dist/help/sgq+graph+followers.txt', 'completions/sgq.bash', 'README.md', 'docs/README.md', 'docs/commands.md', 'docs/dataset.md', 'LICENSE']) {
+    for (const needed of ['bin/sgq.cjs', 'dist/cli.cjs', 'dist/vendor/undici.cjs', 'dist/vendor/build/jq.wasm', 'dist/lib/index.cjs', 'dist/lib/index.mjs', 'dist/types/lib.d.mts', 'dist/types/lib.d.cts', 'dist/types/sandbox/index.d.mts', 'dist/types/sandbox/index.d.cts', 'dist/THIRD-PARTY-LICENSES.txt', 'completions/sgq.bash', 'README.md', 'docs/README.md', 'docs/commands.md', 'docs/dataset.md', 'LICENSE']) {
       expect(shipped).toContain(needed);
     }
     const manifest = (await execa('tar', ['-xzOf', tarball, 'package/package.json'])).stdout;

@@ -108,8 +108,7 @@ describe('-o table in a real terminal', () => {
 });
 
 describe('help in a real terminal', () => {
-  // Into a pipe, help is a file rendered at 80 columns (dist/help); at a terminal, Commander
-  // renders it to the terminal's width.
+  // Into a pipe, help is 80 columns wide; at a terminal, it fits the terminal's width.
   it.each([60, 140])('fits %i columns', async (width) => {
     const { lines, code } = await (await inTerminal(width, 100, ['--help'])).ended();
     expect(code).toBe(0);

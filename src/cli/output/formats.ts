@@ -66,7 +66,7 @@ export function terminalWidth(io: { stdoutIsTTY: boolean; stdout: unknown }): nu
 /**
  * The formatter of `format`, after loading what only that format needs (the others never pay
  * for it): --jq's machinery and Parquet's encoder set up tables at load, which a one-page run
- * would run and carry in its code cache.
+ * would otherwise run at every start.
  */
 export async function createFormatter(format: Format, sink: Sink, options: FormatOptions = {}): Promise<Formatter> {
   if (options.jq) {

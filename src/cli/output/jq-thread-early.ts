@@ -1,6 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { hasFlag } from '../route-left-out.js';
 import { compileSubset } from './jq-subset.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 
@@ -37,7 +36,7 @@ export function needsJqThread(argv: readonly string[]): boolean {
     else if (word.startsWith('--jq=')) filter = word.slice('--jq='.length);
   });
   if (filter === undefined) return false;
-  return argv.includes('--slurp') || hasFlag(argv, '--argjson') || compileSubset(filter) === undefined;
+  return argv.includes('--slurp') || argv.some((word) => word === '--argjson' || word.startsWith('--argjson=')) || compileSubset(filter) === undefined;
 }
 
 /** What a thread's 'error' and 'exit' say, wherever it was started (jq-lane.ts watches its own the same way). */

@@ -1,0 +1,56 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checksum, readEntry, runKind } from '../../src/cli/code-cache.js';
+import { tempDir } from '../helpers/run.js';
+
+// Node 20's code cache (src/cli/code-cache.ts): what tells a sound entry from a damaged one or
+// one of another build, and which entry a line uses. The e2e test runs it in the built sgq.
+
+const data = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 251));
+
+function entryWith(header: string, payload: Uint8Array): string {
+  const file = join(tempDir(), 'entry.v8');
+  writeFileSync(file, Buffer.concat([Buffer.from(`${header} ${checksum(payload)}\n`, 'latin1'), payload]));
+  return file;
+}
+
+describe("Node 20's code cache", () => {
+  it('reads the data of an entry whose first line names this copy of the bundle', () => {
+    expect(readEntry(entryWith('sgq-code-cache 2 10 1 1 7', data), 'sgq-code-cache 2 10 1 1 7')?.equals(data)).toBe(true);
+  });
+
+  it('refuses an entry of another copy, a damaged block of data, data cut short or grown, and a file without a first line', () => {
+    const header = 'sgq-code-cache 2 10 1 1 7';
+    const file = entryWith(header, data);
+    expect(readEntry(file, 'sgq-code-cache 2 10 1 1 8')).toBeUndefined();
+    const whole = readFileSync(file);
+    const start = whole.indexOf(10) + 1;
+    for (const [what, bytes] of [
+      ['a damaged block', Buffer.concat([whole.subarray(0, start + 4096), Buffer.alloc(512, 0xa5), whole.subarray(start + 4608)])],
+      ['cut short', whole.subarray(0, whole.length - 100)],
+      ['grown', Buffer.concat([whole, Buffer.alloc(8)])],
+      ['no first line', data],
+    ] as const) {
+      writeFileSync(file, bytes);
+      expect(readEntry(file, header), what).toBeUndefined();
+    }
+    expect(readEntry(join(tempDir(), 'none.v8'), header)).toBeUndefined();
+    // A FIFO in its place is refused at once, not waited on.
+    const fifo = join(tempDir(), 'fifo.v8');
+    execFileSync('mkfifo', [fifo]);
+    expect(readEntry(fifo, header)).toBeUndefined();
+  });
+
+  it('reads data that does not lie on a 4-byte boundary', () => {
+    const odd = Buffer.concat([Buffer.alloc(3), data]).subarray(3);
+    expect(checksum(odd)).toBe(checksum(data));
+  });
+
+  it('keeps an entry for help, route commands and other commands', () => {
+    expect([[], ['--help'], ['graph', '-h'], ['help', 'graph']].map(runKind)).toEqual(['help', 'help', 'help', 'help']);
+    expect([['graph', 'followers', 'jack'], ['--quiet', 'alpha', 'scores', 'x']].map(runKind)).toEqual(['route', 'route']);
+    expect([['config', 'list'], ['describe', '--json'], ['nope']].map(runKind)).toEqual(['other', 'other', 'other']);
+  });
+});
