@@ -127,7 +127,7 @@ const commanderOptionsOnly = {
 // What a route command needs only when a flag of its line asks for it (src/cli/route-left-out.ts
 // names the flags) stays out of dist/route-main.cjs: its modules, imported only dynamically, are
 // stubs there that fail if reached. dist/route-full.cjs, for such lines, has them.
-const ROUTE_LEFT_OUT = ['src/cli/output/jq', 'src/cli/churn/snapshot-jobs', 'src/sandbox/server'].map((m) => join(process.cwd(), m));
+const ROUTE_LEFT_OUT = ['src/cli/jq/jq', 'src/cli/churn/snapshot-jobs', 'src/sandbox/server'].map((m) => join(process.cwd(), m));
 const routeLeavesOut = {
   name: 'route-leaves-out',
   setup(b) {
@@ -169,13 +169,13 @@ const builds = [
     outfile: 'dist/cli.cjs',
     plugins: [
       requireFromDist('main-from-dist', /^\.\/(route-main|route-full|main)\.js$/, (path) => path.replace(/\.js$/, '.cjs')),
-      requireFromDist('jq-early-from-dist', /^\.\/output\/jq-thread-early\.js$/, () => './jq-early.cjs'),
+      requireFromDist('jq-early-from-dist', /^\.\/jq\/jq-thread-early\.js$/, () => './jq-early.cjs'),
     ],
   }),
-  // The --jq part of the entry (src/cli/output/jq-thread-early.ts), required by cli.cjs only for a line with --jq.
+  // The --jq part of the entry (src/cli/jq/jq-thread-early.ts), required by cli.cjs only for a line with --jq.
   build({
     ...common,
-    entryPoints: ['src/cli/output/jq-thread-early.ts'],
+    entryPoints: ['src/cli/jq/jq-thread-early.ts'],
     outfile: 'dist/jq-early.cjs',
   }),
   // A route command's bundle (src/cli/route-main.ts): its runner and what that loads, without
@@ -214,10 +214,10 @@ const builds = [
     loader: { '.js': 'text', '.css': 'text' },
     outfile: 'dist/vendor/uplot.cjs',
   }),
-  // --jq's worker thread (src/cli/output/jq-worker.ts), started by main.cjs from beside it.
+  // --jq's worker thread (src/cli/jq/jq-worker.ts), started by main.cjs from beside it.
   build({
     ...common,
-    entryPoints: ['src/cli/output/jq-worker.ts'],
+    entryPoints: ['src/cli/jq/jq-worker.ts'],
     outfile: 'dist/jq-worker.cjs',
     plugins: [requireFromDist('jq-from-dist', /^jq-wasm$/, (pkg) => `./vendor/${pkg}.cjs`)],
   }),

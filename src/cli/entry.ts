@@ -31,13 +31,13 @@ export async function run(): Promise<number> {
     return 0;
   }
   // jq's thread boots beside the rest of sgq's start (40-70 ms next to a busy main thread),
-  // so that it is ready when the first page is (src/cli/output/jq-thread-early.ts).
+  // so that it is ready when the first page is (src/cli/jq/jq-thread-early.ts).
   // It sets V8's flags for jq first, which the code cache is checked against: such runs keep
   // code caches of their own, or they and the runs without would refuse each other's.
   const kind = codeKind(argv);
   let cacheKind: string = kind;
   if (distDir !== undefined && hasFlag(argv, '--jq')) {
-    const early = await import('./output/jq-thread-early.js');
+    const early = await import('./jq/jq-thread-early.js');
     if (early.needsJqThread(argv)) {
       early.startJqThreadEarly(`${distDir}/jq-worker.cjs`);
       cacheKind += '-jq';

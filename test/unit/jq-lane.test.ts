@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LaneStopped, workerLane } from '../../src/cli/output/jq-lane.js';
-import { jqFormatter } from '../../src/cli/output/jq.js';
+import { LaneStopped, workerLane } from '../../src/cli/jq/jq-lane.js';
+import { jqFormatter } from '../../src/cli/jq/jq.js';
 import { tempDir } from '../helpers/run.js';
 import { captureSink } from '../helpers/sink.js';
 

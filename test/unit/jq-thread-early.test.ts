@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LaneStopped, workerLane } from '../../src/cli/output/jq-lane.js';
-import { jqFormatter } from '../../src/cli/output/jq.js';
-import { needsJqThread, startJqThreadEarly, takeEarlyThread } from '../../src/cli/output/jq-thread-early.js';
+import { LaneStopped, workerLane } from '../../src/cli/jq/jq-lane.js';
+import { jqFormatter } from '../../src/cli/jq/jq.js';
+import { needsJqThread, startJqThreadEarly, takeEarlyThread } from '../../src/cli/jq/jq-thread-early.js';
 import { tempDir } from '../helpers/run.js';
 import { captureSink } from '../helpers/sink.js';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createFormatter } from '../../src/cli/output/formats.js';
-import type { JqOptions } from '../../src/cli/output/jq.js';
+import type { JqOptions } from '../../src/cli/jq/jq.js';
 import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';
 import { SgqError } from '../../src/core/errors.js';
 import { until } from '../helpers/wait.js';
-import { jqFormatter } from '../../src/cli/output/jq.js';
-import type { Answer, JqLane } from '../../src/cli/output/jq-lane.js';
+import { jqFormatter } from '../../src/cli/jq/jq.js';
+import type { Answer, JqLane } from '../../src/cli/jq/jq-lane.js';
 
 /** A lane whose worker is busy until `finish` answers everything submitted; it records each batch's text. */
 function busyLane() {

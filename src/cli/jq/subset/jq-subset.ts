@@ -1,5 +1,5 @@
-import type { JsonObject } from '../../core/classify.js';
-import type { Json } from '../../core/json.js';
+import type { JsonObject } from '../../../core/classify.js';
+import type { Json } from '../../../core/json.js';
 import { LAST, NEXT, OPEN, tokenize } from './jq-subset-lexer.js';
 import { line, printed, row, text } from './jq-subset-print.js';
 import { asciiCase, Bail, compare, EMPTY, field, has, length, literalPattern, readable, slice, stringInput, truthy, type Result } from './jq-subset-values.js';

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { hasFlag } from '../route-left-out.js';
-import { compileSubset } from './jq-subset.js';
+import { compileSubset } from './subset/jq-subset.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 
 // jq's thread, started as soon as the command line shows --jq (src/cli/entry.ts), before the
