@@ -1,19 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
-import { builtFile } from '../built-file.js';
+import { builtFile, openLane as openThreadLane, ThreadEnded, type Lane, type ThreadSpec } from '../../threads/lane.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
-import type { JqSetup, WorkerData, WorkerRequest } from './jq-worker.js';
-import { JQ_THREAD_LIMITS, takeEarlyThread, threadEnded, threadFailed, type EarlyThread } from './jq-thread-early.js';
+import type { JqNote, JqSetup, WorkerRequest } from './jq-worker.js';
+import { JQ_THREAD, takeEarlyThread } from './jq-thread-early.js';
 
-// Where jq runs for `--jq`: a worker thread (dist/jq-worker.cjs) beside the bundle, so that jq
-// works on the second core as it would at the end of a pipe; or, run from sources (tests), the
-// main thread. Batches go in and answers come out in order either way.
+// Where jq runs for `--jq`: a worker thread (dist/jq-worker.cjs, on the lane of
+// src/threads/lane.ts), so that jq works on the second core as it would at the end of a pipe;
+// or the main thread, where the thread's script is not built. Batches go in and answers come
+// out in order either way.
 
 /** A batch's answer, or what broke jq itself; `spare` is the batch's buffer, handed back to be filled again. */
 export type Answer = BatchResult & { broken?: string; spare?: Uint8Array };
+/** The answer to a check: jq's message if the filter does not compile. */
+export type CheckAnswer = { error?: string; broken?: string };
+
+/** Why a lane can answer no more: `stopped` when the run asked it to (a signal), else jq's thread itself ended. */
+export { ThreadEnded as LaneStopped };
 
 export interface JqLane {
   /** jq's message if the filter does not compile; the filter never runs. */
@@ -37,22 +42,78 @@ export interface JqLane {
   close(): void;
 }
 
-/** Why a lane can answer no more: `stopped` when the run asked it to (a signal), else jq's thread itself ended. */
-export class LaneStopped extends Error {
-  constructor(
-    message: string,
-    readonly stopped: boolean,
-  ) {
-    super(message);
-  }
+export async function openLane(program: JqProgram): Promise<JqLane> {
+  return workerLane('jq-worker.cjs', program, builtFile(join('vendor', 'build', 'jq.wasm')));
 }
 
-export async function openLane(program: JqProgram): Promise<JqLane> {
-  const file = builtFile('jq-worker.cjs');
-  const wasm = builtFile(join('vendor', 'build', 'jq.wasm'));
-  if (file) return workerLane(file, program, wasm);
-  const { loadJq } = await import('jq-wasm');
-  return mainThreadLane(await loadJq(), program);
+/**
+ * jq on its lane: `script` is the thread's (a name beside the bundle, or a path); with `wasm`,
+ * jq's module is compiled here and shared with the thread. The thread starts with the first
+ * request (a filter jq never has to run costs none), or is the one started as the line was read
+ * (jq-thread-early.ts), if there is one.
+ */
+export async function workerLane(script: string, program: JqProgram, wasm?: string): Promise<JqLane> {
+  const early = takeEarlyThread();
+  const spec: ThreadSpec<JqSetup> = { ...JQ_THREAD, script, data: { program } };
+  const here = async () => jqHere(await loadJq(), program);
+  const lane = await openThreadLane<JqSetup, WorkerRequest, Answer & CheckAnswer, never, JqNote>(spec, here, { thread: early, lazy: true });
+  // A thread started early learns the filter (and the module) as it is taken up.
+  if (early) lane.onStart = () => lane.tell({ kind: 'init', ...spec.data });
+  /** Starts the thread, with the module compiled here for the check (a filter of sgq's subset may never need jq). */
+  const startWith = (module: WebAssembly.Module) => {
+    spec.data.module = module;
+    lane.start();
+  };
+  return jqLane(lane, lane.thread === 'worker' && wasm ? () => checkHere(wasm, program, startWith) : undefined);
+}
+
+/** jq in this thread: the handler the worker serves, run here. */
+function jqHere(jq: Jq, program: JqProgram) {
+  return (request: WorkerRequest): Answer & CheckAnswer => (request.kind === 'check' ? { error: compileError(jq, program), out: '', stderr: '' } : { ...runBatch(jq, program, request.batch, request.shape), spare: request.batch });
+}
+
+async function loadJq(): Promise<Jq> {
+  const { loadJq: load } = await import('jq-wasm');
+  return load();
+}
+
+/** The JqLane over a lane: answers kept in order until taken. Without `check`, the filter is checked on the lane itself. */
+function jqLane(lane: Lane<WorkerRequest, Answer & CheckAnswer, never, JqNote>, check?: () => Promise<string | undefined>): JqLane {
+  const arrived: Answer[] = [];
+  let [polling, checking] = [false, false];
+  const poll = () => {
+    polling = true;
+    try {
+      lane.pull();
+    } finally {
+      polling = false;
+    }
+    return arrived.splice(0);
+  };
+  const checkOnLane = async () => {
+    checking = true;
+    const answer = await lane.send({ kind: 'check' });
+    if (answer.broken !== undefined) throw new Error(answer.broken);
+    return answer.error;
+  };
+  const jq: JqLane = {
+    check: check ?? checkOnLane,
+    submit: (batch, shape) => void lane.send({ kind: 'batch', batch, shape }, [batch.buffer as ArrayBuffer]),
+    poll,
+    waitBelow: (n) => lane.waitBelow(n).then(poll),
+    get inFlight() {
+      return lane.inFlight;
+    },
+    stop: (graceMs) => lane.stop(graceMs),
+    close: () => void lane.close(),
+  };
+  lane.onAnswer = (answer) => {
+    // The check's answer is the check's own, not a batch's.
+    if (checking) return void (checking = false);
+    arrived.push(answer);
+    if (!polling) jq.onAnswer?.();
+  };
+  return jq;
 }
 
 /**
@@ -77,154 +138,13 @@ function compiledJq(wasm: string): WebAssembly.Module {
 async function checkHere(wasm: string, program: JqProgram, starting: (module: WebAssembly.Module) => void): Promise<string | undefined> {
   const module = compiledJq(wasm);
   starting(module);
-  const { loadJq } = await import('jq-wasm');
+  const { loadJq: load } = await import('jq-wasm');
   // jq-wasm's runtime prints an abort with console.error as well as throwing it: the throw is sgq's one line.
   const print = console.error;
   console.error = () => undefined;
   try {
-    return compileError(await loadJq({ wasmModule: module }), program);
+    return compileError(await load({ wasmModule: module }), program);
   } finally {
     console.error = print;
   }
-}
-
-function mainThreadLane(jq: Jq, program: JqProgram): JqLane {
-  let arrived: Answer[] = [];
-  const take = () => arrived.splice(0);
-  const lane: JqLane = {
-    check: () => Promise.resolve(compileError(jq, program)),
-    submit(batch, shape) {
-      arrived.push({ ...runBatch(jq, program, batch, shape), spare: batch });
-      lane.onAnswer?.();
-    },
-    poll: take,
-    waitBelow: () => Promise.resolve(take()),
-    inFlight: 0,
-    stop() {},
-    close() {
-      arrived = [];
-    },
-  };
-  return lane;
-}
-
-/**
- * The worker answers on a port of its own, in order. Waiting for an answer is a promise
- * settled by the port's messages or by the thread's end, never a blocking wait: a thread that
- * dies (out of memory, a crash) fails the run with a line, and a signal is heard while jq works.
- */
-export function workerLane(file: string, program: JqProgram, wasm?: string): JqLane {
-  // The thread starts with the first request (a filter jq never has to run costs none), or is
-  // the one started as the line was read (jq-thread-early.ts), if there is one.
-  const early = takeEarlyThread();
-  const { port1, port2 } = early ? { port1: early.port, port2: undefined } : new MessageChannel();
-  let worker: Worker | undefined;
-  /** jq's module, compiled here for the check only (a filter of sgq's subset may never need jq); a thread started without it compiles its own. */
-  let module: WebAssembly.Module | undefined;
-  const start = () => (worker ??= early ? adopt(early, { program, module }, end) : startThread(file, { port: port2!, program, module }, end));
-  const startWith = (compiled: WebAssembly.Module) => ((module = compiled), start());
-  let [sent, received] = [0, 0];
-  let ended: LaneStopped | undefined;
-  const arrived: Answer[] = [];
-  const waiters: { below: number; resolve: (answers: Answer[]) => void; reject: (error: LaneStopped) => void }[] = [];
-  /** Moves the answers the port holds into `arrived` (they may come before their message event). */
-  const drain = () => {
-    for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) receive(m.message as Answer);
-  };
-  const take = () => {
-    drain();
-    return arrived.splice(0);
-  };
-  function receive(answer: Answer): void {
-    arrived.push(answer);
-    received++;
-  }
-  /** Settles the waits that can be settled; with none left, nothing of jq's keeps sgq alive. */
-  const settle = () => {
-    for (const waiter of [...waiters]) {
-      if (!ended && sent - received > waiter.below) continue;
-      waiters.splice(waiters.indexOf(waiter), 1);
-      if (ended && sent - received > waiter.below) waiter.reject(ended);
-      else waiter.resolve(take());
-    }
-    if (waiters.length === 0) keepAlive(false, port1, worker);
-  };
-  const end = (why: LaneStopped) => {
-    ended ??= why;
-    void worker?.terminate();
-    settle();
-  };
-  const post = (request: WorkerRequest, transfer: ArrayBuffer[] = []) => {
-    start();
-    port1.postMessage(request, transfer);
-    sent++;
-  };
-  const lane: JqLane = {
-    check: () => (wasm ? checkHere(wasm, program, startWith) : checkInWorker(lane, post)),
-    submit: (batch, shape) => post({ kind: 'batch', batch, shape }, [batch.buffer as ArrayBuffer]),
-    poll: take,
-    waitBelow(n) {
-      drain();
-      if (sent - received <= n) return Promise.resolve(take());
-      if (ended) return Promise.reject(ended);
-      // Waiting: the port's next message must keep the event loop, and so sgq, alive.
-      keepAlive(true, port1, worker);
-      return new Promise((resolve, reject) => waiters.push({ below: n, resolve, reject }));
-    },
-    get inFlight() {
-      return sent - received;
-    },
-    stop(graceMs) {
-      // What jq answers within the grace (the batch the end hands it too) still reaches the output.
-      if (!ended) setTimeout(() => end(new LaneStopped('the run was stopped', true)), graceMs).unref();
-    },
-    close() {
-      ended ??= new LaneStopped('jq was closed', true);
-      port1.close();
-      // A thread started early and never needed (sgq's subset answered) ends here too.
-      void (worker ?? early?.worker)?.terminate();
-    },
-  };
-  port1.on('message', (message: Answer) => {
-    receive(message);
-    lane.onAnswer?.();
-    settle();
-  });
-  port1.unref();
-  return lane;
-}
-
-/** The check made by the worker itself, for a lane given no module. */
-async function checkInWorker(lane: JqLane, post: (request: WorkerRequest) => void): Promise<string | undefined> {
-  post({ kind: 'check' });
-  const [answer] = (await lane.waitBelow(0)) as unknown as [{ error?: string; broken?: string }];
-  if (answer.broken !== undefined) throw new Error(answer.broken);
-  return answer.error;
-}
-
-/** Whether the port and the thread keep the event loop running: only while an answer is awaited. */
-function keepAlive(on: boolean, ...handles: ({ ref(): void; unref(): void } | undefined)[]): void {
-  for (const handle of handles) {
-    if (on) handle?.ref();
-    else handle?.unref();
-  }
-}
-
-/** jq's thread, which ends the lane when it fails or exits (after the lane closed it, too: nothing is waiting then). */
-function startThread(file: string, data: WorkerData, end: (why: LaneStopped) => void): Worker {
-  return watched(new Worker(file, { workerData: data, transferList: [data.port], resourceLimits: JQ_THREAD_LIMITS }), end);
-}
-
-/** A thread started early, given the filter (its first request); one that ended meanwhile ends the lane. */
-function adopt(thread: EarlyThread, setup: JqSetup, end: (why: LaneStopped) => void): Worker {
-  thread.port.postMessage({ kind: 'init', ...setup } satisfies WorkerRequest);
-  if (thread.ended !== undefined) queueMicrotask(() => end(new LaneStopped(thread.ended!, false)));
-  return watched(thread.worker, end);
-}
-
-function watched(thread: Worker, end: (why: LaneStopped) => void): Worker {
-  thread.on('error', (error) => end(new LaneStopped(threadFailed(error), false)));
-  thread.on('exit', (code) => end(new LaneStopped(threadEnded(code), false)));
-  thread.unref();
-  return thread;
 }
