@@ -11,10 +11,10 @@ import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort, type Re
 // when the script is built and the thread starts. This is the one file of src/ that starts a
 // thread (lint holds every other to it); the thread's side is serve.ts.
 
-/** A message to the thread: a request (answered in turn) or a note (heard at once, out of turn). */
-export type ToThread<Req, Note> = { request: Req } | { note: Note };
-/** A message from the thread: the answer to the oldest request unanswered, or a note. */
-export type FromThread<Ans, Note> = { answer: Ans } | { note: Note };
+/** A message to the thread: a request (answered in turn), a note (heard at once, out of turn), or the acknowledgement of a note in its window. */
+export type ToThread<Req, Note> = { request: Req } | { note: Note } | { ack: true };
+/** A message from the thread: the answer to the oldest request unanswered, or a note (`ack`: one of its window, to acknowledge). */
+export type FromThread<Ans, Note> = { answer: Ans } | { note: Note; ack?: true };
 /** What a thread is started with: the port of its lane, and the lane's data. */
 export interface ThreadData<D> {
   port: MessagePort;
@@ -51,8 +51,8 @@ export interface Lane<Req, Ans, NoteIn = never, NoteOut = never> {
   tell(note: NoteOut): void;
   /** Called with each answer as it is taken, in order, before its promise settles. */
   onAnswer?: (answer: Ans) => void;
-  /** Called with each note of the thread. */
-  onNote?: (note: NoteIn) => void;
+  /** Called with each note of the thread; a note of its window is acknowledged once what this returns settles (fulfilled). */
+  onNote?: (note: NoteIn) => unknown;
   /** Takes the answers already on the port without waiting (onAnswer hears them). */
   pull(): void;
   /** Resolves once at most `n` requests are unanswered; rejects with a ThreadEnded if the thread ends first. Never blocks: signals are heard. */
@@ -199,7 +199,7 @@ export function threadLane<Req, Ans, NoteIn = never, NoteOut = never>(source: Th
 class ThreadLane<Req, Ans, NoteIn, NoteOut> implements Lane<Req, Ans, NoteIn, NoteOut> {
   readonly thread = 'worker';
   onAnswer?: (answer: Ans) => void;
-  onNote?: (note: NoteIn) => void;
+  onNote?: (note: NoteIn) => unknown;
   onStart?: () => void;
   private running?: Thread;
   private readonly slots: Slot<Ans>[] = [];
@@ -281,10 +281,16 @@ class ThreadLane<Req, Ans, NoteIn, NoteOut> implements Lane<Req, Ans, NoteIn, No
   }
 
   private receive(message: FromThread<Ans, NoteIn>): void {
-    if ('note' in message) return this.onNote?.(message.note);
+    if ('note' in message) return this.hear(message);
     const slot = this.slots.shift();
     this.onAnswer?.(message.answer);
     slot?.resolve(message.answer);
+  }
+
+  /** A note; one of the thread's window is acknowledged once the caller has dealt with it (a failure is the caller's to tell). */
+  private hear({ note, ack }: { note: NoteIn; ack?: true }): void {
+    const heard = this.onNote?.(note);
+    if (ack) void Promise.resolve(heard).then(() => this.running?.port.postMessage({ ack: true } satisfies ToThread<Req, NoteOut>), () => undefined);
   }
 
   /** Settles the waits that can be; with nothing unanswered, nothing of the thread keeps sgq alive. */

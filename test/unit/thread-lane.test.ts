@@ -84,6 +84,34 @@ describe('the worker lane', () => {
     await expect(never).rejects.toMatchObject({ stopped: true, message: 'the run was stopped' });
   });
 
+  it("acknowledges a note of the thread's window once its handler has dealt with it, not before", async () => {
+    // The thread answers each request with whether an acknowledgement has reached it; the
+    // port keeps the order of messages, so an early one would come before the next request.
+    const file = join(tempDir(), 'window.cjs');
+    writeFileSync(
+      file,
+      [
+        "const { port } = require('node:worker_threads').workerData;",
+        'let acked = false;',
+        "port.on('message', (m) => { if (m.ack) return void (acked = true); if (m.request === 1) port.postMessage({ note: 'changes', ack: true }); port.postMessage({ answer: acked }); });",
+      ].join('\n'),
+    );
+    const lane = await open<number, boolean>(file);
+    let dealtWith!: () => void;
+    const heard: string[] = [];
+    lane.onNote = (n) => {
+      heard.push(n);
+      return new Promise<void>((resolve) => (dealtWith = resolve));
+    };
+    expect(await lane.send(1)).toBe(false);
+    expect(heard).toEqual(['changes']);
+    expect(await lane.send(2), 'acknowledged before its handler settled').toBe(false);
+    dealtWith();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await lane.send(3)).toBe(true);
+    await lane.close();
+  });
+
   it('runs in the main thread, with the same handler, when the script is not built or the thread cannot start', async () => {
     const before = startedThreads();
     const unbuilt = await open<number, { here: boolean }>(join(tempDir(), 'not-built.cjs'));

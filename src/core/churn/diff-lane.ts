@@ -50,14 +50,13 @@ export type FromWorker =
   | { kind: 'error'; name: string; message: string };
 
 /**
- * The notes: the worker's batches of changes as they come (encoded for the ChangeOrder), and
- * this thread's `ack` once one is in the sort: the worker keeps at most 2 Mi characters of
- * changes unacknowledged (diff-worker.ts, ack-window.ts), so that neither heap holds more.
+ * The worker's notes: its batches of changes as they come (encoded for the ChangeOrder), in
+ * the lane's window, acknowledged once in the sort: the worker keeps at most 2 Mi characters
+ * of changes unacknowledged (diff-worker.ts), so that neither heap holds more.
  */
 export type ChangesNote = string[];
-export type AckNote = 'ack';
 
-type DiffThread = Lane<ToWorker, FromWorker, ChangesNote, AckNote>;
+type DiffThread = Lane<ToWorker, FromWorker, ChangesNote>;
 
 const NAME = 'the worker thread of a hash diff';
 
@@ -89,10 +88,9 @@ export class DiffLane {
       // as they were read (test/e2e/churn.test.ts).
       lane.onNote = (lines) => {
         changes.pushEncoded(lines);
-        changes
-          .flush()
-          .then(() => lane.tell('ack'))
-          .catch(reject);
+        const flushed = changes.flush();
+        flushed.catch(reject);
+        return flushed;
       };
     });
     this.scanned = this.ask({ kind: 'scan' }, 'scanned').then((m) => ({ parts: Partitions.written(job.dir, m.older.paths, m.older.sizes), missingKey: m.missingKey }));

@@ -1,6 +1,5 @@
 import { threadSide } from '../../threads/serve.js';
-import { AckWindow } from './ack-window.js';
-import type { AckNote, ChangesNote, FromWorker, LaneJob, ToWorker } from './diff-lane.js';
+import type { ChangesNote, FromWorker, LaneJob, ToWorker } from './diff-lane.js';
 import { errorKind } from './diff-lane.js';
 import { HeldChanges } from './held-changes.js';
 import { Partitions } from './partitions.js';
@@ -9,26 +8,21 @@ import { joinRun, joinSpilled } from './spilled-join.js';
 
 // The worker thread of a hash diff (dist/diff-worker.cjs; diff-lane.ts starts it, on the lane
 // of src/threads/): asked, it reads the older side into the partitions the main thread named,
-// then, asked again, joins its share of them; the
-// changes it finds, encoded for the main thread's ChangeOrder, it sorts itself while they are
-// few, or posts as they come (held-changes.ts).
-
-const thread = threadSide<LaneJob, ChangesNote>();
-const job = thread.data;
+// then, asked again, joins its share of them; the changes it finds, encoded for the main
+// thread's ChangeOrder, it sorts itself while they are few, or posts as they come
+// (held-changes.ts), in the lane's window.
 
 /**
- * Characters of changes posted and not yet acknowledged, at most (ack-window.ts): about two
- * chunks' changes when every record changed, dozens of batches in a night's churn.
+ * Characters of changes posted and not yet acknowledged, at most (the lane's window,
+ * src/threads/ack-window.ts): about two chunks' changes when every record changed, dozens of
+ * batches in a night's churn.
  */
 const WINDOW_CHARS = 2 * 1024 * 1024;
-const inFlight = new AckWindow(WINDOW_CHARS);
+const thread = threadSide<LaneJob, ChangesNote>(WINDOW_CHARS);
+const job = thread.data;
 
 /** Posts a batch of changes, at most WINDOW_CHARS ahead of the main thread. */
-async function handOver(lines: string[], chars: number): Promise<void> {
-  await inFlight.room();
-  inFlight.posted(chars);
-  thread.note(lines);
-}
+const handOver = (lines: string[], chars: number): Promise<void> => thread.noteInWindow(lines, chars);
 
 async function scan(): Promise<FromWorker> {
   const stats = { missingKey: 0, duplicates: 0 };
@@ -57,7 +51,7 @@ async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join'
     changes.endPartition();
   }
   const held = await changes.end();
-  await inFlight.drained();
+  await thread.drained();
   return { kind: 'joined', counts: run.context.counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates }, held };
 }
 
@@ -73,4 +67,4 @@ async function handle(request: ToWorker): Promise<FromWorker> {
   }
 }
 
-thread.serve(handle, { onNote: (_ack: AckNote) => inFlight.acknowledged() });
+thread.serve(handle);
