@@ -4,6 +4,8 @@ import tseslint from 'typescript-eslint';
 const NO_RENAME = [
   { name: 'node:fs', importNames: ['rename', 'renameSync'], message: 'replace files through src/fs/atomic.ts' },
   { name: 'node:fs/promises', importNames: ['rename'], message: 'replace files through src/fs/atomic.ts' },
+  // Threads start in one place (src/threads/lane.ts), which decides between a thread and the main thread.
+  { name: 'node:worker_threads', importNames: ['Worker'], message: 'start a thread through src/threads/lane.ts' },
 ];
 
 export default tseslint.config(
@@ -24,7 +26,7 @@ export default tseslint.config(
   {
     // Files are replaced in one place (src/fs/atomic.ts): nothing else renames into place.
     files: ['src/**/*.ts'],
-    ignores: ['src/fs/**'],
+    ignores: ['src/fs/**', 'src/threads/lane.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: NO_RENAME }] },
   },
   {
@@ -45,6 +47,15 @@ export default tseslint.config(
         ],
       }],
       'no-restricted-globals': ['error', { name: 'process', message: 'the core takes env, signals and streams as options' }],
+    },
+  },
+  {
+    // The worker lane serves the core (sgq diff) and the CLI (--jq, --dataset): like the core,
+    // it imports neither the CLI nor the sandbox, and touches no process.
+    files: ['src/threads/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**', '**/sandbox/**', '**/core/**'], message: 'src/threads imports neither the core, the CLI nor the sandbox' }] }],
+      'no-restricted-globals': ['error', { name: 'process', message: 'the lane takes what it needs as arguments' }],
     },
   },
   {

@@ -682,7 +682,7 @@ async function diffStops(exportsOf, tmp) {
 async function shape(env) {
   const sgq = (extra, opts) => run(NODE, [...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', ...extra], { env, ...opts });
   const piped = (filter) => (opts) => run('sh', ['-c', `"$0" "$@" | jq -cr '${filter}'`, NODE, ...SGQ, 'graph', 'followers', EXPORT_USER, '--all', '--quiet', '-o', 'ndjson'], { env, ...opts });
-  // Four filters sgq answers itself (src/cli/output/jq-subset.ts: a field; a select building an
+  // Four filters sgq answers itself (src/cli/jq/subset/jq-subset.ts: a field; a select building an
   // object; an object with a length; a string interpolation), and one outside that subset
   // (`split`), which jq-wasm runs in the worker thread.
   const subset = "answered by sgq's jq subset";

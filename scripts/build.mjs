@@ -146,10 +146,10 @@ const builds = [
     loader: { '.js': 'text', '.css': 'text' },
     outfile: 'dist/vendor/uplot.cjs',
   }),
-  // --jq's worker thread (src/cli/output/jq-worker.ts), started by cli.cjs from beside it.
+  // --jq's worker thread (src/cli/jq/jq-worker.ts), started by cli.cjs from beside it.
   build({
     ...common,
-    entryPoints: ['src/cli/output/jq-worker.ts'],
+    entryPoints: ['src/cli/jq/jq-worker.ts'],
     outfile: 'dist/jq-worker.cjs',
     plugins: [requireFromDist('jq-from-dist', /^jq-wasm$/, (pkg) => `./vendor/${pkg}.cjs`)],
   }),

@@ -99,7 +99,7 @@ const EDITS = [
           try {`,
   ],
   // The input may be UTF-8 bytes (sgq's batches), taken as they are instead of encoded from a
-  // string; the handle says so with \`bytes\` (src/cli/output/jq-engine.ts).
+  // string; the handle says so with \`bytes\` (src/cli/jq/jq-engine.ts).
   ['if (typeof input === "string") return input;', 'if (typeof input === "string" || input instanceof Uint8Array) return input;'],
   ['stdinBuffer = toByteArray(jsonString);', 'stdinBuffer = typeof jsonString === "string" ? toByteArray(jsonString) : jsonString;'],
   ['raw: raw2,', 'raw: raw2,\n    bytes: true,'],

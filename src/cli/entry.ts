@@ -1,4 +1,3 @@
-import { builtFile } from './built-file.js';
 import { onStderrCreated } from './stderr-on-use.js';
 
 // The process entry, bundled with the rest of the CLI into dist/cli.cjs: every command is
@@ -30,11 +29,11 @@ export async function run(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // jq's thread boots beside the rest of sgq's start (40-70 ms next to a busy main thread), so
-  // that it is ready when the first page is (src/cli/output/jq-thread-early.ts).
-  const jqWorker = argv.some((word) => word === '--jq' || word.startsWith('--jq=')) ? builtFile('jq-worker.cjs') : undefined;
-  if (jqWorker !== undefined) {
-    const early = await import('./output/jq-thread-early.js');
-    if (early.needsJqThread(argv)) early.startJqThreadEarly(jqWorker);
+  // that it is ready when the first page is (src/cli/jq/jq-thread-early.ts).
+  if (argv.some((word) => word === '--jq' || word.startsWith('--jq='))) {
+    const early = await import('./jq/jq-thread-early.js');
+    const jqWorker = early.builtFile('jq-worker.cjs');
+    if (jqWorker !== undefined && early.needsJqThread(argv)) early.startJqThreadEarly(jqWorker);
   }
   const { main, processIo } = await import('./main.js');
   return main(argv, processIo(controller.signal));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AckWindow } from '../../src/core/churn/ack-window.js';
+import { AckWindow } from '../../src/threads/ack-window.js';
 
 /** Whether a promise has settled, after the microtasks queued so far have run. */
 async function settledYet(promise: Promise<unknown>): Promise<boolean> {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Change } from '../../src/core/churn/merge-diff.js';
 import { NotARecord } from '../../src/core/churn/record-key.js';
 import { diffUnsorted, type UnsortedOptions, type UnsortedSide } from '../../src/core/churn/unsorted-diff.js';
+import { startedThreads } from '../../src/threads/lane.js';
 import { MULTILINGUAL } from '../helpers/hostile-text.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -18,19 +19,22 @@ const WORKER = resolve('dist/diff-worker.cjs');
 
 const side = (source: string, field: string): UnsortedSide => ({ source, isExport: true, field, stats: { missingKey: 0, duplicates: 0 }, where: source });
 
-async function diff(files: [string, string], options: Omit<UnsortedOptions, 'tempDir'> & { field?: string }, workerFile?: string) {
+async function diff(files: [string, string], options: Omit<UnsortedOptions, 'tempDir'> & { field?: string }, thread?: boolean) {
   const field = options.field ?? 'username';
   const sides = [side(files[0], field), side(files[1], field)] as const;
   const changes: Change[] = [];
-  const counts = await diffUnsorted(sides[0], sides[1], { ...options, tempDir: join(files[0], '..'), workerFile }, async (b) => void changes.push(...b));
+  const counts = await diffUnsorted(sides[0], sides[1], { ...options, tempDir: join(files[0], '..'), thread }, async (b) => void changes.push(...b));
   return { changes, counts, stats: sides.map((s) => s.stats) };
 }
 
 /** The diff both ways: in this thread, and with the worker; they must agree. */
 async function bothWays(files: [string, string], options: Omit<UnsortedOptions, 'tempDir'> & { field?: string }) {
   const here = await diff(files, options);
-  const there = await diff(files, options, WORKER);
+  const started = startedThreads();
+  const there = await diff(files, options, true);
   expect(there).toEqual(here);
+  // The thread really ran (dist/diff-worker.cjs, as users run it), not this thread alone.
+  expect(startedThreads()).toBe(started + 1);
   return here;
 }
 
@@ -78,7 +82,7 @@ describe('sgq diff with its worker thread', () => {
     writeFileSync(files[0], `${Array.from({ length: 5000 }, (_, i) => `{"username":"u${i}"}`).join('\n')}\n[1,2]\n`);
     writeFileSync(files[1], '{"username":"u1"}\n');
     const here = await diff(files, { changed: false, partitionBytes: 4096 }).catch((e: unknown) => e);
-    const there = await diff(files, { changed: false, partitionBytes: 4096 }, WORKER).catch((e: unknown) => e);
+    const there = await diff(files, { changed: false, partitionBytes: 4096 }, true).catch((e: unknown) => e);
     expect(here).toBeInstanceOf(NotARecord);
     expect(there).toBeInstanceOf(NotARecord);
     expect((there as Error).message).toBe((here as Error).message);
@@ -98,7 +102,7 @@ describe('sgq diff with its worker thread', () => {
       // A spill on disk means the sides are being read (or joined): stop then.
       const watch = setInterval(() => stopAt === 'read' && leftIn(dir).length && controller.abort(reason), 1);
       const [older, newer] = sides();
-      const run = diffUnsorted(older, newer, { changed: false, tempDir: dir, partitionBytes: 4096, signal: controller.signal, workerFile: WORKER }, async () => {
+      const run = diffUnsorted(older, newer, { changed: false, tempDir: dir, partitionBytes: 4096, signal: controller.signal, thread: true }, async () => {
         if (stopAt === 'write') controller.abort(reason);
       });
       await expect(run).rejects.toBe(reason);

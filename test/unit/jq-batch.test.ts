@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteBatch } from '../../src/cli/output/jq-batch.js';
+import { ByteBatch } from '../../src/cli/jq/jq-batch.js';
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

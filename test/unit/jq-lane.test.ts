@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LaneStopped, workerLane } from '../../src/cli/output/jq-lane.js';
-import { jqFormatter } from '../../src/cli/output/jq.js';
+import { LaneStopped, workerLane } from '../../src/cli/jq/jq-lane.js';
+import { jqFormatter } from '../../src/cli/jq/jq.js';
 import { tempDir } from '../helpers/run.js';
 import { captureSink } from '../helpers/sink.js';
 
@@ -13,7 +13,8 @@ import { captureSink } from '../helpers/sink.js';
 /** A worker script: `onMessage` is the body of its port's message handler. */
 function fakeWorker(onMessage: string): string {
   const file = join(tempDir(), 'worker.cjs');
-  writeFileSync(file, `const { workerData } = require('node:worker_threads');\nworkerData.port.on('message', (request) => { ${onMessage} });\n`);
+  // The lane's protocol (src/threads/lane.ts): requests come as { request }, answers go as { answer }.
+  writeFileSync(file, `const { workerData } = require('node:worker_threads');\nconst answer = (a) => workerData.port.postMessage({ answer: a });\nworkerData.port.on('message', ({ request }) => { if (!request) return; ${onMessage} });\n`);
   return file;
 }
 
@@ -22,14 +23,14 @@ const program = { filter: '.i | tojson', flags: [] };
 
 describe("jq's lane to its worker thread", () => {
   it('a thread that dies before it answers fails the wait with a line naming its exit, not a wait for ever', async () => {
-    const lane = workerLane(fakeWorker('process.exit(3)'), program);
+    const lane = await workerLane(fakeWorker('process.exit(3)'), program);
     const failure = await lane.check().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LaneStopped);
     expect(failure).toMatchObject({ stopped: false, message: "jq's thread ended (exit code 3) before it answered" });
   });
 
   it('through the formatter, the same death fails the run as an internal error with what to do', async () => {
-    const lane = workerLane(fakeWorker("if (request.kind === 'batch') throw new Error('boom')"), program);
+    const lane = await workerLane(fakeWorker("if (request.kind === 'batch') throw new Error('boom')"), program);
     const sink = captureSink();
     const f = jqFormatter(lane, { filter: program.filter }, sink);
     await f.write([{ i: 1 }] as never);
@@ -39,9 +40,9 @@ describe("jq's lane to its worker thread", () => {
 
   it('a thread that answers a batch and dies on the next: the answer reaches the output before the failure, never lost', async () => {
     // The answer and the thread's exit reach the main thread in either order: tried many times.
-    const worker = fakeWorker("if (request.kind !== 'batch') return; if (globalThis.seen) process.exit(4); globalThis.seen = true; workerData.port.postMessage({ out: '1\\n', stderr: '' })");
+    const worker = fakeWorker("if (request.kind !== 'batch') return; if (globalThis.seen) process.exit(4); globalThis.seen = true; answer({ out: '1\\n', stderr: '' })");
     for (let round = 0; round < 25; round++) {
-      const lane = workerLane(worker, program);
+      const lane = await workerLane(worker, program);
       const sink = captureSink();
       const f = jqFormatter(lane, { filter: program.filter }, sink);
       await f.write([{ i: 1 }] as never);
@@ -52,7 +53,7 @@ describe("jq's lane to its worker thread", () => {
   });
 
   it('a stop gives jq its grace, then ends the thread: the wait ends as stopped, and the end refuses to claim the results', async () => {
-    const lane = workerLane(fakeWorker('/* never answers */'), program);
+    const lane = await workerLane(fakeWorker('/* never answers */'), program);
     const controller = new AbortController();
     const f = jqFormatter(lane, { filter: program.filter }, captureSink(), controller.signal);
     await f.write([{ i: 1 }] as never);
@@ -62,7 +63,7 @@ describe("jq's lane to its worker thread", () => {
   });
 
   it('answers that come within the grace still reach the output, and the end then claims them', async () => {
-    const lane = workerLane(fakeWorker("setTimeout(() => workerData.port.postMessage(request.kind === 'batch' ? { out: '1\\n', stderr: '' } : {}), 50)"), program);
+    const lane = await workerLane(fakeWorker("setTimeout(() => answer(request.kind === 'batch' ? { out: '1\\n', stderr: '' } : {}), 50)"), program);
     const controller = new AbortController();
     const sink = captureSink();
     const f = jqFormatter(lane, { filter: program.filter }, sink, controller.signal);
@@ -78,8 +79,8 @@ describe("jq's lane: an answer already waiting on the port", () => {
     // The stand-in answers, then raises a flag the main thread waits on: the answer is on the
     // port before the wait begins, as when the OS pauses the main thread between the two.
     const posted = new Int32Array(new SharedArrayBuffer(4));
-    const worker = fakeWorker("workerData.port.postMessage({ out: 'late\\n', stderr: '' }); Atomics.store(workerData.program.posted, 0, 1); Atomics.notify(workerData.program.posted, 0)");
-    const lane = workerLane(worker, { ...program, posted } as typeof program);
+    const worker = fakeWorker("answer({ out: 'late\\n', stderr: '' }); Atomics.store(workerData.data.program.posted, 0, 1); Atomics.notify(workerData.data.program.posted, 0)");
+    const lane = await workerLane(worker, { ...program, posted } as typeof program);
     lane.submit(new Uint8Array(4), 'records');
     expect(Atomics.wait(posted, 0, 0, 20_000), 'the stand-in to answer').not.toBe('timed-out');
     const answers = await lane.waitBelow(0);
@@ -93,10 +94,10 @@ describe("jq's module compiled on the main thread and shared with the worker", (
   const WASM = fileURLToPath(new URL('../../dist/vendor/build/jq.wasm', import.meta.url));
 
   it('the check runs here, in jq 1.8, while the thread starts; the thread runs batches on the same module', async () => {
-    const bad = workerLane(WORKER, { filter: 'nosuch(1)', flags: ['-c'] }, WASM);
+    const bad = await workerLane(WORKER, { filter: 'nosuch(1)', flags: ['-c'] }, WASM);
     expect(await bad.check()).toBe('nosuch/1 is not defined at <top-level>, line 1, column 1');
     bad.close();
-    const good = workerLane(WORKER, { filter: '.a, (.a | split("_"))', flags: ['-c'] }, WASM);
+    const good = await workerLane(WORKER, { filter: '.a, (.a | split("_"))', flags: ['-c'] }, WASM);
     expect(await good.check()).toBeUndefined();
     const sink = captureSink();
     const f = jqFormatter(good, { filter: '.a, (.a | split("_"))' }, sink);

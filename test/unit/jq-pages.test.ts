@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadJq } from 'jq-wasm';
 import { createFormatter } from '../../src/cli/output/formats.js';
-import { jqFlags, runBatch } from '../../src/cli/output/jq-engine.js';
+import { jqFlags, runBatch } from '../../src/cli/jq/jq-engine.js';
 import { parseJson, stringifyJson } from '../../src/core/json.js';
 import type { JsonObject } from '../../src/core/classify.js';
 import { captureSink } from '../helpers/sink.js';

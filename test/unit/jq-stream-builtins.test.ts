@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { streamBuiltinIn } from '../../src/cli/output/jq-stream-builtins.js';
+import { streamBuiltinIn } from '../../src/cli/jq/jq-stream-builtins.js';
 import { createFormatter } from '../../src/cli/output/formats.js';
 import { SgqError } from '../../src/core/errors.js';
 import { captureSink } from '../helpers/sink.js';

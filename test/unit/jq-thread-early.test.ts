@@ -1,9 +1,10 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LaneStopped, workerLane } from '../../src/cli/output/jq-lane.js';
-import { jqFormatter } from '../../src/cli/output/jq.js';
-import { needsJqThread, startJqThreadEarly, takeEarlyThread } from '../../src/cli/output/jq-thread-early.js';
+import { LaneStopped, workerLane } from '../../src/cli/jq/jq-lane.js';
+import { jqFormatter } from '../../src/cli/jq/jq.js';
+import { needsJqThread, startJqThreadEarly, takeEarlyThread } from '../../src/cli/jq/jq-thread-early.js';
 import { tempDir } from '../helpers/run.js';
 import { captureSink } from '../helpers/sink.js';
 
@@ -18,7 +19,7 @@ describe("jq's thread, started early", () => {
   it('is adopted by the lane, given the filter and the module after it booted, and answers as a thread of its own would', async () => {
     const file = join(dist, 'jq-worker.cjs');
     startJqThreadEarly(file);
-    const lane = workerLane(file, program, join(dist, 'vendor', 'build', 'jq.wasm'));
+    const lane = await workerLane(file, program, join(dist, 'vendor', 'build', 'jq.wasm'));
     expect(takeEarlyThread(), 'the lane took it').toBeUndefined();
     await expect(lane.check()).resolves.toBeUndefined();
     const sink = captureSink();
@@ -29,8 +30,11 @@ describe("jq's thread, started early", () => {
   });
 
   it('that could not start ends the lane with one line, whether it failed before or after the lane took it', async () => {
-    startJqThreadEarly(join(tempDir(), 'missing-jq-worker.cjs'));
-    const lane = workerLane('unused', program);
+    // A script that fails as it loads: the thread starts, and ends before it can answer.
+    const broken = join(tempDir(), 'broken-jq-worker.cjs');
+    writeFileSync(broken, "throw new Error('cannot start')\n");
+    startJqThreadEarly(broken);
+    const lane = await workerLane('unused', program);
     const failure = await lane.check().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(LaneStopped);
     expect((failure as LaneStopped).message).toMatch(/^jq's thread (failed|ended)/);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a build script, plain JavaScript
 import { withBulkIo } from '../../scripts/jq-wasm-io.mjs';
-import { runBatch } from '../../src/cli/output/jq-engine.js';
+import { runBatch } from '../../src/cli/jq/jq-engine.js';
 import { tempDir } from '../helpers/run.js';
 
 // The build gives jq-wasm's stdin and stdout a bulk path and lets its input be bytes

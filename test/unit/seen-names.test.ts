@@ -18,6 +18,12 @@ describe('SeenNames', () => {
     );
   });
 
+  it('tells a name of two-byte characters from one of one-byte characters with the same bytes', () => {
+    const seen = new SeenNames();
+    // 'Ā' is U+0100, 00 01 in UTF-16LE: the bytes of '\x00\x01' in Latin-1.
+    expect([seen.add('Ā'), seen.add('\x00\x01'), seen.add('Ā'), seen.add('\x00\x01')]).toEqual([true, true, false, false]);
+  });
+
   it('keeps every one of many names (through many growths of its table)', () => {
     const seen = new SeenNames();
     let fresh = 0;

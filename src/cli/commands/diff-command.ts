@@ -14,7 +14,6 @@ import type { Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';
 import { chooseFormat } from './execute.js';
 import { Subjects } from './subjects.js';
-import { builtFile } from '../built-file.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { openSnapshotStore } from '../churn/open-store.js';
 import { stateOwner } from '../run/connection.js';
@@ -55,8 +54,6 @@ interface Output {
   lines: boolean;
   /** Ctrl-C or SIGTERM: checked between chunks and batches, so a diff of any size stops within one. */
   signal?: AbortSignal;
-  /** dist/diff-worker.cjs, looked for once a run (not once a user); none from the sources. */
-  workerFile?: string;
   /** Where the diff spills what it sorts and partitions (TMPDIR). */
   spillDir: string;
 }
@@ -90,7 +87,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   let exitCode: number = ExitCode.ok;
   let ok = false;
   try {
-    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields && !bigintAsString, signal: io.signal, workerFile: builtFile('diff-worker.cjs'), spillDir };
+    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields && !bigintAsString, signal: io.signal, spillDir };
     if (files) {
       await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {
@@ -128,7 +125,7 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
     matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: output.spillDir });
     if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
     const renames = matched.match.by === 'id';
-    counts = await diffMatched(matched, { changed, signal, workerFile: output.workerFile }, async (batch) => {
+    counts = await diffMatched(matched, { changed, signal, thread: true }, async (batch) => {
       const tagged = flags.tag && who !== null;
       if (output.lines && !tagged) {
         if (batch.length) sink.write(changeLines(batch, renames));

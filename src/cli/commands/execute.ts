@@ -2,7 +2,7 @@ import { configPath, type ResolvedConfig } from '../../core/config.js';
 import { ExitCode, configError } from '../../core/errors.js';
 import { isoTime } from '../../core/iso-time.js';
 import { findRouteByPath } from '../../core/routes.js';
-import { jqOptions } from '../output/jq-options.js';
+import { jqOptions } from '../jq/jq-options.js';
 import { chooseFormat } from '../output/formats.js';
 import type { Reporter } from '../output/reporter.js';
 import { checkOutFile } from '../output/sink.js';
@@ -43,7 +43,7 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
   if (flags.out !== undefined) checkOutFile(flags.out);
   // A --jq filter that does not compile is a usage error before any request.
   const jq = jqOptions(flags, (text) => reporter.passThrough(text));
-  if (jq) await (await import('../output/jq.js')).loadJqFilter(jq);
+  if (jq) await (await import('../jq/jq.js')).loadJqFilter(jq);
   if (flags.dryRun) return dryRunOf(ctx, plan, flags, reporter);
   // A known route's records are described (record-fields.ts): Parquet declares its columns from that.
   const records = findRouteByPath(plan.path)?.records;

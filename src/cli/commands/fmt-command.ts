@@ -7,7 +7,7 @@ import { envSetting } from '../../core/config.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../core/json.js';
 import { chooseFormat, type Format, type Formatter } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
-import { jqOptions, loadJqFilter, type JqFlags } from '../output/jq.js';
+import { jqOptions, loadJqFilter, type JqFlags } from '../jq/jq.js';
 import { Reporter } from '../output/reporter.js';
 import type { Sink } from '../output/sink.js';
 import type { CommandContext } from '../context.js';

@@ -1,13 +1,11 @@
-import { Worker } from 'node:worker_threads';
-import { builtFile } from '../built-file.js';
+import { openLane, ThreadEnded, type Lane } from '../../threads/lane.js';
 import { loadParquet } from '../output/parquet.js';
-import type { WorkerMessage } from './worker.js';
 import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup } from './writer.js';
 
-// Where the dataset's writer runs: a worker thread (dist/dataset-worker.cjs, beside the
-// bundle), so that its parsing, encoding and GZIP take the second core; or in the main thread:
-// a run that keeps snapshots (scope.ts says why), one run from sources (tests), or one where a
-// thread cannot start. Requests are answered in order either way, with the same answers.
+// Where the dataset's writer runs: a worker thread (dist/dataset-worker.cjs, on the lane of
+// src/threads/lane.ts), so that its parsing, encoding and GZIP take the second core; or in the
+// main thread: a run that keeps snapshots (scope.ts says why), or one where a thread cannot
+// start. Requests are answered in order either way, with the same answers.
 
 export interface WriterLane {
   /** Where the writer runs, for --verbose. */
@@ -41,82 +39,60 @@ const BATCHES_IN_FLIGHT = 4;
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 8 };
 
-/** The writer in a worker thread running `file` (by default the one beside the bundle), else (null) in this thread. */
-export async function openWriterLane(setup: WriterSetup, warn: (line: string) => void, file: string | null | undefined = builtFile('dataset-worker.cjs')): Promise<WriterLane> {
-  if (file) {
-    try {
-      return workerLane(new Worker(file, { workerData: setup, resourceLimits: THREAD_LIMITS }), warn);
-    } catch {
-      // A thread that cannot start (resource limits): the same writer in this thread.
-    }
-  }
-  await loadParquet();
-  return mainThreadLane(new DatasetWriter(setup, warn));
+/** The writer's lane: requests go in batches; the thread's notes are the writer's warnings. */
+type BatchLane = Lane<WriterRequest[], WriterAnswer[], string>;
+
+/** The writer in a worker thread running `file` (by default the one beside the bundle), else (null, or no thread) in this thread. */
+export async function openWriterLane(setup: WriterSetup, warn: (line: string) => void, file: string | null | undefined = 'dataset-worker.cjs'): Promise<WriterLane> {
+  const here = async () => {
+    await loadParquet();
+    const writer = new DatasetWriter(setup, warn);
+    return (batch: WriterRequest[]) => batch.map((request) => writer.handle(request));
+  };
+  const spec = { script: file ?? 'dataset-worker.cjs', name: 'its worker thread', data: setup, limits: THREAD_LIMITS };
+  const lane = await openLane<WriterSetup, WriterRequest[], WriterAnswer[], string>(spec, here, { mainThread: file === null });
+  lane.onNote = warn;
+  return lane.thread === 'worker' ? batchedLane(lane) : mainThreadLane(lane);
 }
 
-function mainThreadLane(writer: DatasetWriter): WriterLane {
-  let closed = false;
+/** A failure of the thread (or a request after close), as the writer's answer: `thread` says the writer itself never saw it. */
+const threadFailure = (why: ThreadEnded): WriterAnswer => ({ failure: { message: why.stopped ? 'the dataset writer is closed' : why.message, thread: true } });
+
+function mainThreadLane(lane: BatchLane): WriterLane {
   return {
     thread: 'main',
-    send: (request) => Promise.resolve(closed ? { failure: { message: 'the dataset writer is closed' } } : writer.handle(request)),
+    send: (request) => lane.send([request]).then((answers) => answers[0]!, threadFailure),
     room: () => Promise.resolve(),
     settle: () => Promise.resolve(),
-    close: async () => void (closed = true),
+    close: () => lane.close(),
   };
-}
-
-/** A batch posted to the thread: its requests' resolvers, in order, and the promise of its answers. */
-interface Posted {
-  resolvers: ((answer: WriterAnswer) => void)[];
-  answered: Promise<void>;
-  done: () => void;
 }
 
 /**
- * The thread keeps the process alive only while a batch waits for its answers (the run
- * awaits them); idle, it is unref()ed, and close() terminates it.
+ * Requests wait in a batch until it fills, or a control request (open, cut, commit, drop: the
+ * run awaits them) or settle() sends it. At most BATCHES_IN_FLIGHT batches are unanswered
+ * before room() makes the run wait.
  */
-function workerLane(worker: Worker, warn: (line: string) => void): WriterLane {
-  const posted: Posted[] = [];
+function batchedLane(lane: BatchLane): WriterLane {
   let batch: WriterRequest[] = [];
-  let resolvers: Posted['resolvers'] = [];
+  let resolvers: ((answer: WriterAnswer) => void)[] = [];
   let chars = 0;
-  let broken: WriterAnswer | undefined;
-  worker.unref();
-
+  let closed: ThreadEnded | undefined;
+  /** The last batch sent, once its requests are answered (answers come in order). */
+  let last: Promise<void> = Promise.resolve();
   const flush = () => {
     if (batch.length === 0) return;
-    if (posted.length === 0) worker.ref();
-    let done!: () => void;
-    const answered = new Promise<void>((resolve) => (done = resolve));
-    posted.push({ resolvers, answered, done });
-    worker.postMessage(batch);
-    batch = [];
-    resolvers = [];
-    chars = 0;
+    const waiting = resolvers;
+    last = lane.send(batch).then(
+      (answers) => waiting.forEach((resolve, i) => resolve(answers[i] ?? { failure: { message: 'the dataset writer did not answer', thread: true } })),
+      (why: ThreadEnded) => waiting.forEach((resolve) => resolve(threadFailure(why))),
+    );
+    [batch, resolvers, chars] = [[], [], 0];
   };
-  const answer = (answers: readonly WriterAnswer[]) => {
-    const batchDone = posted.shift();
-    if (!batchDone) return;
-    batchDone.resolvers.forEach((resolve, i) => resolve(answers[i] ?? broken ?? { failure: { message: 'the dataset writer did not answer' } }));
-    batchDone.done();
-    if (posted.length === 0) worker.unref();
-  };
-  // A thread that died (out of memory, a bug) fails every request waiting and every later one.
-  const fail = (message: string) => {
-    broken ??= { failure: { message, thread: true } };
-    while (posted.length > 0) answer([]);
-    for (const resolve of resolvers.splice(0)) resolve(broken);
-    batch = [];
-  };
-  worker.on('message', (message: WorkerMessage) => ('warn' in message ? warn(message.warn) : answer(message.answers)));
-  worker.on('error', (error) => fail(`its worker thread failed: ${error.message}`));
-  worker.on('exit', () => fail('its worker thread ended'));
-
   return {
     thread: 'worker',
     send(request) {
-      if (broken) return Promise.resolve(broken);
+      if (closed) return Promise.resolve(threadFailure(closed));
       const reply = new Promise<WriterAnswer>((resolve) => resolvers.push(resolve));
       batch.push(request);
       chars += 'text' in request ? request.text.length : 'ndjson' in request ? request.ndjson.length : 0;
@@ -126,15 +102,17 @@ function workerLane(worker: Worker, warn: (line: string) => void): WriterLane {
       return reply;
     },
     async room() {
-      while (posted.length >= BATCHES_IN_FLIGHT) await posted[0]!.answered;
+      if (lane.inFlight >= BATCHES_IN_FLIGHT) await lane.waitBelow(BATCHES_IN_FLIGHT - 1).catch(() => undefined);
     },
     async settle() {
       flush();
-      while (posted.length > 0) await posted[posted.length - 1]!.answered;
+      await last;
     },
     async close() {
-      fail('the dataset writer is closed');
-      await worker.terminate();
+      closed = new ThreadEnded('the dataset writer is closed', true);
+      for (const resolve of resolvers.splice(0)) resolve(threadFailure(closed));
+      batch = [];
+      await lane.close();
     },
   };
 }

@@ -70,7 +70,7 @@ export function terminalWidth(io: { stdoutIsTTY: boolean; stdout: unknown }): nu
  */
 export async function createFormatter(format: Format, sink: Sink, options: FormatOptions = {}): Promise<Formatter> {
   if (options.jq) {
-    const { jqFormatter, loadJqFilter } = await import('./jq.js');
+    const { jqFormatter, loadJqFilter } = await import('../jq/jq.js');
     return jqFormatter(await loadJqFilter(options.jq), options.jq, sink, options.signal);
   }
   if (format === 'parquet') {

@@ -1,7 +1,7 @@
 import { SgqError } from '../../core/errors.js';
 import { colorLevel, type Io } from '../io.js';
 import { createFormatter, terminalWidth, type Format, type Formatter } from './formats.js';
-import type { JqOptions } from './jq.js';
+import type { JqOptions } from '../jq/jq.js';
 import type { RouteRecords } from './formatter.js';
 import { pagerSink } from './pager.js';
 import type { Reporter } from './reporter.js';

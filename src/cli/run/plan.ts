@@ -1,6 +1,6 @@
 import type { ResolvedConfig } from '../../core/config.js';
 import type { Format } from '../output/formats.js';
-import type { JqFlags } from '../output/jq.js';
+import type { JqFlags } from '../jq/jq.js';
 import type { Reporter } from '../output/reporter.js';
 import type { SnapshotCheckpoint } from '../churn/snapshot-jobs.js';
 import type { DatasetCheckpoint } from '../dataset/checkpoint.js';

@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { startThread, threadLane, type Lane } from '../../threads/lane.js';
 import { JsonTooDeep } from '../json.js';
 import type { ChangeOrder } from './change-order.js';
 import { LineTooLong } from './lines.js';
@@ -8,9 +8,10 @@ import { partitionPath, Partitions } from './partitions.js';
 import { NotARecord } from './record-key.js';
 import type { ScannedSide } from './side-scan.js';
 
-// The second core of a hash diff: a worker thread (diff-worker.ts, built as dist/diff-worker.cjs)
-// reads the older side into partitions while this thread reads the newer one, then joins the
-// partitions with this thread, each taking the next one not taken (a counter both share).
+// The second core of a hash diff: a worker thread (diff-worker.ts, built as dist/diff-worker.cjs,
+// on the lane of src/threads/lane.ts) reads the older side into partitions while this thread
+// reads the newer one, then joins the partitions with this thread, each taking the next one
+// not taken (a counter both share).
 // Every file the worker writes is named here beforehand, so that this thread removes them
 // whatever becomes of the worker (an error, a stop, a signal).
 
@@ -40,63 +41,80 @@ export interface PartSizes {
   sizes: { bytes: number; records: number }[];
 }
 
-/** `ack`: a batch of changes is in the sort; the worker keeps at most 2 Mi characters of changes unacknowledged (diff-worker.ts, ack-window.ts), so that neither heap holds more. */
-export type ToWorker = { kind: 'join'; newer: PartSizes; order: number[] } | { kind: 'ack' };
+/** The requests, answered in turn: read the older side, then join a share of the partitions. */
+export type ToWorker = { kind: 'scan' } | { kind: 'join'; newer: PartSizes; order: number[] };
 
 export type FromWorker =
   | { kind: 'scanned'; older: PartSizes; missingKey: number }
-  | { kind: 'changes'; lines: string[] }
   | { kind: 'joined'; counts: DiffCounts; duplicates: { older: number; newer: number }; held: string[] }
   | { kind: 'error'; name: string; message: string };
 
+/**
+ * The worker's notes: its batches of changes as they come (encoded for the ChangeOrder), in
+ * the lane's window, acknowledged once in the sort: the worker keeps at most 2 Mi characters
+ * of changes unacknowledged (diff-worker.ts), so that neither heap holds more.
+ */
+export type ChangesNote = string[];
+
+type DiffThread = Lane<ToWorker, FromWorker, ChangesNote>;
+
+const NAME = 'the worker thread of a hash diff';
+
 export class DiffLane {
-  private readonly worker: Worker;
   private readonly next: Int32Array;
   /** The older side's partitions, and its records without a key, once the worker has read it. */
   readonly scanned: Promise<{ parts: Partitions; missingKey: number }>;
-  /** The worker's counts and duplicates, once it has joined its share. */
-  readonly joined: Promise<Extract<FromWorker, { kind: 'joined' }>>;
+  /** The worker's counts and duplicates, once it has joined its share (join() sends it). */
+  joined: Promise<Extract<FromWorker, { kind: 'joined' }>> = new Promise(() => undefined);
+  /** Rejects with what broke the handing over of changes. */
+  private readonly failed: Promise<never>;
 
-  constructor(
-    file: string,
+  /** The lane with the worker started (the built `script`, or a path), or undefined if no thread starts: then this thread does all. */
+  static start(job: LaneJob, changes: ChangeOrder, script = 'diff-worker.cjs'): DiffLane | undefined {
+    // A small young generation, as --jq's thread has: its garbage is short lines, a chunk at a time.
+    const thread = startThread({ script, name: NAME, data: job, limits: { maxYoungGenerationSizeMb: 4 } });
+    return thread && new DiffLane(threadLane(thread, NAME), job, changes);
+  }
+
+  private constructor(
+    private readonly lane: DiffThread,
     private readonly job: LaneJob,
-    changes: ChangeOrder,
+    private readonly changes: ChangeOrder,
   ) {
     this.next = new Int32Array(job.next);
-    // A small young generation, as --jq's worker has: its garbage is short lines, a chunk at a time.
-    this.worker = new Worker(file, { workerData: job, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-    const failed = new Promise<never>((_, reject) => {
-      this.worker.on('message', (m: FromWorker) => {
-        if (m.kind === 'error') reject(rebuilt(m));
-        // Handed to the sort, which spills past its bound, and only then acknowledged: posted
-        // freely, the changes of 300,000 x 300,000 different accounts ran a 32 MiB heap out
-        // as they were read (test/e2e/churn.test.ts).
-        if (m.kind === 'changes') {
-          changes.pushEncoded(m.lines);
-          changes
-            .flush()
-            .then(() => this.worker.postMessage({ kind: 'ack' } satisfies ToWorker))
-            .catch(reject);
-        }
-      });
-      this.worker.once('error', reject);
-      this.worker.once('exit', (code) => reject(new Error(`the worker thread of a hash diff ended (code ${code}) before its work was done; run it again`)));
+    this.failed = new Promise<never>((_, reject) => {
+      // Handed to the sort, which spills past its bound, and only then acknowledged: posted
+      // freely, the changes of 300,000 x 300,000 different accounts ran a 32 MiB heap out
+      // as they were read (test/e2e/churn.test.ts).
+      lane.onNote = (lines) => {
+        changes.pushEncoded(lines);
+        const flushed = changes.flush();
+        flushed.catch(reject);
+        return flushed;
+      };
     });
-    const reply = <K extends FromWorker['kind']>(kind: K) =>
-      Promise.race([failed, new Promise<Extract<FromWorker, { kind: K }>>((resolve) => this.worker.on('message', (m: FromWorker) => m.kind === kind && resolve(m as Extract<FromWorker, { kind: K }>)))]);
-    this.scanned = reply('scanned').then((m) => ({ parts: Partitions.written(job.dir, m.older.paths, m.older.sizes), missingKey: m.missingKey }));
-    this.joined = reply('joined').then(async (m) => {
-      await changes.flush();
-      changes.pushSorted(m.held);
-      return m;
+    this.scanned = this.ask({ kind: 'scan' }, 'scanned').then((m) => ({ parts: Partitions.written(job.dir, m.older.paths, m.older.sizes), missingKey: m.missingKey }));
+    for (const p of [this.scanned, this.failed]) p.catch(() => undefined);
+  }
+
+  /** A request's answer of `kind`, or the worker's error as this thread's own. */
+  private ask<K extends FromWorker['kind']>(request: ToWorker, kind: K): Promise<Extract<FromWorker, { kind: K }>> {
+    const answered = this.lane.send(request).then((m) => {
+      if (m.kind === 'error' || m.kind !== kind) throw m.kind === 'error' ? rebuilt(m) : new Error(`${NAME} answered ${m.kind}`);
+      return m as Extract<FromWorker, { kind: K }>;
     });
-    for (const p of [this.scanned, this.joined, failed]) p.catch(() => undefined);
+    return Promise.race([this.failed, answered]);
   }
 
   /** Lets the worker join its share of `order`, the partitions it may take, whose newer records are spilled. */
   join(newer: Partitions, order: number[]): void {
     const sizes: PartSizes = { paths: newer.parts.map((p) => p.path), sizes: newer.parts.map((p) => ({ bytes: p.bytes, records: p.records })) };
-    this.worker.postMessage({ kind: 'join', newer: sizes, order } satisfies ToWorker);
+    this.joined = this.ask({ kind: 'join', newer: sizes, order }, 'joined').then(async (m) => {
+      await this.changes.flush();
+      this.changes.pushSorted(m.held);
+      return m;
+    });
+    this.joined.catch(() => undefined);
   }
 
   /** The next partition of `order` for this thread to join, or undefined when all are taken. */
@@ -106,7 +124,7 @@ export class DiffLane {
 
   /** Ends the worker and removes every file it was to write. */
   async stop(): Promise<void> {
-    await this.worker.terminate();
+    await this.lane.close();
     for (const path of this.job.paths) rmSync(path, { force: true });
   }
 }

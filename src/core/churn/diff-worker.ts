@@ -1,40 +1,30 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import { AckWindow } from './ack-window.js';
-import type { LaneJob, FromWorker, ToWorker } from './diff-lane.js';
+import { threadSide } from '../../threads/serve.js';
+import type { ChangesNote, FromWorker, LaneJob, ToWorker } from './diff-lane.js';
 import { errorKind } from './diff-lane.js';
 import { HeldChanges } from './held-changes.js';
 import { Partitions } from './partitions.js';
 import { scanSide } from './side-scan.js';
 import { joinRun, joinSpilled } from './spilled-join.js';
 
-// The worker thread of a hash diff (dist/diff-worker.cjs; diff-lane.ts starts it): it reads the
-// older side into the partitions the main thread named, then joins its share of them; the
-// changes it finds, encoded for the main thread's ChangeOrder, it sorts itself while they are
-// few, or posts as they come (held-changes.ts).
-
-const job = workerData as LaneJob;
-const port = parentPort!;
-const post = (message: FromWorker) => port.postMessage(message);
+// The worker thread of a hash diff (dist/diff-worker.cjs; diff-lane.ts starts it, on the lane
+// of src/threads/): asked, it reads the older side into the partitions the main thread named,
+// then, asked again, joins its share of them; the changes it finds, encoded for the main
+// thread's ChangeOrder, it sorts itself while they are few, or posts as they come
+// (held-changes.ts), in the lane's window.
 
 /**
- * Characters of changes posted and not yet acknowledged, at most (ack-window.ts): about two
- * chunks' changes when every record changed, dozens of batches in a night's churn.
+ * Characters of changes posted and not yet acknowledged, at most (the lane's window,
+ * src/threads/ack-window.ts): about two chunks' changes when every record changed, dozens of
+ * batches in a night's churn.
  */
 const WINDOW_CHARS = 2 * 1024 * 1024;
-const inFlight = new AckWindow(WINDOW_CHARS);
-
-/** The main thread's acknowledgements of batches of changes, and its message to join. */
-let onJoin: (message: Extract<ToWorker, { kind: 'join' }>) => void = () => undefined;
-port.on('message', (message: ToWorker) => (message.kind === 'ack' ? inFlight.acknowledged() : onJoin(message)));
+const thread = threadSide<LaneJob, ChangesNote>(WINDOW_CHARS);
+const job = thread.data;
 
 /** Posts a batch of changes, at most WINDOW_CHARS ahead of the main thread. */
-async function handOver(lines: string[], chars: number): Promise<void> {
-  await inFlight.room();
-  inFlight.posted(chars);
-  post({ kind: 'changes', lines });
-}
+const handOver = (lines: string[], chars: number): Promise<void> => thread.noteInWindow(lines, chars);
 
-async function scan(): Promise<Partitions> {
+async function scan(): Promise<FromWorker> {
   const stats = { missingKey: 0, duplicates: 0 };
   const parts = new Partitions(job.paths.length, job.dir, 0, 0, job.paths);
   try {
@@ -44,11 +34,11 @@ async function scan(): Promise<Partitions> {
     parts.discard();
     throw error;
   }
-  post({ kind: 'scanned', older: { paths: parts.parts.map((p) => p.path), sizes: parts.parts.map((p) => ({ bytes: p.bytes, records: p.records })) }, missingKey: stats.missingKey });
-  return parts;
+  older = parts;
+  return { kind: 'scanned', older: { paths: parts.parts.map((p) => p.path), sizes: parts.parts.map((p) => ({ bytes: p.bytes, records: p.records })) }, missingKey: stats.missingKey };
 }
 
-async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join' }>): Promise<void> {
+async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join' }>): Promise<FromWorker> {
   const newer = Partitions.written(job.dir, message.newer.paths, message.newer.sizes);
   const stats = { older: { missingKey: 0, duplicates: 0 }, newer: { missingKey: 0, duplicates: 0 } };
   const changes = new HeldChanges(job.holdChars, handOver);
@@ -61,16 +51,20 @@ async function join(older: Partitions, message: Extract<ToWorker, { kind: 'join'
     changes.endPartition();
   }
   const held = await changes.end();
-  await inFlight.drained();
-  post({ kind: 'joined', counts: run.context.counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates }, held });
+  await thread.drained();
+  return { kind: 'joined', counts: run.context.counts, duplicates: { older: stats.older.duplicates, newer: stats.newer.duplicates }, held };
 }
 
-async function main(): Promise<void> {
-  const older = await scan();
-  const message = await new Promise<Extract<ToWorker, { kind: 'join' }>>((resolve) => (onJoin = resolve));
-  await join(older, message);
-  // Nothing more to hear: the worker may end.
-  port.removeAllListeners('message');
+/** The older side's partitions, once scanned. */
+let older: Partitions | undefined;
+
+/** A request's answer; an error goes back as an answer, by kind, to be thrown again as this thread's own there. */
+async function handle(request: ToWorker): Promise<FromWorker> {
+  try {
+    return request.kind === 'scan' ? await scan() : await join(older!, request);
+  } catch (error) {
+    return { kind: 'error', name: errorKind(error), message: error instanceof Error ? error.message : String(error) };
+  }
 }
 
-main().catch((error: unknown) => post({ kind: 'error', name: errorKind(error), message: error instanceof Error ? error.message : String(error) }));
+thread.serve(handle);

@@ -1,6 +1,7 @@
 import { sameBytes } from './bytes.js';
 
-// A hash table of keys held as bytes, for the hash diff: open addressing over one Int32Array,
+// sgq's one hash table of keys held as bytes: the hash diff's, and the names a long list of
+// users skips as duplicates (src/cli/commands/seen-names.ts). Open addressing over one Int32Array,
 // so that a million keys cost no object each, nothing for the garbage collector to trace, and
 // no string. Each slot holds all it knows (hash, mark, where the key and its record are) in
 // 24 bytes: a lookup touches one slot and the key's bytes, where a table of separate arrays
@@ -10,6 +11,8 @@ import { sameBytes } from './bytes.js';
 
 /** Int32s a slot: its index in `cells` is a multiple of this. */
 export const STRIDE = 6;
+/** Int32s a slot of a table that keeps no numbers with its keys (a set): 16 bytes a slot, not 24. */
+export const SET_STRIDE = 4;
 /** A slot's fields, at its index plus these. */
 const HASH = 0;
 /** 0: an empty slot; the owner's marks are 1 to 127; OWN is added for a key in the table's arena. */
@@ -38,10 +41,13 @@ export class KeyTable {
   private arena: Buffer = Buffer.allocUnsafe(64 * 1024);
   private arenaUsed = 0;
 
-  /** Sized for `expected` keys (it grows past them): growing makes garbage, sizing once does not. */
-  constructor(expected = 1024) {
-    this.cells = new Int32Array(slotsFor(expected) * STRIDE);
-    this.mask = this.cells.length / STRIDE - 1;
+  /** Sized for `expected` keys (it grows past them): growing makes garbage, sizing once does not. `stride`: STRIDE, or SET_STRIDE for a set. */
+  constructor(
+    expected = 1024,
+    private readonly stride = STRIDE,
+  ) {
+    this.cells = new Int32Array(slotsFor(expected) * stride);
+    this.mask = this.cells.length / stride - 1;
   }
 
   /** Empties the table for `expected` keys living in `home`, keeping its array when it is large enough: one table serves every partition. */
@@ -49,9 +55,9 @@ export class KeyTable {
     this.size = 0;
     this.arenaUsed = 0;
     this.home = home;
-    if (slotsFor(expected) * STRIDE > this.cells.length) this.cells = new Int32Array(slotsFor(expected) * STRIDE);
+    if (slotsFor(expected) * this.stride > this.cells.length) this.cells = new Int32Array(slotsFor(expected) * this.stride);
     else this.cells.fill(0);
-    this.mask = this.cells.length / STRIDE - 1;
+    this.mask = this.cells.length / this.stride - 1;
   }
 
   /**
@@ -59,10 +65,10 @@ export class KeyTable {
    * complement (negative) of the empty slot where `put` would add it.
    */
   find(buf: Buffer, start: number, end: number, hash: number): number {
-    const { cells } = this;
+    const { cells, stride } = this;
     const length = end - start;
     for (let slot = hash & this.mask; ; slot = (slot + 1) & this.mask) {
-      const at = slot * STRIDE;
+      const at = slot * stride;
       if (cells[at + MARK] === 0) return ~at;
       if (cells[at + HASH] === hash && cells[at + KEY_LENGTH] === length && sameBytes(cells[at + MARK]! & OWN ? this.arena : this.home, cells[at + KEY_AT]!, buf, start, length)) return at;
     }
@@ -81,9 +87,11 @@ export class KeyTable {
     cells[at + MARK] = own ? mark | OWN : mark;
     cells[at + KEY_AT] = own ? this.keep(buf, start, end) : start;
     cells[at + KEY_LENGTH] = end - start;
-    cells[at + FIRST] = first;
-    cells[at + SECOND] = second;
-    if (++this.size * 4 <= (3 * this.cells.length) / STRIDE) return at;
+    if (this.stride === STRIDE) {
+      cells[at + FIRST] = first;
+      cells[at + SECOND] = second;
+    }
+    if (++this.size * 4 <= (3 * this.cells.length) / this.stride) return at;
     const key = own ? this.arena : this.home;
     const keyAt = cells[at + KEY_AT]!;
     this.grow();
@@ -104,14 +112,15 @@ export class KeyTable {
   }
 
   private grow(): void {
+    const { stride } = this;
     const old = this.cells;
     this.cells = new Int32Array(old.length * 2);
-    this.mask = this.cells.length / STRIDE - 1;
-    for (let from = 0; from < old.length; from += STRIDE) {
+    this.mask = this.cells.length / stride - 1;
+    for (let from = 0; from < old.length; from += stride) {
       if (old[from + MARK] === 0) continue;
       let slot = old[from + HASH]! & this.mask;
-      while (this.cells[slot * STRIDE + MARK] !== 0) slot = (slot + 1) & this.mask;
-      this.cells.set(old.subarray(from, from + STRIDE), slot * STRIDE);
+      while (this.cells[slot * stride + MARK] !== 0) slot = (slot + 1) & this.mask;
+      this.cells.set(old.subarray(from, from + stride), slot * stride);
     }
   }
 }

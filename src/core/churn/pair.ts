@@ -73,7 +73,7 @@ export async function matchSides(older: DiffSource, newer: DiffSource, options: 
  * Two snapshots stored in order of the chosen field are merged as they are read; anything
  * else is joined by hash (unsorted-diff.ts). Either way the changes come in key order.
  */
-export function diffMatched(matched: Matched, options: { changed: boolean; signal?: AbortSignal; workerFile?: string }, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
+export function diffMatched(matched: Matched, options: { changed: boolean; signal?: AbortSignal; thread?: boolean }, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { names } = matched.match;
   const { older, newer } = matched;
   if (inOrder(older) && inOrder(newer)) {

@@ -35,10 +35,12 @@ export interface UnsortedOptions {
   /** The size of a partition (PARTITION_BYTES); tests make it tiny to spill and split. */
   partitionBytes?: number;
   /**
-   * The worker thread's script (dist/diff-worker.cjs): the older side is read, and the
-   * partitions joined, on a second core. Without it (sgq run from its sources) this thread does all.
+   * Whether a worker thread (dist/diff-worker.cjs) may take the second core: the older side
+   * read, and the partitions joined, there. Without it, or where no thread starts, this thread
+   * does all. (Tests name another script with `workerScript`.)
    */
-  workerFile?: string;
+  thread?: boolean;
+  workerScript?: string;
   /** Characters of changes the worker sorts itself (held-changes.ts); tests make it tiny. */
   workerHoldChars?: number;
 }
@@ -71,12 +73,13 @@ const LANE_MAX_BYTES = 128 * 1024 * 1024;
 export async function diffUnsorted(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const { signal, tempDir } = options;
   const bytes = await estimateBytes(older);
-  const twoCores = bytes <= LANE_MAX_BYTES && laneCanRead(older, options);
+  const twoCores = options.thread === true && bytes <= LANE_MAX_BYTES && typeof older.source === 'string';
   const size = options.partitionBytes ?? (twoCores ? LANE_PARTITION_BYTES : PARTITION_BYTES);
   const count = partitionCount(bytes, size);
   const changes = new ChangeOrder(tempDir, signal);
   const run = joinRun({ names: options.names, stats: { older: older.stats, newer: newer.stats }, changes, printChanged: options.changed, size, dir: tempDir, signal });
   try {
+    // No thread started (it could not): this thread does all, as it would without one.
     const lane = twoCores ? startLane(older, newer, options, { count, size, changes }) : undefined;
     await (lane ? joinOnTwoCores(older, newer, count, lane, run, changes, options.names) : joinHere(older, newer, count, run));
     // The joins are done: their buffer and table go before the changes are sorted and written.
@@ -147,16 +150,12 @@ async function joinOnTwoCores(older: UnsortedSide, newer: UnsortedSide, count: n
   }
 }
 
-/** Whether there is a worker thread to start, and the older side is a file it can open itself. */
-const laneCanRead = (older: UnsortedSide, options: UnsortedOptions) => options.workerFile !== undefined && typeof older.source === 'string';
-
-/** The worker thread (laneCanRead said it can). */
-function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, shared: { count: number; size: number; changes: ChangeOrder }): DiffLane {
-  const file = options.workerFile!;
+/** The worker thread, which reads the older side (a file it opens itself), if it starts. */
+function startLane(older: UnsortedSide, newer: UnsortedSide, options: UnsortedOptions, shared: { count: number; size: number; changes: ChangeOrder }): DiffLane | undefined {
   const { isExport, field, where } = older;
   const source = older.source as string;
   const job: LaneJob = { older: { source, isExport, field, where }, newerField: newer.field, names: options.names, printChanged: options.changed, holdChars: options.workerHoldChars ?? RUN_CHARS, size: shared.size, dir: options.tempDir, ...laneFiles(shared.count, options.tempDir) };
-  return new DiffLane(file, job, shared.changes);
+  return DiffLane.start(job, shared.changes, options.workerScript);
 }
 
 /** A promise, or the signal's reason as soon as it is aborted. */

@@ -1,4 +1,4 @@
-import type { Json } from '../../core/json.js';
+import type { Json } from '../../../core/json.js';
 import { bail, exact, isObject } from './jq-subset-values.js';
 
 // What jq 1.8 writes for a value, for the subset of jq that sgq answers itself: `jq -c`'s text,

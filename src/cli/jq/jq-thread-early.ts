@@ -1,7 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { compileSubset } from './jq-subset.js';
+import { builtFile, startThread, type Thread } from '../../threads/lane.js';
+import { compileSubset } from './subset/jq-subset.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
+
+/** Where the entry finds jq's thread script (the entry loads nothing of the lane before a --jq line). */
+export { builtFile };
 
 // jq's thread, started as soon as the command line shows --jq (src/cli/entry.ts), before the
 // rest of sgq loads. Beside a busy main thread a thread took 40-70 ms to boot, and in half the
@@ -11,18 +14,10 @@ import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 // thread waits on the process object.
 
 const KEY = Symbol.for('sgq.jq-thread');
-const holder = process as unknown as Record<symbol, EarlyThread | undefined>;
+const holder = process as unknown as Record<symbol, Thread | undefined>;
 
-export interface EarlyThread {
-  worker: Worker;
-  /** The lane's side of the thread's port. */
-  port: MessagePort;
-  /** Why the thread ended before the lane watched it, if it did. */
-  ended?: string;
-}
-
-/** The thread's resources: a small young generation, since its garbage is jq's output, a batch at a time. */
-export const JQ_THREAD_LIMITS = { maxYoungGenerationSizeMb: 4 };
+/** jq's thread as the lane (src/threads/lane.ts) starts it: its name in a failure's line, and its resources (a small young generation, since its garbage is jq's output, a batch at a time). */
+export const JQ_THREAD = { name: "jq's thread", limits: { maxYoungGenerationSizeMb: 4 } };
 
 /**
  * Whether the line's --jq filter is one jq runs (so its thread will be needed): not one of
@@ -39,27 +34,15 @@ export function needsJqThread(argv: readonly string[]): boolean {
   return argv.includes('--slurp') || argv.some((word) => word === '--argjson' || word.startsWith('--argjson=')) || compileSubset(filter) === undefined;
 }
 
-/** What a thread's 'error' and 'exit' say, wherever it was started (jq-lane.ts watches its own the same way). */
-export const threadFailed = (error: Error): string => `jq's thread failed: ${error.message}`;
-export const threadEnded = (code: number): string => `jq's thread ended (exit code ${code}) before it answered`;
-
 export function startJqThreadEarly(file: string): void {
   // Before anything of sgq's bundles loads: see JQ_V8_FLAGS.
   setFlagsFromString(JQ_V8_FLAGS);
-  const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(file, { workerData: { port: port2 }, transferList: [port2], resourceLimits: JQ_THREAD_LIMITS });
-  const thread: EarlyThread = { worker, port: port1 };
-  // Until the lane watches it, an end is noted (an 'error' nobody listens to would throw here).
-  worker.on('error', (error) => (thread.ended ??= threadFailed(error)));
-  worker.on('exit', (code) => (thread.ended ??= threadEnded(code)));
-  // Nothing of it keeps sgq alive until the lane waits on it.
-  worker.unref();
-  port1.unref();
-  holder[KEY] = thread;
+  // Its filter comes later, in a note (the lane tells it as it takes the thread up).
+  holder[KEY] = startThread({ ...JQ_THREAD, script: file, data: undefined });
 }
 
 /** The thread started early, if any, now the caller's: taken once. */
-export function takeEarlyThread(): EarlyThread | undefined {
+export function takeEarlyThread(): Thread | undefined {
   const thread = holder[KEY];
   holder[KEY] = undefined;
   return thread;

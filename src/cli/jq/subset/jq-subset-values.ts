@@ -1,4 +1,4 @@
-import type { Json } from '../../core/json.js';
+import type { Json } from '../../../core/json.js';
 
 // What jq 1.8 does with the values of records, for the few operations of the subset of jq that
 // sgq answers without jq (jq-subset.ts), and what it prints. Wherever jq's result could differ
