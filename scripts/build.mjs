@@ -35,7 +35,7 @@ import { jqWasmBulkIo } from './jq-wasm-io.mjs';
 // the package: an import of anything else from it is undefined in the bundle.
 // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
 // CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
-// The subpaths of hyparquet-writer that src/cli/output/parquet-lib.ts imports.
+// The subpaths of hyparquet-writer that src/parquet/hyparquet-pieces.ts imports.
 const PARQUET_INTERNALS = ['bytewriter', 'datapage', 'metadata', 'encoding'];
 const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
 const VENDOR = {
@@ -50,7 +50,7 @@ const VENDOR = {
   // jq 1.8 as WebAssembly, read from dist/vendor/build/jq.wasm (copied below): the package's
   // inline entry carried it as base64 in the script, some 2.5 MiB more of the worker's heap.
   'jq-wasm': "module.exports = require('jq-wasm');",
-  // Parquet: the parts of hyparquet-writer sgq's own column encoder uses (src/cli/output/parquet-lib.ts),
+  // Parquet: the parts of hyparquet-writer sgq's own column encoder uses (src/parquet/hyparquet-pieces.ts),
   // all in one file: VENDOR_PATHS maps each import onto it.
   'hyparquet-writer': `module.exports = Object.assign({}, ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
   // The reader, for `sgq dataset info` and `compact` only.

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { builtFile } from '../built-file.js';
-import { loadParquet } from '../output/parquet.js';
+import { loadParquet } from '../../parquet/hyparquet-pieces.js';
 import type { WorkerMessage } from './worker.js';
 import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup } from './writer.js';
 

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadParquet } from '../output/parquet.js';
+import { loadParquet } from '../../parquet/hyparquet-pieces.js';
 import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup } from './writer.js';
 
 // The worker thread of --dataset (dist/dataset-worker.cjs): parses each page's text, encodes

@@ -153,6 +153,6 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
 
 /** Parquet: a route's records in the columns its description declares; anything else typed by its first row group. */
 async function parquetFor(sink: Sink, { fields, warn, routeRecords }: FormatOptions): Promise<Formatter> {
-  const [{ parquetFormatter }, { outputSchema }] = await Promise.all([import('./parquet.js'), import('./parquet-schema.js')]);
+  const [{ parquetFormatter }, { outputSchema }] = await Promise.all([import('./parquet.js'), import('../../parquet/declared.js')]);
   return parquetFormatter(sink, { fields, warn, declared: routeRecords && outputSchema(routeRecords.records, routeRecords.queryUser) });
 }

@@ -2,10 +2,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ColumnChunk } from 'hyparquet';
 import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
-import { loadParquetLib } from '../output/parquet-lib.js';
-import { MAGIC, writeFooter } from '../output/parquet-file.js';
+import { loadParquet } from '../../parquet/hyparquet-pieces.js';
+import { MAGIC, writeFooter } from '../../parquet/file.js';
 import type { DatasetLayout } from './layout.js';
-import type { PartFile } from './read.js';
+import type { PartFile } from './part-file.js';
 
 // Several Parquet files of one schema as one: each row group's column chunks are copied byte
 // for byte (no value decoded, so every type stays exact: decimals, ids past 2^53, text), and a
@@ -13,7 +13,7 @@ import type { PartFile } from './read.js';
 
 /** Writes the merged file under the dataset's staging folder, flushed to disk; returns its temporary path and rows. */
 export async function mergeParts(parts: readonly PartFile[], layout: DatasetLayout): Promise<{ temp: string; rows: number }> {
-  const lib = await loadParquetLib();
+  const lib = await loadParquet();
   const { file: mode } = layout.modes;
   const temp = createTemp(join(layout.staging, 'compact.parquet'), mode);
   try {

@@ -1,5 +1,5 @@
 // hyparquet-writer, loaded with Parquet only. sgq encodes the column chunks itself
-// (parquet-chunk.ts: one pass over each column, no object per value) and takes from the
+// (src/parquet/chunk.ts: one pass over each column, no object per value) and takes from the
 // package the parts of a file that are written once per page or per file: the page headers
 // and the footer in Thrift, and the RLE/bit-packed hybrid of levels and indices.
 // The build maps these subpaths onto the one vendor file (scripts/build.mjs).
@@ -13,7 +13,7 @@ export interface ParquetLib {
 
 let lib: ParquetLib | undefined;
 
-export async function loadParquetLib(): Promise<ParquetLib> {
+export async function loadParquet(): Promise<ParquetLib> {
   if (lib) return lib;
   const [{ ByteWriter }, { writePageHeader }, { writeMetadata }, { writeRleBitPackedHybrid }] = await Promise.all([
     import('hyparquet-writer/src/bytewriter.js'),
@@ -25,8 +25,8 @@ export async function loadParquetLib(): Promise<ParquetLib> {
   return lib;
 }
 
-/** The library, once loadParquetLib() has run (a formatter is made synchronously). */
+/** The library, once loadParquet() has run (a ParquetWriter is made synchronously). */
 export function parquetLib(): ParquetLib {
-  if (!lib) throw new Error('loadParquetLib() must run before Parquet is written');
+  if (!lib) throw new Error('loadParquet() must run before Parquet is written');
   return lib;
 }

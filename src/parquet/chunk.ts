@@ -1,4 +1,4 @@
-import type { ParquetLib } from './parquet-lib.js';
+import type { ParquetLib } from './hyparquet-pieces.js';
 
 // One column of one row group as a Parquet column chunk: an optional dictionary page and one
 // data page (v2: definition levels as they are, values PLAIN or dictionary indices, GZIP).

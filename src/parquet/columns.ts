@@ -1,7 +1,7 @@
-import type { FieldKind } from '../../core/record-fields.js';
-import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
-import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscaled } from './parquet-numbers.js';
-import type { ColumnType } from './parquet-chunk.js';
+import type { FieldKind } from '../core/record-fields.js';
+import { RawNumber, stringifyJson, type Json } from '../core/json.js';
+import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscaled } from './numbers.js';
+import type { ColumnType } from './chunk.js';
 import { isoDays, isoMicros, timestampReader, type Micros } from './iso-micros.js';
 
 // A Parquet column of sgq's: its type, how a JSON value is stored in it, and its schema

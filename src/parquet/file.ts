@@ -1,5 +1,5 @@
-import { ColumnChunk, type ColumnType } from './parquet-chunk.js';
-import type { ParquetLib } from './parquet-lib.js';
+import { ColumnChunk, type ColumnType } from './chunk.js';
+import type { ParquetLib } from './hyparquet-pieces.js';
 
 /** "PAR1", at both ends of a Parquet file. */
 export const MAGIC = 0x31524150;
