@@ -35,8 +35,6 @@ import { jqWasmBulkIo } from './jq-wasm-io.mjs';
 // the package: an import of anything else from it is undefined in the bundle.
 // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
 // CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
-// The subpaths of hyparquet-writer that src/parquet/hyparquet-pieces.ts imports.
-const PARQUET_INTERNALS = ['bytewriter', 'datapage', 'metadata', 'encoding'];
 const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
 const VENDOR = {
   // undici's index also loads its HTTP/2 client, fetch, WebSocket, caches and mocks, about 30 ms
@@ -50,16 +48,12 @@ const VENDOR = {
   // jq 1.8 as WebAssembly, read from dist/vendor/build/jq.wasm (copied below): the package's
   // inline entry carried it as base64 in the script, some 2.5 MiB more of the worker's heap.
   'jq-wasm': "module.exports = require('jq-wasm');",
-  // Parquet: the parts of hyparquet-writer sgq's own column encoder uses (src/parquet/hyparquet-pieces.ts),
-  // all in one file: VENDOR_PATHS maps each import onto it.
-  'hyparquet-writer': `module.exports = Object.assign({}, ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
   // The reader, for `sgq dataset info` and `compact` only.
   hyparquet: "module.exports = require('hyparquet');",
 };
 
-// An import of a vendor package (or of the hyparquet-writer internals its vendor file carries).
-const VENDOR_PATHS = new RegExp(`^(${Object.keys(VENDOR).join('|')}|hyparquet-writer/src/(${PARQUET_INTERNALS.join('|')})\\.js)$`);
-const vendorOf = (path) => (path.startsWith('hyparquet-writer/') ? 'hyparquet-writer' : path);
+// An import of a vendor package.
+const VENDOR_PATHS = new RegExp(`^(${Object.keys(VENDOR).join('|')})$`);
 
 const common = {
   bundle: true,
@@ -193,7 +187,7 @@ const builds = [
         ...leaves,
         commanderOptionsOnly,
         stubs,
-        requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+        requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${path}.cjs`),
       ],
     }),
   ),
@@ -203,7 +197,7 @@ const builds = [
     outfile: 'dist/main.cjs',
     plugins: [
       stubs,
-      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${path}.cjs`),
       requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
     ],
   }),
@@ -226,7 +220,7 @@ const builds = [
     ...common,
     entryPoints: ['src/cli/dataset/worker.ts'],
     outfile: 'dist/dataset-worker.cjs',
-    plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`)],
+    plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${path}.cjs`)],
   }),
   // sgq diff's worker thread (src/core/churn/diff-worker.ts): the second core of a hash diff.
   build({
@@ -248,7 +242,7 @@ builds.push(
       ...common,
       entryPoints: [entry],
       outfile: `dist/lib/${name}.cjs`,
-      plugins: [stubs, requireFromDist('vendor-from-lib', VENDOR_PATHS, (path) => `../vendor/${vendorOf(path)}.cjs`)],
+      plugins: [stubs, requireFromDist('vendor-from-lib', VENDOR_PATHS, (path) => `../vendor/${path}.cjs`)],
     }),
   ),
 );

@@ -3,7 +3,6 @@ import { stringifyJson, type Json } from '../core/json.js';
 import { convert, declaredColumn, inferType, schemaElement, sqlType, textColumn, type Column } from './columns.js';
 import { UNFIT, type Declared } from './declared.js';
 import { ParquetFile } from './file.js';
-import { parquetLib } from './hyparquet-pieces.js';
 
 // sgq's one Parquet writer: records in, the bytes of one file out, through a byte sink the
 // caller gives (`-o parquet`'s output, a dataset part's temporary file). It knows no stream,
@@ -103,7 +102,7 @@ export class ParquetWriter {
     this.first = undefined;
     const rule = (this.rule = declared ? declaredRule(declared, fields, records, this.report) : inferredRule(fields, records, this.report));
     const schema = [{ name: 'root', num_children: rule.columns.length }, ...rule.columns.map(schemaElement)];
-    const opened = new ParquetFile(parquetLib(), rule.columns, schema, this.out, ROW_GROUP);
+    const opened = new ParquetFile(rule.columns, schema, this.out, ROW_GROUP);
     for (const r of records) this.add(opened, r);
     return opened;
   }

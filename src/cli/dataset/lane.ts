@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
 import { builtFile } from '../built-file.js';
-import { loadParquet } from '../../parquet/hyparquet-pieces.js';
 import type { WorkerMessage } from './worker.js';
 import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup } from './writer.js';
 
@@ -50,7 +49,6 @@ export async function openWriterLane(setup: WriterSetup, warn: (line: string) =>
       // A thread that cannot start (resource limits): the same writer in this thread.
     }
   }
-  await loadParquet();
   return mainThreadLane(new DatasetWriter(setup, warn));
 }
 

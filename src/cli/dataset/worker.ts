@@ -1,5 +1,4 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadParquet } from '../../parquet/hyparquet-pieces.js';
 import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup } from './writer.js';
 
 // The worker thread of --dataset (dist/dataset-worker.cjs): parses each page's text, encodes
@@ -11,7 +10,7 @@ export type WorkerMessage = { warn: string } | { answers: WriterAnswer[] };
 
 const port = parentPort!;
 const writer = new DatasetWriter(workerData as WriterSetup, (line) => port.postMessage({ warn: line } satisfies WorkerMessage));
-let queue: Promise<unknown> = loadParquet();
+let queue: Promise<unknown> = Promise.resolve();
 // Requests come in batches (lane.ts): one message, and one answer, for several pages.
 port.on('message', (batch: WriterRequest[]) => {
   queue = queue.then(() => port.postMessage({ answers: batch.map((request) => writer.handle(request)) } satisfies WorkerMessage));

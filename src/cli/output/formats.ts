@@ -73,10 +73,7 @@ export async function createFormatter(format: Format, sink: Sink, options: Forma
     const { jqFormatter, loadJqFilter } = await import('./jq.js');
     return jqFormatter(await loadJqFilter(options.jq), options.jq, sink, options.signal);
   }
-  if (format === 'parquet') {
-    if (!options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
-    await (await import('./parquet.js')).loadParquet();
-  }
+  if (format === 'parquet' && !options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
   const { fields, warn } = options;
   const inner = await formatFor(format, sink, options);
   const bigints = options.bigintAsString === true && BIGINT_FORMATS.includes(format);

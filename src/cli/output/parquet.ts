@@ -4,9 +4,6 @@ import type { Sink } from './sink.js';
 
 // `-o parquet`: sgq's Parquet writer (src/parquet) as a formatter, the file going to the sink.
 
-/** Loads what writing Parquet needs (with this format only). */
-export { loadParquet } from '../../parquet/hyparquet-pieces.js';
-
 /** Parquet as a formatter: each row group goes to the sink as it fills, the footer at the end. */
 export function parquetFormatter(sink: Sink, options: ParquetOptions = {}): Formatter {
   const writer = new ParquetWriter((bytes) => sink.write(bytes), options);

@@ -8,7 +8,6 @@ import type { FieldKind } from '../record-fields.js';
 import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { daysIso, microsIso } from '../../parquet/iso-micros.js';
 import { ParquetWriter } from '../../parquet/parquet-writer.js';
-import { loadParquet } from '../../parquet/hyparquet-pieces.js';
 import { UNFIT, type Declared } from '../../parquet/declared.js';
 import type { DatasetLayout } from './layout.js';
 import type { PartFile } from './part-file.js';
@@ -20,7 +19,6 @@ import type { PartFile } from './part-file.js';
 
 /** Writes the rewritten file under the dataset's staging folder, flushed to disk; returns its temporary path and rows. */
 export async function rewritePart(part: PartFile, declared: readonly Declared[], layout: DatasetLayout, warn: (line: string) => void): Promise<{ temp: string; rows: number }> {
-  await loadParquet();
   const { asyncBufferFromFile, parquetReadObjects } = await import('hyparquet');
   const { file: mode } = layout.modes;
   const temp = createTemp(join(layout.staging, 'rewrite.parquet'), mode);
