@@ -289,4 +289,6 @@ const notices = [...packageDirs].sort().map((dir) => {
   const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `License: ${license}`;
   return `${name}@${version} (${license})\n\n${text}\n`;
 });
+// Code that follows a package's (src/parquet's Thrift, statistics and RLE follow hyparquet-writer's) owes its notice too.
+notices.push(`${readFileSync('src/parquet/NOTICE-hyparquet-writer.txt', 'utf8').trim()}\n`);
 writeFileSync('dist/THIRD-PARTY-LICENSES.txt', `sgq bundles the following packages.\n\n${notices.join('\n' + '-'.repeat(72) + '\n\n')}`);
