@@ -1,5 +1,5 @@
 import type { ColumnChunk as ChunkMeta, ParquetType } from 'hyparquet';
-import { Bytes } from './bytes.js';
+import { Bytes } from './byte-buffer.js';
 import { writePageHeader, type PageHeader } from './footer.js';
 import { writeRleBitPackedHybrid } from './rle.js';
 

@@ -1,5 +1,5 @@
 import type { RowGroup, SchemaElement } from 'hyparquet';
-import { Bytes } from './bytes.js';
+import { Bytes } from './byte-buffer.js';
 import { ColumnChunk, type ColumnType } from './chunk.js';
 import { MAGIC, writeFooter } from './footer.js';
 

@@ -1,5 +1,5 @@
 import type { FileMetaData, LogicalType, RowGroup, SchemaElement } from 'hyparquet';
-import type { Bytes } from './bytes.js';
+import type { Bytes } from './byte-buffer.js';
 import { statisticsStruct } from './statistics.js';
 import { writeStruct, type ThriftStruct } from './thrift.js';
 

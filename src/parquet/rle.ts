@@ -1,4 +1,4 @@
-import type { Bytes } from './bytes.js';
+import type { Bytes } from './byte-buffer.js';
 
 // Parquet's RLE/bit-packed hybrid, for definition levels and dictionary indices: a run of 8
 // or more equal values as one RLE run, anything else in bit-packed groups of 8 values.

@@ -1,4 +1,4 @@
-import type { Bytes } from './bytes.js';
+import type { Bytes } from './byte-buffer.js';
 
 // Thrift's compact protocol, the encoding of Parquet's page headers and footer, for the
 // values sgq writes: a struct is an object whose keys are its field ids, each value's

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ColumnChunk, RowGroup } from 'hyparquet';
 import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
-import { Bytes } from '../../parquet/bytes.js';
+import { Bytes } from '../../parquet/byte-buffer.js';
 import { MAGIC, writeFooter } from '../../parquet/footer.js';
 import type { DatasetLayout } from './layout.js';
 import type { PartFile } from './part-file.js';
