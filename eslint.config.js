@@ -59,6 +59,22 @@ export default tseslint.config(
     },
   },
   {
+    // Parquet (src/parquet) is a library of its own: records in, bytes out through a sink the
+    // caller gives. It imports neither the CLI nor the sandbox, touches no terminal, and reads
+    // nothing of the process (argv, env, streams): node:zlib alone is loaded through it, lazily.
+    files: ['src/parquet/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: NO_RENAME,
+        patterns: [
+          { group: ['**/cli/**', '**/sandbox/**'], message: 'Parquet imports neither the CLI nor the sandbox' },
+          { group: ['commander', 'ora', 'chalk', 'cli-table3', 'node:tty', 'node:readline'], message: 'terminal and argv belong to the CLI' },
+        ],
+      }],
+      'no-restricted-properties': ['error', ...['argv', 'env', 'stdin', 'stdout', 'stderr', 'exit', 'exitCode', 'on', 'once'].map((property) => ({ object: 'process', property, message: 'Parquet takes what it needs as options' }))],
+    },
+  },
+  {
     // The sandbox shares only the route table (and the spec's texts) with the rest.
     files: ['src/sandbox/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**'], message: 'the sandbox does not import the CLI' }] }] },

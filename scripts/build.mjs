@@ -36,8 +36,6 @@ import { jqWasmBulkIo } from './jq-wasm-io.mjs';
 // the package: an import of anything else from it is undefined in the bundle.
 // sgq's own code is ES modules, so esbuild reads `import X from 'pkg'` the way Node does for a
 // CommonJS file (X is module.exports): an ES module package exports its default as module.exports.
-// The subpaths of hyparquet-writer that src/cli/output/parquet-lib.ts imports.
-const PARQUET_INTERNALS = ['bytewriter', 'datapage', 'metadata', 'encoding'];
 const esmDefault = (pkg) => `module.exports = require('${pkg}').default;`;
 const VENDOR = {
   // undici's index also loads its HTTP/2 client, fetch, WebSocket, caches and mocks, about 30 ms
@@ -51,16 +49,12 @@ const VENDOR = {
   // jq 1.8 as WebAssembly, read from dist/vendor/build/jq.wasm (copied below): the package's
   // inline entry carried it as base64 in the script, some 2.5 MiB more of the worker's heap.
   'jq-wasm': "module.exports = require('jq-wasm');",
-  // Parquet: the parts of hyparquet-writer sgq's own column encoder uses (src/cli/output/parquet-lib.ts),
-  // all in one file: VENDOR_PATHS maps each import onto it.
-  'hyparquet-writer': `module.exports = Object.assign({}, ${PARQUET_INTERNALS.map((m) => `require('hyparquet-writer/src/${m}.js')`).join(', ')});`,
   // The reader, for `sgq dataset info` and `compact` only.
   hyparquet: "module.exports = require('hyparquet');",
 };
 
-// An import of a vendor package (or of the hyparquet-writer internals its vendor file carries).
-const VENDOR_PATHS = new RegExp(`^(${Object.keys(VENDOR).join('|')}|hyparquet-writer/src/(${PARQUET_INTERNALS.join('|')})\\.js)$`);
-const vendorOf = (path) => (path.startsWith('hyparquet-writer/') ? 'hyparquet-writer' : path);
+// An import of a vendor package.
+const VENDOR_PATHS = new RegExp(`^(${Object.keys(VENDOR).join('|')})$`);
 
 const common = {
   bundle: true,
@@ -133,7 +127,7 @@ const builds = [
     outfile: 'dist/cli.cjs',
     plugins: [
       stubs,
-      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`),
+      requireFromDist('vendor-from-dist', VENDOR_PATHS, (path) => `./vendor/${path}.cjs`),
       requireFromDist('uplot-from-dist', /^\.\/uplot-assets\.js$/, () => './vendor/uplot.cjs'),
     ],
   }),
@@ -158,7 +152,7 @@ const builds = [
     ...common,
     entryPoints: ['src/cli/dataset/worker.ts'],
     outfile: 'dist/dataset-worker.cjs',
-    plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${vendorOf(path)}.cjs`)],
+    plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${path}.cjs`)],
   }),
   // sgq diff's worker thread (src/core/churn/diff-worker.ts): the second core of a hash diff.
   build({
@@ -180,7 +174,7 @@ builds.push(
       ...common,
       entryPoints: [entry],
       outfile: `dist/lib/${name}.cjs`,
-      plugins: [stubs, requireFromDist('vendor-from-lib', VENDOR_PATHS, (path) => `../vendor/${vendorOf(path)}.cjs`)],
+      plugins: [stubs, requireFromDist('vendor-from-lib', VENDOR_PATHS, (path) => `../vendor/${path}.cjs`)],
     }),
   ),
 );
@@ -227,4 +221,6 @@ const notices = [...packageDirs].sort().map((dir) => {
   const text = file ? readFileSync(join(dir, file), 'utf8').trim() : `License: ${license}`;
   return `${name}@${version} (${license})\n\n${text}\n`;
 });
+// Code that follows a package's (src/parquet's Thrift, statistics and RLE follow hyparquet-writer's) owes its notice too.
+notices.push(`${readFileSync('src/parquet/NOTICE-hyparquet-writer.txt', 'utf8').trim()}\n`);
 writeFileSync('dist/THIRD-PARTY-LICENSES.txt', `sgq bundles the following packages.\n\n${notices.join('\n' + '-'.repeat(72) + '\n\n')}`);

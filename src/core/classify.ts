@@ -23,6 +23,13 @@ export class CallError extends SgqError {
   }
 }
 
+/** Keys in first-seen order over the given records (the columns of CSV, a table, Parquet). */
+export function unionKeys(records: readonly JsonObject[]): string[] {
+  const keys = new Set<string>();
+  for (const r of records) for (const k of Object.keys(r)) keys.add(k);
+  return [...keys];
+}
+
 export const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof RawNumber);
 

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decimalOf } from '../../src/cli/output/parquet-numbers.js';
+import { decimalOf } from '../../src/parquet/numbers.js';
 import { sgq } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 import { readParquet } from '../helpers/duckdb.js';

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { readParquet as readWithArrowRs } from 'parquet-wasm';
 import { describe, expect, it } from 'vitest';
-import { recordColumns, typedColumns } from '../../src/cli/output/parquet-schema.js';
+import { recordColumns, typedColumns } from '../../src/parquet/declared.js';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 

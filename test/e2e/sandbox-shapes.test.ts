@@ -4,7 +4,7 @@
 import { execa } from 'execa';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordColumns } from '../../src/cli/output/parquet-schema.js';
+import { recordColumns } from '../../src/parquet/declared.js';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { lines, tempDir } from '../helpers/run.js';
 import { SHAPES, checkedField, nameField, recordFields } from '../helpers/sandbox.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parseDocument } from 'yaml';
-import { recordColumns, typedColumns } from '../../src/cli/output/parquet-schema.js';
+import { recordColumns, typedColumns } from '../../src/parquet/declared.js';
 import { sgq, useSandboxProcess } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 import { readParquet } from '../helpers/duckdb.js';

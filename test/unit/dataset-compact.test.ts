@@ -1,16 +1,16 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { copyIntoPlace } from '../../src/fs/atomic.js';
 import { sweepLeftovers } from '../../src/fs/sweep.js';
 import { hostTag } from '../../src/fs/temp-names.js';
 import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
-import { compactDataset } from '../../src/cli/dataset/compact.js';
-import { DatasetLayout } from '../../src/cli/dataset/layout.js';
-import { DatasetStream } from '../../src/cli/dataset/stream.js';
-import { datasetSchema } from '../../src/cli/dataset/schema.js';
-import { loadParquet, ROW_GROUP } from '../../src/cli/output/parquet.js';
+import { compactDataset } from '../../src/core/dataset/compact.js';
+import { DatasetLayout } from '../../src/core/dataset/layout.js';
+import { DatasetStream } from '../../src/core/dataset/stream.js';
+import { datasetSchema } from '../../src/core/dataset/schema.js';
+import { ROW_GROUP } from '../../src/parquet/parquet-writer.js';
 import { parseJson } from '../../src/core/json.js';
 import { withDuckDb } from '../helpers/duckdb.js';
 import { tempDir } from '../helpers/run.js';
@@ -32,10 +32,6 @@ function run(layout: DatasetLayout, rows: JsonObject[], id: string, route = 'gra
 }
 
 const rowsOf = (n: number, extra: JsonObject = {}) => Array.from({ length: n }, (_, i) => ({ id: i, name: `u${i}`, ...extra }));
-
-beforeAll(async () => {
-  await loadParquet();
-});
 
 describe('DatasetStream', () => {
   it('a column first seen past the first row group within one batch starts a new part, and is kept', async () => {

@@ -3,8 +3,8 @@ import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
-import { DatasetLayout } from '../../src/cli/dataset/layout.js';
-import { SERVICE_FILE, claimDataset, recordedService } from '../../src/cli/dataset/service-claim.js';
+import { DatasetLayout } from '../../src/core/dataset/layout.js';
+import { SERVICE_FILE, claimDataset, recordedService } from '../../src/core/dataset/service-claim.js';
 import { tempDir } from '../helpers/run.js';
 
 // The claim of a dataset by a service, called directly.

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { parseJson } from '../../src/core/json.js';
-import { loadParquet, parquetFormatter, ROW_GROUP } from '../../src/cli/output/parquet.js';
-import { outputSchema, typedColumns, type Declared } from '../../src/cli/output/parquet-schema.js';
+import { parquetFormatter } from '../../src/cli/output/parquet.js';
+import { ROW_GROUP } from '../../src/parquet/parquet-writer.js';
+import { outputSchema, typedColumns, type Declared } from '../../src/parquet/declared.js';
 import type { Sink } from '../../src/cli/output/sink.js';
 import { readParquet } from '../helpers/duckdb.js';
 
@@ -14,7 +15,6 @@ import { readParquet } from '../helpers/duckdb.js';
 
 let dir: string;
 beforeAll(async () => {
-  await loadParquet();
   dir = mkdtempSync(join(tmpdir(), 'sgq-declared-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

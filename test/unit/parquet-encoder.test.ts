@@ -5,17 +5,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { parseJson } from '../../src/core/json.js';
-import { compareCodePoints } from '../../src/cli/output/parquet-chunk.js';
-import { loadParquet, parquetFormatter, ROW_GROUP } from '../../src/cli/output/parquet.js';
+import { compareCodePoints } from '../../src/parquet/chunk.js';
+import { parquetFormatter } from '../../src/cli/output/parquet.js';
+import { ROW_GROUP } from '../../src/parquet/parquet-writer.js';
 import type { Sink } from '../../src/cli/output/sink.js';
 import { readParquet, withDuckDb } from '../helpers/duckdb.js';
 
-// sgq's own column encoder (src/cli/output/parquet-chunk.ts), read back by DuckDB: every
+// sgq's own column encoder (src/parquet/chunk.ts), read back by DuckDB: every
 // column type with nulls at every position, dictionaries kept and given up, real-world text.
 
 let dir: string;
 beforeAll(async () => {
-  await loadParquet();
   dir = mkdtempSync(join(tmpdir(), 'sgq-parquet-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

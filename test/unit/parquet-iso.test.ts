@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoMicros as micros, timestampReader } from '../../src/cli/output/iso-micros.js';
+import { isoMicros as micros, timestampReader } from '../../src/parquet/iso-micros.js';
 
 /** The microseconds as a bigint, whichever of number or bigint isoMicros gave. */
 const isoMicros = (text: string): bigint | undefined => {

@@ -5,10 +5,10 @@ import type { JsonObject } from '../../core/classify.js';
 import { usageError } from '../../core/errors.js';
 import { countedChanges } from '../../core/churn/counts.js';
 import { ID_FIELDS, NAME_FIELDS, fieldsOf } from '../../core/churn/identity.js';
-import { DatasetLayout } from '../dataset/layout.js';
-import { FETCHED_SINCE } from '../dataset/schema.js';
-import { partitions } from '../dataset/inventory.js';
-import { readPartFile, type PartFile } from '../dataset/read.js';
+import { DatasetLayout } from '../../core/dataset/layout.js';
+import { FETCHED_SINCE } from '../../core/dataset/schema.js';
+import { partitions } from '../../core/dataset/inventory.js';
+import { readPartFile, type PartFile } from '../../core/dataset/part-file.js';
 import { ListCollector, inPeriod, personOf, type HistoryRecord, type HistorySeries, type Period, type Person } from './history-series.js';
 
 // `sgq history --dataset DIR`: the dataset keeps no snapshots, but every run's records, each

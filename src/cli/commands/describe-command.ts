@@ -8,7 +8,7 @@ import { VERSION } from '../../core/version.js';
 import type { CommandContext } from '../context.js';
 import { SCHEMA_NAMES, schemas, type SchemaName } from '../schemas.js';
 import { FORMATS } from '../../core/format-names.js';
-import { recordColumns, typedColumns } from '../output/parquet-schema.js';
+import { recordColumns, typedColumns } from '../../parquet/declared.js';
 import { environmentVariables } from '../help/environment.js';
 import { FORMAT_DESCRIPTIONS } from '../help/values.js';
 

@@ -7,12 +7,12 @@ import { fileError } from '../../fs/errors.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/runner.js';
-import { COMMIT_WAIT_MS, DatasetLayout, runId } from './layout.js';
+import { COMMIT_WAIT_MS, DatasetLayout, runId } from '../../core/dataset/layout.js';
 import { openWriterLane, type WriterLane } from './lane.js';
 import type { WriterAnswer, WriterFailure, WriterRequest, WriterSetup } from './writer.js';
 import type { Reporter } from '../output/reporter.js';
 import type { StateOwner } from '../../core/service.js';
-import { claimDataset } from './service-claim.js';
+import { claimDataset } from '../../core/dataset/service-claim.js';
 
 export interface DatasetOptions {
   dir: string;

@@ -1,5 +1,4 @@
 import { openLane, ThreadEnded, type Lane } from '../../threads/lane.js';
-import { loadParquet } from '../output/parquet.js';
 import { DatasetWriter, type WriterAnswer, type WriterRequest, type WriterSetup } from './writer.js';
 
 // Where the dataset's writer runs: a worker thread (dist/dataset-worker.cjs, on the lane of
@@ -44,8 +43,7 @@ type BatchLane = Lane<WriterRequest[], WriterAnswer[], string>;
 
 /** The writer in a worker thread running `file` (by default the one beside the bundle), else (null, or no thread) in this thread. */
 export async function openWriterLane(setup: WriterSetup, warn: (line: string) => void, file: string | null | undefined = 'dataset-worker.cjs'): Promise<WriterLane> {
-  const here = async () => {
-    await loadParquet();
+  const here = () => {
     const writer = new DatasetWriter(setup, warn);
     return (batch: WriterRequest[]) => batch.map((request) => writer.handle(request));
   };

@@ -1,5 +1,4 @@
 import { threadSide } from '../../threads/serve.js';
-import { loadParquet } from '../output/parquet.js';
 import { DatasetWriter, type WriterRequest, type WriterSetup } from './writer.js';
 
 // The worker thread of --dataset (dist/dataset-worker.cjs, on the lane of src/threads/):
@@ -10,8 +9,6 @@ import { DatasetWriter, type WriterRequest, type WriterSetup } from './writer.js
 
 const thread = threadSide<WriterSetup, string>();
 const writer = new DatasetWriter(thread.data, (line) => thread.note(line));
-const ready = loadParquet();
-thread.serve(async (batch: WriterRequest[]) => {
-  await ready;
+thread.serve((batch: WriterRequest[]) => {
   return batch.map((request) => writer.handle(request));
 });

@@ -1,9 +1,9 @@
 import { isObject, type JsonObject } from '../../core/classify.js';
 import { parseJson, parseKept, type Json } from '../../core/json.js';
 import { pageRecords, type PageText } from '../../core/page.js';
-import { DatasetLayout, type Kind } from './layout.js';
-import { DatasetStream } from './stream.js';
-import { FETCHED_SINCE, datasetSchema } from './schema.js';
+import { DatasetLayout, type Kind } from '../../core/dataset/layout.js';
+import { DatasetStream } from '../../core/dataset/stream.js';
+import { FETCHED_SINCE, datasetSchema } from '../../core/dataset/schema.js';
 
 // The writing half of --dataset: the run's Parquet parts, fed with each page's body as text.
 // It runs in a worker thread (worker.ts) so that parsing, encoding and GZIP take the second

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../core/classify.js';
+import { unionKeys } from '../../core/classify.js';
 import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
@@ -10,13 +10,6 @@ export function cellText(value: Json | undefined): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || value instanceof RawNumber) return String(value);
   return stringifyJson(value);
-}
-
-/** Keys in first-seen order over the given records. */
-export function unionKeys(records: readonly JsonObject[]): string[] {
-  const keys = new Set<string>();
-  for (const r of records) for (const k of Object.keys(r)) keys.add(k);
-  return [...keys];
 }
 
 /** How one dialect writes a line: a cell's text, the separator and the line end. */

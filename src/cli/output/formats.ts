@@ -73,10 +73,7 @@ export async function createFormatter(format: Format, sink: Sink, options: Forma
     const { jqFormatter, loadJqFilter } = await import('../jq/jq.js');
     return jqFormatter(await loadJqFilter(options.jq), options.jq, sink, options.signal);
   }
-  if (format === 'parquet') {
-    if (!options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
-    await (await import('./parquet.js')).loadParquet();
-  }
+  if (format === 'parquet' && !options.toFile) throw usageError('-o parquet writes a file, not a stream', 'add --out FILE.parquet');
   const { fields, warn } = options;
   const inner = await formatFor(format, sink, options);
   const bigints = options.bigintAsString === true && BIGINT_FORMATS.includes(format);
@@ -153,6 +150,6 @@ async function formatFor(format: Format, sink: Sink, options: FormatOptions): Pr
 
 /** Parquet: a route's records in the columns its description declares; anything else typed by its first row group. */
 async function parquetFor(sink: Sink, { fields, warn, routeRecords }: FormatOptions): Promise<Formatter> {
-  const [{ parquetFormatter }, { outputSchema }] = await Promise.all([import('./parquet.js'), import('./parquet-schema.js')]);
+  const [{ parquetFormatter }, { outputSchema }] = await Promise.all([import('./parquet.js'), import('../../parquet/declared.js')]);
   return parquetFormatter(sink, { fields, warn, declared: routeRecords && outputSchema(routeRecords.records, routeRecords.queryUser) });
 }

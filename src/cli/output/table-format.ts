@@ -1,5 +1,4 @@
-import type { JsonObject } from '../../core/classify.js';
-import { unionKeys } from './delimited.js';
+import { unionKeys, type JsonObject } from '../../core/classify.js';
 import type { Formatter } from './formatter.js';
 import type { Sink } from './sink.js';
 import { loadTable, renderRows, renderTable, tableLayout, type TableLayout, type TableOptions } from './table.js';

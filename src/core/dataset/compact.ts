@@ -5,7 +5,7 @@ import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { partitions, type Partition } from './inventory.js';
 import { COMMIT_WAIT_MS, KINDS, partName, runId, type DatasetLayout, type Kind } from './layout.js';
 import { mergeParts } from './merge-parts.js';
-import { readPartFile, type PartFile } from './read.js';
+import { readPartFile, type PartFile } from './part-file.js';
 import { difference } from './conform.js';
 import { rewritePart } from './rewrite.js';
 import { datasetSchema, routeOfPartition } from './schema.js';

@@ -1,14 +1,7 @@
-import { ColumnChunk, type ColumnType } from './parquet-chunk.js';
-import type { ParquetLib } from './parquet-lib.js';
-
-/** "PAR1", at both ends of a Parquet file. */
-export const MAGIC = 0x31524150;
-
-/** A file's footer: its metadata (the schema, the row groups), then the closing magic. */
-export function writeFooter(lib: ParquetLib, bytes: InstanceType<ParquetLib['ByteWriter']>, schema: readonly object[], rows: bigint, groups: readonly object[]): void {
-  lib.writeMetadata(bytes, { version: 2, created_by: 'sgq', schema, num_rows: rows, row_groups: groups } as never);
-  bytes.appendUint32(MAGIC);
-}
+import type { RowGroup, SchemaElement } from 'hyparquet';
+import { Bytes } from './byte-buffer.js';
+import { ColumnChunk, type ColumnType } from './chunk.js';
+import { MAGIC, writeFooter } from './footer.js';
 
 /**
  * A Parquet file written a row group at a time: values are encoded into each column's chunk as
@@ -16,21 +9,19 @@ export function writeFooter(lib: ParquetLib, bytes: InstanceType<ParquetLib['Byt
  * Only the footer's list of row groups grows with the file.
  */
 export class ParquetFile {
-  private readonly bytes: InstanceType<ParquetLib['ByteWriter']>;
+  private readonly bytes = new Bytes();
   private readonly chunks: ColumnChunk[];
-  private readonly groups: object[] = [];
+  private readonly groups: RowGroup[] = [];
   private rows = 0n;
 
   constructor(
-    private readonly lib: ParquetLib,
     columns: readonly { name: string; type: ColumnType }[],
     /** The footer's schema: the root, then one element per column. */
-    private readonly schema: readonly object[],
+    private readonly schema: readonly SchemaElement[],
     private readonly out: (bytes: Uint8Array) => void,
     groupSize: number,
   ) {
     this.chunks = columns.map(({ name, type }) => new ColumnChunk(name, type, groupSize));
-    this.bytes = new lib.ByteWriter();
     this.bytes.appendUint32(MAGIC);
   }
 
@@ -49,7 +40,7 @@ export class ParquetFile {
     const rows = this.pending;
     if (rows === 0) return;
     const start = this.bytes.offset;
-    const chunks = this.chunks.map((chunk) => chunk.write(this.lib, this.bytes));
+    const chunks = this.chunks.map((chunk) => chunk.write(this.bytes));
     let size = 0n;
     for (const chunk of chunks) size += chunk.meta_data.total_uncompressed_size;
     this.groups.push({ columns: chunks, total_byte_size: size, num_rows: BigInt(rows), file_offset: BigInt(start), total_compressed_size: BigInt(this.bytes.offset - start) });
@@ -60,13 +51,11 @@ export class ParquetFile {
   /** The last row group, then the footer; the file is complete once `out` has taken it. */
   finish(): void {
     this.writeGroup();
-    writeFooter(this.lib, this.bytes, this.schema, this.rows, this.groups);
+    writeFooter(this.bytes, { schema: [...this.schema], num_rows: this.rows, row_groups: this.groups });
     this.handOver();
   }
 
   private handOver(): void {
-    if (this.bytes.index === 0) return;
-    this.out(new Uint8Array(this.bytes.buffer.slice(0, this.bytes.index)));
-    this.bytes.index = 0;
+    if (this.bytes.pos > 0) this.out(this.bytes.take());
   }
 }

@@ -1,5 +1,5 @@
-import { findRouteByPath } from '../../core/routes.js';
-import { QUERY_USER, recordColumns, type Declared } from '../output/parquet-schema.js';
+import { findRouteByPath } from '../routes.js';
+import { QUERY_USER, recordColumns, type Declared } from '../../parquet/declared.js';
 import type { Kind } from './layout.js';
 
 // The declared columns of the dataset's files: sgq's own (who a record was fetched for, when)

@@ -1,4 +1,7 @@
-import type { ParquetLib } from './parquet-lib.js';
+import type { ColumnChunk as ChunkMeta, ParquetType } from 'hyparquet';
+import { Bytes } from './byte-buffer.js';
+import { writePageHeader, type PageHeader } from './footer.js';
+import { writeRleBitPackedHybrid } from './rle.js';
 
 // One column of one row group as a Parquet column chunk: an optional dictionary page and one
 // data page (v2: definition levels as they are, values PLAIN or dictionary indices, GZIP).
@@ -8,10 +11,8 @@ import type { ParquetLib } from './parquet-lib.js';
 
 export type ColumnType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'DECIMAL' | 'TIMESTAMP' | 'DATE' | 'STRING';
 
-type ByteWriter = InstanceType<ParquetLib['ByteWriter']>;
-
 /** The Parquet type each column type is stored as. */
-const PHYSICAL: Record<ColumnType, string> = {
+const PHYSICAL: Record<ColumnType, ParquetType> = {
   BOOLEAN: 'BOOLEAN',
   INT64: 'INT64',
   DOUBLE: 'DOUBLE',
@@ -23,38 +24,6 @@ const PHYSICAL: Record<ColumnType, string> = {
 
 /** The bytes of one value of a fixed-width type. */
 const WIDTH: Partial<Record<ColumnType, number>> = { INT64: 8, TIMESTAMP: 8, DECIMAL: 16, DATE: 4 };
-
-/** A growing buffer: a column's values of the row group being built, then reused for the next. */
-class PageBuffer {
-  bytes: Buffer;
-  view: DataView;
-  pos = 0;
-
-  constructor(size = 1 << 12) {
-    this.bytes = Buffer.allocUnsafe(size);
-    this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-  }
-
-  ensure(more: number): void {
-    if (this.pos + more <= this.bytes.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.pos + more));
-    this.bytes.copy(bigger, 0, 0, this.pos);
-    this.bytes = bigger;
-    this.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.byteLength);
-  }
-
-  /** A string as PLAIN BYTE_ARRAY: its UTF-8 length (4 bytes, little-endian), then its UTF-8. */
-  string(text: string): void {
-    this.ensure(4 + text.length * 3); // a UTF-16 unit is at most 3 bytes of UTF-8
-    const length = this.bytes.write(text, this.pos + 4, 'utf8');
-    this.bytes.writeUInt32LE(length, this.pos);
-    this.pos += 4 + length;
-  }
-
-  get filled(): Uint8Array {
-    return this.bytes.subarray(0, this.pos);
-  }
-}
 
 /**
  * A column is compressed while that shrinks its values to 90% or less (timestamps and ids to
@@ -76,9 +45,9 @@ export class ColumnChunk {
   private flags: Uint8Array;
   private rows = 0;
   private present = 0;
-  private readonly values = new PageBuffer();
-  private min: unknown;
-  private max: unknown;
+  private readonly values = new Bytes();
+  private min: number | bigint | undefined;
+  private max: number | bigint | undefined;
   private dictionary?: Map<string, number>;
   /** The dictionary's values, by index. */
   private keys: string[] = [];
@@ -133,29 +102,29 @@ export class ColumnChunk {
   }
 
   /** Writes the chunk to `out`, returns its metadata for the footer, and starts the next row group's. */
-  write(lib: ParquetLib, out: ByteWriter) {
+  write(out: Bytes) {
     const start = out.offset;
-    const codec = this.compress || ++this.groups % COMPRESSION_RETRY === 0 ? 'GZIP' : 'UNCOMPRESSED';
+    const codec: 'GZIP' | 'UNCOMPRESSED' = this.compress || ++this.groups % COMPRESSION_RETRY === 0 ? 'GZIP' : 'UNCOMPRESSED';
     let uncompressed = 0;
     let dictionaryOffset: bigint | undefined;
-    const dictionary = this.dictionaryPays() ? this.dictionaryPages(lib) : this.constant() ? this.constantPages(lib) : undefined;
+    const dictionary = this.dictionaryPays() ? this.dictionaryPages() : this.constant() ? this.constantPages() : undefined;
     if (dictionary) {
       dictionaryOffset = BigInt(out.offset);
-      uncompressed += writePage(lib, out, codec, dictionary.plain, undefined, (size) => ({
+      uncompressed += writePage(out, codec, dictionary.plain, undefined, (size) => ({
         type: 'DICTIONARY_PAGE', ...size, dictionary_page_header: { num_values: dictionary.count, encoding: 'PLAIN' },
       })).size;
     }
-    const levels = new lib.ByteWriter(this.rows / 8 + 16);
-    lib.writeRleBitPackedHybrid(levels, this.flags.subarray(0, this.rows), 1);
+    const levels = new Bytes(this.rows / 8 + 16);
+    writeRleBitPackedHybrid(levels, this.flags.subarray(0, this.rows), 1);
     const encoding = dictionary ? 'RLE_DICTIONARY' : 'PLAIN';
     const dataOffset = BigInt(out.offset);
-    const data = writePage(lib, out, codec, dictionary?.indices ?? this.values.filled, levels, (size) => ({
+    const data = writePage(out, codec, dictionary?.indices ?? this.values.filled, levels, (size) => ({
       type: 'DATA_PAGE_V2', ...size,
-      data_page_header_v2: { num_values: this.rows, num_nulls: this.rows - this.present, num_rows: this.rows, encoding, definition_levels_byte_length: levels.offset, repetition_levels_byte_length: 0, is_compressed: codec === 'GZIP' },
+      data_page_header_v2: { num_values: this.rows, num_nulls: this.rows - this.present, num_rows: this.rows, encoding, definition_levels_byte_length: levels.pos, repetition_levels_byte_length: 0, is_compressed: codec === 'GZIP' },
     }));
     uncompressed += data.size;
     if (codec === 'GZIP') this.compress = data.ratio <= WORTH_COMPRESSING;
-    const meta = {
+    const meta: ChunkMeta & { meta_data: NonNullable<ChunkMeta['meta_data']> } = {
       meta_data: {
         type: PHYSICAL[this.type],
         encodings: dictionary ? ['PLAIN', 'RLE_DICTIONARY'] : ['PLAIN'],
@@ -254,24 +223,24 @@ export class ColumnChunk {
   }
 
   /** A one-value dictionary (the first value, PLAIN) and its index 0 for every row: one RLE run. */
-  private constantPages(lib: ParquetLib) {
-    const rle = new lib.ByteWriter(16);
+  private constantPages() {
+    const rle = new Bytes(16);
     rle.appendUint8(1);
     rle.appendVarInt(this.present << 1);
     rle.appendUint8(0);
-    return { count: 1, plain: this.values.filled.subarray(0, WIDTH[this.type]), indices: new Uint8Array(rle.buffer, 0, rle.offset), bounds: undefined };
+    return { count: 1, plain: this.values.filled.subarray(0, WIDTH[this.type]), indices: rle.filled, bounds: undefined };
   }
 
   /** The dictionary's values (PLAIN), the data page's indices (bit width, then the hybrid), and the bounds of the values. */
-  private dictionaryPages(lib: ParquetLib) {
+  private dictionaryPages() {
     const keys = this.keys;
-    const plain = new PageBuffer();
+    const plain = new Bytes();
     for (const key of keys) plain.string(key);
     const width = Math.max(1, 32 - Math.clz32(keys.length - 1));
-    const rle = new lib.ByteWriter(this.present + 16);
+    const rle = new Bytes(this.present + 16);
     rle.appendUint8(width);
-    lib.writeRleBitPackedHybrid(rle, this.indices!.subarray(0, this.present), width);
-    return { count: keys.length, plain: plain.filled, indices: new Uint8Array(rle.buffer, 0, rle.offset), bounds: stringBounds(keys) };
+    writeRleBitPackedHybrid(rle, this.indices!.subarray(0, this.present), width);
+    return { count: keys.length, plain: plain.filled, indices: rle.filled, bounds: stringBounds(keys) };
   }
 }
 
@@ -282,22 +251,22 @@ function grown<T extends Uint8Array | Uint32Array>(array: T): T {
   return bigger;
 }
 
-type PageSize = { uncompressed_page_size: number; compressed_page_size: number };
+type PageSize = Pick<PageHeader, 'uncompressed_page_size' | 'compressed_page_size'>;
 
 /**
  * A page: header, the levels as they are (data pages), the values (compressed unless the
  * chunk's codec is UNCOMPRESSED). Returns its uncompressed size, header included, and how far
  * compression shrank the values.
  */
-function writePage(lib: ParquetLib, out: ByteWriter, codec: 'GZIP' | 'UNCOMPRESSED', values: Uint8Array, levels: ByteWriter | undefined, header: (size: PageSize) => object) {
+function writePage(out: Bytes, codec: 'GZIP' | 'UNCOMPRESSED', values: Uint8Array, levels: Bytes | undefined, header: (size: PageSize) => PageHeader) {
   // node:zlib on first use: every command reaches this file through formats.ts, and loading it
   // cost each one-page command about 0.45 ms.
   const stored = codec === 'GZIP' ? process.getBuiltinModule('node:zlib').gzipSync(values, { level: 1 }) : values;
-  const levelBytes = levels?.offset ?? 0;
+  const levelBytes = levels?.pos ?? 0;
   const before = out.offset;
-  lib.writePageHeader(out, header({ uncompressed_page_size: levelBytes + values.length, compressed_page_size: levelBytes + stored.length }) as never);
+  writePageHeader(out, header({ uncompressed_page_size: levelBytes + values.length, compressed_page_size: levelBytes + stored.length }));
   const headerSize = out.offset - before;
-  if (levels) out.appendBytes(new Uint8Array(levels.buffer, 0, levels.offset));
+  if (levels) out.appendBytes(levels.filled);
   out.appendBytes(stored);
   return { size: headerSize + levelBytes + values.length, ratio: stored.length / Math.max(1, values.length) };
 }

@@ -1,4 +1,4 @@
-import { RawNumber, type Json } from '../../core/json.js';
+import { RawNumber, type Json } from '../core/json.js';
 
 // What each Parquet number type can hold exactly. A number arrives as a JS number (JSON.parse
 // kept its text) or as a RawNumber (its text, which JSON.parse would have changed).

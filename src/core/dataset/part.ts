@@ -1,9 +1,8 @@
 import { closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonObject } from '../../core/classify.js';
+import type { JsonObject } from '../classify.js';
 import { createTemp, sealTemp, writeAll, type TempFile } from '../../fs/atomic.js';
-import { parquetFormatter, type ParquetFormatter, type ParquetOptions } from '../output/parquet.js';
-import type { Sink } from '../output/sink.js';
+import { ParquetWriter, type ParquetOptions } from '../../parquet/parquet-writer.js';
 import type { DatasetLayout } from './layout.js';
 
 // One Parquet file of the dataset being written: a temporary file under .sgq/staging, fed a
@@ -17,7 +16,7 @@ export interface SealedPart {
 
 export class PartWriter {
   private readonly temp: TempFile;
-  private readonly formatter: ParquetFormatter;
+  private readonly parquet: ParquetWriter;
   private readonly mode: number;
   rows = 0;
   private closed = false;
@@ -27,7 +26,7 @@ export class PartWriter {
     this.mode = layout.modes.file;
     this.temp = createTemp(join(layout.staging, 'part.parquet'), this.mode);
     const fd = this.temp.fd;
-    this.formatter = parquetFormatter(fileSink((chunk) => writeAll(fd, chunk)), columns);
+    this.parquet = new ParquetWriter((bytes) => writeAll(fd, bytes), columns);
   }
 
   /**
@@ -36,7 +35,7 @@ export class PartWriter {
    * A full row group goes to the file at once: this may throw ENOSPC.
    */
   write(records: readonly JsonObject[], from: number): number {
-    const end = this.formatter.writeFitting(records, from);
+    const end = this.parquet.writeFitting(records, from);
     this.rows += end - from;
     return end;
   }
@@ -44,7 +43,7 @@ export class PartWriter {
   /** Writes the footer and flushes the file to disk; the caller renames it into place. */
   seal(): SealedPart {
     try {
-      this.formatter.end();
+      this.parquet.close();
       sealTemp(this.temp.fd, { mode: this.mode });
     } finally {
       this.close();
@@ -63,17 +62,4 @@ export class PartWriter {
     this.closed = true;
     closeSync(this.temp.fd);
   }
-}
-
-/** What the Parquet writer needs of a sink: bytes written synchronously to the part's file. */
-export function fileSink(write: (chunk: Uint8Array) => void): Sink {
-  return {
-    write: (chunk) => write(typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
-    drain: async () => undefined,
-    closed: false,
-    finish: async () => undefined,
-    streams: false,
-    flushed: true,
-    delivered: true,
-  };
 }

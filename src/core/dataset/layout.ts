@@ -1,4 +1,5 @@
 import { lstatSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
+import { platform } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { moveIntoPlace } from '../../fs/atomic.js';
 import { makeFolder, sharedModes, type FolderModes } from '../../fs/modes.js';
@@ -116,7 +117,7 @@ export class DatasetLayout {
     const link = this.visible(kind);
     const temp = tempPath(link);
     // Relative, so the dataset folder can be moved or copied whole; Windows makes a junction, which needs an absolute path.
-    if (process.platform === 'win32') symlinkSync(version, temp, 'junction');
+    if (platform() === 'win32') symlinkSync(version, temp, 'junction');
     else symlinkSync(join('.sgq', kind, basename(version)), temp);
     try {
       moveIntoPlace(temp, link);

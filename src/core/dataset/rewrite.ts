@@ -2,17 +2,15 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { FileMetaData, SchemaElement } from 'hyparquet';
-import type { JsonObject } from '../../core/classify.js';
-import { RawNumber, parseJson, type Json } from '../../core/json.js';
-import type { FieldKind } from '../../core/record-fields.js';
+import type { JsonObject } from '../classify.js';
+import { RawNumber, parseJson, type Json } from '../json.js';
+import type { FieldKind } from '../record-fields.js';
 import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
-import { daysIso, microsIso } from '../output/iso-micros.js';
-import { parquetFormatter } from '../output/parquet.js';
-import { loadParquetLib } from '../output/parquet-lib.js';
-import { UNFIT, type Declared } from '../output/parquet-schema.js';
-import { fileSink } from './part.js';
+import { daysIso, microsIso } from '../../parquet/iso-micros.js';
+import { ParquetWriter } from '../../parquet/parquet-writer.js';
+import { UNFIT, type Declared } from '../../parquet/declared.js';
 import type { DatasetLayout } from './layout.js';
-import type { PartFile } from './read.js';
+import type { PartFile } from './part-file.js';
 
 // A file of an older sgq rewritten in its route's declared columns (`dataset compact`): each
 // value is read back exactly as it was stored (decimals from their bytes, timestamps in
@@ -21,13 +19,12 @@ import type { PartFile } from './read.js';
 
 /** Writes the rewritten file under the dataset's staging folder, flushed to disk; returns its temporary path and rows. */
 export async function rewritePart(part: PartFile, declared: readonly Declared[], layout: DatasetLayout, warn: (line: string) => void): Promise<{ temp: string; rows: number }> {
-  await loadParquetLib();
   const { asyncBufferFromFile, parquetReadObjects } = await import('hyparquet');
   const { file: mode } = layout.modes;
   const temp = createTemp(join(layout.staging, 'rewrite.parquet'), mode);
   try {
     const fd = temp.fd;
-    const formatter = parquetFormatter(fileSink((chunk) => writeAll(fd, chunk)), { declared, warn });
+    const parquet = new ParquetWriter((bytes) => writeAll(fd, bytes), { declared, warn });
     const file = await asyncBufferFromFile(part.path);
     const metadata = storedValues(part.metadata);
     const kinds = new Map(declared.map((d) => [d.name, d.kind]));
@@ -36,10 +33,10 @@ export async function rewritePart(part: PartFile, declared: readonly Declared[],
     for (const group of part.metadata.row_groups) {
       const end = start + Number(group.num_rows);
       const rows = await parquetReadObjects({ file, metadata, rowStart: start, rowEnd: end, parsers: STORED, utf8: true, compressors: GZIP });
-      formatter.write(rows.map((row) => recordOf(row, columns, kinds)));
+      parquet.write(rows.map((row) => recordOf(row, columns, kinds)));
       start = end;
     }
-    formatter.end();
+    parquet.close();
     sealTemp(fd, { mode });
     closeTemp(temp);
     return { temp: temp.path, rows: start };
@@ -53,7 +50,7 @@ export async function rewritePart(part: PartFile, declared: readonly Declared[],
   }
 }
 
-/** sgq writes GZIP pages (parquet-chunk.ts), which the reader leaves to its caller. */
+/** sgq writes GZIP pages (src/parquet/chunk.ts), which the reader leaves to its caller. */
 const GZIP = { GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)) };
 
 /** Timestamps as their microseconds and days as their count, not as Dates (which would drop microseconds). */

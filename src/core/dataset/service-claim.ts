@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExitCode, SgqError, usageError } from '../../core/errors.js';
-import { adoptsLegacyState, serviceName, type StateOwner } from '../../core/service.js';
+import { ExitCode, SgqError, usageError } from '../errors.js';
+import { adoptsLegacyState, serviceName, type StateOwner } from '../service.js';
 import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { readRegularFile } from '../../fs/read.js';

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ColumnChunk } from 'hyparquet';
+import type { ColumnChunk, RowGroup } from 'hyparquet';
 import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
-import { loadParquetLib } from '../output/parquet-lib.js';
-import { MAGIC, writeFooter } from '../output/parquet-file.js';
+import { Bytes } from '../../parquet/byte-buffer.js';
+import { MAGIC, writeFooter } from '../../parquet/footer.js';
 import type { DatasetLayout } from './layout.js';
-import type { PartFile } from './read.js';
+import type { PartFile } from './part-file.js';
 
 // Several Parquet files of one schema as one: each row group's column chunks are copied byte
 // for byte (no value decoded, so every type stays exact: decimals, ids past 2^53, text), and a
@@ -13,7 +13,6 @@ import type { PartFile } from './read.js';
 
 /** Writes the merged file under the dataset's staging folder, flushed to disk; returns its temporary path and rows. */
 export async function mergeParts(parts: readonly PartFile[], layout: DatasetLayout): Promise<{ temp: string; rows: number }> {
-  const lib = await loadParquetLib();
   const { file: mode } = layout.modes;
   const temp = createTemp(join(layout.staging, 'compact.parquet'), mode);
   try {
@@ -22,15 +21,15 @@ export async function mergeParts(parts: readonly PartFile[], layout: DatasetLayo
       writeAll(temp.fd, bytes);
       offset += bytes.length;
     };
-    const head = new lib.ByteWriter();
+    const head = new Bytes(4);
     head.appendUint32(MAGIC);
-    write(new Uint8Array(head.buffer, 0, head.index));
-    const rowGroups: object[] = [];
+    write(head.filled);
+    const rowGroups: RowGroup[] = [];
     let rows = 0n;
     for (const part of parts) {
       for (const group of part.metadata.row_groups) {
         const start = offset;
-        const columns: object[] = [];
+        const columns: ColumnChunk[] = [];
         // One read per group, of the span its chunks cover (side by side in the files sgq writes).
         const ranges = group.columns.map(chunkRange);
         const first = Math.min(...ranges.map(([from]) => from));
@@ -45,9 +44,9 @@ export async function mergeParts(parts: readonly PartFile[], layout: DatasetLayo
         rows += group.num_rows;
       }
     }
-    const footer = new lib.ByteWriter();
-    writeFooter(lib, footer, parts[0]!.schema, rows, rowGroups);
-    write(new Uint8Array(footer.buffer, 0, footer.index));
+    const footer = new Bytes();
+    writeFooter(footer, { schema: parts[0]!.schema, num_rows: rows, row_groups: rowGroups });
+    write(footer.filled);
     sealTemp(temp.fd, { mode });
     closeTemp(temp);
     return { temp: temp.path, rows: Number(rows) };
@@ -70,7 +69,7 @@ function chunkRange(chunk: ColumnChunk): [number, number] {
 }
 
 /** The chunk's metadata at its new place; indexes and bloom filters stay behind (sgq writes none). */
-function moved(chunk: ColumnChunk, shift: bigint): object {
+function moved(chunk: ColumnChunk, shift: bigint): ColumnChunk {
   const meta = chunk.meta_data!;
   const { index_page_offset: _index, bloom_filter_offset: _bloom, bloom_filter_length: _length, ...kept } = meta;
   return {

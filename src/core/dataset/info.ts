@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonObject } from '../../core/classify.js';
-import { UNFIT } from '../output/parquet-schema.js';
+import type { JsonObject } from '../classify.js';
+import { UNFIT } from '../../parquet/declared.js';
 import { difference, expectedTypes } from './conform.js';
 import { bytesOf, partitions, type Partition } from './inventory.js';
 import type { DatasetLayout } from './layout.js';
-import { readPartFile, type PartFile } from './read.js';
+import { readPartFile, type PartFile } from './part-file.js';
 import { datasetSchema, routeOfPartition } from './schema.js';
 
 // What `sgq dataset info` lists: the partitions (the default), each file (--files) or each

@@ -1,7 +1,8 @@
-import type { FieldKind } from '../../core/record-fields.js';
-import { RawNumber, stringifyJson, type Json } from '../../core/json.js';
-import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscaled } from './parquet-numbers.js';
-import type { ColumnType } from './parquet-chunk.js';
+import type { SchemaElement } from 'hyparquet';
+import type { FieldKind } from '../core/record-fields.js';
+import { RawNumber, stringifyJson, type Json } from '../core/json.js';
+import { MAX_PRECISION, decimalShape, doubleKeeps, integerOf, numberText, unscaled } from './numbers.js';
+import type { ColumnType } from './chunk.js';
 import { isoDays, isoMicros, timestampReader, type Micros } from './iso-micros.js';
 
 // A Parquet column of sgq's: its type, how a JSON value is stored in it, and its schema
@@ -128,8 +129,8 @@ function decimalValue(column: Column, value: Json): bigint | undefined {
   return unscaled(text!, column.scale!);
 }
 
-export function schemaElement({ name, type, whole = 0, scale = 0 }: Column): Record<string, unknown> {
-  const optional = { name, repetition_type: 'OPTIONAL' };
+export function schemaElement({ name, type, whole = 0, scale = 0 }: Column): SchemaElement {
+  const optional = { name, repetition_type: 'OPTIONAL' } as const;
   switch (type) {
     case 'BOOLEAN':
       return { ...optional, type: 'BOOLEAN' };

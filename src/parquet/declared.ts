@@ -1,5 +1,5 @@
-import { RECORD_FIELDS, type FieldKind, type FieldSpecs, type RecordsName } from '../../core/record-fields.js';
-import { declaredColumn, sqlType } from './parquet-columns.js';
+import { RECORD_FIELDS, type FieldKind, type FieldSpecs, type RecordsName } from '../core/record-fields.js';
+import { declaredColumn, sqlType } from './columns.js';
 
 // The Parquet columns of a route's records, declared from the one description of its fields
 // (src/core/record-fields.ts): every file of a route has each of them with the same type,

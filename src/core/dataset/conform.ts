@@ -1,6 +1,6 @@
 import type { SchemaElement } from 'hyparquet';
-import { declaredColumn, sqlType } from '../output/parquet-columns.js';
-import { UNFIT, type Declared } from '../output/parquet-schema.js';
+import { declaredColumn, sqlType } from '../../parquet/columns.js';
+import { UNFIT, type Declared } from '../../parquet/declared.js';
 
 // Whether a dataset file has its route's declared columns (schema.ts) with their types, as
 // every file sgq writes now has: files of an older sgq (3.x typed each file's columns from

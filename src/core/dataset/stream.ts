@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonObject } from '../../core/classify.js';
+import type { JsonObject } from '../classify.js';
 import { moveIntoPlace } from '../../fs/atomic.js';
 import { dateSegment, partName, routeSegment, type DatasetLayout, type Kind } from './layout.js';
 import { PartWriter, type SealedPart } from './part.js';
-import type { ParquetOptions } from '../output/parquet.js';
+import type { ParquetOptions } from '../../parquet/parquet-writer.js';
 
 /** Where one run's files of one kind go: the route and the day of the run's start (UTC). */
 export interface StreamPlace {

@@ -1,0 +1,191 @@
+import { unionKeys, type JsonObject } from '../core/classify.js';
+import { stringifyJson, type Json } from '../core/json.js';
+import { convert, declaredColumn, inferType, schemaElement, sqlType, textColumn, type Column } from './columns.js';
+import { UNFIT, type Declared } from './declared.js';
+import { ParquetFile } from './file.js';
+
+// sgq's one Parquet writer: records in, the bytes of one file out, through a byte sink the
+// caller gives (`-o parquet`'s output, a dataset part's temporary file). It knows no stream,
+// no terminal and no path: what it writes goes to `out`, in order, synchronously.
+
+/**
+ * Rows per row group. A Parquet file states its columns before its data, so the first
+ * group's records are held until they have named them (and, with no declared columns, typed
+ * them); a group is buffered, so this bounds the memory.
+ */
+export const ROW_GROUP = 10_000;
+
+export interface ParquetOptions {
+  /** `--fields`: these columns, in this order. */
+  fields?: readonly string[];
+  warn?: (line: string) => void;
+  /**
+   * The route's columns (declared.ts): every file has each with its declared type, then
+   * `_unfit`, then the fields the first row group brings that are not declared, as text.
+   * Without them (a command with no route) the first row group's values type the columns.
+   */
+  declared?: readonly Declared[];
+  /** The warnings already said, by key: a dataset's parts share one, so that each is said once a run. */
+  said?: Set<string>;
+}
+
+/** How rows go into columns: declared (a value that does not fit goes to `_unfit`) or inferred (it is written as null). */
+interface RowRule {
+  columns: Column[];
+  /** The names a record may bring without being a late key. */
+  known: Set<string>;
+  addRow(to: ParquetFile, r: JsonObject): void;
+}
+
+type Report = (key: string, line: string) => void;
+
+/**
+ * One Parquet file, streamed: records are buffered a row group at a time, each group is
+ * encoded and handed to `out`, and close() writes the footer. With declared columns a value
+ * that does not fit its column and a key first seen after the first group are kept in
+ * `_unfit`; without them the columns and types come from the first group (or `fields`), a
+ * later key is left out and a value that does not fit is written as null. Each is reported
+ * once, through `warn`.
+ */
+export class ParquetWriter {
+  /** The first row group's records, kept until they have set the columns. */
+  private first: JsonObject[] | undefined = [];
+  private rule?: RowRule;
+  private file?: ParquetFile;
+  private readonly report: Report;
+
+  constructor(
+    /** Takes each piece of the file, in order; the file is complete once close() has returned. */
+    private readonly out: (bytes: Uint8Array) => void,
+    private readonly options: ParquetOptions = {},
+  ) {
+    const said = options.said ?? new Set<string>();
+    this.report = (key, line) => {
+      if (said.has(key)) return;
+      said.add(key);
+      options.warn?.(line);
+    };
+  }
+
+  write(records: readonly JsonObject[]): void {
+    for (const r of records) this.push(r);
+  }
+
+  /**
+   * Writes records from `from` up to the first that brings a key the columns lack (once the
+   * first row group has set them) and returns its index, or `records.length`: a dataset part
+   * ends there and the next part takes that record, so the key becomes a column.
+   */
+  writeFitting(records: readonly JsonObject[], from: number): number {
+    for (let i = from; i < records.length; i++) {
+      if (this.file && !this.fits(records[i]!)) return i;
+      this.push(records[i]!);
+    }
+    return records.length;
+  }
+
+  /** The last row group and the footer: a Parquet file is readable only once they are written. */
+  close(): void {
+    this.file ??= this.open();
+    this.file.finish();
+  }
+
+  private fits(r: JsonObject): boolean {
+    // A record's own `_unfit` never becomes a column: it is kept inside sgq's.
+    for (const key in r) if (!this.rule!.known.has(key) && key !== UNFIT) return false;
+    return true;
+  }
+
+  private open(): ParquetFile {
+    const records = this.first!;
+    const { fields, declared } = this.options;
+    this.first = undefined;
+    const rule = (this.rule = declared ? declaredRule(declared, fields, records, this.report) : inferredRule(fields, records, this.report));
+    const schema = [{ name: 'root', num_children: rule.columns.length }, ...rule.columns.map(schemaElement)];
+    const opened = new ParquetFile(rule.columns, schema, this.out, ROW_GROUP);
+    for (const r of records) this.add(opened, r);
+    return opened;
+  }
+
+  private add(to: ParquetFile, r: JsonObject): void {
+    this.rule!.addRow(to, r);
+    if (to.pending >= ROW_GROUP) to.writeGroup();
+  }
+
+  private push(r: JsonObject): void {
+    if (this.file) return this.add(this.file, r);
+    this.first!.push(r);
+    if (this.first!.length >= ROW_GROUP) this.file = this.open();
+  }
+}
+
+/** The first values of a text, for a message. */
+const excerpt = (value: Json): string => {
+  const text = stringifyJson(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+};
+
+/**
+ * Declared columns: `--fields`, or every declared column, `_unfit`, then the first group's
+ * other keys as text (so that every file of a route begins with the same columns). A value
+ * that does not fit its column, and a key no column has, are kept exactly in `_unfit`; the
+ * first of each kind is said once.
+ */
+function declaredRule(declared: readonly Declared[], fields: readonly string[] | undefined, first: readonly JsonObject[], report: Report): RowRule {
+  const kinds = new Map(declared.map((d) => [d.name, d.kind]));
+  const column = (name: string) => (kinds.has(name) ? declaredColumn(name, kinds.get(name)!) : textColumn(name));
+  const leading = (fields ?? [...kinds.keys()]).filter((name) => name !== UNFIT).map(column);
+  const extras = fields ? [] : unionKeys(first).filter((key) => !kinds.has(key) && key !== UNFIT).map(textColumn);
+  const columns = [...leading, textColumn(UNFIT), ...extras];
+  const at = leading.length;
+  const known = new Set(columns.map((c) => c.name));
+  known.delete(UNFIT);
+  const addRow = (to: ParquetFile, r: JsonObject): void => {
+    let unfit: Record<string, Json> | undefined;
+    for (let i = 0; i < columns.length; i++) {
+      if (i === at) continue;
+      const column = columns[i]!;
+      const value = r[column.name];
+      let stored: unknown = null;
+      if (value !== null && value !== undefined) {
+        stored = convert(column, value) ?? null;
+        if (stored === null) {
+          (unfit ??= {})[column.name] = value;
+          report('unfit', `parquet: ${column.name} ${excerpt(value)} does not fit its column (${sqlType(column)}): kept exactly in the column ${UNFIT}, as JSON; later values that do not fit are not reported`);
+        }
+      }
+      to.column(i).add(stored);
+    }
+    for (const key in r) {
+      if (known.has(key)) continue;
+      // Defined, not assigned: a `__proto__` key stays a key.
+      Object.defineProperty((unfit ??= {}), key, { value: r[key], enumerable: true, writable: true, configurable: true });
+      report(`+${key}`, `parquet: the field "${key}" first appeared after the columns were set: kept exactly in the column ${UNFIT}, as JSON`);
+    }
+    to.column(at).add(unfit ? stringifyJson(unfit) : null);
+  };
+  return { columns, known, addRow };
+}
+
+/** Inferred columns (a command with no route): typed by the first group; a value that does not fit is null, a later key left out. */
+function inferredRule(fields: readonly string[] | undefined, first: readonly JsonObject[], report: Report): RowRule {
+  const names = fields ?? unionKeys(first);
+  const columns = names.map((name) => inferType(name, first.map((r) => r[name] ?? null)));
+  const known = new Set(names);
+  const addRow = (to: ParquetFile, r: JsonObject): void => {
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i]!;
+      const value = r[column.name];
+      let stored: unknown = null;
+      if (value !== null && value !== undefined) {
+        stored = convert(column, value) ?? null;
+        if (stored === null) report(column.name, `parquet: column "${column.name}" holds ${column.type} values; a later value ${stringifyJson(value).slice(0, 40)} does not fit and is written as null`);
+      }
+      to.column(i).add(stored);
+    }
+    for (const key in r) {
+      if (!known.has(key)) report(`+${key}`, `parquet: column "${key}" first appeared after the column types were set and is left out; name it in --fields to keep it`);
+    }
+  };
+  return { columns, known, addRow };
+}
