@@ -44,7 +44,7 @@ describe('a dataset records the service it belongs to', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toContain(`the dataset ${dir} holds records of sgq's sandbox; this run's come from ${real.url}`);
-    expect(refused.stderr).toMatch(/another --dataset/);
+    expect(refused.stderr).toMatch(/another dataset folder/);
     expect(posts(real)).toBe(0);
     expect(parts(dir)).toEqual(before);
   });

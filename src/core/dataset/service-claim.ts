@@ -71,7 +71,7 @@ export const holdsFiles = (layout: DatasetLayout): boolean => partitions(layout)
 function refusal(layout: DatasetLayout, holder: string, owner: StateOwner, why: string): SgqError {
   return usageError(
     `the dataset ${layout.root} holds records of ${holder}; this run's come from ${serviceName(owner.service)}`,
-    `give this run another --dataset (${why}); nothing was fetched`,
+    `give this run another dataset folder (${why}); nothing was fetched`,
   );
 }
 
