@@ -94,6 +94,15 @@ export function closeTemp(temp: { fd: number }): void {
   closeSync(fd);
 }
 
+/** Gives up a temporary file that will not be renamed into place: its descriptor closed (once), the file removed, whatever the close says. */
+export function discardTemp(temp: { path: string; fd: number }): void {
+  try {
+    closeTemp(temp);
+  } finally {
+    rmSync(temp.path, { force: true });
+  }
+}
+
 /** A stream into a descriptor it does not own (writerTo). */
 export interface FdWriter extends Writable {
   /**

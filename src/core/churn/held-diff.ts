@@ -1,4 +1,4 @@
-import type { Keyed, KeyStats } from './keyed.js';
+import { afterLast, type Keyed, type KeyStats } from './keyed.js';
 import { emptyCounts, renamedFrom, settled, type Change, type ChangeKind, type DiffCounts } from './merge-diff.js';
 import type { KeyOf } from './record-key.js';
 
@@ -44,13 +44,7 @@ export async function diffHeld(older: AsyncIterable<string[]>, newer: readonly K
         stats.missingKey++;
         continue;
       }
-      if (last !== undefined && key <= last) {
-        if (key === last) {
-          stats.duplicates++;
-          continue;
-        }
-        throw new Error(`${options.where} is not in key order (${JSON.stringify(key)} after ${JSON.stringify(last)})`);
-      }
+      if (!afterLast(key, last, stats, options.where)) continue;
       last = key;
       for (; j < newer.length && newer[j]!.key < key; j++) {
         counts.gained++;

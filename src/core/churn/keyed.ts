@@ -66,16 +66,23 @@ export async function* keyedInOrder(batches: AsyncIterable<string[]>, keyOf: Key
         stats.missingKey++;
         continue;
       }
-      if (last !== undefined && key <= last) {
-        if (key === last) {
-          stats.duplicates++;
-          continue;
-        }
-        throw new Error(`${where} is not in key order (${JSON.stringify(key)} after ${JSON.stringify(last)})`);
-      }
+      if (!afterLast(key, last, stats, where)) continue;
       last = key;
       out.push({ key, line });
     }
     if (out.length) yield out;
   }
+}
+
+/**
+ * Whether a sorted side's key comes after the last one read: false for a repeat (counted, and
+ * skipped: a snapshot holds each account once); a key before it throws (the side is not sorted).
+ */
+export function afterLast(key: string, last: string | undefined, stats: { duplicates: number }, where: string): boolean {
+  if (last === undefined || key > last) return true;
+  if (key === last) {
+    stats.duplicates++;
+    return false;
+  }
+  throw new Error(`${where} is not in key order (${JSON.stringify(key)} after ${JSON.stringify(last)})`);
 }

@@ -1,7 +1,6 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ColumnChunk, RowGroup } from 'hyparquet';
-import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
+import { closeTemp, createTemp, discardTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { Bytes } from '../../parquet/byte-buffer.js';
 import { MAGIC, writeFooter } from '../../parquet/footer.js';
 import type { DatasetLayout } from './layout.js';
@@ -51,11 +50,7 @@ export async function mergeParts(parts: readonly PartFile[], layout: DatasetLayo
     closeTemp(temp);
     return { temp: temp.path, rows: Number(rows) };
   } catch (error) {
-    try {
-      closeTemp(temp);
-    } finally {
-      rmSync(temp.path, { force: true });
-    }
+    discardTemp(temp);
     throw error;
   }
 }

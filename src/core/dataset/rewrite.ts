@@ -1,11 +1,10 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { FileMetaData, SchemaElement } from 'hyparquet';
 import type { JsonObject } from '../classify.js';
 import { RawNumber, parseJson, type Json } from '../json.js';
 import type { FieldKind } from '../record-fields.js';
-import { closeTemp, createTemp, sealTemp, writeAll } from '../../fs/atomic.js';
+import { closeTemp, createTemp, discardTemp, sealTemp, writeAll } from '../../fs/atomic.js';
 import { daysIso, microsIso } from '../../parquet/iso-micros.js';
 import { ParquetWriter } from '../../parquet/parquet-writer.js';
 import { UNFIT, type Declared } from '../../parquet/declared.js';
@@ -41,11 +40,7 @@ export async function rewritePart(part: PartFile, declared: readonly Declared[],
     closeTemp(temp);
     return { temp: temp.path, rows: start };
   } catch (error) {
-    try {
-      closeTemp(temp);
-    } finally {
-      rmSync(temp.path, { force: true });
-    }
+    discardTemp(temp);
     throw error;
   }
 }
