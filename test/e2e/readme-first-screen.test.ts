@@ -43,8 +43,14 @@ describe('the README\'s first example', () => {
     expect(screen.slice(0, expected.length)).toEqual(expected);
     // Within 80 columns by Unicode's measure (tmux 3.3 draws 👍🏽 two wider: the line ends further right, it does not wrap).
     for (const line of screen) expect(stringWidth(line)).toBeLessThanOrEqual(80);
+    // What sgq says waits for the pager: never on its screen (its prompt line), written once it ends.
+    expect(screen.join('\n')).not.toContain('there are more pages');
     await run.keys('q');
     await until(async () => /__EXIT 0/.test(await run.screen()), 'sgq to end after q', 30_000);
+    const after = (await run.screen()).split('\n');
+    const note = after.findIndex((line) => line === 'sgq: there are more pages; add --all to fetch them all, or --page N for one');
+    expect(note, after.join('\n')).toBeGreaterThan(expected.length);
+    expect(after.findIndex((line) => line.startsWith('__EXIT 0'))).toBeGreaterThan(note);
   }, 60_000);
 
   it('its records are the same in a pipe: NDJSON, every field, timestamps as sent', async () => {

@@ -45,6 +45,8 @@ class PagerSink implements Sink {
     private readonly env: Io['env'],
     private readonly onClose: () => void,
     private readonly onStart: () => void,
+    /** The pager process ended (quit, or the output done): the terminal is sgq's again. */
+    private readonly onEnd: () => void,
   ) {}
 
   get closed(): boolean {
@@ -74,7 +76,11 @@ class PagerSink implements Sink {
       // node:child_process is loaded only when a pager starts, never by a run into a pipe.
       const { spawn } = process.getBuiltinModule('node:child_process');
       this.child = spawn(this.command[0]!, this.command.slice(1), { stdio: ['pipe', 'inherit', 'inherit'], env });
-      this.child.on('error', () => this.stop());
+      this.child.on('error', () => {
+        this.stop();
+        this.onEnd();
+      });
+      this.child.on('close', () => this.onEnd());
       // Quitting the pager ends the run at once, even while a page is being fetched: nothing more is bought.
       this.child.on('exit', () => this.finishing || this.stop());
       this.inner = new StreamSink(this.child.stdin as Writable, this.onClose);
@@ -105,9 +111,9 @@ class PagerSink implements Sink {
  * A pager for stdout when a person reads it: stdout is a terminal, the process may start
  * one (`io.canPage`), `--no-pager` was not given and the pager can be found. Else undefined.
  */
-export function pagerSink(io: Io, wanted: boolean, onClose: () => void, onStart: () => void): Sink | undefined {
+export function pagerSink(io: Io, wanted: boolean, onClose: () => void, onStart: () => void, onEnd: () => void = () => undefined): Sink | undefined {
   if (!wanted || !io.stdoutIsTTY || !io.canPage) return undefined;
   const command = pagerCommand(io.env);
   if (!command || !runnable(command[0]!, io.env)) return undefined;
-  return new PagerSink(command, io.env, onClose, onStart);
+  return new PagerSink(command, io.env, onClose, onStart, onEnd);
 }

@@ -45,6 +45,8 @@ export class Reporter {
   private secrets: string[] = [];
   /** The lines `warnOnce` said. */
   private said = new Set<string>();
+  /** Lines kept back while a pager draws on the same terminal (holdLines), written once it ends. */
+  private kept?: string[];
 
   constructor(
     private readonly io: Io,
@@ -135,6 +137,21 @@ export class Reporter {
     if (this.render && !this.held) this.progress(this.render(this.progressWidth));
   }
 
+  /**
+   * A pager now draws on the terminal stderr shares: lines wait until it ends (releaseLines)
+   * rather than land on its screen (its prompt line), where its next redraw would wipe them.
+   */
+  holdLines(): void {
+    if (this.io.stderrIsTTY) this.kept ??= [];
+  }
+
+  /** The pager ended: the lines kept back are written, in order, below what it left on the screen. */
+  releaseLines(): void {
+    const kept = this.kept;
+    this.kept = undefined;
+    if (kept && kept.length > 0) this.io.stderr.write(kept.join(''));
+  }
+
   stopProgress(): void {
     clearInterval(this.timer);
     this.timer = undefined;
@@ -217,6 +234,10 @@ export class Reporter {
   }
 
   private write(text: string): void {
+    if (this.kept) {
+      this.kept.push(`${text}\n`);
+      return;
+    }
     const spinning = this.spinner?.isSpinning;
     if (spinning) this.spinner!.clear();
     this.io.stderr.write(`${text}\n`);
