@@ -23,7 +23,8 @@ function readmeOutput(command: string): string[] {
 let sessions = 0;
 async function inTerminal(width: number, height: number, args: string[]) {
   const name = `r${++sessions}`;
-  const vars = Object.entries({ ...sb.env(), SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '1' }).map(([k, v]) => `${k}=${shellQuote(v)}`);
+  // A person's terminal speaks UTF-8: so does less, whatever the locale the tests run under (env -i has none).
+  const vars = Object.entries({ ...sb.env(), SGQ_CONFIG_DIR: tempDir(), NO_COLOR: '1', LESSCHARSET: 'utf-8' }).map(([k, v]) => `${k}=${shellQuote(v)}`);
   // No PAGER, LESS or SGQ_PAGER: the pager a new user gets, less -FRX.
   const run = `env -u PAGER -u LESS -u SGQ_PAGER ${vars.join(' ')} ${shellQuote(process.execPath)} ${shellQuote(BIN)} ${args.map(shellQuote).join(' ')}`;
   const started = await tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', String(height), `${run}; echo "__EXIT $?"; exec cat`);
