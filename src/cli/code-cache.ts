@@ -73,7 +73,15 @@ function enableNodeCache(folder: string): void {
     makePrivateFolder(folder);
     // Typed by hand: sgq's @types/node is Node 20's, which has no compile cache.
     const { enableCompileCache } = process.getBuiltinModule('node:module') as unknown as { enableCompileCache(dir: string): unknown };
-    enableCompileCache(folder);
+    // Node makes its folder in it now and writes its files as the process exits, each by the
+    // umask (0755 and 0644 under 022): sgq's folders and files are its owner's alone.
+    const umask = process.umask(0o077);
+    try {
+      enableCompileCache(folder);
+    } finally {
+      process.umask(umask);
+    }
+    process.once('exit', () => process.umask(0o077));
   } catch {
     // No home folder, a read-only disk: no cache.
   }
