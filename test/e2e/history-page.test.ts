@@ -45,11 +45,11 @@ describe.skipIf(!CHROMIUM)(`sgq history --html in Chromium${skipped}`, () => {
     opened.push(page);
     // uPlot draws on a canvas per chart: wait until each has pixels painted.
     const painted = await page.evaluate<number[] | null>(`(async () => {
-      for (let i = 0; i < 200; i++) {
+      // Each frame until the charts are painted, within a deadline.
+      for (const deadline = performance.now() + 30000; performance.now() < deadline; await new Promise((r) => requestAnimationFrame(r))) {
         const canvases = [...document.querySelectorAll('.uplot canvas')];
         const counts = canvases.map((c) => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let n = 0; for (let k = 3; k < d.length; k += 4) if (d[k] !== 0) n++; return n; });
         if (counts.length === 4 && counts.every((n) => n > 100)) return counts;
-        await new Promise((r) => setTimeout(r, 50));
       }
       return null;
     })()`);

@@ -6,6 +6,7 @@ import { BIN, sgq } from '../helpers/e2e.js';
 import { tempDir, marksIn } from '../helpers/run.js';
 import { envelope, useStubs, type Recorded } from '../helpers/stub-server.js';
 import { until } from '../helpers/wait.js';
+import { STREAMING_COMMIT_MS } from '../../src/cli/run/checkpoint.js';
 
 // --jq in the built binary runs jq in a worker thread (dist/jq-worker.cjs), on batches of
 // pages: its results reach stdout after their records were fetched. The run protocol must
@@ -37,11 +38,14 @@ describe('--jq through its worker thread and the run protocol', () => {
   it('killed mid-run (kill -9): every mark that moved covers a user whose results are in stdout', async () => {
     let releaseLast!: () => void;
     const last = new Promise<void>((resolve) => (releaseLast = resolve));
-    // Users end over more than a second (a streaming commit falls due at a job's end), each
-    // answer 600 ms after its request however slow the machine; the last is held until the kill.
+    // A streaming commit falls due at the first job end STREAMING_COMMIT_MS after the run
+    // opened its marks: the users after 'a' are answered once that much has passed since the
+    // run's first request (so some commit happens mid-run); the last is held until the kill.
+    let firstAt: number | undefined;
     const stub = await followers(async (_req, user) => {
+      firstAt ??= Date.now();
       if (user === 'e') await last;
-      else if (user !== 'a') await new Promise((r) => setTimeout(r, 600));
+      else if (user !== 'a') await until(() => Date.now() - firstAt! > STREAMING_COMMIT_MS, 'the streaming commit to fall due');
     });
     const dir = tempDir();
     const state = join(dir, 'marks.json');
