@@ -49,7 +49,11 @@ export async function claimOutput(out: string | undefined, options: Omit<LockOpt
 /** Opens the destination and its formatter; `stop` is called when the destination goes away or fails. */
 export async function openOutput(io: Io, out: OutTarget | undefined, choice: OutputChoice, reporter: Reporter, stop: () => void): Promise<Output> {
   // While the pager draws, sgq's lines wait for it to end (on its screen they land on its prompt).
-  const paged = () => pagerSink(io, choice.pager !== false, stop, () => (reporter.stopProgress(), reporter.holdLines()), () => reporter.releaseLines());
+  const pagerStarts = () => {
+    reporter.stopProgress();
+    reporter.holdLines();
+  };
+  const paged = () => pagerSink(io, choice.pager !== false, stop, pagerStarts, () => reporter.releaseLines());
   const opened: Sink = out ? FileSink.open(out, stop) : (paged() ?? new StreamSink(io.stdout, stop));
   // On a terminal, what the service wrote is shown, never obeyed (terminal-text.ts); a pipe or a file gets it exact.
   const terminal = !out && io.stdoutIsTTY;
