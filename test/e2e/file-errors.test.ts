@@ -80,6 +80,17 @@ describe.runIf(onLinuxAsRoot)('a dataset that fills up during a batch (tmpfs)', 
     expect(r.stderr.match(/cannot write the dataset \S+: the disk is full \(ENOSPC\); free some space on it/g)).toHaveLength(1);
     expect(usersLeft(r.stderr).size).toBeGreaterThan(0);
   }, 120_000);
+
+  it('--summary json still ends stderr with the summary, whose exit_code is the run\'s', async () => {
+    const dataset = join(disk.path, 'ds-summary');
+    const r = await sgq(['graph', 'followers', '-', '--all', '--dataset', dataset, '--concurrency', '8', '--summary', 'json'], { env: { ...sb.env(), SGQ_CONFIG_DIR: tempDir() }, input: Array.from({ length: 40 }, (_, i) => `u${i}_3000`).join('\n'), timeout: 60_000 });
+    expectNoBug(r.stderr);
+    expect(r.exitCode, r.stderr.slice(-2000)).toBe(1);
+    const last = JSON.parse(lines(r.stderr).at(-1)!) as { exit_code: number; totals: { pages: number } };
+    expect(last.exit_code).toBe(1);
+    expect(last.totals.pages).toBeGreaterThan(0);
+    expect(r.stderr.match(/cannot write the dataset \S+: the disk is full \(ENOSPC\)/g)).toHaveLength(1);
+  }, 120_000);
 });
 
 describe.runIf(process.platform === 'linux')('out of file descriptors (ulimit -n 32)', () => {

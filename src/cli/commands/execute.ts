@@ -11,6 +11,7 @@ import { RunScope } from '../run/scope.js';
 import type { Plan } from '../run/plan.js';
 import { dryRun } from '../run/dry-run.js';
 import type { CommandContext } from '../context.js';
+import { failed } from '../failure.js';
 import { defaultRemainingFile } from '../run/remaining.js';
 import { recordSeenBalance, stateOwner } from '../run/connection.js';
 import { RunPrice } from '../run/run-price.js';
@@ -142,12 +143,15 @@ async function conclude(ctx: CommandContext, plan: Plan, flags: OutputFlags, sco
   const note = await scope.finish(summary.exit_code === ExitCode.ok);
   // Once the snapshots are committed (or left as they were): --notify's posts, which change no exit code.
   await scope.held.snapshots?.afterRun();
-  if (output.sink.failure) throw output.sink.failure;
-  if (output.formatFailure !== undefined) {
-    if (note) reporter.error(note);
-    throw output.formatFailure;
+  const failure = output.sink.failure ?? output.formatFailure ?? scope.checkpoints.failure;
+  if (failure !== undefined) {
+    if (note && !output.sink.failure && output.formatFailure !== undefined) reporter.error(note);
+    if (flags.summary !== 'json') throw failure;
+    // A script reads the summary from stderr's last line whatever failed, its exit code the run's.
+    const exitCode = failed(failure, io);
+    reporter.json(withPrices({ ...summary, exit_code: exitCode }, price.observedCredits));
+    return exitCode;
   }
-  if (scope.checkpoints.failure) throw scope.checkpoints.failure;
   if (note) reporter.error(note);
   const firsts = scope.held.snapshots?.firstSnapshotsNote();
   if (firsts) reporter.info(firsts);
