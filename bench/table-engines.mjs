@@ -22,10 +22,10 @@ async function sgqParts() {
   const dir = mkdtempSync(join(os.tmpdir(), 'sgq-table-engines-'));
   const entry = join(dir, 'entry.ts');
   writeFileSync(entry, [
-    `export { tableFormatter } from '${root}src/cli/output/table-format.ts';`,
-    `export { tableLayout, loadTable } from '${root}src/cli/output/table.ts';`,
-    `export { tableColumns } from '${root}src/cli/output/table-columns.ts';`,
-    `export { shownCell, headerCell, paint } from '${root}src/cli/output/table-cells.ts';`,
+    `export { tableFormatter } from '${root}src/cli/formats/table-format.ts';`,
+    `export { tableLayout, loadTable } from '${root}src/cli/formats/table.ts';`,
+    `export { tableColumns } from '${root}src/cli/formats/table-columns.ts';`,
+    `export { shownCell, headerCell, paint } from '${root}src/cli/formats/table-cells.ts';`,
     `export { parseJson } from '${root}src/core/json.ts';`,
     `export { relationRecord } from '${root}src/sandbox/records.ts';`,
   ].join('\n'));

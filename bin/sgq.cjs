@@ -12,7 +12,7 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   return;
 }
 
-// What comes before the CLI loads: dist/launch.cjs (src/cli/launch.ts).
+// What comes before the CLI loads: dist/launch.cjs (src/cli/start/launch.ts).
 let launch;
 try {
   launch = require('../dist/launch.cjs');
@@ -23,14 +23,14 @@ try {
   process.exit(1);
 }
 const dist = require('node:path').dirname(require.resolve('../dist/launch.cjs'));
-// `sgq … --help` into a pipe or a file: the help the build rendered (src/cli/prerendered-help.ts).
+// `sgq … --help` into a pipe or a file: the help the build rendered (src/cli/start/prerendered-help.ts).
 const help = launch.prerenderedHelp(dist, args, () => process.stdout.isTTY === true);
 if (help !== undefined) {
   process.stdout.on('error', () => undefined);
   process.stdout.write(help);
   return;
 }
-// The CLI, dist/cli.cjs, with its compiled code kept between runs (src/cli/code-cache.ts).
+// The CLI, dist/cli.cjs, with its compiled code kept between runs (src/cli/start/code-cache.ts).
 const cli = launch.loadCli(dist, args, require);
 // If the event loop ever empties with the run still pending (a bug: something waiting on an
 // event that will not come), Node exits 0, and that must not look like success to cron. The

@@ -5,9 +5,9 @@
 // `sgq --help` about 8 ms, a tenth of its run, where require() costs next to nothing.
 // CommonJS has no code splitting: one bundle holds the CLI, and what only some commands need
 // lies beside it, required on first use:
-//   dist/launch.cjs      what bin/sgq.cjs requires first (src/cli/launch.ts): the pre-rendered help,
-//                        and the load of cli.cjs with its code cache (src/cli/code-cache.ts)
-//   dist/cli.cjs         the CLI: src/cli/entry.ts and all of sgq's own code, with commander and
+//   dist/launch.cjs      what bin/sgq.cjs requires first (src/cli/start/launch.ts): the pre-rendered help,
+//                        and the load of cli.cjs with its code cache (src/cli/start/code-cache.ts)
+//   dist/cli.cjs         the CLI: src/cli/start/entry.ts and all of sgq's own code, with commander and
 //                        chalk; a module that is only import()ed (each command's runner, the
 //                        sandbox) runs on first use. One file, not chunks: split by esbuild (ES
 //                        modules, each file then made CommonJS), a one-page run loaded 53 files,
@@ -19,7 +19,7 @@
 //                        the config store, the spinner, YAML, jq, Parquet), each required on first use
 //   dist/vendor/build/jq.wasm  jq compiled to WebAssembly, read by dist/vendor/jq-wasm.cjs
 //   dist/vendor/uplot.cjs  uPlot's script and style as two strings, for the page of
-//                        `sgq history --html` (src/cli/churn/uplot-assets.ts), required by it alone
+//                        `sgq history --html` (src/cli/commands/history/uplot-assets.ts), required by it alone
 //   dist/jq-worker.cjs   the worker thread --jq runs jq in
 //   dist/dataset-worker.cjs  the worker thread --dataset writes its Parquet parts in
 //   dist/diff-worker.cjs the worker thread sgq diff reads the older side and joins partitions in
@@ -86,7 +86,7 @@ const STUBS = [
   { importer: /node_modules\/conf\//, module: /^(node:)?crypto$/, contents: unusedObject('crypto') },
   // conf writes through atomically, which loads when-exit: that module hooks SIGINT and SIGTERM
   // at import and re-raises the signal at the process, so one Ctrl-C arrived twice and cut sgq's
-  // graceful stop short. sgq handles signals in one place (src/cli/entry.ts); its config writes are
+  // graceful stop short. sgq handles signals in one place (src/cli/start/entry.ts); its config writes are
   // synchronous, so there is no temporary file for when-exit to clean up.
   { importer: /node_modules\//, module: /^when-exit$/, contents: 'export default () => () => {};' },
 ];
@@ -123,7 +123,7 @@ copyFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), 'dist/ve
 const builds = [
   build({
     ...common,
-    entryPoints: ['src/cli/entry.ts'],
+    entryPoints: ['src/cli/start/entry.ts'],
     outfile: 'dist/cli.cjs',
     plugins: [
       stubs,
@@ -132,8 +132,8 @@ const builds = [
     ],
   }),
   // What bin/sgq.cjs requires before the CLI: pre-rendered help, and the load of cli.cjs with its code cache.
-  build({ ...common, entryPoints: ['src/cli/launch.ts'], outfile: 'dist/launch.cjs' }),
-  // uPlot's two files as strings (the sources read them from the package: src/cli/churn/uplot-assets.ts).
+  build({ ...common, entryPoints: ['src/cli/start/launch.ts'], outfile: 'dist/launch.cjs' }),
+  // uPlot's two files as strings (the sources read them from the package: src/cli/commands/history/uplot-assets.ts).
   build({
     ...common,
     stdin: { contents: "exports.script = require('uplot/dist/uPlot.iife.min.js'); exports.style = require('uplot/dist/uPlot.min.css');", resolveDir: '.', loader: 'js' },

@@ -1,5 +1,5 @@
 // Writes the generated parts of docs/: docs/commands.md whole, from the Commander program that
-// `--help` and the completions are built from (src/cli/program.ts, bundled here by esbuild as
+// `--help` and the completions are built from (src/cli/program/program.ts, bundled here by esbuild as
 // the build does), and the marked blocks of the other pages (`<!-- generated:NAME -->` …
 // `<!-- /generated:NAME -->`) from `sgq describe --json` of the built binary: the exit codes of
 // src/core/errors.ts, the settings and environment tables `sgq help` prints, and each route's
@@ -30,13 +30,13 @@ function table(head, rows) {
   return [row(head), row(head.map(() => '---')), ...rows.map((r) => row(r.map(cell)))].join('\n');
 }
 
-/** The command tree as Commander holds it: src/cli/program.ts bundled to a temporary file and required. */
+/** The command tree as Commander holds it: src/cli/program/program.ts bundled to a temporary file and required. */
 async function commandTree() {
   const dir = mkdtempSync(join(tmpdir(), 'sgq-docs-'));
   try {
     const file = join(dir, 'program.cjs');
     await build({
-      stdin: { contents: "export { buildProgram, fillAll, allCommands } from './src/cli/program.ts';", resolveDir: fileURLToPath(root), loader: 'ts' },
+      stdin: { contents: "export { buildProgram, fillAll, allCommands } from './src/cli/program/program.ts';", resolveDir: fileURLToPath(root), loader: 'ts' },
       bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: file, logLevel: 'error',
     });
     const { buildProgram, fillAll, allCommands } = createRequire(import.meta.url)(file);

@@ -139,7 +139,7 @@ describe('the built binary', () => {
   });
 
   it('a stderr whose reader is gone before sgq writes to it is no crash: a warning of a run, a usage error', async () => {
-    // sgq makes process.stderr only when it first writes (src/cli/stderr-on-use.ts); the
+    // sgq makes process.stderr only when it first writes (src/cli/start/stderr-on-use.ts); the
     // handler that keeps EPIPE from crashing the run must come with it.
     const closedStderr = async (args: string[]) => {
       const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...sb.env(), SGQ_CONFIG_DIR: tempDir() }, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -7,9 +7,9 @@ import { tempDir } from '../helpers/run.js';
 
 // The CLI's compiled code, kept in sgq's cache folder, code/, a folder only its owner may write
 // (a compile cache is code Node runs): Node's own compile cache on Node 22.1 and later, sgq's
-// on Node 20 (src/cli/code-cache.ts). It can make a run faster, never make it fail or say
+// on Node 20 (src/cli/start/code-cache.ts). It can make a run faster, never make it fail or say
 // anything. The runs here load the CLI (`describe --json`): help into a pipe is a file
-// (src/cli/prerendered-help.ts).
+// (src/cli/start/prerendered-help.ts).
 
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
 const nodeHasIt = major > 22 || (major === 22 && minor >= 1);

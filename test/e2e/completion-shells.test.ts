@@ -7,9 +7,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../src/core/config.js';
 import { FORMATS } from '../../src/core/format-names.js';
 import { MALFORMED_KINDS } from '../../src/sandbox/fault-kinds.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram } from '../../src/cli/program/program.js';
 import { HELP_TOPICS } from '../../src/cli/help/topics.js';
-import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/values.js';
+import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/value-meanings.js';
 import { BIN } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 

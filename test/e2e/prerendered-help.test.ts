@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { helpFileName } from '../../src/cli/prerendered-help.js';
+import { helpFileName } from '../../src/cli/start/prerendered-help.js';
 import { BIN, sgq } from '../helpers/e2e.js';
 import { runSgq } from '../helpers/run.js';
 

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, parseDocument } from 'yaml';
-import { createFormatter } from '../../src/cli/output/formats.js';
+import { createFormatter } from '../../src/cli/formats/formats.js';
 import { RawNumber, stringifyJson, type Json } from '../../src/core/json.js';
 import { sgq } from '../helpers/e2e.js';
 import { LOOKALIKES, MULTILINGUAL, NUMBER_TOKENS, followerRecordsJson, pageJson } from '../helpers/hostile-text.js';

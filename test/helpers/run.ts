@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import type { Io } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/start/io.js';
+import { main } from '../../src/cli/start/main.js';
 
 export interface RunResult {
   code: number;

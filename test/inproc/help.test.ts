@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
+import { allCommands, buildProgram, fillAll } from '../../src/cli/program/program.js';
 import { runSgq } from '../helpers/run.js';
 import { HELP_TOPICS } from '../../src/cli/help/topics.js';
 import { PassThrough } from 'node:stream';

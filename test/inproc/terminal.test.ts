@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Io } from '../../src/cli/io.js';
-import { main } from '../../src/cli/main.js';
+import type { Io } from '../../src/cli/start/io.js';
+import { main } from '../../src/cli/start/main.js';
 import { runSgq, tempDir } from '../helpers/run.js';
 import { useSandbox } from '../helpers/sandbox.js';
 import { until } from '../helpers/wait.js';

@@ -1,12 +1,12 @@
 // No message of the core names a CLI flag, a command or `sgq config`: the library speaks its
-// own words (`since`, `timeout`, `maxWait`), and src/cli/errors-to-flags.ts turns them into the
+// own words (`since`, `timeout`, `maxWait`), and src/cli/program/errors-to-flags.ts turns them into the
 // CLI's. Checked twice: every string the core's source holds, and the errors its main paths throw.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { inCliWords } from '../../src/cli/errors-to-flags.js';
+import { inCliWords } from '../../src/cli/program/errors-to-flags.js';
 import { configError } from '../../src/core/errors.js';
 import { toSgqError } from '../../src/core/errors.js';
 import { resolveConfig } from '../../src/core/config.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { changeLines, changeRecords, countsText } from '../../src/cli/churn/churn-text.js';
+import { changeLines, changeRecords, countsText } from '../../src/cli/snapshots/churn-text.js';
 import { isCanonicalObject } from '../../src/core/churn/canonical-line.js';
 import type { Change, ChangeKind } from '../../src/core/churn/merge-diff.js';
 import { stringifyJson } from '../../src/core/json.js';

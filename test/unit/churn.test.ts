@@ -15,7 +15,7 @@ import { open } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { diffUnsorted } from '../../src/core/churn/unsorted-diff.js';
 import { keyedInOrder } from '../../src/core/churn/keyed.js';
-import { createFormatter } from '../../src/cli/output/formats.js';
+import { createFormatter } from '../../src/cli/formats/formats.js';
 import { StreamSink } from '../../src/cli/output/sink.js';
 import { tempDir } from '../helpers/run.js';
 

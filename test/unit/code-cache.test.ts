@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checksum, readEntry, runKind } from '../../src/cli/code-cache.js';
+import { checksum, readEntry, runKind } from '../../src/cli/start/code-cache.js';
 import { tempDir } from '../helpers/run.js';
 
-// Node 20's code cache (src/cli/code-cache.ts): what tells a sound entry from a damaged one or
+// Node 20's code cache (src/cli/start/code-cache.ts): what tells a sound entry from a damaged one or
 // one of another build, and which entry a line uses. The e2e test runs it in the built sgq.
 
 const data = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 251));

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../src/core/config.js';
 import { FORMATS } from '../../src/core/format-names.js';
 import { MALFORMED_KINDS } from '../../src/sandbox/fault-kinds.js';
-import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
+import { allCommands, buildProgram, fillAll } from '../../src/cli/program/program.js';
 import { HELP_TOPICS } from '../../src/cli/help/topics.js';
-import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/values.js';
+import { FORMAT_DESCRIPTIONS } from '../../src/cli/help/value-meanings.js';
 import { lines, runSgq, tempDir } from '../helpers/run.js';
 
 // The scripts are generated from the command tree; these tests hold the checked-in copies to

@@ -5,7 +5,7 @@ import type { JsonObject } from '../../src/core/classify.js';
 import { copyIntoPlace } from '../../src/fs/atomic.js';
 import { sweepLeftovers } from '../../src/fs/sweep.js';
 import { hostTag } from '../../src/fs/temp-names.js';
-import { DatasetCheckpoint } from '../../src/cli/dataset/checkpoint.js';
+import { DatasetCheckpoint } from '../../src/cli/dataset/dataset-checkpoint.js';
 import { compactDataset } from '../../src/core/dataset/compact.js';
 import { DatasetLayout } from '../../src/core/dataset/layout.js';
 import { DatasetStream } from '../../src/core/dataset/stream.js';

@@ -8,7 +8,7 @@ import { EXIT_MEANINGS, ExitCode } from '../../src/core/errors.js';
 import { SETTINGS } from '../../src/core/config.js';
 import { ROUTES, routeFolderName } from '../../src/core/routes.js';
 import { recordColumns, typedColumns } from '../../src/parquet/declared.js';
-import { allCommands, buildProgram, fillAll } from '../../src/cli/program.js';
+import { allCommands, buildProgram, fillAll } from '../../src/cli/program/program.js';
 import { anchors, danglingLinks, proseLines } from '../helpers/markdown.js';
 import { tempDir } from '../helpers/run.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createFormatter, type Format } from '../../src/cli/output/formats.js';
+import { createFormatter, type Format } from '../../src/cli/formats/formats.js';
 import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';
 import { parseAllDocuments, parseDocument } from 'yaml';
-import { shareWidths } from '../../src/cli/output/table.js';
+import { shareWidths } from '../../src/cli/formats/table.js';
 
 const page1 = [{ username: 'a', last_checked: '2024-04-07T10:00:00.000001+00:00' }, { username: 'b,"c"', last_checked: null }];
 const page2 = [{ username: 'd', last_checked: '2024-04-06T10:00:00.000001+00:00', extra: { n: 1 } }];

@@ -7,7 +7,7 @@ import { ExitCode, failureLine } from '../../src/core/errors.js';
 import { closeTemp, createTemp, writerTo } from '../../src/fs/atomic.js';
 import { FileError, classify, fileError, fileWarning, openFileLimit, unplacedFileError } from '../../src/fs/errors.js';
 import { NotRegularFileError } from '../../src/fs/read.js';
-import { cliError } from '../../src/cli/errors-to-flags.js';
+import { cliError } from '../../src/cli/program/errors-to-flags.js';
 import { tempDir } from '../helpers/run.js';
 
 // The one classification of file-system errors (src/fs/errors.ts): every code a writer meets

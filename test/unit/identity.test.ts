@@ -1,4 +1,4 @@
-import { inCliWords } from '../../src/cli/errors-to-flags.js';
+import { inCliWords } from '../../src/cli/program/errors-to-flags.js';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
 import { chooseMatch, fieldsOf, noIdentity } from '../../src/core/churn/identity.js';
@@ -117,7 +117,7 @@ describe('choosing an identity', () => {
     } catch (error) {
       expect((error as SgqError).exitCode).toBe(ExitCode.config);
       expect((error as SgqError).message).toMatch(/^OLD: no record has an id or username field/);
-      // The core names the option; the CLI's words name the flag (src/cli/errors-to-flags.ts).
+      // The core names the option; the CLI's words name the flag (src/cli/program/errors-to-flags.ts).
       expect((error as SgqError).details).toMatchObject({ option: 'key', fix: 'name-key-field' });
       expect(inCliWords(error as SgqError).hint).toMatch(/--key FIELD/);
     }

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { streamBuiltinIn } from '../../src/cli/jq/jq-stream-builtins.js';
-import { createFormatter } from '../../src/cli/output/formats.js';
+import { createFormatter } from '../../src/cli/formats/formats.js';
 import { SgqError } from '../../src/core/errors.js';
 import { captureSink } from '../helpers/sink.js';
 

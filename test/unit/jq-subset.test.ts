@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadJq } from 'jq-wasm';
-import { createFormatter } from '../../src/cli/output/formats.js';
+import { createFormatter } from '../../src/cli/formats/formats.js';
 import { compileError, jqFlags, runBatch } from '../../src/cli/jq/jq-engine.js';
 import { compileSubset, subsetLines } from '../../src/cli/jq/subset/jq-subset.js';
 import { parseJson, stringifyJson } from '../../src/core/json.js';

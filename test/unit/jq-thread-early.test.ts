@@ -8,7 +8,7 @@ import { needsJqThread, startJqThreadEarly, takeEarlyThread } from '../../src/cl
 import { tempDir } from '../helpers/run.js';
 import { captureSink } from '../helpers/sink.js';
 
-// jq's thread started as the line is read (src/cli/entry.ts), before the filter is known: the
+// jq's thread started as the line is read (src/cli/start/entry.ts), before the filter is known: the
 // lane adopts it and hands it the filter, or it ends the lane with a line if it could not start.
 
 // The build's thread and jq's WebAssembly (the global setup builds dist/).

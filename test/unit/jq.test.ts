@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createFormatter } from '../../src/cli/output/formats.js';
+import { createFormatter } from '../../src/cli/formats/formats.js';
 import type { JqOptions } from '../../src/cli/jq/jq.js';
 import { captureSink } from '../helpers/sink.js';
 import { parseJson } from '../../src/core/json.js';

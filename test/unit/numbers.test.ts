@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFormatter, type Format } from '../../src/cli/output/formats.js';
-import { projection } from '../../src/cli/output/fields.js';
+import { createFormatter, type Format } from '../../src/cli/formats/formats.js';
+import { projection } from '../../src/cli/formats/fields.js';
 import { decimalOf, decimalShape, doubleKeeps, integerOf, unscaled } from '../../src/parquet/numbers.js';
 import type { JsonObject } from '../../src/core/classify.js';
 import { JsonTooDeep, MAX_JSON_DEPTH, RawNumber, parseJson, parsedLosslessly, stringifyJson } from '../../src/core/json.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { parseJson } from '../../src/core/json.js';
-import { parquetFormatter } from '../../src/cli/output/parquet.js';
+import { parquetFormatter } from '../../src/cli/formats/parquet.js';
 import { ROW_GROUP } from '../../src/parquet/parquet-writer.js';
 import { outputSchema, typedColumns, type Declared } from '../../src/parquet/declared.js';
 import type { Sink } from '../../src/cli/output/sink.js';

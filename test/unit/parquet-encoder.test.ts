@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { parseJson } from '../../src/core/json.js';
 import { compareCodePoints } from '../../src/parquet/chunk.js';
-import { parquetFormatter } from '../../src/cli/output/parquet.js';
+import { parquetFormatter } from '../../src/cli/formats/parquet.js';
 import { ROW_GROUP } from '../../src/parquet/parquet-writer.js';
 import type { Sink } from '../../src/cli/output/sink.js';
 import { readParquet, withDuckDb } from '../helpers/duckdb.js';

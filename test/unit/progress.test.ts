@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clock, fitLine, fractionDone, progressParts, type RunCounts } from '../../src/cli/output/progress.js';
-import { displayWidth, loadTextWidth } from '../../src/cli/output/text-width.js';
+import { clock, fitLine, fractionDone, progressParts, type RunCounts } from '../../src/cli/stderr/progress.js';
+import { displayWidth, loadTextWidth } from '../../src/cli/terminal/text-width.js';
 
 beforeAll(loadTextWidth);
 const counts = (over: Partial<RunCounts> = {}): RunCounts => ({ pages: 4, records: 2000, usersDone: 0, credits: 12, creditsLeft: 988, user: 'jack', elapsedMs: 4000, ...over });

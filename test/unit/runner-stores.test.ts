@@ -1,10 +1,10 @@
 import { PassThrough, Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/core/client.js';
-import type { Io } from '../../src/cli/io.js';
-import { Reporter } from '../../src/cli/output/reporter.js';
+import type { Io } from '../../src/cli/start/io.js';
+import { Reporter } from '../../src/cli/stderr/reporter.js';
 import type { Sink } from '../../src/cli/output/sink.js';
-import { runJobs, type Job, type RunContext } from '../../src/cli/run/runner.js';
+import { runJobs, type Job, type RunContext } from '../../src/cli/run/jobs.js';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
 import { fileError } from '../../src/fs/errors.js';
 import { tempDir } from '../helpers/run.js';

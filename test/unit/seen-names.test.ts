@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SeenNames } from '../../src/cli/commands/seen-names.js';
+import { SeenNames } from '../../src/cli/input/seen-names.js';
 
 describe('SeenNames', () => {
   it('says a name is new exactly when a Set would, over any names', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tableColumns } from '../../src/cli/output/table-columns.js';
+import { tableColumns } from '../../src/cli/formats/table-columns.js';
 import { relationFields } from '../../src/sandbox/records.js';
 
 // Which columns a table shows, from the keys of its records: each route's default columns

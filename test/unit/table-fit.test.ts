@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
 import { parseJson } from '../../src/core/json.js';
-import { createFormatter, type FormatOptions } from '../../src/cli/output/formats.js';
-import { displayWidth, loadTextWidth } from '../../src/cli/output/text-width.js';
+import { createFormatter, type FormatOptions } from '../../src/cli/formats/formats.js';
+import { displayWidth, loadTextWidth } from '../../src/cli/terminal/text-width.js';
 import { relationRecord } from '../../src/sandbox/records.js';
 import { captureSink } from '../helpers/sink.js';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import stringWidth from 'string-width';
-import { NARROW, WIDE, cutToWidth, displayWidth, loadTextWidth } from '../../src/cli/output/text-width.js';
-import { loadTable, renderTable, tableCell } from '../../src/cli/output/table.js';
+import { NARROW, WIDE, cutToWidth, displayWidth, loadTextWidth } from '../../src/cli/terminal/text-width.js';
+import { loadTable, renderTable, tableCell } from '../../src/cli/formats/table.js';
 import { parseJson } from '../../src/core/json.js';
 
 beforeAll(async () => {

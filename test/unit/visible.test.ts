@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { visible, visibleJson } from '../../src/cli/output/visible.js';
+import { visible, visibleJson } from '../../src/cli/terminal/visible.js';
 import { LOOKALIKES, MULTILINGUAL } from '../helpers/hostile-text.js';
 
-// The one decision of what text sgq did not write may hold on a terminal (src/cli/output/visible.ts).
+// The one decision of what text sgq did not write may hold on a terminal (src/cli/terminal/visible.ts).
 const ACTS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069\p{Surrogate}]/u;
 const TEXTS = [...MULTILINGUAL, ...LOOKALIKES, 'osc\u001b]52;c;eA==\u0007', 'c1\u0090dcs\u009d\u009c', 'iso\u2066\u2067\u2068\u2069', '\u202a\u202b\u202c\u202d'];
 

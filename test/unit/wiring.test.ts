@@ -4,8 +4,8 @@ import { Command } from 'commander';
 import { ROUTES } from '../../src/core/routes.js';
 import { requestBody, routeRequest } from '../../src/core/request-body.js';
 import { resolveClientSettings, typedSettings } from '../../src/core/settings.js';
-import { createContext } from '../../src/cli/context.js';
-import type { Io } from '../../src/cli/io.js';
+import { createContext } from '../../src/cli/program/context.js';
+import type { Io } from '../../src/cli/start/io.js';
 
 // The core's public wiring, which createClient and the CLI both stand on, and the CLI's context.
 

@@ -1,8 +1,8 @@
 import type { Argument, Command, Option } from 'commander';
 import { SETTING_NAMES } from '../../core/config.js';
-import { valueTypeOf, type ValueType } from '../commands/parsers.js';
-import { valueDescriptions } from '../help/values.js';
-import { inherited } from '../help/layout.js';
+import { valueTypeOf, type ValueType } from '../program/parsers.js';
+import { valueDescriptions } from '../help/value-meanings.js';
+import { inherited } from '../help/help-layout.js';
 
 // What a completion script needs to know about the command tree, read from Commander's own
 // objects. The three generators (bash, zsh, fish) only ever see this model, so a new command,

@@ -2,7 +2,7 @@ import type { Help } from 'commander';
 import { EXIT_MEANINGS, ExitCode } from '../../core/errors.js';
 import { FORMATS } from '../../core/format-names.js';
 import { environmentVariables } from './environment.js';
-import { FORMAT_DESCRIPTIONS } from './values.js';
+import { FORMAT_DESCRIPTIONS } from './value-meanings.js';
 
 // `sgq help environment`, `sgq help exit-codes`, `sgq help formats` (as gh's help topics):
 // each a two-column list from the same table `sgq describe` prints, fitted to the help's

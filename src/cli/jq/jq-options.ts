@@ -1,5 +1,5 @@
 import { usageError } from '../../core/errors.js';
-import type { JqOptions } from '../output/formatter.js';
+import type { JqOptions } from '../formats/formatter.js';
 
 // The flags of --jq, read by every run; the filter's machinery (jq.ts: the subset, the batches,
 // the worker's lane) loads only when there is a filter to run.

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
-import type { Formatter, JqOptions } from '../output/formatter.js';
+import type { Formatter, JqOptions } from '../formats/formatter.js';
 import { jqFlags, type BatchShape } from './jq-engine.js';
 import { compileSubset, subsetLines, type Subset } from './subset/jq-subset.js';
 import { ByteBatch } from './jq-batch.js';
@@ -11,7 +11,7 @@ import type { Answer, JqLane, LaneStopped } from './jq-lane.js';
 import type { Sink } from '../output/sink.js';
 import { count, grouped } from '../../core/words.js';
 
-export type { JqOptions } from '../output/formatter.js';
+export type { JqOptions } from '../formats/formatter.js';
 
 // Records go to jq in batches of about this much JSON: a jq call recompiles the filter with
 // jq's builtins (about 1.5 ms), which, once a page, cost more than jq's own work. Half a MiB:

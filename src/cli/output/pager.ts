@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { Io } from '../io.js';
+import type { Io } from '../start/io.js';
 import { StreamSink, type Sink } from './sink.js';
 
 /**

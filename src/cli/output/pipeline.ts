@@ -1,10 +1,10 @@
 import { SgqError } from '../../core/errors.js';
-import { colorLevel, type Io } from '../io.js';
-import { createFormatter, terminalWidth, type Format, type Formatter } from './formats.js';
+import { colorLevel, type Io } from '../start/io.js';
+import { createFormatter, terminalWidth, type Format, type Formatter } from '../formats/formats.js';
 import type { JqOptions } from '../jq/jq.js';
-import type { RouteRecords } from './formatter.js';
+import type { RouteRecords } from '../formats/formatter.js';
 import { pagerSink } from './pager.js';
-import type { Reporter } from './reporter.js';
+import type { Reporter } from '../stderr/reporter.js';
 import { FileSink, StreamSink, checkOutFile, lockOut, type OutTarget, type Sink } from './sink.js';
 import { escapingSink, terminalEscape } from './terminal-text.js';
 import type { LockOptions } from '../../fs/lock.js';

@@ -1,6 +1,6 @@
-import type { Format } from './formats.js';
+import type { Format } from '../formats/formats.js';
 import type { Sink } from './sink.js';
-import { visible, visibleJson } from './visible.js';
+import { visible, visibleJson } from '../terminal/visible.js';
 
 // Records shown on a terminal: what the service wrote in them is shown, never obeyed. The
 // table, csv and tsv escape each cell themselves (visible.ts); the other outputs are escaped

@@ -1,9 +1,9 @@
 import { configPath, profileFlag, type KeySource, type ResolvedConfig } from '../../core/config.js';
 import { configError } from '../../core/errors.js';
 import { CHURN_ENV, SHAPES, SHAPE_ENV, type Shape } from '../../sandbox/shapes.js';
-import type { CommandContext } from '../context.js';
-import type { Reporter } from '../output/reporter.js';
-import { cacheDir } from '../cache-dir.js';
+import type { CommandContext } from '../program/context.js';
+import type { Reporter } from '../stderr/reporter.js';
+import { cacheDir } from './cache-dir.js';
 import { creditsFolder, recordSeen, type SeenByRun } from './credits-store.js';
 import { fileWarning } from '../../fs/errors.js';
 import type { FileCache } from './response-cache.js';

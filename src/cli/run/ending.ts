@@ -1,8 +1,8 @@
 import { ExitCode, type SgqError } from '../../core/errors.js';
 import type { Budget } from '../../core/budget.js';
 import type { StopReason } from '../../core/paginate.js';
-import type { Reporter } from '../output/reporter.js';
-import type { Format } from '../output/formats.js';
+import type { Reporter } from '../stderr/reporter.js';
+import type { Format } from '../formats/formats.js';
 import type { RemainingUsers, ResumeSubjects } from './remaining.js';
 import type { RunSummary, SummaryCollector } from './summary.js';
 import { count, grouped } from '../../core/words.js';

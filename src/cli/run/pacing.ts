@@ -4,7 +4,7 @@ import { limitOrigin, rateLimitOf, requestsAnHour, trialHourMs, type RateLimit }
 import type { StateOwner } from '../../core/service.js';
 import { sleep } from '../../core/retry.js';
 import { isoSecond, waitWords } from '../../core/wait-words.js';
-import type { Reporter } from '../output/reporter.js';
+import type { Reporter } from '../stderr/reporter.js';
 import { count } from '../../core/words.js';
 import { PaceFile, paceFile } from './pace-file.js';
 

@@ -1,12 +1,12 @@
 import type { ResolvedConfig } from '../../core/config.js';
-import type { Format } from '../output/formats.js';
+import type { Format } from '../formats/formats.js';
 import type { JqFlags } from '../jq/jq.js';
-import type { Reporter } from '../output/reporter.js';
-import type { SnapshotCheckpoint } from '../churn/snapshot-jobs.js';
-import type { DatasetCheckpoint } from '../dataset/checkpoint.js';
-import type { Job, RunOptions } from './runner.js';
+import type { Reporter } from '../stderr/reporter.js';
+import type { SnapshotCheckpoint } from '../snapshots/snapshot-jobs.js';
+import type { DatasetCheckpoint } from '../dataset/dataset-checkpoint.js';
+import type { Job, RunOptions } from './jobs.js';
 import type { SinceMarks } from './since-marks.js';
-import type { NightPlanner } from '../churn/nights.js';
+import type { NightPlanner } from '../snapshots/nights.js';
 
 /**
  * What a run will do, as data: the command builds it, the scope (scope.ts) opens what it

@@ -2,7 +2,7 @@ import { configPath, type Env, type ResolvedConfig } from '../../core/config.js'
 import type { PriceEvent } from '../../core/price-meter.js';
 import { isoTime } from '../../core/iso-time.js';
 import { priceOf, priceOrigin, type Price } from '../../core/prices.js';
-import type { Reporter } from '../output/reporter.js';
+import type { Reporter } from '../stderr/reporter.js';
 import type { StateOwner } from '../../core/service.js';
 import { readObservedPrices, type ObservedPrice } from './credits-store.js';
 import { count, grouped } from '../../core/words.js';

@@ -2,10 +2,10 @@ import { setMaxListeners } from 'node:events';
 import type { ApiClient } from '../../core/client.js';
 import type { ResolvedConfig } from '../../core/config.js';
 import { proxyFor } from '../../core/proxy.js';
-import type { CommandContext } from '../context.js';
-import type { Format } from '../output/formats.js';
+import type { CommandContext } from '../program/context.js';
+import type { Format } from '../formats/formats.js';
 import { claimOutput, openOutput, outLockOptions, type Output, type OutputChoice } from '../output/pipeline.js';
-import type { Reporter } from '../output/reporter.js';
+import type { Reporter } from '../stderr/reporter.js';
 import { connect, openCache, type Connection } from './connection.js';
 import { DEFAULT_TIMEOUT_MS, type TypedSettings } from '../../core/settings.js';
 import { waitWords } from '../../core/wait-words.js';
@@ -18,8 +18,8 @@ import type { FileCache } from './response-cache.js';
 import { SinceMarks } from './since-marks.js';
 import { TraceFile } from './trace-file.js';
 import { usageError } from '../../core/errors.js';
-import type { DatasetOptions } from '../dataset/checkpoint.js';
-import type { ChurnSetup } from '../churn/open-notifier.js';
+import type { DatasetOptions } from '../dataset/dataset-checkpoint.js';
+import type { ChurnSetup } from '../snapshots/open-notifier.js';
 
 // A run's scope opens, in one fixed order, everything the run holds (the locks, the
 // connection, the output, the checkpoints, the client) and closes it in the reverse order,
@@ -228,13 +228,13 @@ async function openDataset(plan: Plan, flags: OutputFlags, config: ResolvedConfi
   const dir = datasetDir(plan, config);
   if (!plan.dataset || dir === undefined) return undefined;
   if (flags.raw) throw usageError('--raw cannot be used with a dataset', 'the dataset keeps records, --raw prints bodies as received: drop --raw, or the dataset setting');
-  const { DatasetCheckpoint } = await import('../dataset/checkpoint.js');
+  const { DatasetCheckpoint } = await import('../dataset/dataset-checkpoint.js');
   return DatasetCheckpoint.start({ dir, route: plan.dataset.route, startedAt: plan.startedAt, ...options, workerFile: plan.snapshots === undefined ? undefined : null });
 }
 
 /** The snapshot store of a --snapshot run, checked writable, with its --notify, --confirm-lost and --full-every (loaded only by such runs). */
 async function openSnapshots(churn: ChurnSetup, ctx: CommandContext, { config, owner }: Connection, lockOptions: Omit<LockOptions, 'what'> & { warn: (line: string) => void }, reporter: Reporter) {
-  const [{ SnapshotCheckpoint, openSnapshotStore }, { openNotifier }, { fullEveryOptions }] = await Promise.all([import('../churn/snapshot-jobs.js'), import('../churn/open-notifier.js'), import('../churn/nights.js')]);
+  const [{ SnapshotCheckpoint, openSnapshotStore }, { openNotifier }, { fullEveryOptions }] = await Promise.all([import('../snapshots/snapshot-jobs.js'), import('../snapshots/open-notifier.js'), import('../snapshots/nights.js')]);
   const store = openSnapshotStore(churn.dir, config, ctx.io.env, owner, lockOptions);
   const notifier = churn.notify === undefined ? undefined : openNotifier({ ...churn, notify: churn.notify }, store, owner.profile, ctx, reporter);
   const checkpoint = SnapshotCheckpoint.open(store, { confirmLost: churn.confirmLost ?? Number(config.confirmLost ?? 1), notifier, fullEvery: fullEveryOptions(churn, config, churn.startedAt) });

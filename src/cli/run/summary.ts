@@ -1,5 +1,5 @@
 import { ExitCode, worstExitCode } from '../../core/errors.js';
-import type { Line } from '../output/reporter.js';
+import type { Line } from '../stderr/reporter.js';
 import type { Budget } from '../../core/budget.js';
 import { count, grouped } from '../../core/words.js';
 
