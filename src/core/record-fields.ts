@@ -1,5 +1,5 @@
 // The fields of each route's records, described once: the library's record types
-// (record-types.ts), the route table's `records` and `sgq describe --schema` (src/cli/schemas.ts)
+// (record-types.ts), the route table's `records` and `sgq describe --schema` (src/cli/commands/describe/schemas.ts)
 // all come from here. Every field is optional: the service may leave any out, and a graph
 // route answers in one of two shapes (the spec's `username`/`last_checked`, or the prefixed
 // `follower_…` fields the service's public clients read).

@@ -8,7 +8,7 @@ import { ExitCode } from './errors.js';
 // its body collected whole up to a size limit. Two stacks serve it (client.ts chooses):
 // - Node's own http module: Node has loaded it already, where undici costs a command some
 //   30 ms before its first byte (on Node 20, also some 150 ms at exit: see newClient in
-//   src/cli/commands/execute.ts).
+//   src/cli/run/execute.ts).
 // - undici, behind a proxy and for a list of users on stdin, which may hold a million: its
 //   cost per request is about half of node:http's, and that bounds the throughput of a long
 //   list against a fast service. (Starting such a list on node:http and moving to undici

@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/run.js';
 const SVC = 'https://svc.example';
 const OWNER = { service: SVC, profile: 'default' };
 const saved = (file: string): Record<string, string> => (JSON.parse(readFileSync(file, 'utf8')) as { services: Record<string, Record<string, string>> }).services[SVC]!;
-/** A key as route-command.ts makes it: profile, route, how, user. */
+/** A key as src/cli/commands/routes/runner.ts makes it: profile, route, how, user. */
 const k = (user: string, profile = 'default') => `${profile} graph/get_followers username ${user}`;
 const NIGHT = new Date('2026-11-20T03:15:00Z');
 const NIGHT_MARK = '2026-11-20T03:15:00.000000+00:00';

@@ -146,7 +146,7 @@ function argumentSpec(argument: Argument, path: string[]): ArgumentSpec {
 // The few values Commander cannot know: they live outside the tree (the config store, the
 // setting names) or are checked by the action rather than by `.choices()`.
 
-/** A fixed list of values, described where a table of src/cli/help/values.ts knows them all. */
+/** A fixed list of values, described where a table of src/cli/help/value-meanings.ts knows them all. */
 function words(list: readonly string[]): ValueSource {
   const descriptions = valueDescriptions(list);
   return descriptions ? { kind: 'words', words: list, descriptions } : { kind: 'words', words: list };

@@ -35,11 +35,11 @@ const OPEN_HINT = 'nothing was fetched (--dataset chooses another folder)';
 
 /**
  * --dataset: the run's records (and with --snapshot --changes its churn events) appended to a
- * hive-partitioned Parquet dataset, as a checkpoint of the run (checkpoint.ts). It is opened
+ * hive-partitioned Parquet dataset, as a checkpoint of the run (run/checkpoint.ts). It is opened
  * before the --since-last marks and the snapshots, so it commits first: a mark or a snapshot
  * never advances past records that did not reach the dataset. A commit seals the parts written
  * so far and renames them into place; a drop deletes them; a file appears whole or not at all.
- * The parts are written by a DatasetWriter in a worker thread (lane.ts), fed each page's text.
+ * The parts are written by a DatasetWriter in a worker thread (writer-lane.ts), fed each page's text.
  */
 export class DatasetCheckpoint implements Checkpoint {
   private failure?: SgqError;
@@ -150,7 +150,7 @@ export class DatasetCheckpoint implements Checkpoint {
     };
   }
 
-  /** Hands records to the writer without waiting for it, unless it has no room (lane.ts). */
+  /** Hands records to the writer without waiting for it, unless it has no room (writer-lane.ts). */
   private async send(request: WriterRequest): Promise<void> {
     if (this.failure) return;
     this.staged = true;

@@ -7,7 +7,7 @@ import { FETCHED_SINCE, datasetSchema } from '../../core/dataset/schema.js';
 
 // The writing half of --dataset: the run's Parquet parts, fed with each page's body as text.
 // It runs in a worker thread (worker.ts) so that parsing, encoding and GZIP take the second
-// core, or in the main thread where the worker's file is not built (lane.ts); either way it
+// core, or in the main thread where the worker's file is not built (writer-lane.ts); either way it
 // answers requests one at a time, in order, and the same way.
 
 /** Where a run's files go and the values of its own columns. */
@@ -26,7 +26,7 @@ export type WriterRequest =
   /** Creates the first part's file: proves the folder can be written. */
   | { kind: 'open' }
   | ({ kind: 'page'; user: string | null; since?: string } & PageText)
-  /** Records already parsed, to a writer in the run's own thread (lane.ts): the run's objects, read, never changed. */
+  /** Records already parsed, to a writer in the run's own thread (writer-lane.ts): the run's objects, read, never changed. */
   | { kind: 'parsed'; user: string | null; since?: string; records: readonly JsonObject[] }
   /** Records (or changes) as NDJSON text, for what comes without a page. */
   | { kind: Kind; user: string | null; since?: string; ndjson: string }

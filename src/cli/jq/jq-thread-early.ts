@@ -6,7 +6,7 @@ import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 /** Where the entry finds jq's thread script (the entry loads nothing of the lane before a --jq line). */
 export { builtFile };
 
-// jq's thread, started as soon as the command line shows --jq (src/cli/entry.ts), before the
+// jq's thread, started as soon as the command line shows --jq (src/cli/start/entry.ts), before the
 // rest of sgq loads. Beside a busy main thread a thread took 40-70 ms to boot, and in half the
 // runs the first page waited for it (up to 45 ms: the filter's check ends sooner). The lane
 // (jq-lane.ts) adopts it and sends it the filter. A filter sgq answers itself (jq-subset.ts)

@@ -62,7 +62,7 @@ export function runKind(argv: readonly string[]): 'help' | 'route' | 'other' {
   return isRoute ? 'route' : 'other';
 }
 
-/** $XDG_CACHE_HOME/sgq/code, else ~/.cache/sgq/code (src/cli/cache-dir.ts). */
+/** $XDG_CACHE_HOME/sgq/code, else ~/.cache/sgq/code (src/cli/run/cache-dir.ts). */
 function codeFolder(env: Env): string | undefined {
   const dir = cacheDir(env);
   return dir === undefined ? undefined : join(dir, 'code');

@@ -1,9 +1,9 @@
 import { onStderrCreated } from './stderr-on-use.js';
 
 // The process entry, bundled with the rest of the CLI into dist/cli.cjs: every command is
-// parsed by Commander (src/cli/main.ts), and each loads its runner, and the runner the large
+// parsed by Commander (src/cli/start/main.ts), and each loads its runner, and the runner the large
 // dependencies it needs (dist/vendor/*.cjs), on first use. bin/sgq.cjs loads this bundle with
-// its code cache (src/cli/code-cache.ts), and answers `sgq --version` and help into a pipe
+// its code cache (src/cli/start/code-cache.ts), and answers `sgq --version` and help into a pipe
 // without it.
 
 /**

@@ -32,7 +32,7 @@ export function processIo(signal?: AbortSignal): Io {
   const flagsSet = new Set<string>();
   // Creating stdin is not free and most runs never read it, so it and its TTY check stay
   // lazy (node:tty would load the whole net stack just to ask isatty). stderr is made when
-  // something is written to it (src/cli/stderr-on-use.ts): a quiet run never makes it.
+  // something is written to it (src/cli/start/stderr-on-use.ts): a quiet run never makes it.
   return {
     stdout: process.stdout,
     get stderr() {

@@ -3,7 +3,7 @@ import { SETTING_NAMES } from '../../../core/config.js';
 import type { ConfigOptions } from './runner.js';
 import { defineCommand, helpText, type CommandDefinition } from '../../program/define.js';
 
-/** `config VERB`: each verb runs config-command.ts with its own name. */
+/** `config VERB`: each verb runs runner.ts with its own name. */
 const verb = (name: string, summary: string, help: string, args: CommandDefinition['arguments'] = [], options?: () => Option[]): CommandDefinition =>
   defineCommand<ConfigOptions>({
     name,

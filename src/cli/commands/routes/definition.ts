@@ -85,5 +85,5 @@ function routeOptions(route: RouteSpec): Option[] {
   return [...options, ...outputOptions(route.subject !== 'none'), datasetOption(), ...limitOptions()];
 }
 
-/** The route's own examples (route-examples.ts), as every help shows them. */
+/** The route's own examples (examples.ts), as every help shows them. */
 const routeExamples = (route: RouteSpec): string => helpText({ examples: examplesOf(route) });
