@@ -4,7 +4,19 @@ import { visible } from '../terminal/visible.js';
 import { globalOptions } from './global-options.js';
 import { VERSION } from '../../core/version.js';
 import { createContext, type GlobalOptions } from './context.js';
-import { commandDefinitions } from './definitions.js';
+import { apiCommand } from '../commands/api/definition.js';
+import { cacheCommand } from '../commands/cache/definition.js';
+import { completionCommand } from '../commands/completion/definition.js';
+import { configCommand } from '../commands/config/definition.js';
+import { creditsCommand } from '../commands/credits/definition.js';
+import { describeCommand } from '../commands/describe/definition.js';
+import { datasetCommand } from '../commands/dataset/definition.js';
+import { diffCommand } from '../commands/diff/definition.js';
+import { fmtCommand } from '../commands/fmt/definition.js';
+import { historyCommand } from '../commands/history/definition.js';
+import { routeCommands } from '../commands/routes/definition.js';
+import { sandboxCommand } from '../commands/sandbox/definition.js';
+import { snapshotsCommand } from '../commands/snapshots/definition.js';
 import { helpText, type CommandDefinition } from './define.js';
 import { helpLayout, setHelpAfter } from '../help/help-layout.js';
 import { HELP_TOPICS, type HelpTopic } from '../help/topics.js';
@@ -185,4 +197,9 @@ function oneLine(text: string): string {
 
 export function allCommands(root: Command): Command[] {
   return [root, ...root.commands.flatMap((c) => allCommands(c))];
+}
+
+/** Every command of sgq, in the order the help lists them: the routes first. */
+function commandDefinitions(): CommandDefinition[] {
+  return [...routeCommands(), apiCommand, configCommand, creditsCommand, cacheCommand, sandboxCommand, diffCommand, historyCommand, snapshotsCommand, datasetCommand, fmtCommand, describeCommand, completionCommand];
 }
