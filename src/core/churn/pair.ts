@@ -4,8 +4,8 @@ import type { Keyed, KeyStats } from './keyed.js';
 import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { diffHeld } from './held-diff.js';
-import { ExternalSort, batchesOf } from './external-sort.js';
-import { NotARecord, keyReader, type KeyOf } from './record-key.js';
+import { batchesOf } from './external-sort.js';
+import { NotARecord, keyReader } from './record-key.js';
 import { exportLines, glimpse, headGlimpse, snapshotRecords } from './sources.js';
 import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 
@@ -82,31 +82,7 @@ export function diffMatched(matched: Matched, options: { changed: boolean; signa
     if (held) return diffHeld(held.lines, held.newer, { ...options, names: readers, olderKey: keyReader(older.field), stats: older.stats, where: held.where }, emit);
     return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
   }
-  if (process.env.SGQ_SORT_DIFF) {
-    const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
-    return diffBySort(matched, { ...options, names: readers }, emit);
-  }
   return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, tempDir: matched.tempDir }, emit);
-}
-
-/** Experiment: each side sorted on disk, then merged. */
-async function diffBySort(matched: Matched, options: { changed: boolean; signal?: AbortSignal; names?: { older: KeyOf; newer: KeyOf } }, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
-  const sorts: ExternalSort[] = [];
-  try {
-    for (const side of [matched.older, matched.newer]) {
-      const sort = new ExternalSort(keyReader(side.field), matched.tempDir, undefined, undefined, options.signal);
-      sorts.push(sort);
-      const { source } = side;
-      const lines = source.kind === 'export' ? exportLines(source.source) : lineBatches(await openText(source.handle));
-      await onSide(source, async () => { for await (const batch of lines) await sort.add(batch); });
-      await sort.seal();
-    }
-    const counts = await diffSorted(sorts[0]!.sorted(), sorts[1]!.sorted(), options, emit);
-    for (const [i, side] of [matched.older, matched.newer].entries()) Object.assign(side.stats, sorts[i]!.stats);
-    return counts;
-  } finally {
-    for (const sort of sorts) sort.discard();
-  }
 }
 
 const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.source.sortedBy === side.field;
