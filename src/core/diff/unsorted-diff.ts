@@ -5,7 +5,7 @@ import { RUN_CHARS } from './external-sort.js';
 import { DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
 import { PartitionJoin } from './hash-diff.js';
 import { warmUpJoins } from './join-warmup.js';
-import { KeyTable } from './key-table.js';
+import { KeyTable } from '../key-table.js';
 import { addCounts, settled, type Change, type DiffCounts } from './merge-diff.js';
 import { Partitions, type OnRecord } from './partitions.js';
 import { isGzipHead } from './lines.js';

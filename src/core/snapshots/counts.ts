@@ -1,6 +1,6 @@
-import { diffMatched, matchSides } from './pair.js';
-import type { Change, DiffCounts } from './merge-diff.js';
-import type { Keyed } from './keyed.js';
+import { diffMatched, matchSides } from '../diff/pair.js';
+import type { Change, DiffCounts } from '../diff/merge-diff.js';
+import type { Keyed } from '../diff/keyed.js';
 import { unreadable, type OpenSnapshot, type SnapshotCounts, type StoredSnapshot } from './store.js';
 
 // What a snapshot counts: how many accounts came and went since the snapshot before it. Kept
