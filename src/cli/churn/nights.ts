@@ -1,9 +1,7 @@
 import type { Env, ResolvedConfig } from '../../core/config.js';
 import type { StateOwner } from '../../core/service.js';
 import type { PageRequest, FetchedPage } from '../../core/paginate.js';
-import { WHOLE_ASKED, planNight, wholeNextMark, type NightPlan } from '../../core/snapshots/full-every.js';
-import { heldShare } from '../../core/snapshots/partial.js';
-import { SnapshotStore, type SnapshotSubject, type StoredSnapshot } from '../../core/snapshots/store.js';
+import { WHOLE_ASKED, planNight, wholeNextMark, heldShare, SnapshotStore, type NightPlan, type SnapshotSubject, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
 import { snapshotRoot } from './open-store.js';
 import type { SinceNight, WholeNight } from '../run/since-night.js';
 

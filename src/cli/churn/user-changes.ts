@@ -1,14 +1,6 @@
 import { open } from 'node:fs/promises';
-import { confirmationWindow, diffWindow, type WindowCounts } from '../../core/snapshots/confirm-lost.js';
-import { periodBefore } from '../../core/snapshots/full-every.js';
-import type { Change, DiffCounts } from '../../core/diff/merge-diff.js';
-import { listChange, type AccountRoom, type UserChanges } from '../../core/snapshots/notification.js';
-import { diffMatched, matchSides, type Matched } from '../../core/diff/pair.js';
-import { keyReader } from '../../core/diff/record-key.js';
-import { snapshotRecords } from '../../core/diff/sources.js';
-import { comparable } from '../../core/snapshots/counts.js';
-import type { OpenSnapshot, SnapshotStore, SnapshotSubject, StagedSnapshot, StoredSnapshot } from '../../core/snapshots/store.js';
-import type { Keyed } from '../../core/diff/keyed.js';
+import { confirmationWindow, diffWindow, periodBefore, listChange, comparable, type WindowCounts, type AccountRoom, type UserChanges, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
+import { diffMatched, matchSides, keyReader, snapshotRecords, type Change, type DiffCounts, type Matched, type Keyed } from '../../core/diff/diff.js';
 import type { JobEnd } from '../run/runner.js';
 import { count, grouped } from '../../core/words.js';
 import { changeRecords, countsText } from './churn-text.js';

@@ -1,6 +1,4 @@
-import { diffMatched, matchSides } from '../diff/pair.js';
-import type { Change, DiffCounts } from '../diff/merge-diff.js';
-import type { Keyed } from '../diff/keyed.js';
+import { diff, type Change, type DiffCounts, type Keyed } from '../diff/diff.js';
 import { unreadable, type OpenSnapshot, type SnapshotCounts, type StoredSnapshot } from './store.js';
 
 // What a snapshot counts: how many accounts came and went since the snapshot before it. Kept
@@ -45,11 +43,9 @@ export const keyOf = (snapshot: StoredSnapshot): string | undefined => (snapshot
 /** Diffs two open snapshots as `sgq diff` would (matched by id, else username, or the --key they were taken with). */
 export async function diffSnapshots(previous: OpenSnapshot, current: OpenSnapshot, options: CountOptions): Promise<DiffCounts> {
   const side = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
-  const matched = await matchSides(side(previous, `the snapshot of ${previous.meta.taken_at}`), { ...side(current, `the snapshot of ${current.meta.taken_at}`), inOrder: options.inOrder }, {
-    key: keyOf(current),
-    tempDir: options.tempDir,
-  });
-  return diffMatched(matched, { changed: false, signal: options.signal }, options.emit ?? (async () => undefined));
+  const older = side(previous, `the snapshot of ${previous.meta.taken_at}`);
+  const newer = { ...side(current, `the snapshot of ${current.meta.taken_at}`), inOrder: options.inOrder };
+  return (await diff(older, newer, { key: keyOf(current), tempDir: options.tempDir, changed: false, signal: options.signal, emit: options.emit })).counts;
 }
 
 /** The counts of `current` against the snapshot before it (both open): nulls where there is none to compare with. */
