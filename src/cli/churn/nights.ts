@@ -5,7 +5,7 @@ import { WHOLE_ASKED, planNight, wholeNextMark, heldShare, SnapshotStore, type N
 import { snapshotRoot } from './open-store.js';
 import type { SinceNight, WholeNight } from '../run/since-night.js';
 
-// `--full-every N` for a run: which users' lists are whole tonight (core/churn/full-every.ts
+// `--full-every N` for a run: which users' lists are whole tonight (core/snapshots/full-every.ts
 // decides from each user's snapshots), and for the others the night asked with `since`, which
 // checks that the service honoured it. A --snapshot run asks under the user's lock; --dry-run
 // asks without one.

@@ -6,7 +6,7 @@ import { count, grouped } from '../../core/words.js';
 import { changeRecords, countsText } from './churn-text.js';
 
 // The changes of one user's staged snapshot, against the one before it, or under
-// --confirm-lost N against the N before it (core/churn/confirm-lost.ts): printed as records
+// --confirm-lost N against the N before it (core/snapshots/confirm-lost.ts): printed as records
 // with --changes (and so sent to the dataset as churn events), listed for --notify, and
 // counted in one line on stderr.
 
