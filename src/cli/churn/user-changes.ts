@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { confirmationWindow, diffWindow, periodBefore, listChange, comparable, type WindowCounts, type AccountRoom, type UserChanges, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
+import { confirmationWindow, diffWindow, periodBefore, listChange, comparable, diffSide, type WindowCounts, type AccountRoom, type UserChanges, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
 import { diffMatched, matchSides, keyReader, snapshotRecords, type Change, type DiffCounts, type Matched, type Keyed } from '../../core/diff/diff.js';
 import type { JobEnd } from '../run/runner.js';
 import { count, grouped } from '../../core/words.js';
@@ -48,7 +48,7 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
     if (!options.quiet) reporter.info(`sgq: ${subject.user}: the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
     return {};
   }
-  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), { ...source(current, 'this export'), inOrder: options.inOrder }, options);
+  const matched = await matchSides(diffSide(previous, `the snapshot of ${previous.meta.taken_at}`), diffSide(current, 'this export', options.inOrder), options);
   if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
   const renames = matched.match.by === 'id';
   const notice = options.room && emptyChanges(subject, current, previous);
@@ -84,8 +84,6 @@ function countsLine(user: string, counts: DiffCounts | WindowCounts, how: { rena
 
 /** The last whole snapshot up to `previous` (`previous` itself without --full-every). */
 const lastWhole = (history: readonly StoredSnapshot[], previous: StoredSnapshot): StoredSnapshot => history.findLast((s) => !s.meta.partial) ?? previous;
-
-const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
 
 function emptyChanges(subject: SnapshotSubject, current: OpenSnapshot, previous: OpenSnapshot): UserChanges {
   const { user, route, how } = subject;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../core/errors.js';
 import { JsonTooDeep } from '../../core/json.js';
 import { LineTooLong, NotARecord, diff, type Change, type DiffCounts, type DiffSource, type Matched } from '../../core/diff/diff.js';
-import { unreadable, type OpenSnapshot, type SnapshotStore, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
+import { diffSide, unreadable, type OpenSnapshot, type SnapshotStore, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
 import type { Format, Formatter } from '../output/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../output/pipeline.js';
 import { Reporter } from '../output/reporter.js';
@@ -198,8 +198,7 @@ function lastTwo(history: StoredSnapshot[], at: string | undefined): StoredSnaps
 
 function snapshotSide(snapshot: OpenSnapshot): Side {
   const label = `snapshot of ${snapshot.meta.taken_at}`;
-  const { handle, dataPath: path, meta } = snapshot;
-  return { source: { kind: 'snapshot', handle, sortedBy: meta.sorted_by, path, where: label }, label, complete: meta.complete };
+  return { source: diffSide(snapshot, label), label, complete: snapshot.meta.complete };
 }
 
 /** An export: joined by hash, spilling partitions to the temporary folder (TMPDIR) when it is large. */

@@ -12,5 +12,5 @@ export { SnapshotCapture } from './capture.js';
 export { heldShare, stagePartial } from './partial.js';
 export { WHOLE_ASKED, clearWholeNext, markWholeNext, periodBefore, planNight, wholeNextMark, type NightPlan } from './full-every.js';
 export { confirmationWindow, diffWindow, type WindowCounts } from './confirm-lost.js';
-export { comparable, countSnapshot, countedChanges, countsOf, diffSnapshots } from './counts.js';
+export { comparable, countSnapshot, countedChanges, countsOf, diffSide, diffSnapshots } from './counts.js';
 export { AccountRoom, listChange, notificationBody, type UserChanges } from './notification.js';
