@@ -30,6 +30,20 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: NO_RENAME }] },
   },
   {
+    // The CLI and the package's entry see the snapshot store and the diff through their faces
+    // (src/core/snapshots/snapshots.ts, src/core/diff/diff.ts); what is behind them is theirs.
+    files: ['src/cli/**/*.ts', 'src/lib.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: NO_RENAME,
+        patterns: [
+          { group: ['**/core/diff/*', '!**/core/diff/diff.js'], message: 'import the diff from src/core/diff/diff.ts' },
+          { group: ['**/core/snapshots/*', '!**/core/snapshots/snapshots.js'], message: 'import the snapshot store from src/core/snapshots/snapshots.ts' },
+        ],
+      }],
+    },
+  },
+  {
     // The file layer stands beside the core and the CLI, and imports neither the CLI nor the sandbox.
     files: ['src/fs/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/**', '**/sandbox/**'], message: 'src/fs imports neither the CLI nor the sandbox' }] }] },

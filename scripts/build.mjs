@@ -154,10 +154,10 @@ const builds = [
     outfile: 'dist/dataset-worker.cjs',
     plugins: [requireFromDist('parquet-from-dist', VENDOR_PATHS, (path) => `./vendor/${path}.cjs`)],
   }),
-  // sgq diff's worker thread (src/core/churn/diff-worker.ts): the second core of a hash diff.
+  // sgq diff's worker thread (src/core/diff/diff-worker.ts): the second core of a hash diff.
   build({
     ...common,
-    entryPoints: ['src/core/churn/diff-worker.ts'],
+    entryPoints: ['src/core/diff/diff-worker.ts'],
     outfile: 'dist/diff-worker.cjs',
   }),
   ...Object.entries(VENDOR).map(([pkg, contents]) =>

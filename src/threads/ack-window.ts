@@ -1,6 +1,6 @@
 // Notes a thread posted to its lane and the lane has not yet acknowledged, bounded by their
 // size (serve.ts's noteInWindow): the worker of a hash diff posts its changes to the main
-// thread, which acknowledges each batch once it is in the sort (src/core/churn/diff-lane.ts).
+// thread, which acknowledges each batch once it is in the sort (src/core/diff/diff-lane.ts).
 //
 // The bound is on characters, not batches: a bound of 4 batches kept the worker waiting ~220 ms
 // of a 1,000,000-record diff whose batches are small (a few hundred changes each) while the

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyBytes, sameBytes, viewOf } from '../../src/core/churn/bytes.js';
+import { copyBytes, sameBytes, viewOf } from '../../src/core/bytes.js';
 
 // bytes.ts copies and compares four bytes at a time through DataViews it keeps per buffer:
 // it must give what Buffer#equals and Buffer#copy give, at any offset and length, whichever

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { changeLines, changeRecords, countsText } from '../../src/cli/snapshots/churn-text.js';
-import { isCanonicalObject } from '../../src/core/churn/canonical-line.js';
-import type { Change, ChangeKind } from '../../src/core/churn/merge-diff.js';
+import { isCanonicalObject } from '../../src/core/diff/canonical-line.js';
+import type { Change, ChangeKind } from '../../src/core/diff/merge-diff.js';
 import { stringifyJson } from '../../src/core/json.js';
 import { LOOKALIKES, MULTILINGUAL, NUMBER_TOKENS, followerRecordsJson } from '../helpers/hostile-text.js';
 

@@ -8,7 +8,7 @@ import { SinceMarks } from '../../src/cli/run/since-marks.js';
 import { DatasetCheckpoint } from '../../src/cli/dataset/dataset-checkpoint.js';
 import { grantedRecords } from '../../src/cli/dataset/writer.js';
 import { SnapshotCheckpoint } from '../../src/cli/snapshots/snapshot-jobs.js';
-import { SnapshotStore } from '../../src/core/churn/store.js';
+import { SnapshotStore } from '../../src/core/snapshots/store.js';
 import { readParquet } from '../helpers/duckdb.js';
 import { tempDir } from '../helpers/run.js';
 

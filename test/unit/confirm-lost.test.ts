@@ -1,11 +1,11 @@
-// --confirm-lost N (src/core/churn/confirm-lost.ts): the one rule of when a loss counts, and
+// --confirm-lost N (src/core/snapshots/confirm-lost.ts): the one rule of when a loss counts, and
 // the merge of a snapshot with the N before it that applies it.
 import { describe, expect, it } from 'vitest';
-import { confirmationWindow, confirmedChange, diffWindow } from '../../src/core/churn/confirm-lost.js';
-import type { Keyed } from '../../src/core/churn/keyed.js';
-import type { Change } from '../../src/core/churn/merge-diff.js';
-import { keyReader } from '../../src/core/churn/record-key.js';
-import type { SnapshotMeta } from '../../src/core/churn/store.js';
+import { confirmationWindow, confirmedChange, diffWindow } from '../../src/core/snapshots/confirm-lost.js';
+import type { Keyed } from '../../src/core/diff/keyed.js';
+import type { Change } from '../../src/core/diff/merge-diff.js';
+import { keyReader } from '../../src/core/diff/record-key.js';
+import type { SnapshotMeta } from '../../src/core/snapshots/store.js';
 
 /** A snapshot of accounts `id:name`, in key order, as a stream of one batch. */
 async function* snapshot(accounts: string[]): AsyncGenerator<Keyed[]> {

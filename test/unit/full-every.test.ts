@@ -1,12 +1,12 @@
-// --full-every N (src/core/churn/full-every.ts, partial.ts, confirm-lost.ts): which night is
+// --full-every N (src/core/snapshots/full-every.ts, partial.ts, confirm-lost.ts): which night is
 // whole, what a period is, a partial snapshot's merge, and the window a loss is judged in.
 import { describe, expect, it } from 'vitest';
-import { confirmationWindow, diffWindow } from '../../src/core/churn/confirm-lost.js';
-import { periodBefore, periodEnds, planNight } from '../../src/core/churn/full-every.js';
-import type { Keyed } from '../../src/core/churn/keyed.js';
-import type { Change } from '../../src/core/churn/merge-diff.js';
-import { mergeOnto } from '../../src/core/churn/partial.js';
-import type { SnapshotMeta, StoredSnapshot } from '../../src/core/churn/store.js';
+import { confirmationWindow, diffWindow } from '../../src/core/snapshots/confirm-lost.js';
+import { periodBefore, periodEnds, planNight } from '../../src/core/snapshots/full-every.js';
+import type { Keyed } from '../../src/core/diff/keyed.js';
+import type { Change } from '../../src/core/diff/merge-diff.js';
+import { mergeOnto } from '../../src/core/snapshots/partial.js';
+import type { SnapshotMeta, StoredSnapshot } from '../../src/core/snapshots/store.js';
 
 /** A stored snapshot of night `n`: whole (W) or partial (P). */
 function snap(kind: 'W' | 'P', n: number, meta: Partial<SnapshotMeta> = {}): StoredSnapshot {

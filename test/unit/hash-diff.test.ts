@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ByteKeyReader, keyBytes } from '../../src/core/churn/byte-key.js';
-import { LineSplitter } from '../../src/core/churn/byte-lines.js';
-import { ExternalSort } from '../../src/core/churn/external-sort.js';
-import { FIRST, KeyTable, SECOND } from '../../src/core/churn/key-table.js';
-import { diffSorted, type Change } from '../../src/core/churn/merge-diff.js';
-import { keyReader } from '../../src/core/churn/record-key.js';
-import { diffUnsorted, type UnsortedSide } from '../../src/core/churn/unsorted-diff.js';
+import { ByteKeyReader, keyBytes } from '../../src/core/diff/byte-key.js';
+import { LineSplitter } from '../../src/core/diff/byte-lines.js';
+import { ExternalSort } from '../../src/core/diff/external-sort.js';
+import { FIRST, KeyTable, SECOND } from '../../src/core/key-table.js';
+import { diffSorted, type Change } from '../../src/core/diff/merge-diff.js';
+import { keyReader } from '../../src/core/diff/record-key.js';
+import { diffUnsorted, type UnsortedSide } from '../../src/core/diff/unsorted-diff.js';
 import { tempDir } from '../helpers/run.js';
 
 /** Any UTF-16 text: ASCII, other code points, and lone surrogates. */

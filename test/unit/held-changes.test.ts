@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ChangeOrder, encodeChange, sortEncoded } from '../../src/core/churn/change-order.js';
-import { HeldChanges } from '../../src/core/churn/held-changes.js';
-import type { ChangeKind } from '../../src/core/churn/merge-diff.js';
+import { ChangeOrder, encodeChange, sortEncoded } from '../../src/core/diff/change-order.js';
+import { HeldChanges } from '../../src/core/diff/held-changes.js';
+import type { ChangeKind } from '../../src/core/diff/merge-diff.js';
 import { tempDir } from '../helpers/run.js';
 
 // Issue 22: the worker thread of a hash diff holds the changes of its joins and puts them in

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { warmUpJoins } from '../../src/core/churn/join-warmup.js';
+import { warmUpJoins } from '../../src/core/diff/join-warmup.js';
 
 // Issue 22: while the main thread of a hash diff waits for the worker's side, it joins a
 // made-up partition again and again (V8 optimises the join before the real partitions), a

@@ -1,7 +1,7 @@
-// The body of a --notify notification (src/core/churn/notification.ts): one summary line
+// The body of a --notify notification (src/core/snapshots/notification.ts): one summary line
 // within its bound, the accounts listed within the room of a notification.
 import { describe, expect, it } from 'vitest';
-import { AccountRoom, DISCORD_CONTENT_CHARS, NOTIFY_MAX_ACCOUNTS, NOTIFY_MAX_USERS, listChange, notificationBody, summaryLine, type UserChanges } from '../../src/core/churn/notification.js';
+import { AccountRoom, DISCORD_CONTENT_CHARS, NOTIFY_MAX_ACCOUNTS, NOTIFY_MAX_USERS, listChange, notificationBody, summaryLine, type UserChanges } from '../../src/core/snapshots/notification.js';
 
 const changes = (user: string, gained: number, lost = 0): UserChanges => ({
   user,

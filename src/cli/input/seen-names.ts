@@ -1,8 +1,8 @@
-import { KeyTable, SET_STRIDE } from '../../core/churn/key-table.js';
+import { KeyTable, SET_STRIDE } from '../../core/key-table.js';
 
 /**
  * An exact set of names for skipping duplicates in a long list, kept outside the JS heap in
- * sgq's one table of keys as bytes (src/core/churn/key-table.ts, a set of 16 bytes a slot):
+ * sgq's one table of keys as bytes (src/core/key-table.ts, a set of 16 bytes a slot):
  * each name's characters a byte each when all are below U+0100, as user names are, two
  * otherwise. A Set<string> of a million names of a dozen characters cost some 100 MiB of
  * resident memory, half of the budget of a million-user run.

@@ -1,8 +1,6 @@
 import type { JsonObject } from '../../core/classify.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
-import { isCanonicalObject } from '../../core/churn/canonical-line.js';
-import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
-import type { KeyStats } from '../../core/churn/keyed.js';
+import { isCanonicalObject, type Change, type DiffCounts, type KeyStats } from '../../core/diff/diff.js';
 import { count, grouped } from '../../core/words.js';
 
 /** The fields a change carries beside its record, besides `renamed_from`. */

@@ -1,13 +1,11 @@
 import type { Env, ResolvedConfig } from '../../core/config.js';
 import type { StateOwner } from '../../core/service.js';
 import type { PageRequest, FetchedPage } from '../../core/paginate.js';
-import { WHOLE_ASKED, planNight, wholeNextMark, type NightPlan } from '../../core/churn/full-every.js';
-import { heldShare } from '../../core/churn/partial.js';
-import { SnapshotStore, type SnapshotSubject, type StoredSnapshot } from '../../core/churn/store.js';
+import { WHOLE_ASKED, planNight, wholeNextMark, heldShare, SnapshotStore, type NightPlan, type SnapshotSubject, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
 import { snapshotRoot } from './open-store.js';
 import type { SinceNight, WholeNight } from '../run/since-night.js';
 
-// `--full-every N` for a run: which users' lists are whole tonight (core/churn/full-every.ts
+// `--full-every N` for a run: which users' lists are whole tonight (core/snapshots/full-every.ts
 // decides from each user's snapshots), and for the others the night asked with `since`, which
 // checks that the service honoured it. A --snapshot run asks under the user's lock; --dry-run
 // asks without one.

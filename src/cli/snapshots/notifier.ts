@@ -1,6 +1,6 @@
 import { ExitCode } from '../../core/errors.js';
 import { maskSecret } from '../../core/config.js';
-import { AccountRoom, type UserChanges } from '../../core/churn/notification.js';
+import { AccountRoom, type UserChanges } from '../../core/snapshots/snapshots.js';
 import { postJson, type PostOptions } from '../../core/webhook.js';
 import { fileError } from '../../fs/errors.js';
 import type { Lock } from '../../fs/lock.js';

@@ -1,7 +1,7 @@
 import { proxyFor } from '../../core/proxy.js';
 import { DEFAULT_RETRY } from '../../core/retry.js';
 import { retryAfterCapMs } from '../../core/settings.js';
-import type { SnapshotStore } from '../../core/churn/store.js';
+import type { SnapshotStore } from '../../core/snapshots/snapshots.js';
 import type { SgqHooks } from '../../core/hooks.js';
 import type { CommandContext } from '../program/context.js';
 import type { Reporter } from '../stderr/reporter.js';

@@ -1,5 +1,5 @@
 import type { ResolvedConfig, Env } from '../../core/config.js';
-import { SnapshotStore, defaultSnapshotRoot } from '../../core/churn/store.js';
+import { SnapshotStore, defaultSnapshotRoot } from '../../core/snapshots/snapshots.js';
 import { adoptsLegacyState, type StateOwner } from '../../core/service.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
 import { visible } from '../terminal/visible.js';

@@ -1,10 +1,7 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { validateSetting } from '../../core/config.js';
 export { openSnapshotStore } from './open-store.js';
-import { SnapshotCapture } from '../../core/churn/capture.js';
-import type { UserChanges } from '../../core/churn/notification.js';
-import { countSnapshot, countsOf } from '../../core/churn/counts.js';
-import type { SnapshotCounts, SnapshotStore, SnapshotSubject, StagedSnapshot } from '../../core/churn/store.js';
+import { SnapshotCapture, countSnapshot, countsOf, clearWholeNext, markWholeNext, stagePartial, type UserChanges, type SnapshotCounts, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/snapshots/snapshots.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/jobs.js';
 import { leftOutText } from './churn-text.js';
@@ -12,8 +9,6 @@ import type { RunNotifier } from './notifier.js';
 import { findChanges } from './user-changes.js';
 import { count } from '../../core/words.js';
 import type { PageRequest } from '../../core/paginate.js';
-import { clearWholeNext, markWholeNext } from '../../core/churn/full-every.js';
-import { stagePartial } from '../../core/churn/partial.js';
 import { NightPlanner, PartialNight, type FullEveryOptions } from './nights.js';
 import type { WholeNight } from '../run/since-night.js';
 

@@ -1,20 +1,12 @@
 import { open } from 'node:fs/promises';
-import { confirmationWindow, diffWindow, type WindowCounts } from '../../core/churn/confirm-lost.js';
-import { periodBefore } from '../../core/churn/full-every.js';
-import type { Change, DiffCounts } from '../../core/churn/merge-diff.js';
-import { listChange, type AccountRoom, type UserChanges } from '../../core/churn/notification.js';
-import { diffMatched, matchSides, type Matched } from '../../core/churn/pair.js';
-import { keyReader } from '../../core/churn/record-key.js';
-import { snapshotRecords } from '../../core/churn/sources.js';
-import { comparable } from '../../core/churn/counts.js';
-import type { OpenSnapshot, SnapshotStore, SnapshotSubject, StagedSnapshot, StoredSnapshot } from '../../core/churn/store.js';
-import type { Keyed } from '../../core/churn/keyed.js';
+import { confirmationWindow, diffWindow, periodBefore, listChange, comparable, diffSide, type WindowCounts, type AccountRoom, type UserChanges, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
+import { diffMatched, matchSides, keyReader, snapshotRecords, type Change, type DiffCounts, type Matched, type Keyed } from '../../core/diff/diff.js';
 import type { JobEnd } from '../run/jobs.js';
 import { count, grouped } from '../../core/words.js';
 import { changeRecords, countsText } from './churn-text.js';
 
 // The changes of one user's staged snapshot, against the one before it, or under
-// --confirm-lost N against the N before it (core/churn/confirm-lost.ts): printed as records
+// --confirm-lost N against the N before it (core/snapshots/confirm-lost.ts): printed as records
 // with --changes (and so sent to the dataset as churn events), listed for --notify, and
 // counted in one line on stderr.
 
@@ -56,7 +48,7 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
     if (!options.quiet) reporter.info(`sgq: ${subject.user}: the previous snapshot, taken by sgq before 2.3, holds no records (it could not read records without \`username\`); this one has ${count(current.meta.records, 'record')}; changes are printed from the next one`);
     return {};
   }
-  const matched = await matchSides(source(previous, `the snapshot of ${previous.meta.taken_at}`), { ...source(current, 'this export'), inOrder: options.inOrder }, options);
+  const matched = await matchSides(diffSide(previous, `the snapshot of ${previous.meta.taken_at}`), diffSide(current, 'this export', options.inOrder), options);
   if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
   const renames = matched.match.by === 'id';
   const notice = options.room && emptyChanges(subject, current, previous);
@@ -92,8 +84,6 @@ function countsLine(user: string, counts: DiffCounts | WindowCounts, how: { rena
 
 /** The last whole snapshot up to `previous` (`previous` itself without --full-every). */
 const lastWhole = (history: readonly StoredSnapshot[], previous: StoredSnapshot): StoredSnapshot => history.findLast((s) => !s.meta.partial) ?? previous;
-
-const source = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
 
 function emptyChanges(subject: SnapshotSubject, current: OpenSnapshot, previous: OpenSnapshot): UserChanges {
   const { user, route, how } = subject;

@@ -2,11 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { ExitCode, interruptedBy, usageError, worstExitCode } from '../../../core/errors.js';
 import { JsonTooDeep } from '../../../core/json.js';
-import type { DiffCounts } from '../../../core/churn/merge-diff.js';
-import { NotARecord } from '../../../core/churn/record-key.js';
-import { diffMatched, matchSides, type DiffSource, type Matched } from '../../../core/churn/pair.js';
-import { LineTooLong } from '../../../core/churn/lines.js';
-import { unreadable, type OpenSnapshot, type SnapshotStore, type StoredSnapshot } from '../../../core/churn/store.js';
+import { LineTooLong, NotARecord, diff, type Change, type DiffCounts, type DiffSource, type Matched } from '../../../core/diff/diff.js';
+import { diffSide, unreadable, type OpenSnapshot, type SnapshotStore, type StoredSnapshot } from '../../../core/snapshots/snapshots.js';
 import type { Format, Formatter } from '../../formats/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../../output/pipeline.js';
 import { Reporter } from '../../stderr/reporter.js';
@@ -121,20 +118,23 @@ async function compare(output: Output, older: Side, newer: Side, who: string | n
   const prefix = who === null ? '' : `${who}: `;
   let counts: DiffCounts;
   let matched: Matched;
+  let renames = false;
+  const onMatch = (found: Matched) => {
+    if (found.match.note) reporter.warn(`${prefix}${found.match.note}`);
+    renames = found.match.by === 'id';
+  };
+  const emit = async (batch: Change[]) => {
+    const tagged = flags.tag && who !== null;
+    if (output.lines && !tagged) {
+      if (batch.length) sink.write(changeLines(batch, renames));
+    } else {
+      const records = changeRecords(batch, renames);
+      await formatter.write(tagged ? records.map((r) => ({ query_user: who, ...r })) : records, true);
+    }
+    await sink.drain();
+  };
   try {
-    matched = await matchSides(older.source, newer.source, { key: flags.key, tempDir: output.spillDir });
-    if (matched.match.note) reporter.warn(`${prefix}${matched.match.note}`);
-    const renames = matched.match.by === 'id';
-    counts = await diffMatched(matched, { changed, signal, thread: true }, async (batch) => {
-      const tagged = flags.tag && who !== null;
-      if (output.lines && !tagged) {
-        if (batch.length) sink.write(changeLines(batch, renames));
-      } else {
-        const records = changeRecords(batch, renames);
-        await formatter.write(tagged ? records.map((r) => ({ query_user: who, ...r })) : records, true);
-      }
-      await sink.drain();
-    });
+    ({ counts, matched } = await diff(older.source, newer.source, { key: flags.key, tempDir: output.spillDir, changed, signal, thread: true, onMatch, emit }));
   } catch (error) {
     throw readError(error);
   }
@@ -198,8 +198,7 @@ function lastTwo(history: StoredSnapshot[], at: string | undefined): StoredSnaps
 
 function snapshotSide(snapshot: OpenSnapshot): Side {
   const label = `snapshot of ${snapshot.meta.taken_at}`;
-  const { handle, dataPath: path, meta } = snapshot;
-  return { source: { kind: 'snapshot', handle, sortedBy: meta.sorted_by, path, where: label }, label, complete: meta.complete };
+  return { source: diffSide(snapshot, label), label, complete: snapshot.meta.complete };
 }
 
 /** An export: joined by hash, spilling partitions to the temporary folder (TMPDIR) when it is large. */

@@ -1,8 +1,7 @@
 import { open } from 'node:fs/promises';
 import type { JsonObject } from '../../../core/classify.js';
 import { parseJson } from '../../../core/json.js';
-import { comparable, countSnapshot, diffSnapshots } from '../../../core/churn/counts.js';
-import type { OpenSnapshot, SnapshotCounts, SnapshotStore, SnapshotSubject, StoredSnapshot } from '../../../core/churn/store.js';
+import { comparable, countSnapshot, diffSnapshots, type OpenSnapshot, type SnapshotCounts, type SnapshotStore, type SnapshotSubject, type StoredSnapshot } from '../../../core/snapshots/snapshots.js';
 import { ListCollector, inPeriod, personOf, type HistoryRecord, type HistorySeries, type Period, type SnapshotLists } from './history-series.js';
 
 // `sgq history` from the snapshot store: each snapshot's numbers from its metadata (its

@@ -11,7 +11,7 @@ export interface Change {
   line: string;
   /** For renamed: the username the older record had. */
   from?: string;
-  /** For lost under --confirm-lost (confirm-lost.ts): when the snapshot that last held it was taken. */
+  /** For lost under --confirm-lost (snapshots/confirm-lost.ts): when the snapshot that last held it was taken. */
   lastSeen?: string;
 }
 

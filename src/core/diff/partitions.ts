@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, rmSync } from 'node:fs';
-import { copyBytes, viewOf } from './bytes.js';
+import { copyBytes, viewOf } from '../bytes.js';
 import { writeAll } from '../../fs/atomic.js';
 import { join } from 'node:path';
 import { PRIVATE_FILE } from '../../fs/modes.js';

@@ -1,7 +1,8 @@
 import { sameBytes } from './bytes.js';
 
-// sgq's one hash table of keys held as bytes: the hash diff's, and the names a long list of
-// users skips as duplicates (src/cli/commands/seen-names.ts). Open addressing over one Int32Array,
+// sgq's one hash table of keys held as bytes: the hash diff's (src/core/diff/hash-diff.ts), and
+// the names a long list of users skips as duplicates (the CLI's SeenNames, a set over it). It
+// lives at the core's root, beside neither user, because both layers use it. Open addressing over one Int32Array,
 // so that a million keys cost no object each, nothing for the garbage collector to trace, and
 // no string. Each slot holds all it knows (hash, mark, where the key and its record are) in
 // 24 bytes: a lookup touches one slot and the key's bytes, where a table of separate arrays

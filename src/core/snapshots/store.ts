@@ -11,8 +11,8 @@ import { PRIVATE_FILE, makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Env } from '../config.js';
-import type { Keyed } from './keyed.js';
-import { withLock, type LockOwner } from './lock.js';
+import type { Keyed } from '../diff/keyed.js';
+import { withLock, type LockOwner } from './store-lock.js';
 import { routeFolderName } from '../routes.js';
 import { pathSegment as segment, serviceFolder } from '../service.js';
 

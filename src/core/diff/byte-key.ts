@@ -1,4 +1,4 @@
-import { sameBytes } from './bytes.js';
+import { sameBytes } from '../bytes.js';
 import { keyReader, type KeyOf } from './record-key.js';
 
 // The key of a record line read straight from its bytes, for the hash diff: most lines of an

@@ -1,6 +1,6 @@
 import type { ChangeSink } from './change-order.js';
 import { PartitionJoin, type JoinContext } from './hash-diff.js';
-import { KeyTable } from './key-table.js';
+import { KeyTable } from '../key-table.js';
 import { emptyCounts } from './merge-diff.js';
 import { eachRecord, Part } from './partitions.js';
 import { keyReader } from './record-key.js';

@@ -1,8 +1,8 @@
 import type { ChangeSink } from './change-order.js';
 import type { KeyStats } from './keyed.js';
 import { keyText } from './byte-key.js';
-import { sameBytes } from './bytes.js';
-import { FIRST, KEY_AT, KEY_LENGTH, markOf, SECOND, setMark, STRIDE, type KeyTable } from './key-table.js';
+import { sameBytes } from '../bytes.js';
+import { FIRST, KEY_AT, KEY_LENGTH, markOf, SECOND, setMark, STRIDE, type KeyTable } from '../key-table.js';
 import type { DiffCounts } from './merge-diff.js';
 import { eachRecord, type OnRecord, type RecordSink } from './partitions.js';
 import type { KeyOf } from './record-key.js';

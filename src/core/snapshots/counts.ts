@@ -1,6 +1,4 @@
-import { diffMatched, matchSides } from './pair.js';
-import type { Change, DiffCounts } from './merge-diff.js';
-import type { Keyed } from './keyed.js';
+import { diff, type Change, type DiffCounts, type DiffSource, type Keyed } from '../diff/diff.js';
 import { unreadable, type OpenSnapshot, type SnapshotCounts, type StoredSnapshot } from './store.js';
 
 // What a snapshot counts: how many accounts came and went since the snapshot before it. Kept
@@ -42,14 +40,17 @@ export interface CountOptions {
 /** The field --key named when `snapshot` was taken (its identity is that key), else undefined: ids, else usernames. */
 export const keyOf = (snapshot: StoredSnapshot): string | undefined => (snapshot.meta.identity === 'key' ? snapshot.meta.sorted_by : undefined);
 
+/**
+ * An open snapshot as a side of a diff, named `where` in what the diff says, in order of the
+ * field it is sorted by; `inOrder`: its records held in memory (just staged), read instead of its file.
+ */
+export const diffSide = (snapshot: OpenSnapshot, where: string, inOrder?: readonly Keyed[]): DiffSource => ({ kind: 'snapshot', handle: snapshot.handle, sortedBy: snapshot.meta.sorted_by, path: snapshot.dataPath, where, inOrder });
+
 /** Diffs two open snapshots as `sgq diff` would (matched by id, else username, or the --key they were taken with). */
 export async function diffSnapshots(previous: OpenSnapshot, current: OpenSnapshot, options: CountOptions): Promise<DiffCounts> {
-  const side = (s: OpenSnapshot, where: string) => ({ kind: 'snapshot' as const, handle: s.handle, sortedBy: s.meta.sorted_by, path: s.dataPath, where });
-  const matched = await matchSides(side(previous, `the snapshot of ${previous.meta.taken_at}`), { ...side(current, `the snapshot of ${current.meta.taken_at}`), inOrder: options.inOrder }, {
-    key: keyOf(current),
-    tempDir: options.tempDir,
-  });
-  return diffMatched(matched, { changed: false, signal: options.signal }, options.emit ?? (async () => undefined));
+  const older = diffSide(previous, `the snapshot of ${previous.meta.taken_at}`);
+  const newer = diffSide(current, `the snapshot of ${current.meta.taken_at}`, options.inOrder);
+  return (await diff(older, newer, { key: keyOf(current), tempDir: options.tempDir, changed: false, signal: options.signal, emit: options.emit })).counts;
 }
 
 /** The counts of `current` against the snapshot before it (both open): nulls where there is none to compare with. */

@@ -1,10 +1,10 @@
 import type { JsonObject } from '../classify.js';
 import { stringifyJson } from '../json.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { ExternalSort, batchesOf } from './external-sort.js';
-import type { Keyed } from './keyed.js';
-import { fieldsOf, noIdentity, snapshotField, type Fields } from './identity.js';
-import { keyReader, recordKey, type KeyOf } from './record-key.js';
+import { ExternalSort, batchesOf } from '../diff/external-sort.js';
+import type { Keyed } from '../diff/keyed.js';
+import { fieldsOf, noIdentity, snapshotField, type Fields } from '../diff/identity.js';
+import { keyReader, recordKey, type KeyOf } from '../diff/record-key.js';
 import type { SnapshotStore, SnapshotSubject, SnapshotMeta, StagedSnapshot, SnapshotIdentity } from './store.js';
 
 /**

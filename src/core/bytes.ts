@@ -8,7 +8,7 @@ const NATIVE_FROM = 512;
 
 /**
  * DataViews over the last two buffers asked for in one position (they change a chunk at a
- * time): two, because a scan that also probes a partition (unsorted-diff.ts' readNewer)
+ * time): two, because a scan that also probes a partition (diff/unsorted-diff.ts' readNewer)
  * compares against a field's prefix and the partition's records in turn.
  */
 class LastViews {
