@@ -8,7 +8,7 @@
 //                  in the big batch), a nightly job of 200 accounts instead of 2,000, and
 //                  --full-every over 10 nights of 20 accounts instead of 30 nights of 100
 //   BENCH_TREE=DIR  measure the sgq built in another checkout (before and after, one yardstick)
-//   BENCH_BEFORE=DIR  start-up and one-shot also measure the sgq built in DIR, interleaved with
+//   BENCH_BEFORE=DIR  start-up, one-shot and shape's --jq rows also measure the sgq built in DIR, interleaved with
 //                  this one's, in rows of their own: a before and after side by side in one run
 //   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
@@ -690,16 +690,17 @@ async function shape(env) {
 
 // Filters of --jq, each measured against the same export piped into the machine's jq (issue
 // 35: any filter within 1.10x), with what answers it: sgq's subset of jq (src/cli/jq/subset: a
-// field; a select building an object; an object with a length; a string interpolation), or
-// jq-wasm in its worker thread (`split`, a regular expression beyond a literal, `join`).
+// field; a select building an object; an object with a length; a string interpolation; a
+// `split`; a regular expression beyond a literal, both run by jq-wasm until the subset took
+// them), or jq-wasm in its worker thread (`join`, as any filter outside the subset).
 const [SUBSET, JQ_WASM] = ["answered by sgq's jq subset", 'run by jq-wasm'];
 const JQ_FILTERS = new Map([
   ['.username', SUBSET],
   ['select(.username | test("7$")) | {u: .username, t: .last_checked[0:10]}', SUBSET],
   ['{u: .username, n: (.username | length)}', SUBSET],
   ['"\\(.username)\\t\\(.username | length)"', SUBSET],
-  ['{u: .username, parts: (.username | split("_"))}', JQ_WASM],
-  ['select(.username | test("7+$")) | {u: .username, t: .last_checked[0:10]}', JQ_WASM],
+  ['{u: .username, parts: (.username | split("_"))}', SUBSET],
+  ['select(.username | test("7+$")) | {u: .username, t: .last_checked[0:10]}', SUBSET],
   ['[.username, .last_checked[0:10]] | join(" ")', JQ_WASM],
 ]);
 
