@@ -739,7 +739,7 @@ async function jqFigures(env) {
       const [ms, peak, cpu] = [times[i], median(figures[i].peak), median(figures[i].cpu)];
       const cpuText = Number.isNaN(cpu) ? '' : `; CPU ${fmt(cpu)} / ${fmt(pipeCpu)} ms, ${(cpu / pipeCpu).toFixed(2)}x`;
       row(
-        `\`--all --jq '${filter.replaceAll('|', '\\|')}'\`${label} (${answeredBy}), ${fmt(FOLLOWERS)} followers, vs \`-o ndjson \\| jq -cr\` (${jqVersion()}; median of ${RUNS}); peak RSS ${peak.toFixed(1)} MiB`,
+        `\`--all --jq '${filter.replaceAll('|', '\\|')}'\`${label || ` (${answeredBy})`}, ${fmt(FOLLOWERS)} followers, vs \`-o ndjson \\| jq -cr\` (${jqVersion()}; median of ${RUNS}); peak RSS ${peak.toFixed(1)} MiB`,
         `${fmt(ms)} ms`,
         `${fmt(pipe)} ms`,
         `${(ms / pipe).toFixed(2)}x${cpuText}`,

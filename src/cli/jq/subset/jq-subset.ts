@@ -8,8 +8,9 @@ import { asciiCase, Bail, compare, EMPTY, field, has, length, readable, slice, s
 // src/cli/jq/subset/: sgq's subset of jq, a second jq semantics kept beside jq-wasm because the
 // --jq target (any filter within 1.10x of the same export piped into the machine's jq) is not
 // met without it. Measured (issue 35): with the subset, common filters (a field; a select
-// building an object) ran at 0.43-0.67x of a pipe into jq 1.6; without it, at 1.04-1.21x; a
-// filter jq-wasm runs (a regex, `split`) is 1.24x either way. Its gate is its differential
+// building an object) ran at 0.43-0.67x of a pipe into jq 1.6; without it, at 1.04-1.21x.
+// `split("_")` and `test("7+$")` were 0.94-1.24x run by jq-wasm, and 0.41-0.55x answered here
+// (peak RSS 65-72 MiB, not 97-99: no jq thread). Its gate is its differential
 // test against jq (test/unit/jq-subset.test.ts): a construct enters the subset only with it.
 //
 // The commonest --jq filters pick fields, select records and build small objects:
