@@ -39,7 +39,7 @@ async function byRecords(filter: string, pages: JsonObject[][]): Promise<string>
 
 // Filters jq runs (none is in sgq's subset), some failing on some records, some writing to stderr.
 const FILTERS = [
-  '.a + 1', '.s | ascii_downcase', 'keys', '.[]', '..', 'tojson', '.a?', '.s | split(",")', '.s | @base64', 'to_entries | map(.key) | join(",")',
+  '.a + 1', '.s | ascii_downcase', 'keys', '.[]', '..', 'tojson', '.a?', '.s | split(",") | join(";")', '.s | @base64', 'to_entries | map(.key) | join(",")',
   'if .n == 42 then error("forty-two") else .n end', '.n | tostring | length', 'debug | .s', '(.s | length), (.a | keys)', '.tags[]?', 'paths | tostring',
   '$__loc__', 'def f: .s; [f, f] | join("|")', '.s # a comment \\', 'label $out | .tags[]? | if . == 1 then break $out else . end', '.s | test("[")',
   'getpath(["a", "b"])', '.n as $n | $n * 2', 'try error("x") catch .', 'error', 'halt_error', '.s | ltrimstr("[")', '[.[] | numbers]', 'with_entries(.value |= tostring)',

@@ -4,6 +4,7 @@ import { loadJq } from 'jq-wasm';
 import { createFormatter } from '../../src/cli/formats/formats.js';
 import { compileError, jqFlags, runBatch } from '../../src/cli/jq/jq-engine.js';
 import { compileSubset, subsetLines } from '../../src/cli/jq/subset/jq-subset.js';
+import { regexTest } from '../../src/cli/jq/subset/jq-subset-regex.js';
 import { parseJson, stringifyJson } from '../../src/core/json.js';
 import type { JsonObject } from '../../src/core/classify.js';
 import { captureSink } from '../helpers/sink.js';
@@ -40,7 +41,11 @@ const SUBSET = [
   '{u: .username, "the time": .last_checked}', '{}', '{a: .a | .b}', '{a: select(.flag)}', '{n: .n, t: .tags}',
   '.username[2:]', '.username[:-1]', '.username[-3:]', '.last_checked[0:10]', '.tags[1:2]', '.username[5:2]', '.username[-100:100]',
   'select(.username | startswith("ka"))', 'select(.username | endswith("7"))', '.username | test("^a")', '.username | test("b-c")',
-  '.username | test("^x y$")', '.username | test("^ab-c$")', '.username | test("")', '(.a)', '"lit"', 'null', 'true', '.a | .b | .c', '.user | {screen_name}',
+  '.username | test("^x y$")', '.username | test("^ab-c$")', '.username | test("")',
+  // Regular expressions JavaScript matches as Oniguruma does (jq-subset-regex.ts), and split.
+  'select(.username | test("7+$")) | {u: .username, t: .last_checked[0:10]}', 'select(.a | test("a+"))', '.a | test("^x\\\\.y$")', '.username | test("^[a-z_]+[0-9]?$")',
+  '.username | test("[^a-z]")', '.username | test("ka.e")', '.username | test("^(ka|vi)")', '.username | test("x|7$")', '.username | test("(_7)?$")', '.username | test("^.$")',
+  '{u: .username, parts: (.username | split("_"))}', '.username | split("")', '.last_checked | split("T")', '.a | split("x.y")', '[.username | split("_")] | length', '(.a)', '"lit"', 'null', 'true', '.a | .b | .c', '.user | {screen_name}',
   '.and', '{select: .a}', 'select(.a == .a) | .a',
   // Order, length, alternatives and a few builtins.
   'select(.n > 1)', 'select(.n >= -1) | .n', '.n < 42', '.n <= 0', '.a < .b', '.username > "kaneta"', '.username >= .last_checked', 'select(.a != .n)',
@@ -55,13 +60,14 @@ const SUBSET = [
 ];
 // Not in the subset (jq runs them), valid or not.
 const OTHER = ['', '..', '..a', '.a?', '.["a"]', '."a"', '.a, .b', '$x', '.a == .b == .c', '{a: .x == "y"}', '{if: .a}', '{(.a): 1}',
-  'select(.a | test("a+"))', 'test("7$"; "x")', '.a + "x"', '"\\(.a) \\(.a + 1)"', '.a # c', '.a\u00a0', '{"a"}', '.a | test("^x\\.y$")', '.[:]', '.[0]', '{a, a}', 'not(.a)',
+  'test("7$"; "x")', 'test("\\\\d")', 'test("a{2}")', 'test("a*b+")', 'test("[]")', 'test("(?i)a")', 'test("a**")', 'test("\\\\-")', 'split("_"; null)', 'split(.a)', '.a + "x"', '"\\(.a) \\(.a + 1)"', '.a # c', '.a\u00a0', '{"a"}', '.[:]', '.[0]', '{a, a}', 'not(.a)',
   '.a < .b < .c', '{a: .x // "y"}', 'length(.a)', 'has(.a)', 'has(0)', '00', '1.5', '1e3', '.n-1', '.n - 1', '1234567890123456', '.a ?// .b', '.a //= 1', 'ascii',
   '[.a | .b, .c]', '[.a, .b | .c]', '"\\(.a, .b)"', '"\\()"', '"\\(.a"', '"\\ud800"', '"a\\qb"', '"raw\ttab"', '@base64', '@csv "x"', '@sh', '{"\\(.a)": 1}', '"\\x"'];
 
 const hostileString = fc.constantFrom(
   '""', '"kaneta_7"', '"x\\n"', '"7\\n"', '"a7\\n\\n"', '"\\ud800"', '"a\\udfff7"', '"😀7"', '"日本語テキスト7"', '"\\u007f"', '"\\u0000\\u001f\\b\\t"',
   '"quote\\"back\\\\slash"', '"/"', '"\\uffff"', '"\\ue000"', '"A"', '"a"', '"kaneta"', '"2026-11-24T18:00:00.000568+00:00"', '"😀😀😀😀😀😀😀😀😀😀😀"', '"ab-c"', '"x.y"', '"x.y\\n"', '"xzy"', '"\\u2028"',
+  '"x\\n7"', '"7\\r"', '"a\\rb"', '"ka\\ne"', '"_a__b_"', '"_"', '"x.yx.y"', '"kaneta_77\\n"',
 );
 const hostileNumber = fc.constantFrom('0', '-1', '42', '9007199254740993', '12345678901234567890123', '1.0', '-0', '1e2', '0.1', '1.5', '123.4560000000000000001', '1E400');
 const text: fc.Arbitrary<string> = fc.letrec((tie) => ({
@@ -139,6 +145,27 @@ describe('--jq filters answered without jq (the subset)', () => {
       { numRuns: 4000 },
     );
     expect(accepted).toBeGreaterThan(100);
+  }, 120_000);
+
+  it('takes only regular expressions jq compiles, and matches them as jq does: random patterns over hostile strings (fast-check)', async () => {
+    const jq = await jqWasm;
+    const piece = fc.constantFrom('a', '7', '_', ' ', '-', '/', '.', '^', '$', '*', '+', '?', '|', '(', ')', '[', ']', '[^', 'a-z', '0-9', 'z-a', '\\.', '\\$', '\\/',
+      '\\n', '\\d', '\\w', '{', '}', '{2}', '(?', 'é');
+    const strings = ['', 'a', '7', 'a7', 'a7\n', '7\n\n', 'x\n7', 'a\rb', 'a\nb', 'a\u2028b', '😀', 'a😀7', '_a__b_', 'a.b', 'a/b', 'A-Z', 'aaaa7', '^$', 'é7', '٣'];
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { minLength: 1, maxLength: 7 }), async (pieces) => {
+        const pattern = pieces.join('');
+        const test = regexTest(pattern);
+        const result = jq.raw(JSON.stringify(strings), `.[] | test(${JSON.stringify(pattern)})`, ['-c']);
+        if (test === undefined) return;
+        accepted++;
+        expect(result.exitCode, `${pattern}: ${result.stderr}`).toBe(0);
+        expect(strings.map((s) => String(test(s))).join('\n'), pattern).toBe(result.stdout);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(accepted).toBeGreaterThan(300);
   }, 120_000);
 
   it('refuses a record like jq when a lone surrogate hides under the empty key', async () => {

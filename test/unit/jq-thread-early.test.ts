@@ -13,7 +13,8 @@ import { captureSink } from '../helpers/sink.js';
 
 // The build's thread and jq's WebAssembly (the global setup builds dist/).
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
-const program = { filter: '{u: .username, parts: (.username | split("_"))}', flags: ['-c'] };
+// A filter jq runs: splits (a regular expression's), which sgq's subset leaves to jq.
+const program = { filter: '{u: .username, parts: [.username | splits("_")]}', flags: ['-c'] };
 
 describe("jq's thread, started early", () => {
   it('is adopted by the lane, given the filter and the module after it booted, and answers as a thread of its own would', async () => {

@@ -129,15 +129,8 @@ export const asciiCase = (upper: boolean) => (v: Json): string =>
 /** The string a string builtin works on; jq fails on any other input. */
 export const stringInput = (v: Json): string => (typeof v === 'string' ? v : bail());
 
-/** A pattern `test` can answer: literal characters, maybe anchored by ^ and $, without flags. */
-export function literalPattern(pattern: string): ((s: string) => boolean) | undefined {
-  const match = /^(\^?)([A-Za-z0-9_ @:/,=-]*)(\$?)$/.exec(pattern);
-  if (!match) return undefined;
-  const [, start, text, end] = match as unknown as [string, string, string, string];
-  // jq's regexes (Oniguruma, Perl syntax) take $ as the end or just before a final newline.
-  const atEnd = (s: string) => s.endsWith(text) || s.endsWith(`${text}\n`);
-  if (start && end) return (s) => s === text || s === `${text}\n`;
-  if (start) return (s) => s.startsWith(text);
-  if (end) return atEnd;
-  return (s) => s.includes(text);
+/** `split("separator")` of a string: jq gives no parts of "", and its characters for an empty separator. */
+export function split(s: string, separator: string): string[] {
+  if (s === '') return [];
+  return separator === '' ? Array.from(s) : s.split(separator);
 }

@@ -2,13 +2,15 @@ import type { JsonObject } from '../../../core/classify.js';
 import type { Json } from '../../../core/json.js';
 import { LAST, NEXT, OPEN, tokenize } from './jq-subset-lexer.js';
 import { line, printed, row, text } from './jq-subset-print.js';
-import { asciiCase, Bail, compare, EMPTY, field, has, length, literalPattern, readable, slice, stringInput, truthy, type Result } from './jq-subset-values.js';
+import { regexTest } from './jq-subset-regex.js';
+import { asciiCase, Bail, compare, EMPTY, field, has, length, readable, slice, split, stringInput, truthy, type Result } from './jq-subset-values.js';
 
 // src/cli/jq/subset/: sgq's subset of jq, a second jq semantics kept beside jq-wasm because the
 // --jq target (any filter within 1.10x of the same export piped into the machine's jq) is not
 // met without it. Measured (issue 35): with the subset, common filters (a field; a select
-// building an object) ran at 0.43-0.67x of a pipe into jq 1.6; without it, at 1.04-1.21x; a
-// filter jq-wasm runs (a regex, `split`) is 1.24x either way. Its gate is its differential
+// building an object) ran at 0.43-0.67x of a pipe into jq 1.6; without it, at 1.04-1.21x.
+// `split("_")` and `test("7+$")` were 0.94-1.24x run by jq-wasm, and 0.41-0.55x answered here
+// (peak RSS 65-72 MiB, not 97-99: no jq thread). Its gate is its differential
 // test against jq (test/unit/jq-subset.test.ts): a construct enters the subset only with it.
 //
 // The commonest --jq filters pick fields, select records and build small objects:
@@ -21,8 +23,9 @@ import { asciiCase, Bail, compare, EMPTY, field, has, length, literalPattern, re
 //   primary := . | .name | "text" | "text \(pipe) text" | integer | null | true | false | (pipe)
 //            | [] | [pipe] | [alt, alt, …] | { key: value, key, … } | not | length | tostring
 //            | ascii_downcase | ascii_upcase | @csv | @tsv | @json | @text | select(pipe)
-//            | has("key") | test("literal") | startswith("text") | endswith("text")
+//            | has("key") | test("regex") | startswith("text") | endswith("text") | split("text")
 //   value := term ('|' term)*  (jq's grammar: an object's values take no operators)
+//   regex := the regular expressions whose matches JavaScript's RegExp finds as jq's Oniguruma does (jq-subset-regex.ts)
 // Any other filter goes to jq; a value the subset cannot answer exactly (values-of: jq-subset-values.ts)
 // sends its page, and every later one, to jq. Results match jq-wasm's byte for byte
 // (test/unit/jq-subset.test.ts compares them over hostile records).
@@ -57,6 +60,13 @@ const COMPARISONS: Record<string, (order: number) => boolean> = {
 const BUILTINS: Record<string, Subset> = {
   not: (v) => !truthy(v), length, tostring: text, ascii_downcase: asciiCase(false), ascii_upcase: asciiCase(true),
   '@text': text, '@json': printed, '@csv': row(false), '@tsv': row(true),
+};
+/** Builtins of one string literal, applied to a string (jq fails on any other input): undefined for an argument jq must take. */
+const STRING_BUILTINS: Record<string, (arg: string) => ((s: string) => Json) | undefined> = {
+  test: regexTest,
+  startswith: (prefix) => (s) => s.startsWith(prefix),
+  endswith: (suffix) => (s) => s.endsWith(suffix),
+  split: (separator) => (s) => split(s, separator),
 };
 // An integer literal the subset takes: exact as a double, and printed by jq as written (no leading zero).
 const INTEGER = /^-?(?:0|[1-9][0-9]{0,14})$/;
@@ -202,7 +212,7 @@ class Parser {
     }
     if (Object.hasOwn(BUILTINS, token)) return BUILTINS[token]!;
     this.expect('(');
-    const program = token === 'select' ? this.selectOf(this.pipe()) : token === 'has' ? this.hasKey(this.string()) : this.stringTest(token, this.string());
+    const program = token === 'select' ? this.selectOf(this.pipe()) : token === 'has' ? this.hasKey(this.string()) : this.stringBuiltin(token, this.string());
     this.expect(')');
     return program;
   }
@@ -218,10 +228,10 @@ class Parser {
     return (v) => has(v, key);
   }
 
-  private stringTest(name: string, text: string): Subset {
-    const test = name === 'test' ? literalPattern(text) : name === 'startswith' ? (s: string) => s.startsWith(text) : name === 'endswith' ? (s: string) => s.endsWith(text) : undefined;
-    if (!test) this.fail();
-    return (v) => test(stringInput(v));
+  private stringBuiltin(name: string, arg: string): Subset {
+    const f = Object.hasOwn(STRING_BUILTINS, name) ? STRING_BUILTINS[name]!(arg) : undefined;
+    if (!f) this.fail();
+    return (v) => f(stringInput(v));
   }
 
   /** `[]`, `[pipe]`, or `[alt, alt, …]` (a pipe and a comma together are jq's): the results, none for an empty one. */
