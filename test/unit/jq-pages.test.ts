@@ -72,7 +72,8 @@ describe('--jq over pages as arrays', () => {
       { numRuns: 500 },
     );
     expect(failures).toBeGreaterThan(50); // the failure path (a record a line again) is covered, not only clean pages
-  }, 120_000);
+    // A catch for a hang, not a measure: 500 formatters each start jq, 60 s at load 7, over 120 s at load 12.
+  }, 400_000);
 
   it('a failure on the last record of the tenth page names it exactly, after every result before it', async () => {
     const pages = Array.from({ length: 10 }, (_, p) => Array.from({ length: 50 }, (_, i) => ({ n: p * 50 + i, s: 'a,b]' }) as JsonObject));
