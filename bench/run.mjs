@@ -82,6 +82,9 @@ const killAll = () => live.forEach((child) => signalGroup(child, 'SIGKILL'));
 const scratch = mkdtempSync(join(os.tmpdir(), 'sgq-bench-'));
 const configDir = join(scratch, 'config');
 mkdirSync(configDir);
+// sgq's cache folder (Node 20's code cache, in code/), the bench's own: runs of the copies
+// measured here left their entries in the user's ~/.cache/sgq. The warm-up runs fill it.
+process.env.XDG_CACHE_HOME = join(scratch, 'cache');
 const app = join(scratch, 'app');
 const SGQ = [join(app, 'bin/sgq.cjs')];
 // BENCH_BEFORE's build, snapshotted beside it.
@@ -332,12 +335,29 @@ async function oneShot(env) {
   const runs = STARTUP_RUNS * 2; // a 90th percentile needs more samples than a median
   log(`one-shot: ${runs} runs each`);
   const [tHttp, ...tSgq] = await sideBySide([{ run: () => http() }, ...builds.map(([, sgq]) => ({ run: () => sgq() }))], runs, [median, p90]);
+  // user+sys CPU, interleaved too: on a machine shared with other work the wall time moves with
+  // the load, the CPU a run takes much less.
+  const cpuOf = (sgq) => ({ run: async () => ({ ms: cpuTime(NODE, sgq ? [...sgq, 'graph', 'followers', 'alice', '-q'] : [join(root, 'bench/baseline-http.mjs'), 'alice'], env) }) });
+  const [cHttp, ...cSgq] = await sideBySide([cpuOf(undefined), cpuOf(SGQ), ...(SGQ_BEFORE ? [cpuOf(SGQ_BEFORE)] : [])], runs);
   builds.forEach(([label], i) => {
     const what = `\`sgq graph followers alice -q\`${label} (one page) vs a node:http script printing the same NDJSON`;
+    row(`${what}: user+sys CPU, median of ${runs}`, `${fmt(cSgq[i])} ms`, `${fmt(cHttp)} ms`, `${(cSgq[i] / cHttp).toFixed(2)}x`, 'informational (the target is wall time)');
     const [m, p] = [tSgq[i][0] / tHttp[0], tSgq[i][1] / tHttp[1]];
     row(`${what}: median of ${runs}`, `${fmt(tSgq[i][0])} ms`, `${fmt(tHttp[0])} ms`, `${m.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(m <= 1.25)}`);
     row(`${what}: 90th percentile of ${runs}`, `${fmt(tSgq[i][1])} ms`, `${fmt(tHttp[1])} ms`, `${p.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(p <= 1.25)}`);
   });
+}
+
+/** The user+sys CPU of one run of `cmd`, in ms: bash's time, to the millisecond (/usr/bin/time rounds to 10 ms). */
+function cpuTime(cmd, args, env) {
+  const timed = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>&1; } 2>&1', 'bash', cmd, ...args], {
+    cwd: root,
+    env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+    encoding: 'utf8',
+  });
+  const [user, sys] = timed.stdout.trim().split(/\s+/).map(Number);
+  if (timed.status !== 0 || !(user + sys >= 0)) throw new Error(`${[cmd, ...args].join(' ')}: no CPU time (${timed.stdout.trim().slice(0, 200)})`);
+  return (user + sys) * 1000;
 }
 
 // 2. and 3. the --all export against two baselines, then its peak RSS per format
