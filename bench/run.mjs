@@ -10,6 +10,8 @@
 //   BENCH_TREE=DIR  measure the sgq built in another checkout (before and after, one yardstick)
 //   BENCH_BEFORE=DIR  start-up, one-shot and shape's --jq rows also measure the sgq built in DIR, interleaved with
 //                  this one's, in rows of their own: a before and after side by side in one run
+//   BENCH_INSTRUCTIONS=1  one-shot also counts the instructions of one run of each side under
+//                  valgrind (some 15 s a run): within 1% from run to run however loaded the machine
 //   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
@@ -82,6 +84,9 @@ const killAll = () => live.forEach((child) => signalGroup(child, 'SIGKILL'));
 const scratch = mkdtempSync(join(os.tmpdir(), 'sgq-bench-'));
 const configDir = join(scratch, 'config');
 mkdirSync(configDir);
+// sgq's cache folder (Node 20's code cache, in code/), the bench's own: runs of the copies
+// measured here left their entries in the user's ~/.cache/sgq. The warm-up runs fill it.
+process.env.XDG_CACHE_HOME = join(scratch, 'cache');
 const app = join(scratch, 'app');
 const SGQ = [join(app, 'bin/sgq.cjs')];
 // BENCH_BEFORE's build, snapshotted beside it.
@@ -332,12 +337,45 @@ async function oneShot(env) {
   const runs = STARTUP_RUNS * 2; // a 90th percentile needs more samples than a median
   log(`one-shot: ${runs} runs each`);
   const [tHttp, ...tSgq] = await sideBySide([{ run: () => http() }, ...builds.map(([, sgq]) => ({ run: () => sgq() }))], runs, [median, p90]);
+  // user+sys CPU, interleaved too: on a machine shared with other work the wall time moves with
+  // the load, the CPU a run takes much less.
+  const cpuOf = (sgq) => ({ run: async () => ({ ms: cpuTime(NODE, sgq ? [...sgq, 'graph', 'followers', 'alice', '-q'] : [join(root, 'bench/baseline-http.mjs'), 'alice'], env) }) });
+  const [cHttp, ...cSgq] = await sideBySide([cpuOf(undefined), cpuOf(SGQ), ...(SGQ_BEFORE ? [cpuOf(SGQ_BEFORE)] : [])], runs);
+  const counted = process.env.BENCH_INSTRUCTIONS === '1' && hasCmd('valgrind');
+  const [iHttp, ...iSgq] = counted ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ...builds.map((_, i) => [...[SGQ, SGQ_BEFORE][i], 'graph', 'followers', 'alice', '-q'])].map((args) => instructions(args, env)) : [];
   builds.forEach(([label], i) => {
     const what = `\`sgq graph followers alice -q\`${label} (one page) vs a node:http script printing the same NDJSON`;
+    if (counted) row(`${what}: instructions (valgrind, every thread)`, `${fmt(iSgq[i] / 1e6)}M`, `${fmt(iHttp / 1e6)}M`, `${(iSgq[i] / iHttp).toFixed(2)}x`, 'informational (the target is wall time)');
+    row(`${what}: user+sys CPU, median of ${runs}`, `${fmt(cSgq[i])} ms`, `${fmt(cHttp)} ms`, `${(cSgq[i] / cHttp).toFixed(2)}x`, 'informational (the target is wall time)');
     const [m, p] = [tSgq[i][0] / tHttp[0], tSgq[i][1] / tHttp[1]];
     row(`${what}: median of ${runs}`, `${fmt(tSgq[i][0])} ms`, `${fmt(tHttp[0])} ms`, `${m.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(m <= 1.25)}`);
     row(`${what}: 90th percentile of ${runs}`, `${fmt(tSgq[i][1])} ms`, `${fmt(tHttp[1])} ms`, `${p.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(p <= 1.25)}`);
   });
+}
+
+/** The user+sys CPU of one run of `cmd`, in ms: bash's time, to the millisecond (/usr/bin/time rounds to 10 ms). */
+function cpuTime(cmd, args, env) {
+  const timed = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>&1; } 2>&1', 'bash', cmd, ...args], {
+    cwd: root,
+    env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+    encoding: 'utf8',
+  });
+  const [user, sys] = timed.stdout.trim().split(/\s+/).map(Number);
+  if (timed.status !== 0 || !(user + sys >= 0)) throw new Error(`${[cmd, ...args].join(' ')}: no CPU time (${timed.stdout.trim().slice(0, 200)})`);
+  return (user + sys) * 1000;
+}
+
+/** The instructions of one run of node with `args`, every thread, as valgrind counts them. */
+function instructions(args, env) {
+  const counted = spawnSync('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=/dev/null', NODE, ...args], {
+    cwd: root,
+    env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const collected = /Collected : (\d+)/.exec(counted.stderr ?? '');
+  if (counted.status !== 0 || !collected) throw new Error(`valgrind node ${args.join(' ')} exited ${counted.status}: ${(counted.stderr ?? '').trim().split('\n').at(-1)}`);
+  return Number(collected[1]);
 }
 
 // 2. and 3. the --all export against two baselines, then its peak RSS per format

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/e2e.js';
+import { BIN, sgq } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
 
 // The CLI's compiled code, kept in sgq's cache folder, code/, a folder only its owner may write
@@ -83,6 +83,15 @@ describe("Node's compile cache", () => {
     // The check itself works: the same line without --jq writes one.
     expect((await sgqWith(cache, ['graph', 'followers', 'jack', '--sandbox', '-q'])).exitCode).toBe(0);
     expect(readdirSync(code).map((e) => e.replace(/^[0-9a-f]{8}-/, ''))).toEqual(['route-cli.cjs.v8']);
+  });
+
+  it("is the suite's own in a test's run, not kept in the home folder of whoever runs the tests", async () => {
+    // test/helpers/global-setup.ts: every run of the built sgq that names no cache folder of its own.
+    const suite = process.env.XDG_CACHE_HOME;
+    expect(suite?.startsWith(join(process.env.TMPDIR ?? '/nowhere', ''))).toBe(true);
+    const run = await sgq(LOADS_CLI);
+    expect([run.exitCode, run.stderr]).toEqual([0, '']);
+    expect(filesUnder(join(suite!, 'sgq', 'code')).length).toBeGreaterThan(0);
   });
 
   it('is off with NODE_DISABLE_COMPILE_CACHE, and in NODE_COMPILE_CACHE when that names a folder', async () => {

@@ -43,6 +43,17 @@ describe("Node 20's code cache", () => {
     expect(readEntry(fifo, header)).toBeUndefined();
   });
 
+  it('tells a damaged 512-byte sector wherever it lies, on a sector boundary or not', () => {
+    const sound = checksum(data);
+    for (let at = 0; at + 512 <= data.length; at += 509) {
+      const damaged = Buffer.from(data);
+      damaged.fill(0xa5, at, at + 512);
+      expect(checksum(damaged), `a sector at ${at}`).not.toBe(sound);
+      damaged.fill(0, at, at + 512);
+      expect(checksum(damaged), `a zeroed sector at ${at}`).not.toBe(sound);
+    }
+  });
+
   it('reads data that does not lie on a 4-byte boundary', () => {
     const odd = Buffer.concat([Buffer.alloc(3), data]).subarray(3);
     expect(checksum(odd)).toBe(checksum(data));
