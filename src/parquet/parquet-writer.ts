@@ -179,7 +179,8 @@ function unionOf(batches: readonly Batch[]): string[] {
   const keys = new Set<string>();
   for (const { records, from, end, constants } of batches) {
     for (let i = from; i < end; i++) {
-      for (const key of Object.keys(records[i]!)) keys.add(key);
+      // for-in, not Object.keys: no array made per record (a part's first 10,000 are read here).
+      for (const key in records[i]!) keys.add(key);
       if (i === from && constants) for (const key in constants) keys.add(key);
     }
   }
