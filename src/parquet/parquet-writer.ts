@@ -85,6 +85,7 @@ export class ParquetWriter {
     };
   }
 
+  /** Records, read and never changed; the array is kept until the first row group is written, so a caller must not change it. */
   write(records: readonly JsonObject[], constants?: RowConstants): void {
     this.take(records, 0, constants, false);
   }
