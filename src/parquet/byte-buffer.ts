@@ -62,6 +62,19 @@ export class Bytes {
     this.pos += bytes.length;
   }
 
+  /** The last `width` bytes written, `times` more times (a value repeated down a column). */
+  repeatLast(width: number, times: number): void {
+    this.ensure(width * times);
+    const from = this.pos - width;
+    // Doubling what is there: a few copies, not one per value.
+    for (let have = 1; have <= times; ) {
+      const copies = Math.min(have, times + 1 - have);
+      this.bytes.copyWithin(from + have * width, from, from + copies * width);
+      have += copies;
+    }
+    this.pos = from + (times + 1) * width;
+  }
+
   /** An unsigned LEB128 varint of at most 32 bits. */
   appendVarInt(value: number): void {
     while ((value & ~0x7f) !== 0) {

@@ -29,12 +29,29 @@ export interface ParquetOptions {
   said?: Set<string>;
 }
 
+/**
+ * Values for every row of one write, as if each record carried them after its own fields (a
+ * record's own field of that name is kept): a dataset's query_user and fetched_at. One that is a
+ * column is stored once per run of rows (ColumnChunk.addMany): no copy of a record, no field
+ * added to it, no conversion per row.
+ */
+export type RowConstants = Readonly<Record<string, Json>>;
+
+/** Records from..end of an array, with the constants of their write. */
+interface Batch {
+  records: readonly JsonObject[];
+  from: number;
+  end: number;
+  constants?: RowConstants;
+}
+
 /** How rows go into columns: declared (a value that does not fit goes to `_unfit`) or inferred (it is written as null). */
 interface RowRule {
   columns: Column[];
   /** The names a record may bring without being a late key. */
   known: Set<string>;
-  addRow(to: ParquetFile, r: JsonObject): void;
+  /** A record's values, the columns marked in `skip` left to the caller. */
+  addRow(to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void;
 }
 
 type Report = (key: string, line: string) => void;
@@ -49,7 +66,8 @@ type Report = (key: string, line: string) => void;
  */
 export class ParquetWriter {
   /** The first row group's records, kept until they have set the columns. */
-  private first: JsonObject[] | undefined = [];
+  private first: Batch[] | undefined = [];
+  private firstRows = 0;
   private rule?: RowRule;
   private file?: ParquetFile;
   private readonly report: Report;
@@ -67,27 +85,49 @@ export class ParquetWriter {
     };
   }
 
-  write(records: readonly JsonObject[]): void {
-    for (const r of records) this.push(r);
+  /** Records, read and never changed; the array is kept until the first row group is written, so a caller must not change it. */
+  write(records: readonly JsonObject[], constants?: RowConstants): void {
+    this.take(records, 0, constants, false);
   }
 
   /**
    * Writes records from `from` up to the first that brings a key the columns lack (once the
-   * first row group has set them) and returns its index, or `records.length`: a dataset part
-   * ends there and the next part takes that record, so the key becomes a column.
+   * first row group has set them; a constant counts as a key of each record) and returns its
+   * index, or `records.length`: a dataset part ends there and the next part takes that record,
+   * so the key becomes a column.
    */
-  writeFitting(records: readonly JsonObject[], from: number): number {
-    for (let i = from; i < records.length; i++) {
-      if (this.file && !this.fits(records[i]!)) return i;
-      this.push(records[i]!);
-    }
-    return records.length;
+  writeFitting(records: readonly JsonObject[], from: number, constants?: RowConstants): number {
+    return this.take(records, from, constants, true);
   }
 
   /** The last row group and the footer: a Parquet file is readable only once they are written. */
   close(): void {
     this.file ??= this.open();
     this.file.finish();
+  }
+
+  private take(records: readonly JsonObject[], from: number, constants: RowConstants | undefined, fitting: boolean): number {
+    for (let at = from; at < records.length; ) {
+      if (!this.file) {
+        const end = Math.min(records.length, at + ROW_GROUP - this.firstRows);
+        this.first!.push({ records, from: at, end, constants });
+        this.firstRows += end - at;
+        if (this.firstRows >= ROW_GROUP) this.file = this.open();
+        at = end;
+        continue;
+      }
+      if (!fitting) {
+        this.addRows(this.file, { records, from: at, end: records.length, constants });
+        return records.length;
+      }
+      if (constants && !Object.keys(constants).every((key) => this.rule!.known.has(key))) return at;
+      let end = at;
+      while (end < records.length && this.fits(records[end]!)) end++;
+      this.addRows(this.file, { records, from: at, end, constants });
+      if (end < records.length) return end;
+      at = end;
+    }
+    return records.length;
   }
 
   private fits(r: JsonObject): boolean {
@@ -97,26 +137,76 @@ export class ParquetWriter {
   }
 
   private open(): ParquetFile {
-    const records = this.first!;
+    const batches = this.first!;
     const { fields, declared } = this.options;
     this.first = undefined;
-    const rule = (this.rule = declared ? declaredRule(declared, fields, records, this.report) : inferredRule(fields, records, this.report));
+    const rule = (this.rule = declared ? declaredRule(declared, fields, unionOf(batches), this.report) : inferredRule(fields, batches.flatMap(withConstants), this.report));
     const schema = [{ name: 'root', num_children: rule.columns.length }, ...rule.columns.map(schemaElement)];
     const opened = new ParquetFile(rule.columns, schema, this.out, ROW_GROUP);
-    for (const r of records) this.add(opened, r);
+    for (const batch of batches) this.addRows(opened, batch);
     return opened;
   }
 
-  private add(to: ParquetFile, r: JsonObject): void {
-    this.rule!.addRow(to, r);
-    if (to.pending >= ROW_GROUP) to.writeGroup();
+  /** A batch's rows, a row group written whenever one fills; its constants once per run of rows where they can be. */
+  private addRows(to: ParquetFile, batch: Batch): void {
+    const rule = this.rule!;
+    const { records, end } = batch;
+    const fixed = batch.constants && fixedColumns(rule.columns, batch);
+    for (let at = batch.from; at < end; ) {
+      const n = Math.min(end - at, ROW_GROUP - to.pending);
+      if (fixed) {
+        for (let i = at; i < at + n; i++) rule.addRow(to, records[i]!, fixed.skip);
+        for (const [index, stored] of fixed.values) to.column(index).addMany(stored, n);
+      } else {
+        for (let i = at; i < at + n; i++) rule.addRow(to, batch.constants ? withConstant(records[i]!, batch.constants) : records[i]!);
+      }
+      at += n;
+      if (to.pending >= ROW_GROUP) to.writeGroup();
+    }
   }
+}
 
-  private push(r: JsonObject): void {
-    if (this.file) return this.add(this.file, r);
-    this.first!.push(r);
-    if (this.first!.length >= ROW_GROUP) this.file = this.open();
+/** A record with the constants it lacks added after its own fields: the rows a batch stands for, where they cannot be written as constants. */
+function withConstant(r: JsonObject, constants: RowConstants): JsonObject {
+  const copy = { ...r };
+  for (const key in constants) if (!Object.hasOwn(copy, key)) copy[key] = constants[key]!;
+  return copy;
+}
+
+const withConstants = ({ records, from, end, constants }: Batch): JsonObject[] => records.slice(from, end).map((r) => (constants ? withConstant(r, constants) : r));
+
+/** The keys of the batches' rows in the order they first appear (a constant's after its batch's first record's own). */
+function unionOf(batches: readonly Batch[]): string[] {
+  const keys = new Set<string>();
+  for (const { records, from, end, constants } of batches) {
+    for (let i = from; i < end; i++) {
+      // for-in, not Object.keys: no array made per record (a part's first 10,000 are read here).
+      for (const key in records[i]!) keys.add(key);
+      if (i === from && constants) for (const key in constants) keys.add(key);
+    }
   }
+  return [...keys];
+}
+
+/**
+ * The columns a batch's constants fill, each value as stored, and the columns its records
+ * leave to them; undefined (each record copied with them) when a constant names no column,
+ * does not fit its column, or a record has a field of its own by that name.
+ */
+function fixedColumns(columns: readonly Column[], { records, from, end, constants }: Batch) {
+  const skip = columns.map(() => false);
+  const values: [number, unknown][] = [];
+  for (const key in constants) {
+    const index = columns.findIndex((c) => c.name === key);
+    if (index < 0 || key === UNFIT) return undefined;
+    const value = constants[key]!;
+    const stored = value === null ? null : (convert(columns[index]!, value) ?? null);
+    if (stored === null && value !== null) return undefined;
+    for (let i = from; i < end; i++) if (Object.hasOwn(records[i]!, key)) return undefined;
+    skip[index] = true;
+    values.push([index, stored]);
+  }
+  return { skip, values };
 }
 
 /** The first values of a text, for a message. */
@@ -131,19 +221,19 @@ const excerpt = (value: Json): string => {
  * that does not fit its column, and a key no column has, are kept exactly in `_unfit`; the
  * first of each kind is said once.
  */
-function declaredRule(declared: readonly Declared[], fields: readonly string[] | undefined, first: readonly JsonObject[], report: Report): RowRule {
+function declaredRule(declared: readonly Declared[], fields: readonly string[] | undefined, firstKeys: readonly string[], report: Report): RowRule {
   const kinds = new Map(declared.map((d) => [d.name, d.kind]));
   const column = (name: string) => (kinds.has(name) ? declaredColumn(name, kinds.get(name)!) : textColumn(name));
   const leading = (fields ?? [...kinds.keys()]).filter((name) => name !== UNFIT).map(column);
-  const extras = fields ? [] : unionKeys(first).filter((key) => !kinds.has(key) && key !== UNFIT).map(textColumn);
+  const extras = fields ? [] : firstKeys.filter((key) => !kinds.has(key) && key !== UNFIT).map(textColumn);
   const columns = [...leading, textColumn(UNFIT), ...extras];
   const at = leading.length;
   const known = new Set(columns.map((c) => c.name));
   known.delete(UNFIT);
-  const addRow = (to: ParquetFile, r: JsonObject): void => {
+  const addRow = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void => {
     let unfit: Record<string, Json> | undefined;
     for (let i = 0; i < columns.length; i++) {
-      if (i === at) continue;
+      if (i === at || skip?.[i]) continue;
       const column = columns[i]!;
       const value = r[column.name];
       let stored: unknown = null;
@@ -172,8 +262,9 @@ function inferredRule(fields: readonly string[] | undefined, first: readonly Jso
   const names = fields ?? unionKeys(first);
   const columns = names.map((name) => inferType(name, first.map((r) => r[name] ?? null)));
   const known = new Set(names);
-  const addRow = (to: ParquetFile, r: JsonObject): void => {
+  const addRow = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void => {
     for (let i = 0; i < columns.length; i++) {
+      if (skip?.[i]) continue;
       const column = columns[i]!;
       const value = r[column.name];
       let stored: unknown = null;

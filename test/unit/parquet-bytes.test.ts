@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/core/classify.js';
-import { parseJson } from '../../src/core/json.js';
-import { ROW_GROUP, ParquetWriter, type ParquetOptions } from '../../src/parquet/parquet-writer.js';
+import { parseJson, type Json } from '../../src/core/json.js';
+import { ROW_GROUP, ParquetWriter, type ParquetOptions, type RowConstants } from '../../src/parquet/parquet-writer.js';
 import { datasetSchema } from '../../src/core/dataset/schema.js';
 
 // The bytes of sgq's Parquet files, pinned: the page headers, the footer and its statistics
@@ -64,3 +64,63 @@ const EXPECTED: Record<string, string> = {
   'two row groups and a part, declared': '04585e7a184d14f5',
   '--fields': 'd186c229ae2b13d4',
 };
+
+/**
+ * Writes `rows` records in batches of `sizes` (cycled), batch k fetched for user k: once with
+ * query_user and fetched_at (and on every third batch fetched_since) added to copies of the
+ * records, as the dataset wrote them before 5.3.1, and once as RowConstants. `fitting`: through
+ * writeFitting, as a dataset's part, each batch from where the last call stopped.
+ */
+function constantDigests(rows: number, sizes: readonly number[], options: ParquetOptions, fitting: boolean, own?: (i: number) => boolean) {
+  const records = Array.from({ length: rows }, (_, i) => parseJson(row(i)) as JsonObject);
+  if (own) records.forEach((r, i) => own(i) && (r.query_user = `own ${i}`));
+  const batches: { records: JsonObject[]; constants: RowConstants }[] = [];
+  for (let at = 0, k = 0; at < rows; k++) {
+    const size = sizes[k % sizes.length]!;
+    const constants: Record<string, Json> = { query_user: k % 11 === 5 ? null : `user${k}`, fetched_at: '2026-11-29T04:05:06.789Z' };
+    if (k % 3 === 2) constants.fetched_since = '2026-11-28T04:00:00Z';
+    batches.push({ records: records.slice(at, at + size), constants });
+    at += size;
+  }
+  const stopped: number[][] = [[], []];
+  const hashes = [0, 1].map((way) => {
+    const hash = createHash('sha256');
+    const writer = new ParquetWriter((bytes) => hash.update(bytes), options);
+    for (const { records: batch, constants } of batches) {
+      const copies = batch.map((r) => Object.assign({ ...r }, ...Object.entries(constants).filter(([key]) => !Object.hasOwn(r, key)).map(([key, value]) => ({ [key]: value }))));
+      if (fitting) stopped[way]!.push(way === 0 ? writer.writeFitting(copies, 0) : writer.writeFitting(batch, 0, constants));
+      else if (way === 0) writer.write(copies);
+      else writer.write(batch, constants);
+    }
+    writer.close();
+    return hash.digest('hex');
+  });
+  return { hashes, stopped };
+}
+
+describe('columns of one value for a write (RowConstants): the bytes of the fields on each record', () => {
+  const declared = { declared: datasetSchema('graph.get_followers', 'records') };
+  it('declared, batches of a thousand across row groups', () => {
+    const { hashes } = constantDigests(ROW_GROUP * 2 + 777, [1000, 999, 1], declared, false);
+    expect(hashes[1]).toBe(hashes[0]);
+  });
+  it('declared, batches of one to three: query_user gives its dictionary up at the sample', () => {
+    const { hashes } = constantDigests(3000, [1, 2, 3], declared, false);
+    expect(hashes[1]).toBe(hashes[0]);
+  });
+  it('a record with a query_user of its own keeps it', () => {
+    const { hashes } = constantDigests(ROW_GROUP + 500, [700], declared, false, (i) => i % 1000 === 17);
+    expect(hashes[1]).toBe(hashes[0]);
+  });
+  it('inferred columns, and --fields naming one constant', () => {
+    expect(constantDigests(ROW_GROUP + 10, [600], {}, false).hashes[1]).toBe(constantDigests(ROW_GROUP + 10, [600], {}, false).hashes[0]);
+    const { hashes } = constantDigests(ROW_GROUP + 10, [600], { fields: ['query_user', 'u', 'fetched_at'] }, false);
+    expect(hashes[1]).toBe(hashes[0]);
+  });
+  it('writeFitting stops where a constant first brings a key (fetched_since after the first row group)', () => {
+    const { hashes, stopped } = constantDigests(ROW_GROUP + 4000, [6000, 5000, 3000], declared, true);
+    expect(stopped[1]).toEqual(stopped[0]);
+    expect(stopped[0]!.some((at) => at === 0)).toBe(true);
+    expect(hashes[1]).toBe(hashes[0]);
+  });
+});

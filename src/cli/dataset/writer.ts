@@ -89,8 +89,8 @@ export class DatasetWriter {
       case 'page':
         return this.addRecords(request, grantedRecords(request));
       case 'parsed':
-        // Copies: the run prints and stores these objects too.
-        return this.addRecords(request, request.records.map((r) => ({ ...r })));
+        // Read, never changed: the run prints and stores these objects too.
+        return this.addRecords(request, request.records);
       case 'records':
         return this.addRecords(request, fromNdjson(request.ndjson));
       case 'changes':
@@ -112,16 +112,12 @@ export class DatasetWriter {
    * whole ones, `fetched_since` too: the since they were asked with (what came since, not the
    * whole list: `sgq history --dataset` reads such a run as a partial snapshot).
    */
-  private addRecords({ user, since }: { user: string | null; since?: string }, records: JsonObject[]): void {
-    const fetchedAt = this.setup.startedAt;
-    // Added to the records themselves (parsed or copied for this, no one else's), a record's own
-    // field kept: a new object a record for these two cost the thread a twentieth of its time.
-    for (const r of records) {
-      if (!Object.hasOwn(r, 'query_user')) r.query_user = user;
-      if (!Object.hasOwn(r, 'fetched_at')) r.fetched_at = fetchedAt;
-      if (since !== undefined && !Object.hasOwn(r, FETCHED_SINCE)) r[FETCHED_SINCE] = since;
-    }
-    this.streams.records.add(records);
+  private addRecords({ user, since }: { user: string | null; since?: string }, records: readonly JsonObject[]): void {
+    // Columns of one value for the request's records, a record's own field kept: nothing is
+    // added to a record nor copied (adding these to each record was a tenth of the nightly job's CPU).
+    const constants: Record<string, Json> = { query_user: user, fetched_at: this.setup.startedAt };
+    if (since !== undefined) constants[FETCHED_SINCE] = since;
+    this.streams.records.add(records, constants);
   }
 
   private addChanges(user: string | null, records: JsonObject[]): void {

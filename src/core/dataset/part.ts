@@ -2,7 +2,7 @@ import { closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../classify.js';
 import { createTemp, sealTemp, writeAll, type TempFile } from '../../fs/atomic.js';
-import { ParquetWriter, type ParquetOptions } from '../../parquet/parquet-writer.js';
+import { ParquetWriter, type ParquetOptions, type RowConstants } from '../../parquet/parquet-writer.js';
 import type { DatasetLayout } from './layout.js';
 
 // One Parquet file of the dataset being written: a temporary file under .sgq/staging, fed a
@@ -32,10 +32,11 @@ export class PartWriter {
   /**
    * Writes records from `from` up to the first that brings a key the columns lack (the first
    * row group sets the columns of the whole file) and returns its index, or `records.length`.
-   * A full row group goes to the file at once: this may throw ENOSPC.
+   * A full row group goes to the file at once: this may throw ENOSPC. `constants`: values of
+   * every one of these rows (ParquetWriter's RowConstants).
    */
-  write(records: readonly JsonObject[], from: number): number {
-    const end = this.parquet.writeFitting(records, from);
+  write(records: readonly JsonObject[], from: number, constants?: RowConstants): number {
+    const end = this.parquet.writeFitting(records, from, constants);
     this.rows += end - from;
     return end;
   }

@@ -4,7 +4,7 @@ import type { JsonObject } from '../classify.js';
 import { moveIntoPlace } from '../../fs/atomic.js';
 import { dateSegment, partName, routeSegment, type DatasetLayout, type Kind } from './layout.js';
 import { PartWriter, type SealedPart } from './part.js';
-import type { ParquetOptions } from '../../parquet/parquet-writer.js';
+import type { ParquetOptions, RowConstants } from '../../parquet/parquet-writer.js';
 
 /** Where one run's files of one kind go: the route and the day of the run's start (UTC). */
 export interface StreamPlace {
@@ -44,11 +44,12 @@ export class DatasetStream {
     return this.sealed.length > 0 || (this.part?.rows ?? 0) > 0;
   }
 
-  add(records: JsonObject[]): void {
+  /** Records, read and never changed, with the values every one of them gets (`constants`, as if each carried them). */
+  add(records: readonly JsonObject[], constants?: RowConstants): void {
     if (records.length === 0) return;
     let part = this.open();
     // A record bringing a key the part's columns lack ends the part: the next one takes it (a new part always takes a record).
-    for (let from = part.write(records, 0); from < records.length; from = part.write(records, from)) {
+    for (let from = part.write(records, 0, constants); from < records.length; from = part.write(records, from, constants)) {
       this.sealed.push(part.seal());
       this.part = part = new PartWriter(this.place.layout, this.columns);
     }
