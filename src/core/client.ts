@@ -11,7 +11,7 @@ import { isoSecond, waitWords } from './wait-words.js';
 import type { Transport } from './transport.js';
 import { PROXY_CLOSED, casFor, transportTo } from './pools.js';
 import { HookRunner, type RequestEvent, type ResponseEvent, type SgqHooks } from './hooks.js';
-import { classify as fileTrouble } from '../fs/errors.js';
+import { classify as fileTrouble } from '../fs/file-errors.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -434,7 +434,7 @@ function networkFailure(error: unknown, base: string): CallError {
 
 /**
  * No descriptor left for a socket (EMFILE, ENFILE): not the network's fault, said in the words
- * every writer uses for it (src/fs/errors.ts: the limit, how to raise it); retried, as other
+ * every writer uses for it (src/fs/file-errors.ts: the limit, how to raise it); retried, as other
  * jobs may have given theirs back by then.
  */
 function outOfDescriptors(code: string, base: string): CallError | undefined {

@@ -9,7 +9,7 @@ import { parseRateLimits } from './rate-limits.js';
 import { homedir, platform } from '../fs/home.js';
 import { readRegularFile } from '../fs/read.js';
 import { makePrivateFolder } from '../fs/modes.js';
-import { fileError } from '../fs/errors.js';
+import { fileError } from '../fs/file-errors.js';
 
 /** The environment variables sgq reads (process.env in the CLI; anything in a library call). */
 export type Env = Record<string, string | undefined>;

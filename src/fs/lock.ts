@@ -1,7 +1,7 @@
 import { linkSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { ExitCode, SgqError } from '../core/errors.js';
-import { fileError } from './errors.js';
+import { fileError } from './file-errors.js';
 import { LOCK_FILE } from './modes.js';
 import { processAlive, processStart, thisHost } from './owner.js';
 import { readRegularFile } from './read.js';

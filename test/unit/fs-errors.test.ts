@@ -5,12 +5,12 @@ import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, failureLine } from '../../src/core/errors.js';
 import { closeTemp, createTemp, writerTo } from '../../src/fs/atomic.js';
-import { FileError, classify, fileError, fileWarning, openFileLimit, unplacedFileError } from '../../src/fs/errors.js';
+import { FileError, classify, fileError, fileWarning, openFileLimit, unplacedFileError } from '../../src/fs/file-errors.js';
 import { NotRegularFileError } from '../../src/fs/read.js';
 import { cliError } from '../../src/cli/program/errors-to-flags.js';
 import { tempDir } from '../helpers/run.js';
 
-// The one classification of file-system errors (src/fs/errors.ts): every code a writer meets
+// The one classification of file-system errors (src/fs/file-errors.ts): every code a writer meets
 // is one line saying what failed, where, why and what to do, with the writer's exit code;
 // none is "internal error … a bug".
 

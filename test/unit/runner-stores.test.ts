@@ -6,7 +6,7 @@ import { Reporter } from '../../src/cli/stderr/reporter.js';
 import type { Sink } from '../../src/cli/output/sink.js';
 import { runJobs, type Job, type RunContext } from '../../src/cli/run/jobs.js';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
-import { fileError } from '../../src/fs/errors.js';
+import { fileError } from '../../src/fs/file-errors.js';
 import { tempDir } from '../helpers/run.js';
 import { join } from 'node:path';
 

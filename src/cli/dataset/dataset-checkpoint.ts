@@ -3,7 +3,7 @@ import type { JsonObject } from '../../core/classify.js';
 import { ExitCode, SgqError } from '../../core/errors.js';
 import { stringifyJson } from '../../core/json.js';
 import { acquireLock, type LockOptions } from '../../fs/lock.js';
-import { fileError } from '../../fs/errors.js';
+import { fileError } from '../../fs/file-errors.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import type { Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/jobs.js';
@@ -219,7 +219,7 @@ const ndjson = (records: readonly JsonObject[]): string => records.map((r) => `$
 /** The writer's warnings (a column left out, a value that does not fit), as the run shows them. */
 const datasetWarning = (reporter: Pick<Reporter, 'warn'>) => (line: string) => reporter.warn(`dataset: ${line}`);
 
-/** The dataset could not be written (a failure of the writer's thread, or of the main thread's own steps): exit 1, in the words of src/fs/errors.ts. */
+/** The dataset could not be written (a failure of the writer's thread, or of the main thread's own steps): exit 1, in the words of src/fs/file-errors.ts. */
 function datasetError(root: string, error: unknown, then: string): SgqError {
   if (error instanceof SgqError) return error;
   // A writer's failure crossed from its thread as plain data (WriterFailure): its code and file are what the words need.

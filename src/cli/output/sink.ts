@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { closeTemp, createTemp, moveIntoPlace, sealTemp, writeAll, writerTo, type FdWriter, type TempFile } from '../../fs/atomic.js';
-import { fileError } from '../../fs/errors.js';
+import { fileError } from '../../fs/file-errors.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { PRIVATE_FILE, keepOwner, modeOf } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
@@ -379,7 +379,7 @@ async function drainedOnce(stream: Writable): Promise<void> {
   done.abort();
 }
 
-/** The output could not be written: exit 1, in the words of src/fs/errors.ts. */
+/** The output could not be written: exit 1, in the words of src/fs/file-errors.ts. */
 function outputError(where: string, error: unknown, then = 'nothing more was fetched'): SgqError {
   return fileError(error, { what: `cannot write to ${where}`, exitCode: ExitCode.internal, then });
 }

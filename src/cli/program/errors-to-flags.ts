@@ -3,7 +3,7 @@
 // (`details.fix`); the CLI names its flags and commands instead.
 import { profileFlag } from '../../core/config.js';
 import { SgqError, toSgqError, type ErrorDetails, type Fix } from '../../core/errors.js';
-import { unplacedFileError } from '../../fs/errors.js';
+import { unplacedFileError } from '../../fs/file-errors.js';
 
 /** The flag of each option a core error may name. */
 export const OPTION_FLAGS: Readonly<Record<string, string>> = {
@@ -61,5 +61,5 @@ export function inCliWords(error: SgqError): SgqError {
   return worded;
 }
 
-/** Anything thrown, as an SgqError in the CLI's words; a file-system error in the words of src/fs/errors.ts, never as a bug. */
+/** Anything thrown, as an SgqError in the CLI's words; a file-system error in the words of src/fs/file-errors.ts, never as a bug. */
 export const cliError = (error: unknown): SgqError => inCliWords(unplacedFileError(error) ?? toSgqError(error));

@@ -5,7 +5,7 @@ import type { CommandContext } from '../program/context.js';
 import type { Reporter } from '../stderr/reporter.js';
 import { cacheDir } from './cache-dir.js';
 import { creditsFolder, recordSeen, type SeenByRun } from './credits-store.js';
-import { fileWarning } from '../../fs/errors.js';
+import { fileWarning } from '../../fs/file-errors.js';
 import type { FileCache } from './response-cache.js';
 import { SANDBOX_SERVICE, identifyService, type StateOwner } from '../../core/service.js';
 

@@ -6,7 +6,7 @@ import { isBilled, type PageText } from '../../core/page.js';
 import { PageFailure, fetchPages, type FetchedPage, type PageRequest, type StopReason } from '../../core/paginate.js';
 import { ExitCode, worstExitCode, type SgqError } from '../../core/errors.js';
 import { cliError } from '../program/errors-to-flags.js';
-import { FileError } from '../../fs/errors.js';
+import { FileError } from '../../fs/file-errors.js';
 import { parseJson, stringifyJson } from '../../core/json.js';
 import type { Format, Formatter } from '../formats/formats.js';
 import type { Reporter } from '../stderr/reporter.js';
@@ -400,7 +400,7 @@ class JobRunner {
   }
 
   /**
-   * A user whose results a store could not keep (src/fs/errors.ts) is left for the resume, and
+   * A user whose results a store could not keep (src/fs/file-errors.ts) is left for the resume, and
    * the run starts no further user: each would be paid for and not kept either.
    */
   private leaveIfNotKept(job: Job, sgq: SgqError): boolean {

@@ -2,7 +2,7 @@ import { dirname, join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock } from '../../fs/lock.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { fileWarning } from '../../fs/errors.js';
+import { fileWarning } from '../../fs/file-errors.js';
 import { readRegularFile } from '../../fs/read.js';
 import { ownerFolder, type StateOwner } from '../../core/service.js';
 import type { CallMark, PaceState, RoutePace } from '../../core/pace.js';

@@ -2,7 +2,7 @@ import { rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { configPath, type Env } from '../../core/config.js';
 import { closeTemp, createTemp, moveIntoPlace, sealTemp, type TempFile } from '../../fs/atomic.js';
-import { fileWarning } from '../../fs/errors.js';
+import { fileWarning } from '../../fs/file-errors.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { ownerFolder, type StateOwner } from '../../core/service.js';

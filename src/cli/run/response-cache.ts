@@ -3,7 +3,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { fileWarning } from '../../fs/errors.js';
+import { fileWarning } from '../../fs/file-errors.js';
 import { readRegularFile } from '../../fs/read.js';
 import { splitBaseUrl, type CacheRequest, type CachedAnswer, type ResponseCache } from '../../core/client.js';
 import { listing } from '../../fs/read.js';

@@ -12,7 +12,7 @@ import { waitWords } from '../../core/wait-words.js';
 import { runPacer, type RunPacer } from './pacing.js';
 import { Checkpoints } from './checkpoint.js';
 import type { LockOptions } from '../../fs/lock.js';
-import { openFileLimit } from '../../fs/errors.js';
+import { openFileLimit } from '../../fs/file-errors.js';
 import type { Held, OutputFlags, Plan } from './plan.js';
 import type { FileCache } from './response-cache.js';
 import { SinceMarks } from './since-marks.js';
@@ -83,7 +83,7 @@ export class RunScope {
     // A loopback address is asked whether it is a sandbox only by runs that keep such state.
     const keepsState = plan.marksFile !== undefined || plan.snapshots !== undefined || datasetDir(plan, this.config) !== undefined || cacheMs !== undefined;
     // Runs that hold files per user read the limit of open files now (0.1 ms): once it is met,
-    // /proc may not open any more, and the line that says so names it (src/fs/errors.ts).
+    // /proc may not open any more, and the line that says so names it (src/fs/file-errors.ts).
     if (plan.snapshots !== undefined || datasetDir(plan, this.config) !== undefined) openFileLimit();
     this.connection = await connect(ctx, plan.needsKey, { identify: keepsState });
     // From here on the key may come back in what the service says: every line masks it (and the notify URL, a secret too).

@@ -4,7 +4,7 @@ import { parseSince } from '../../core/since.js';
 import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { fileError, isSystemError } from '../../fs/errors.js';
+import { fileError, isSystemError } from '../../fs/file-errors.js';
 import { readRegularFile } from '../../fs/read.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from './checkpoint.js';

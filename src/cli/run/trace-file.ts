@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { PRIVATE_FILE, setMode } from '../../fs/modes.js';
 import { exchangeHooks, type Exchange, type SgqHooks } from '../../core/hooks.js';
 import { ExitCode } from '../../core/errors.js';
-import { fileError, fileWarning } from '../../fs/errors.js';
+import { fileError, fileWarning } from '../../fs/file-errors.js';
 
 /**
  * `--trace FILE`: every exchange as one NDJSON line, written as it happens (so a run that is

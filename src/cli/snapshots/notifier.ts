@@ -2,7 +2,7 @@ import { ExitCode } from '../../core/errors.js';
 import { maskSecret } from '../../core/config.js';
 import { AccountRoom, type UserChanges } from '../../core/snapshots/snapshots.js';
 import { postJson, type PostOptions } from '../../core/webhook.js';
-import { fileError } from '../../fs/errors.js';
+import { fileError } from '../../fs/file-errors.js';
 import type { Lock } from '../../fs/lock.js';
 import type { Reporter } from '../stderr/reporter.js';
 import type { NotifyOutbox } from './notify-outbox.js';

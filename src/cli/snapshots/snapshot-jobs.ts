@@ -14,7 +14,7 @@ import type { WholeNight } from '../run/since-night.js';
 
 import { accessSync, constants } from 'node:fs';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { fileError, isSystemError } from '../../fs/errors.js';
+import { fileError, isSystemError } from '../../fs/file-errors.js';
 
 export interface SnapshotFlags {
   snapshot?: boolean;

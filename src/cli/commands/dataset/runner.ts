@@ -10,7 +10,7 @@ import { serviceName } from '../../../core/service.js';
 import { outLockOptions } from '../../output/pipeline.js';
 import type { Reporter } from '../../stderr/reporter.js';
 import { count, grouped } from '../../../core/words.js';
-import { fileError } from '../../../fs/errors.js';
+import { fileError } from '../../../fs/file-errors.js';
 
 export interface DatasetFlags {
   before?: string;
