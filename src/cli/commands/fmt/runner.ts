@@ -5,23 +5,16 @@ import { isErrorRecord, isObject, type JsonObject } from '../../../core/classify
 import { ExitCode, SgqError, interruptedBy, usageError } from '../../../core/errors.js';
 import { envSetting } from '../../../core/config.js';
 import { JsonTooDeep, parseJson, parsedLosslessly, type Json } from '../../../core/json.js';
-import { chooseFormat, type Format, type Formatter } from '../../formats/formats.js';
+import { chooseFormat, type Formatter } from '../../formats/formats.js';
 import { claimOutput, openOutput, outLockOptions } from '../../output/pipeline.js';
 import { jqOptions, loadJqFilter, type JqFlags } from '../../jq/jq.js';
 import { Reporter } from '../../stderr/reporter.js';
 import type { Sink } from '../../output/sink.js';
 import type { CommandContext } from '../../program/context.js';
+import type { OutputFlags } from '../../run/plan.js';
 
-export interface FmtFlags extends JqFlags {
-  output?: Format;
-  fields?: string[];
-  header?: boolean;
-  wide?: boolean;
-  bigintAsString?: boolean;
-  pager?: boolean;
-  out?: string;
-  waitLock?: { ms: number; text: string };
-}
+/** The output flags of a fetching command that apply to records read rather than fetched. */
+export type FmtFlags = JqFlags & Pick<OutputFlags, 'output' | 'fields' | 'header' | 'wide' | 'bigintAsString' | 'pager' | 'out' | 'waitLock'>;
 
 // Records go to the formatter in batches. Larger than a page of the service: nothing waits on
 // a page here, and each batch costs --jq one call, about 10 ms before any record is read.
