@@ -4,8 +4,13 @@
 // pass over the text that skips strings natively (number-tokens.ts, less than JSON.parse
 // itself costs, and it replaces the walk that checked the depth); a page without them is what
 // JSON.parse made of it.
+//
+// The first page of a process is read and written another way, on the engine's own code
+// (regular expressions, JSON.parse and JSON.stringify with marks): a one-page command runs
+// this code once, before V8 has compiled any of it, where a loop or a walk by hand costs ten
+// times what the engine's code does; once warm, the hand-written ways cost half as much.
 
-import { scanNumbers, type NumberScan } from './number-tokens.js';
+import { findNumbers, scanNumbers, type NumberScan, type NumberWalk } from './number-tokens.js';
 
 /** A number kept as the text the service sent, because a JS number would change it. */
 export class RawNumber {
@@ -13,7 +18,17 @@ export class RawNumber {
   toString(): string {
     return this.text;
   }
+  /** Inside stringifyJson's first values, its mark (see there); anywhere else what JSON.stringify wrote before it had one: its fields. */
+  toJSON(): string | { text: string } {
+    if (!marking) return { text: this.text };
+    marksWritten++;
+    return `\u0000${this.text}`;
+  }
 }
+
+// While stringifyJson runs JSON.stringify with marks, and how many RawNumbers it wrote as marks.
+let marking = false;
+let marksWritten = 0;
 
 export type Json = null | boolean | number | string | RawNumber | Json[] | { [key: string]: Json };
 
@@ -43,7 +58,10 @@ export class JsonTooDeep extends Error {
   }
 }
 
-/** Turns each marked string (a number token wrapped in quotes, see `marked`) back into a RawNumber. */
+/**
+ * Turns each marked string (a number token wrapped in quotes, see `marked`) back into a
+ * RawNumber. A key that starts with U+0000 was a number where JSON has a key: not JSON.
+ */
 function unmark(value: Json): Json {
   if (typeof value === 'string') return value.charCodeAt(0) === 0 ? new RawNumber(value.slice(1)) : value;
   if (value === null || typeof value !== 'object') return value;
@@ -52,15 +70,23 @@ function unmark(value: Json): Json {
     return value;
   }
   const object = value as Record<string, Json>;
-  for (const key in object) object[key] = unmark(object[key]!);
+  // Object.keys, and only into what may hold a mark: a third of the cost of a for-in over every member.
+  const keys = Object.keys(object);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key.charCodeAt(0) === 0) throw new SyntaxError('a number where JSON has a key');
+    const item = object[key]!;
+    if (typeof item === 'string' ? item.charCodeAt(0) === 0 : item !== null && typeof item === 'object') object[key] = unmark(item);
+  }
   return value;
 }
 
 /**
- * Where parseJson found the number tokens it kept as text (number-tokens.ts NumberScan): for
- * whoever parses the same text again (the dataset's thread gets a page's text with them).
+ * Where parseJson found the number tokens it kept as text (number-tokens.ts NumberScan), and
+ * where a walk meets them when the loop counted that (NumberWalk): for whoever parses the same
+ * text again (the dataset's thread gets a page's text with them).
  */
-export type KeptTokens = Pick<NumberScan, 'inexact' | 'ordinals' | 'numbers' | 'members'>;
+export type KeptTokens = Pick<NumberScan, 'inexact'> & Partial<Pick<NumberWalk, 'ordinals' | 'numbers' | 'members'>>;
 
 // Documents that hold RawNumbers, each with the tokens kept as text (see `keptTokens`);
 // everything from any other can use JSON.stringify.
@@ -70,13 +96,30 @@ const losslessDocuments = new WeakMap<object, KeptTokens>();
 // the text can do unless the text holds the escape `\u0000` (then the careful parser runs).
 const MARK = '"\\u0000';
 
+// Whether parseJson has read a text in this process (see the top of this file).
+let parsedBefore = false;
+
 /** Parses JSON text, keeping every number token JSON.parse would change; throws JsonTooDeep past MAX_JSON_DEPTH. */
 export function parseJson(text: string): Json {
-  const fast = JSON.parse(text) as Json;
-  const { inexact, ordinals, numbers, members, depth } = scanNumbers(text);
-  if (depth > MAX_JSON_DEPTH) throw new JsonTooDeep();
-  if (inexact.length === 0) return fast;
-  return withKept(text, fast, { inexact, ordinals, numbers, members });
+  if (!parsedBefore) {
+    parsedBefore = true;
+    return parseJsonCold(text);
+  }
+  return parsedAfterScan(text, scanNumbers(text));
+}
+
+/** parseJson the way of a process whose JavaScript has not warmed up: the tokens found by the regular expression engine. */
+export const parseJsonCold = (text: string): Json => parsedAfterScan(text, findNumbers(text));
+
+function parsedAfterScan(text: string, scan: NumberScan | NumberWalk): Json {
+  if (scan.depth > MAX_JSON_DEPTH) {
+    // A text that is not JSON says so first, deep or not.
+    JSON.parse(text);
+    throw new JsonTooDeep();
+  }
+  if (scan.inexact.length === 0) return JSON.parse(text) as Json;
+  const { inexact, ordinals, numbers, members } = scan as Partial<NumberWalk> & NumberScan;
+  return withKept(text, ordinals === undefined ? { inexact } : { inexact, ordinals, numbers, members });
 }
 
 /**
@@ -85,26 +128,43 @@ export function parseJson(text: string): Json {
  * text is not scanned again.
  */
 export function parseKept(text: string, kept: KeptTokens): Json {
-  const value = JSON.parse(text) as Json;
-  return kept.inexact.length === 0 ? value : withKept(text, value, kept);
+  return kept.inexact.length === 0 ? (JSON.parse(text) as Json) : withKept(text, kept);
 }
 
-/** JSON.parse's value of `text` with the kept tokens as RawNumbers (put in place, else parsed again around them). */
-function withKept(text: string, parsed: Json, kept: KeptTokens): Json {
-  const value = keptInPlace(text, parsed, kept) ?? parsedAround(text, kept.inexact);
+/**
+ * The value of `text` with the kept tokens as RawNumbers: JSON.parse's with the tokens put in
+ * place where the loop counted where they are, else the text parsed with them marked.
+ */
+function withKept(text: string, kept: KeptTokens): Json {
+  const walked = kept.ordinals === undefined ? undefined : keptInPlace(text, JSON.parse(text) as Json, kept as KeptWalkTokens);
+  const value = walked ?? parsedAround(text, kept.inexact);
   if (value !== null && typeof value === 'object') losslessDocuments.set(value, kept);
   return value;
 }
 
-/** The text parsed again with the tokens of `inexact` marked as strings, or by the careful parser when a string could be taken for a mark. */
-const parsedAround = (text: string, inexact: readonly number[]): Json =>
-  text.includes('\\u0000') ? new LosslessParser(text).parseDocument() : unmark(JSON.parse(marked(text, inexact)) as Json);
+/** The text parsed with the tokens of `inexact` marked as strings, or by the careful parser when a string could be taken for a mark. */
+const parsedAround = (text: string, inexact: readonly number[]): Json => (text.includes('\\u0000') ? new LosslessParser(text).parseDocument() : parsedMarked(text, inexact));
+
+function parsedMarked(text: string, inexact: readonly number[]): Json {
+  try {
+    return unmark(JSON.parse(marked(text, inexact)) as Json);
+  } catch (error) {
+    // What is wrong is said of the text itself; a text that is JSON after all (not a case the
+    // marks can make) is read by the careful parser.
+    if (!(error instanceof SyntaxError)) throw error;
+    JSON.parse(text);
+    return new LosslessParser(text).parseDocument();
+  }
+}
+
+/** What a walk needs to put the tokens in place. */
+type KeptWalkTokens = Omit<NumberWalk, 'depth'>;
 
 /**
  * JSON.parse's value of `text` with its kept tokens put in place as RawNumbers; undefined when
  * its order may not be the text's (the value is then half changed: drop it). See KeptWalk.
  */
-export const keptInPlace = (text: string, parsed: Json, kept: KeptTokens): Json | undefined => KeptWalk.put(text, parsed, kept);
+export const keptInPlace = (text: string, parsed: Json, kept: KeptWalkTokens): Json | undefined => KeptWalk.put(text, parsed, kept);
 
 /**
  * Puts the kept tokens into JSON.parse's value of their text, where they are. A walk of the
@@ -123,10 +183,10 @@ class KeptWalk {
 
   private constructor(
     private readonly text: string,
-    private readonly kept: KeptTokens,
+    private readonly kept: KeptWalkTokens,
   ) {}
 
-  static put(text: string, parsed: Json, kept: KeptTokens): Json | undefined {
+  static put(text: string, parsed: Json, kept: KeptWalkTokens): Json | undefined {
     const walk = new KeptWalk(text, kept);
     const value = walk.value(parsed);
     const { met, next, members, odd } = walk;
@@ -182,9 +242,41 @@ function marked(text: string, inexact: readonly number[]): string {
 /** Whether `parseJson` kept numbers as text in this document. */
 export const parsedLosslessly = (document: Json): boolean => document !== null && typeof document === 'object' && losslessDocuments.has(document);
 
+// How many values stringifyJson writes with marks before the hand-written way (see the top of
+// this file): two pages of records.
+const MARKED_VALUES = 1000;
+let valuesWritten = 0;
+
 /** JSON text of a value, writing RawNumbers as they were received. */
 export function stringifyJson(value: Json): string {
+  if (valuesWritten < MARKED_VALUES) {
+    valuesWritten++;
+    return stringifyJsonCold(value);
+  }
   return containsRaw(value) ? stringifyLossless(value) : JSON.stringify(value);
+}
+
+// A mark as JSON.stringify writes it: `"\u0000` (7 characters), a number token, `"`.
+const WRITTEN_MARK = /"\\u0000([-+.\deE]+)"/g;
+
+/**
+ * stringifyJson the way of a process whose JavaScript has not warmed up: JSON.stringify, each
+ * RawNumber written as a mark (its toJSON), the marks then replaced by their tokens in one
+ * pass. A string or key of the value that starts with U+0000 would read as a mark too: then
+ * fewer than 8 characters a mark go, and the value is written by hand.
+ */
+export function stringifyJsonCold(value: Json): string {
+  marksWritten = 0;
+  marking = true;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } finally {
+    marking = false;
+  }
+  if (marksWritten === 0) return text;
+  const written = text.replace(WRITTEN_MARK, '$1');
+  return written.length === text.length - 8 * marksWritten ? written : stringifyLossless(value);
 }
 
 function containsRaw(value: Json): boolean {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RawNumber, keptInPlace, keptTokens, parseJson, parseKept, parsedLosslessly, stringifyJson, type Json, type KeptTokens } from '../../src/core/json.js';
-import { scanNumbers } from '../../src/core/number-tokens.js';
+import { JsonTooDeep, MAX_JSON_DEPTH, RawNumber, keptInPlace, keptTokens, parseJson, parseJsonCold, parseKept, parsedLosslessly, stringifyJson, stringifyJsonCold, type Json, type KeptTokens } from '../../src/core/json.js';
+import { findNumbers, scanNumbers } from '../../src/core/number-tokens.js';
 import { numberToken } from '../helpers/number-tokens.js';
 
 describe('lossless JSON', () => {
@@ -103,5 +103,83 @@ describe('parseKept: a text parsed again, given the tokens parseJson kept', () =
     expect(put('{"a":"x","b":12345678901234567891,"a":12345678901234567890}')).toBeUndefined();
     expect(stringifyJson(parseJson('{"b":12345678901234567890,"1":12345678901234567891}'))).toBe('{"1":12345678901234567891,"b":12345678901234567890}');
     expect(stringifyJson(parseJson('{"a":"x","b":12345678901234567891,"a":12345678901234567890}'))).toBe('{"a":12345678901234567890,"b":12345678901234567891}');
+  });
+});
+
+// The first page of a process is read and written on the engine's own code (json.ts): the same
+// values and the same text as the ways that take over once warm, which the tests above use.
+describe('the first page of a process: the engine\'s regular expressions, JSON.parse and JSON.stringify with marks', () => {
+  // Whitespace after any punctuation outside strings, as a service may send it.
+  const spaced = (text: string) => text.replace(/"(?:[^"\\]|\\.)*"|[,:[\]{}]/g, (m) => (m.length === 1 ? `${m} \n\t` : m));
+
+  it('property: findNumbers finds the tokens to keep and the depth that the loop finds', () => {
+    fc.assert(
+      fc.property(jsonText, fc.boolean(), (text, space) => {
+        const t = space ? spaced(text) : text;
+        const { inexact, depth } = scanNumbers(t);
+        expect(findNumbers(t)).toEqual({ inexact, depth });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('property: parseJsonCold gives the value, the kept tokens\' text and the errors that parseJson gives', () => {
+    fc.assert(
+      fc.property(jsonText, fc.boolean(), (text, space) => {
+        const t = space ? spaced(text) : text;
+        const cold = parseJsonCold(t);
+        expect(cold).toEqual(parseJson(t));
+        expect(stringifyJson(cold)).toBe(stringifyJson(parseJson(t)));
+        expect(parsedLosslessly(cold)).toBe(parsedLosslessly(parseJson(t)));
+        // What the dataset's thread gets: the text parsed again with these kept tokens.
+        expect(parseKept(t, keptTokens(cold) ?? NONE)).toEqual(cold);
+      }),
+      { numRuns: 1000 },
+    );
+    const bad = ['{"a":1.0.0}', '{1.0:2}', '{12345678901234567890:1}', '{"a":{-0:1}}', '[{"a":1},{1E400:2}]', '[01]', '[1.]', '[-]', '{"a":1.0', '[1.0 2]', '"\\u0000', '1.0x'];
+    for (const text of bad) expect(() => parseJsonCold(text), text).toThrow(SyntaxError);
+    const deep = (n: number) => `${'['.repeat(n)}1.0${']'.repeat(n)}`;
+    expect(stringifyJson(parseJsonCold(deep(MAX_JSON_DEPTH)))).toBe(deep(MAX_JSON_DEPTH));
+    expect(() => parseJsonCold(deep(MAX_JSON_DEPTH + 1))).toThrow(JsonTooDeep);
+    expect(() => parseJsonCold(`${deep(MAX_JSON_DEPTH + 1)},`)).toThrow(SyntaxError);
+  });
+
+  it('past 4,096 skipped parts, and strings that hold escapes, quotes, brackets and digits', () => {
+    const many = `[${Array.from({ length: 10_000 }, (_, i) => `{"s":"a\\"b[{1.0","n":${i},"m":-${i}}`).join(',')},1.0,-0,12345678901234567890]`;
+    const { inexact, depth } = scanNumbers(many);
+    expect(findNumbers(many)).toEqual({ inexact, depth });
+    // -0 (the first record's "m"), 1.0, -0, and the 20-digit integer.
+    expect(inexact.length).toBe(8);
+    expect(depth).toBe(2);
+  });
+
+  it('a string of millions of escapes overflows the engine\'s backtrack stack: that text is scanned by the loop', () => {
+    const text = `{"s":"${'\\n'.repeat(8_000_000)}","n":1.0,"a":[[2]]}`;
+    // The premise: that string is past what the engine holds (Node 20 to 26).
+    expect(() => text.replace(/"[^"\\]*(?:\\.[^"\\]*)*"/g, '')).toThrow(RangeError);
+    expect(findNumbers(text)).toEqual(scanNumbers(text));
+    expect(stringifyJson(parseJsonCold(text))).toBe(text);
+  });
+
+  it('property: stringifyJsonCold writes what stringifyJson writes', () => {
+    fc.assert(
+      fc.property(jsonText, (text) => {
+        const value = parseJson(text);
+        expect(stringifyJsonCold(value)).toBe(stringifyJson(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a string or key that starts with U+0000 beside kept tokens is written exactly, by hand', () => {
+    const value = { '\u00001': new RawNumber('1.0'), s: '\u000012', t: 'x\u0000"1"', n: new RawNumber('-0') } as Json;
+    const text = '{"\\u00001":1.0,"s":"\\u000012","t":"x\\u0000\\"1\\"","n":-0}';
+    expect(stringifyJsonCold(value)).toBe(text);
+    expect(stringifyJson(value)).toBe(text);
+    expect(stringifyJsonCold([new RawNumber('1E400'), 1, 'a', { a: [new RawNumber('12345678901234567890')] }])).toBe('[1E400,1,"a",{"a":[12345678901234567890]}]');
+  });
+
+  it('leaves JSON.stringify of a RawNumber (a LosslessNumber of the library) outside sgq\'s writer as it was: its fields', () => {
+    expect(JSON.stringify({ n: new RawNumber('1.0') })).toBe('{"n":{"text":"1.0"}}');
   });
 });
