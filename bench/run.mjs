@@ -11,7 +11,8 @@
 //   BENCH_BEFORE=DIR  start-up, one-shot and shape's --jq rows also measure the sgq built in DIR, interleaved with
 //                  this one's, in rows of their own: a before and after side by side in one run
 //   BENCH_INSTRUCTIONS=1  one-shot also counts the instructions of one run of each side under
-//                  valgrind (some 15 s a run): within 1% from run to run however loaded the machine
+//                  valgrind (some 15 s a run), less V8's random prime search at start: within
+//                  some 0.3M (0.2%) from run to run however loaded the machine
 //   BENCH_NODE_LINES=22,24  the Node lines start-up is also measured on: npm's node@N, installed
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
@@ -365,9 +366,14 @@ function cpuTime(cmd, args, env) {
   return (user + sys) * 1000;
 }
 
-/** The instructions of one run of node with `args`, every thread, as valgrind counts them. */
+/**
+ * The instructions of one run of node with `args`, every thread, as valgrind counts them, less
+ * V8's search for a random prime at start (HashSeed::InitializeRoots, 4-12M of a one-page run
+ * and different in every run): without it a run's count holds within some 0.3M.
+ */
 function instructions(args, env) {
-  const counted = spawnSync('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=/dev/null', NODE, ...args], {
+  const leftOut = ['--toggle-collect=*HashSeed::InitializeRoots*', '--collect-atstart=yes'];
+  const counted = spawnSync('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=/dev/null', ...leftOut, NODE, ...args], {
     cwd: root,
     env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
     encoding: 'utf8',

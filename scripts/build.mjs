@@ -64,6 +64,9 @@ const common = {
   minify: true,
   metafile: true,
   legalComments: 'none',
+  // esbuild's default, named because Node 20's load of dist/cli.cjs reads it as latin1
+  // (src/cli/start/code-cache.ts): any other character is written as an escape.
+  charset: 'ascii',
   // import() becomes a require() on first use: the lazy parts stay lazy without the ES module loader.
   supported: { 'dynamic-import': false },
   logLevel: 'warning',

@@ -1,9 +1,10 @@
-import { closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, rmSync, write, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, write, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { PRIVATE_FILE, setMode } from './modes.js';
 import { NotRegularFileError, kindOf } from './read.js';
+import { removeFile } from './remove.js';
 import { tempPath } from './temp-names.js';
 
 // The one place where sgq replaces a file: an exclusive temporary file beside the target
@@ -46,13 +47,13 @@ export function replaceFile(target: string, data: string | Uint8Array, { durable
       closeSync(temp.fd);
     }
     if (proceed && !proceed()) {
-      rmSync(temp.path, { force: true });
+      removeFile(temp.path);
       return false;
     }
     moveIntoPlace(temp.path, target, { durable: durable && flushFolder });
     return true;
   } catch (error) {
-    rmSync(temp.path, { force: true });
+    removeFile(temp.path);
     throw error;
   }
 }
@@ -72,7 +73,7 @@ export function copyIntoPlace(from: string, target: string, mode: number = PRIVA
       }
       moveIntoPlace(temp.path, target);
     } catch (error) {
-      rmSync(temp.path, { force: true });
+      removeFile(temp.path);
       throw error;
     }
   } finally {
@@ -99,7 +100,7 @@ export function discardTemp(temp: { path: string; fd: number }): void {
   try {
     closeTemp(temp);
   } finally {
-    rmSync(temp.path, { force: true });
+    removeFile(temp.path);
   }
 }
 
@@ -183,7 +184,7 @@ export async function replaceFileAsync(target: string, data: string | Uint8Array
     renameSync(temp.path, target);
     await syncFolderAsync(dirname(target));
   } catch (error) {
-    rmSync(temp.path, { force: true });
+    removeFile(temp.path);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq } from '../helpers/e2e.js';
 import { tempDir } from '../helpers/run.js';
@@ -32,6 +32,11 @@ const filesUnder = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)).map((f) => `${e.name}/${f}`) : [e.name]));
 
 describe("Node's compile cache", () => {
+  it('compiles a bundle of ASCII only, which Node 20 reads as latin1 (no UTF-8 decoding): esbuild escapes the rest (scripts/build.mjs)', () => {
+    const bundle = readFileSync(join(dirname(BIN), '..', 'dist', 'cli.cjs'));
+    expect(bundle.findIndex((byte) => byte > 0x7f)).toBe(-1);
+  });
+
   it('is kept in sgq/code of the cache folder, a folder made 0700, and read by the next run', async () => {
     const cache = tempDir();
     const first = await sgqWith(cache, LOADS_CLI);

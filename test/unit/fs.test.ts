@@ -1,10 +1,11 @@
 import { execaSync } from 'execa';
-import { chmodSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { replaceFile } from '../../src/fs/atomic.js';
 import { HEARTBEAT_MS, acquireLock } from '../../src/fs/lock.js';
 import { readRegularFile } from '../../src/fs/read.js';
+import { removeFile } from '../../src/fs/remove.js';
 import { STALE_MS, sweepLeftovers } from '../../src/fs/sweep.js';
 import { hostTag, shortHash, tempOwner, tempPath } from '../../src/fs/temp-names.js';
 import { tempDir } from '../helpers/run.js';
@@ -27,6 +28,24 @@ describe('replaceFile', () => {
     const dir = tempDir();
     expect(() => replaceFile(join(dir, 'no', 'such', 'f'), 'x')).toThrow(/ENOENT/);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('removeFile', () => {
+  it('removes a file, and a file already gone is no error', () => {
+    const dir = tempDir();
+    const file = join(dir, 'flag.call');
+    writeFileSync(file, '1');
+    removeFile(file);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(() => removeFile(file)).not.toThrow();
+  });
+
+  it('throws on anything else, such as a folder (which it leaves)', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'sub'));
+    expect(() => removeFile(join(dir, 'sub'))).toThrow(/EISDIR|EPERM/);
+    expect(readdirSync(dir)).toEqual(['sub']);
   });
 });
 

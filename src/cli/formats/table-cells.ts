@@ -3,7 +3,7 @@ import { RawNumber } from '../../core/json.js';
 import { cellText } from './delimited.js';
 import { cutToWidth, displayWidth } from '../terminal/text-width.js';
 import type { TableColumn } from './table-columns.js';
-import { UNSAFE, escapeChar as escape } from '../terminal/visible.js';
+import { unsafePattern, escapeChar as escape } from '../terminal/visible.js';
 
 // A table's cells: what a person reads of a value, escaped so that a row stays one line and
 // nothing acts on the terminal (visible.ts decides what), and cut to a width between
@@ -49,7 +49,7 @@ function pushText(cell: Cell, text: string): void {
 export function pieces(text: string): Cell {
   const cell: Cell = [];
   let start = 0;
-  for (const match of text.matchAll(UNSAFE)) {
+  for (const match of text.matchAll(unsafePattern())) {
     if (match.index > start) pushText(cell, text.slice(start, match.index));
     cell.push({ text: escape(match[0]), mark: true });
     start = match.index + match[0].length;

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SpendWatch } from '../../core/price-meter.js';
 import type { StateOwner } from '../../core/service.js';
@@ -6,6 +6,7 @@ import { appendRecord, emptyRecords, openFlag, openForAppend, writeFlag } from '
 import { makePrivateFolder } from '../../fs/modes.js';
 import { processAlive, processStart } from '../../fs/owner.js';
 import { readRegularFile } from '../../fs/read.js';
+import { removeFile } from '../../fs/remove.js';
 import { hostTag } from '../../fs/temp-names.js';
 import { creditsFolder } from './credits-store.js';
 
@@ -149,7 +150,7 @@ export class CallsLedger implements SpendWatch<CallMark> {
       this.seqFd = closedFd(this.seqFd);
       this.flagFd = closedFd(this.flagFd);
       // A flag left up (a call never ended) is removed by the next process that finds this one gone.
-      if (!this.flagUp) rmSync(join(this.folder, this.flagName), { force: true });
+      if (!this.flagUp) removeFile(join(this.folder, this.flagName));
     } catch {
       // Best effort: a flag left down spoils nothing, and goes with the next sweep.
     }
@@ -241,7 +242,7 @@ export class CallsLedger implements SpendWatch<CallMark> {
   private removeDead(path: string, wasUp: boolean): void {
     // Not this process's own byte: its own later intervals must see it too.
     if (wasUp) appendRecord(this.seqFd, UP);
-    rmSync(path, { force: true });
+    removeFile(path);
   }
 }
 
