@@ -267,7 +267,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['full-every', () => fullEvery()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env).then(oneShotService)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['full-every', () => fullEvery()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -352,6 +352,29 @@ async function oneShot(env) {
     row(`${what}: median of ${runs}`, `${fmt(tSgq[i][0])} ms`, `${fmt(tHttp[0])} ms`, `${m.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(m <= 1.25)}`);
     row(`${what}: 90th percentile of ${runs}`, `${fmt(tSgq[i][1])} ms`, `${fmt(tHttp[1])} ms`, `${p.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(p <= 1.25)}`);
   });
+}
+
+// 1c. one page of the service's records (237 kB: 500 records of a dozen fields, 19-digit ids,
+// CJK and emoji), which sgq reads and writes losslessly: informational, beside the script that
+// JSON.parses them (and so rounds the ids past 2^53: its lines are not compared).
+async function oneShotService() {
+  const sandbox = await startSandbox([], 'service');
+  try {
+    const args = (sgq) => (sgq ? [...sgq, 'graph', 'followers', 'alice', '-q'] : [join(root, 'bench/baseline-http.mjs'), 'alice']);
+    const builds = [['', SGQ], ...(SGQ_BEFORE ? [[` before (${beforeName()})`, SGQ_BEFORE]] : [])];
+    const runs = STARTUP_RUNS * 2;
+    log(`one-shot, the service's records: ${runs} runs each`);
+    const wall = (sgq) => ({ run: () => run(NODE, args(sgq), { env: sandbox.env }) });
+    const cpu = (sgq) => ({ run: async () => ({ ms: cpuTime(NODE, args(sgq), sandbox.env) }) });
+    const [tHttp, ...tSgq] = await sideBySide([wall(undefined), ...builds.map(([, sgq]) => wall(sgq))], runs);
+    const [cHttp, ...cSgq] = await sideBySide([cpu(undefined), ...builds.map(([, sgq]) => cpu(sgq))], runs);
+    builds.forEach(([label], i) => {
+      const what = `\`sgq graph followers alice -q\`${label}, one page of the service's records (237 kB, 19-digit ids) vs the node:http script`;
+      row(`${what}: median of ${runs}`, `${fmt(tSgq[i])} ms`, `${fmt(tHttp)} ms`, `${(tSgq[i] / tHttp).toFixed(2)}x; CPU ${fmt(cSgq[i])} / ${fmt(cHttp)} ms, ${(cSgq[i] / cHttp).toFixed(2)}x`, 'informational (the target is the row above)');
+    });
+  } finally {
+    await stop(sandbox.child);
+  }
 }
 
 /** The user+sys CPU of one run of `cmd`, in ms: bash's time, to the millisecond (/usr/bin/time rounds to 10 ms). */
