@@ -1,3 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { diffHeld } from '../../src/core/diff/held-diff.js';
@@ -5,7 +9,9 @@ import { LineBytes } from '../../src/core/diff/line-bytes.js';
 import { afterLast, type Keyed } from '../../src/core/diff/keyed.js';
 import { diffSorted, type Change } from '../../src/core/diff/merge-diff.js';
 import { keyReader } from '../../src/core/diff/record-key.js';
+import { openText } from '../../src/core/diff/lines.js';
 import { MULTILINGUAL } from '../helpers/hostile-text.js';
+import { tempDir } from '../helpers/run.js';
 
 // Issue 37: the diff of a stored snapshot against an export held in memory compares the stored
 // side's bytes with the held lines' own (LineBytes) and decodes only the lines that differ.
@@ -112,5 +118,30 @@ describe('diffHeld over bytes', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('openText on a snapshot open for a diff', () => {
+  it('reads a small file in one read and one that finds its end: no read of the first two bytes alone', async () => {
+    const text = `${Array.from({ length: 200 }, (_, i) => line(i, `n${i}`)).join('\n')}\n`;
+    for (const [name, bytes] of [['a.ndjson.gz', gzipSync(text)], ['a.ndjson', Buffer.from(text)]] as const) {
+      const file = join(tempDir('sgq-held-'), name);
+      writeFileSync(file, bytes);
+      const handle = await open(file, 'r');
+      const reads: number[] = [];
+      const read = handle.read.bind(handle);
+      handle.read = ((buffer: Buffer, offset: number, length: number, position: number) => {
+        reads.push(length);
+        return read(buffer, offset, length, position);
+      }) as typeof handle.read;
+      try {
+        let got = '';
+        for await (const chunk of await openText(handle)) got += (chunk as Buffer).toString();
+        expect(got).toBe(text);
+        expect(reads.length).toBe(2);
+      } finally {
+        await handle.close();
+      }
+    }
   });
 });
