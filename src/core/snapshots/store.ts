@@ -466,7 +466,7 @@ async function writeSorted(sorted: AsyncIterable<Keyed[] | LineBytes>, fd: numbe
             // Encoded here, once, unless the caller holds its bytes already (an export held in memory, for its diff).
             const bytes = batch instanceof LineBytes ? batch : new LineBytes(batch);
             records += bytes.count;
-            yield* bytes.pieces;
+            yield* bytes.pieces();
           }
         })(),
         // One batch in flight: what waits for gzip is held in memory.
