@@ -8,7 +8,7 @@
 //                  in the big batch), a nightly job of 200 accounts instead of 2,000, and
 //                  --full-every over 10 nights of 20 accounts instead of 30 nights of 100
 //   BENCH_TREE=DIR  measure the sgq built in another checkout (before and after, one yardstick)
-//   BENCH_BEFORE=DIR  start-up, one-shot and shape's --jq rows also measure the sgq built in DIR, interleaved with
+//   BENCH_BEFORE=DIR  start-up, one-shot, shape's --jq and nightly rows also measure the sgq built in DIR, interleaved with
 //                  this one's, in rows of their own: a before and after side by side in one run
 //   BENCH_INSTRUCTIONS=1  one-shot also counts the instructions of one run of each side under
 //                  valgrind (some 15 s a run), less V8's random prime search at start: within
@@ -969,7 +969,8 @@ async function dataset(env) {
 // NIGHTLY_USERS accounts of 1,000 followers (the service's records, with ids), on its second
 // night (each user diffed against the first), against the plain export of the same accounts;
 // both at --concurrency 8, stdout to a file. CPU time (user + sys) beside the wall time: on a
-// machine others load, wall times swing, CPU times much less.
+// machine others load, wall times swing, CPU times much less. With BENCH_BEFORE, that build's
+// job too, interleaved with them, against the same snapshots (both keep the same store).
 const NIGHTLY_USERS = QUICK ? 200 : 2000;
 const NIGHTLY_RUNS = QUICK ? 1 : Math.min(RUNS, 3);
 
@@ -985,29 +986,35 @@ async function nightly() {
 async function nightlyFigures(env) {
   const input = Array.from({ length: NIGHTLY_USERS }, (_, i) => `nightly${i}_1000\n`).join(''); // _1000: 1,000 followers
   const [store, dir, out] = ['nightly-snapshots', 'nightly-dataset', 'nightly-out.ndjson'].map((name) => join(scratch, name));
-  const followers = (extra) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
+  const followers = (extra, sgq = SGQ) => run(NODE, [...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
   const job = ['--snapshot', '--changes', '--snapshot-dir', store, '--dataset', dir];
   log(`nightly: the first night of ${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (untimed)`);
   await followers(job);
-  const figures = { job: { cpu: [], peak: 0 }, plain: { cpu: [], peak: 0 } };
-  const timed = (name, extra) => async () => {
+  const figures = { job: { cpu: [], peak: 0 }, plain: { cpu: [], peak: 0 }, before: { cpu: [], peak: 0 } };
+  const timed = (name, extra, sgq = SGQ) => async () => {
+    const job = name !== 'plain';
     // Every night against one snapshot before it, into a fresh dataset: the same work each run.
-    if (name === 'job') rmSync(dir, { recursive: true, force: true });
-    const r = await followers(extra);
-    if (name === 'job' && readFileSync(out, 'utf8') !== '') throw new Error('the second night printed changes of lists that did not change');
-    if (name === 'job') await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', '1', '--snapshot-dir', store, '--quiet'], { env });
+    if (job) rmSync(dir, { recursive: true, force: true });
+    const r = await followers(extra, sgq);
+    if (job && readFileSync(out, 'utf8') !== '') throw new Error('the second night printed changes of lists that did not change');
+    if (job) await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', '1', '--snapshot-dir', store, '--quiet'], { env });
     figures[name].cpu.push(r.cpuMs);
     figures[name].peak = Math.max(figures[name].peak, r.rssKiB / 1024);
     return r;
   };
   log(`nightly: ${NIGHTLY_RUNS} runs each of the second night and the plain export, interleaved`);
   notes.push(`nightly: load average ${os.loadavg()[0].toFixed(2)} when its timed runs began`);
-  const [tJob, tPlain] = await sideBySide([{ run: timed('job', job) }, { run: timed('plain', []) }], NIGHTLY_RUNS);
-  const [cJob, cPlain] = [median(figures.job.cpu), median(figures.plain.cpu)];
+  const sides = [{ run: timed('job', job) }, { run: timed('plain', []) }, ...(SGQ_BEFORE ? [{ run: timed('before', job, SGQ_BEFORE) }] : [])];
+  const [tJob, tPlain, tBefore] = await sideBySide(sides, NIGHTLY_RUNS);
+  const [cJob, cPlain, cBefore] = [median(figures.job.cpu), median(figures.plain.cpu), median(figures.before.cpu)];
   const what = `${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (${fmt(NIGHTLY_USERS * 1000)} records), \`--concurrency 8\`, stdout to a file`;
   const cpu = Number.isNaN(cJob) ? '' : `; CPU ${fmt(cJob)} / ${fmt(cPlain)} ms, ${(cJob / cPlain).toFixed(2)}x`;
   row(`nightly job: \`--snapshot --changes --dataset\` on its second night vs the plain export, ${what} (median of ${NIGHTLY_RUNS})`, `${fmt(tJob)} ms`, `${fmt(tPlain)} ms`, `${(tJob / tPlain).toFixed(2)}x${cpu}`, `≤ 1.50x ${verdict(tJob / tPlain <= 1.5)}`);
   row(`peak RSS of that nightly job (highest of ${NIGHTLY_RUNS}; baseline: the plain export's)`, `${figures.job.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.job.peak / figures.plain.peak).toFixed(2)}x`, `< 200 MiB ${verdict(figures.job.peak < 200)}`);
+  if (SGQ_BEFORE) {
+    const cpuBefore = Number.isNaN(cBefore) ? '' : `; CPU ${fmt(cBefore)} / ${fmt(cPlain)} ms, ${(cBefore / cPlain).toFixed(2)}x`;
+    row(`the same nightly job, before (${beforeName()}), interleaved; peak RSS ${figures.before.peak.toFixed(1)} MiB`, `${fmt(tBefore)} ms`, `${fmt(tPlain)} ms`, `${(tBefore / tPlain).toFixed(2)}x${cpuBefore}`, 'informational (the before of the row above)');
+  }
   for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });
 }
 

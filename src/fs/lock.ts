@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import { ExitCode, SgqError } from '../core/errors.js';
 import { fileError } from './file-errors.js';
 import { LOCK_FILE } from './modes.js';
-import { processAlive, processStart, thisHost } from './owner.js';
+import { processAlive, thisHost, thisProcessStart } from './owner.js';
 import { readRegularFile } from './read.js';
 import { STALE_MS, sweepLeftovers } from './sweep.js';
 import { tempPath } from './temp-names.js';
@@ -60,7 +60,7 @@ const MAX_POLL_MS = 1000;
 /** Takes the lock beside `target`, waiting up to `waitMs` for a live holder (exit 8 past that). */
 export async function acquireLock(target: string, options: LockOptions): Promise<Lock> {
   const file = `${target}.lock`;
-  const me: Holder = { pid: process.pid, host: thisHost(), start: processStart(process.pid) };
+  const me: Holder = { pid: process.pid, host: thisHost(), start: thisProcessStart() };
   const deadline = Date.now() + options.waitMs;
   for (let delay = 25; ; delay = Math.min(delay * 2, MAX_POLL_MS)) {
     const taken = attempt(file, me);

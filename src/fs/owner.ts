@@ -37,6 +37,17 @@ export function processStart(pid: number): string | undefined {
   }
 }
 
+let own: { start: string | undefined } | undefined;
+
+/**
+ * This process's start time, read once: a lock records it (a run takes one per user of a
+ * --snapshot batch), and reading /proc/self/stat each time was 1-2% of a nightly job's CPU.
+ */
+export function thisProcessStart(): string | undefined {
+  own ??= { start: processStart(process.pid) };
+  return own.start;
+}
+
 /**
  * Whether the process `pid` of this host still runs; with `start`, also that it is the very
  * process that recorded it (a reused pid is not). Unknown counts as alive.

@@ -8,6 +8,7 @@ import { ExternalSort, batchesOf } from '../../src/core/diff/external-sort.js';
 import { SnapshotStore } from '../../src/core/snapshots/store.js';
 import { diffSorted, type Change } from '../../src/core/diff/merge-diff.js';
 import { diffHeld } from '../../src/core/diff/held-diff.js';
+import { LineBytes } from '../../src/core/diff/line-bytes.js';
 import { keyReader, recordKey } from '../../src/core/diff/record-key.js';
 import { parseJson, stringifyJson } from '../../src/core/json.js';
 import { exportLines, glimpse, headGlimpse } from '../../src/core/diff/sources.js';
@@ -151,7 +152,7 @@ describe('diffSorted', () => {
   });
 });
 
-describe('diffHeld: a stored side read as lines against one held in memory', () => {
+describe('diffHeld: a stored side read as bytes against one held in memory', () => {
   // Records keyed by id, with a username (a rename) and a value (a change); an older side may
   // repeat an id, lack it, or be out of order, as a hand-edited or damaged file could.
   const record = fc.record({ id: fc.option(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'é'), { nil: undefined }), username: fc.constantFrom('x', 'y'), v: fc.nat(2) });
@@ -178,7 +179,12 @@ describe('diffHeld: a stored side read as lines against one held in memory', () 
           }
         };
         const expected = await run((emit, stats) => diffSorted(keyedInOrder(batches(), keyReader('id'), stats, 'older'), batchesOf(newer), { changed, names }, emit));
-        const got = await run((emit, stats) => diffHeld(batches(), newer, { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
+        // The stored side as its bytes, cut every chunk + 1 bytes (a line, or a character, may span two).
+        const bytes = async function* () {
+          const all = Buffer.from(older.map((line) => `${line}\n`).join(''));
+          for (let i = 0; i < all.length; i += chunk + 1) yield all.subarray(i, i + chunk + 1);
+        };
+        const got = await run((emit, stats) => diffHeld(bytes(), new LineBytes(newer), { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
         expect(got).toEqual(expected);
       }),
       { numRuns: 400 },

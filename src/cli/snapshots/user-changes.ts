@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { confirmationWindow, diffWindow, periodBefore, listChange, comparable, diffSide, type WindowCounts, type AccountRoom, type UserChanges, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
-import { diffMatched, matchSides, keyReader, snapshotRecords, type Change, type DiffCounts, type Matched, type Keyed } from '../../core/diff/diff.js';
+import { diffMatched, matchSides, keyReader, snapshotRecords, type Change, type DiffCounts, type Matched, type LineBytes } from '../../core/diff/diff.js';
 import type { JobEnd } from '../run/jobs.js';
 import { count, grouped } from '../../core/words.js';
 import { changeRecords, countsText } from './churn-text.js';
@@ -21,8 +21,8 @@ export interface ChangeOptions {
   room?: AccountRoom;
   key?: string;
   tempDir: string;
-  /** This export's records in key order, when they fitted in memory: the file just written is not read back. */
-  inOrder?: readonly Keyed[];
+  /** This export's records in key order, with their bytes, when they fitted in memory: the file just written is not read back. */
+  inOrder?: LineBytes;
   /** --full-every N: above 1, every change carries left_after and left_before (null unless lost). */
   fullEvery?: number;
 }

@@ -12,6 +12,7 @@ import type { Change, DiffCounts } from './merge-diff.js';
 export { diffMatched, matchSides, type DiffSource, type Matched, type MatchOptions } from './pair.js';
 export type { Change, ChangeKind, DiffCounts } from './merge-diff.js';
 export type { Keyed, KeyStats } from './keyed.js';
+export type { LineBytes } from './line-bytes.js';
 export { keyReader, NotARecord, type KeyOf } from './record-key.js';
 export { LineTooLong } from './lines.js';
 export { snapshotRecords } from './sources.js';

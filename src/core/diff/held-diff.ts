@@ -1,12 +1,16 @@
-import { afterLast, type Keyed, type KeyStats } from './keyed.js';
+import { afterLast, type KeyStats } from './keyed.js';
+import { LineSplitter } from './byte-lines.js';
+import type { LineBytes } from './line-bytes.js';
 import { emptyCounts, renamedFrom, settled, type Change, type ChangeKind, type DiffCounts } from './merge-diff.js';
 import type { KeyOf } from './record-key.js';
 
-// The diff of a stored snapshot, read as lines, against an export held in memory in key order
-// (one just staged, SnapshotCapture.inOrder): what diffSorted does with both sides keyed, with
-// the older side's keys read only where needed. On a night where most of a list is as it was,
-// most of its lines are the very line held at the same place of the newer side: that line's
-// key is the held one, and reading it from the line again was a third of the diff's cost.
+// The diff of a stored snapshot, read as bytes, against an export held in memory in key order
+// (one just staged, SnapshotCapture.inOrder, with its lines' bytes): what diffSorted does with
+// both sides keyed, with the older side's lines decoded and keyed only where needed. On a
+// night where most of a list is as it was, most of its lines are the very bytes of the line
+// held at the same place of the newer side: that line is the held one, key and text, and
+// decoding the stored side to text was a third of the diff's cost; reading each key from its
+// line again was another third.
 
 const BATCH = 1000;
 
@@ -23,41 +27,46 @@ export interface HeldDiffOptions {
 }
 
 /**
- * Merges the older side's lines (in key order, repeats of a key dropped, lines without it left
- * out, a line out of order an error: as keyedInOrder reads them) with `newer`, and hands the
- * changes to `emit` in batches, in key order; the counts are diffSorted's.
+ * Merges the older side's lines (its bytes, gunzipped: read as lineBatches reads them, in key
+ * order, repeats of a key dropped, lines without it left out, a line out of order an error:
+ * as keyedInOrder reads them) with `newer`, and hands the changes to `emit` in batches, in key
+ * order; the counts are diffSorted's.
  */
-export async function diffHeld(older: AsyncIterable<string[]>, newer: readonly Keyed[], options: HeldDiffOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
+export async function diffHeld(older: AsyncIterable<Buffer>, held: LineBytes, options: HeldDiffOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const counts = emptyCounts();
   const { names, olderKey, stats } = options;
+  const newer = held.items;
   let out: Change[] = [];
   const push = (change: ChangeKind, line: string, from?: string) => out.push(from === undefined ? { change, line } : { change, line, from });
   let j = 0;
   let last: string | undefined;
-  for await (const lines of older) {
-    options.signal?.throwIfAborted();
-    for (const line of lines) {
-      // The line held next: its key, unread. Anything else is read, and checked for order.
-      const held = j < newer.length && newer[j]!.line === line ? newer[j]! : undefined;
-      const key = held ? held.key : olderKey(line);
-      if (key === undefined) {
-        stats.missingKey++;
-        continue;
-      }
-      if (!afterLast(key, last, stats, options.where)) continue;
-      last = key;
-      for (; j < newer.length && newer[j]!.key < key; j++) {
-        counts.gained++;
-        push('gained', newer[j]!.line);
-      }
-      if (j < newer.length && newer[j]!.key === key) matched(line, newer[j++]!.line);
-      else {
-        counts.lost++;
-        push('lost', line);
-      }
+  const lines = new LineSplitter((buf, start, end) => {
+    // The line held next, byte for byte: its text and key, undecoded. Anything else is decoded, read, and checked for order.
+    const same = j < newer.length && held.equals(j, buf, start, end);
+    const line = same ? newer[j]!.line : buf.toString('utf8', start, end);
+    const key = same || (j < newer.length && newer[j]!.line === line) ? newer[j]!.key : olderKey(line);
+    if (key === undefined) {
+      stats.missingKey++;
+      return;
     }
+    if (!afterLast(key, last, stats, options.where)) return;
+    last = key;
+    for (; j < newer.length && newer[j]!.key < key; j++) {
+      counts.gained++;
+      push('gained', newer[j]!.line);
+    }
+    if (j < newer.length && newer[j]!.key === key) matched(line, newer[j++]!.line);
+    else {
+      counts.lost++;
+      push('lost', line);
+    }
+  }, false);
+  for await (const chunk of older) {
+    options.signal?.throwIfAborted();
+    lines.push(chunk);
     if (out.length >= BATCH) await flush();
   }
+  lines.end();
   for (; j < newer.length; j++) {
     counts.gained++;
     push('gained', newer[j]!.line);

@@ -21,37 +21,48 @@ export async function isGzipped(handle: FileHandle): Promise<boolean> {
 
 /**
  * The text of a file or an open handle, gunzipped when it starts with gzip's magic bytes
- * (`gzipped`, when the caller has looked already).
+ * (`gzipped`, when the caller has looked already). A handle's first chunk says it: no read of
+ * its first two bytes alone (a read of its own for each snapshot a run compares with).
  */
 export async function openText(source: string | FileHandle, gzipped?: boolean): Promise<Readable> {
-  const handle = typeof source === 'string' ? await open(source, 'r') : source;
-  gzipped ??= await isGzipped(handle);
-  // A handle passed in stays open: its owner closes it.
-  const raw = typeof source === 'string' ? createReadStream('', { fd: handle, start: 0, highWaterMark: CHUNK }) : handleBytes(handle);
-  if (gzipped) {
-    const gunzip = createGunzip({ chunkSize: CHUNK });
-    raw.on('error', (error: Error) => gunzip.destroy(error));
-    // A reader that stops early (a glimpse at the first records) destroys the gunzip: the file's stream goes with it.
-    gunzip.on('close', () => raw.destroy());
-    return raw.pipe(gunzip);
+  if (typeof source !== 'string') {
+    // A handle passed in stays open: its owner closes it.
+    const first = await readChunk(source, 0);
+    return gunzippedIf(gzipped ?? isGzipHead(first), handleBytes(source, first));
   }
-  return raw;
+  const handle = await open(source, 'r');
+  gzipped ??= await isGzipped(handle);
+  return gunzippedIf(gzipped, createReadStream('', { fd: handle, start: 0, highWaterMark: CHUNK }));
+}
+
+function gunzippedIf(gzipped: boolean, raw: Readable): Readable {
+  if (!gzipped) return raw;
+  const gunzip = createGunzip({ chunkSize: CHUNK });
+  raw.on('error', (error: Error) => gunzip.destroy(error));
+  // A reader that stops early (a glimpse at the first records) destroys the gunzip: the file's stream goes with it.
+  gunzip.on('close', () => raw.destroy());
+  return raw.pipe(gunzip);
+}
+
+/** Up to CHUNK bytes of a handle from `position` (none at its end). */
+async function readChunk(handle: FileHandle, position: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(CHUNK);
+  const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+  return bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead);
 }
 
 /**
- * A handle's bytes from its start, read at positions. A file stream on a handle closes it when
- * it is destroyed, whatever autoClose says; this one leaves it open, so that a reader may stop
- * early (a glance at the first records) and another read the same handle again.
+ * A handle's bytes from its start (`first` read already), read at positions. A file stream on
+ * a handle closes it when it is destroyed, whatever autoClose says; this one leaves it open,
+ * so that a reader may stop early (a glance at the first records) and another read the same
+ * handle again.
  */
-function handleBytes(handle: FileHandle): Readable {
+function handleBytes(handle: FileHandle, first: Buffer): Readable {
   return Readable.from(
     (async function* () {
-      for (let position = 0; ; ) {
-        const buffer = Buffer.allocUnsafe(CHUNK);
-        const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
-        if (bytesRead === 0) return;
-        position += bytesRead;
-        yield bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead);
+      for (let chunk = first, position = 0; chunk.length > 0; chunk = await readChunk(handle, position)) {
+        position += chunk.length;
+        yield chunk;
       }
     })(),
     { objectMode: false, highWaterMark: CHUNK },

@@ -5,6 +5,7 @@ import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { diffHeld } from './held-diff.js';
 import { batchesOf } from './external-sort.js';
+import type { LineBytes } from './line-bytes.js';
 import { NotARecord, keyReader } from './record-key.js';
 import { exportLines, glimpse, headGlimpse, snapshotRecords } from './sources.js';
 import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
@@ -16,11 +17,11 @@ import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 /**
  * One side of a diff before it is keyed: an export, or a stored snapshot in order by
  * `sortedBy`; with `inOrder`, the snapshot's records as they are in its file, keyed by
- * `sortedBy`, held in memory (one just staged): read instead of the file.
+ * `sortedBy`, held in memory with their bytes (one just staged): read instead of the file.
  */
 export type DiffSource =
   | { kind: 'export'; source: string | FileHandle; where: string }
-  | { kind: 'snapshot'; handle: FileHandle; sortedBy: string; path: string; where: string; inOrder?: readonly Keyed[] };
+  | { kind: 'snapshot'; handle: FileHandle; sortedBy: string; path: string; where: string; inOrder?: LineBytes };
 
 /** One side of a diff with the field chosen to key it, and what keying it left out. */
 export interface MatchedSide {
@@ -57,7 +58,7 @@ async function onSide<T>(source: DiffSource, step: () => Promise<T>): Promise<T>
 async function glimpseOf(source: DiffSource, key: string | undefined): Promise<Glimpse & { where: string }> {
   const head = source.kind === 'snapshot' && !source.inOrder ? await onSide(source, () => headGlimpse(source.handle, key)) : undefined;
   if (head) return { ...head, where: source.where };
-  const lines = source.kind === 'export' ? exportLines(source.source) : source.inOrder ? linesOf(source.inOrder) : lineBatches(await openText(source.handle));
+  const lines = source.kind === 'export' ? exportLines(source.source) : source.inOrder ? linesOf(source.inOrder.items) : lineBatches(await openText(source.handle));
   return { ...(await onSide(source, () => glimpse(lines, key))), where: source.where };
 }
 
@@ -79,7 +80,7 @@ export function diffMatched(matched: Matched, options: { changed: boolean; signa
   if (inOrder(older) && inOrder(newer)) {
     const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
     const held = heldSide(older, newer);
-    if (held) return diffHeld(held.lines, held.newer, { ...options, names: readers, olderKey: keyReader(older.field), stats: older.stats, where: held.where }, emit);
+    if (held) return diffHeld(held.bytes, held.newer, { ...options, names: readers, olderKey: keyReader(older.field), stats: older.stats, where: held.where }, emit);
     return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
   }
   return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, tempDir: matched.tempDir }, emit);
@@ -89,15 +90,15 @@ const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.s
 
 function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
   const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
-  return source.inOrder ? batchesOf(source.inOrder) : snapshotRecords(source.handle, side.field, side.stats, source.path);
+  return source.inOrder ? batchesOf(source.inOrder.items) : snapshotRecords(source.handle, side.field, side.stats, source.path);
 }
 
-/** A stored older side against a newer one held in memory: the older one's lines, keyed as they are merged (held-diff.ts). */
-function heldSide(older: MatchedSide, newer: MatchedSide): { lines: AsyncIterable<string[]>; newer: readonly Keyed[]; where: string } | undefined {
+/** A stored older side against a newer one held in memory: the older one's bytes, split, compared and keyed as they are merged (held-diff.ts). */
+function heldSide(older: MatchedSide, newer: MatchedSide): { bytes: AsyncIterable<Buffer>; newer: LineBytes; where: string } | undefined {
   const [a, b] = [older.source, newer.source] as Extract<DiffSource, { kind: 'snapshot' }>[];
   if (a!.inOrder || !b!.inOrder) return undefined;
   const handle = a!.handle;
-  return { lines: (async function* () { yield* lineBatches(await openText(handle)); })(), newer: b!.inOrder, where: a!.path };
+  return { bytes: (async function* () { yield* (await openText(handle)) as AsyncIterable<Buffer>; })(), newer: b!.inOrder, where: a!.path };
 }
 
 async function* linesOf(items: readonly Keyed[]): AsyncGenerator<string[]> {

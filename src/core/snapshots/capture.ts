@@ -3,6 +3,7 @@ import { stringifyJson } from '../json.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { ExternalSort, batchesOf } from '../diff/external-sort.js';
 import type { Keyed } from '../diff/keyed.js';
+import { LineBytes } from '../diff/line-bytes.js';
 import { fieldsOf, noIdentity, snapshotField, type Fields } from '../diff/identity.js';
 import { keyReader, recordKey, type KeyOf } from '../diff/record-key.js';
 import type { SnapshotStore, SnapshotSubject, SnapshotMeta, StagedSnapshot, SnapshotIdentity } from './store.js';
@@ -19,8 +20,8 @@ export class SnapshotCapture {
   private read?: KeyOf;
   /** The fields of the first record, to name in an error. */
   private sample?: string[];
-  /** The staged export in key order, when it fitted in memory (`stage`), until `release`. */
-  inOrder?: readonly Keyed[];
+  /** The staged export in key order, with its bytes as written, when it fitted in memory (`stage`), until `release`. */
+  inOrder?: LineBytes;
   pages = 0;
 
   constructor(
@@ -77,13 +78,15 @@ export class SnapshotCapture {
   /**
    * Writes the sorted export as a staged snapshot (the caller holds the subject's lock). An
    * export that fitted in memory stays there, in order, as `inOrder`, until `release`: its
-   * diff reads it instead of the file just written.
+   * diff reads it (and compares the stored snapshot's bytes with those it was written as)
+   * instead of the file just written.
    */
   stage(meta: Pick<SnapshotMeta, 'taken_at' | 'complete' | 'credits_used'>): Promise<StagedSnapshot> {
     const f = this.fields;
     const identity: SnapshotIdentity = !f ? 'none' : f.key !== undefined ? 'key' : f.id !== undefined ? 'id' : 'username';
-    this.inOrder = this.sort.inMemory();
-    const sorted = this.inOrder ? batchesOf(this.inOrder) : this.sort.sorted();
+    const held = this.sort.inMemory();
+    this.inOrder = held && new LineBytes(held);
+    const sorted = this.inOrder ? once(this.inOrder) : this.sort.sorted();
     return this.store.stage(this.subject, sorted, { ...meta, pages: this.pages, sorted_by: this.sortedBy, identity });
   }
 
@@ -102,6 +105,11 @@ export class SnapshotCapture {
     this.release();
     this.sort.discard();
   }
+}
+
+/** The held export as the one batch the store writes, already encoded. */
+async function* once(bytes: LineBytes): AsyncGenerator<LineBytes> {
+  yield bytes;
 }
 
 /**

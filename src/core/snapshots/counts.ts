@@ -1,4 +1,4 @@
-import { diff, type Change, type DiffCounts, type DiffSource, type Keyed } from '../diff/diff.js';
+import { diff, type Change, type DiffCounts, type DiffSource, type LineBytes } from '../diff/diff.js';
 import { unreadable, type OpenSnapshot, type SnapshotCounts, type StoredSnapshot } from './store.js';
 
 // What a snapshot counts: how many accounts came and went since the snapshot before it. Kept
@@ -34,7 +34,7 @@ export interface CountOptions {
   /** Each batch of changes, for a caller that lists them (the history page); none: counted only. */
   emit?: (changes: Change[]) => Promise<void>;
   /** `current`'s records in key order, when they are held in memory (just staged): its file is not read back. */
-  inOrder?: readonly Keyed[];
+  inOrder?: LineBytes;
 }
 
 /** The field --key named when `snapshot` was taken (its identity is that key), else undefined: ids, else usernames. */
@@ -44,7 +44,7 @@ export const keyOf = (snapshot: StoredSnapshot): string | undefined => (snapshot
  * An open snapshot as a side of a diff, named `where` in what the diff says, in order of the
  * field it is sorted by; `inOrder`: its records held in memory (just staged), read instead of its file.
  */
-export const diffSide = (snapshot: OpenSnapshot, where: string, inOrder?: readonly Keyed[]): DiffSource => ({ kind: 'snapshot', handle: snapshot.handle, sortedBy: snapshot.meta.sorted_by, path: snapshot.dataPath, where, inOrder });
+export const diffSide = (snapshot: OpenSnapshot, where: string, inOrder?: LineBytes): DiffSource => ({ kind: 'snapshot', handle: snapshot.handle, sortedBy: snapshot.meta.sorted_by, path: snapshot.dataPath, where, inOrder });
 
 /** Diffs two open snapshots as `sgq diff` would (matched by id, else username, or the --key they were taken with). */
 export async function diffSnapshots(previous: OpenSnapshot, current: OpenSnapshot, options: CountOptions): Promise<DiffCounts> {
