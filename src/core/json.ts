@@ -10,7 +10,7 @@
 // this code once, before V8 has compiled any of it, where a loop or a walk by hand costs ten
 // times what the engine's code does; once warm, the hand-written ways cost half as much.
 
-import { findNumbers, scanNumbers, type NumberScan, type NumberWalk } from './number-tokens.js';
+import { NUMBER_TOKEN, findNumbers, scanNumbers, type NumberScan, type NumberWalk } from './number-tokens.js';
 
 /** A number kept as the text the service sent, because a JS number would change it. */
 export class RawNumber {
@@ -325,6 +325,8 @@ function keyText(key: string): string {
   return text;
 }
 
+const NUMBER_AT_START = new RegExp(`^${NUMBER_TOKEN}`);
+
 class LosslessParser {
   private pos = 0;
   constructor(private readonly text: string) {}
@@ -414,7 +416,7 @@ class LosslessParser {
   }
 
   private number(): Json {
-    const match = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(this.text.slice(this.pos, this.pos + 400));
+    const match = NUMBER_AT_START.exec(this.text.slice(this.pos, this.pos + 400));
     if (!match) return this.fail('invalid number');
     this.pos += match[0].length;
     const value = Number(match[0]);

@@ -17,8 +17,10 @@ export function keptAsText(token: string): boolean {
   return String(value) !== token || (!Number.isSafeInteger(value) && Number.isInteger(value) && !/[.eE]/.test(token));
 }
 
-// A number token as JSON writes it.
-const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+/** A number token as JSON's grammar writes it (RFC 8259): the one source of every expression in sgq that reads one. */
+export const NUMBER_TOKEN = String.raw`-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?`;
+
+const NUMBER = new RegExp(`^${NUMBER_TOKEN}$`);
 
 const keptToken = (token: string): boolean => NUMBER.test(token) && keptAsText(token);
 
@@ -77,7 +79,7 @@ export function findNumbers(text: string): NumberScan | NumberWalk {
 // written. Then the next other number token (group 3: JSON's grammar, so that what is not a
 // number is never marked as one), or none: after 4,096 parts, which bounds the backtrack
 // stack, or at the end.
-const NEXT_TOKEN = /(?:(?=([^"\d-]+))\1|"(?=([^"\\]*(?:\\.[^"\\]*)*))\2"|(?:-?[1-9]\d{0,14}|0)(?![\d.eE])){0,4096}(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)?/y;
+const NEXT_TOKEN = new RegExp(String.raw`(?:(?=([^"\d-]+))\1|"(?=([^"\\]*(?:\\.[^"\\]*)*))\2"|(?:-?[1-9]\d{0,14}|0)(?![\d.eE])){0,4096}(${NUMBER_TOKEN})?`, 'y');
 
 function tokensToKeep(text: string): number[] {
   const inexact: number[] = [];

@@ -8,6 +8,8 @@
 // Every number token prints back as written: parseJson keeps as text each one JSON.parse
 // would change (number-tokens.ts), so any well-formed token passes.
 
+import { NUMBER_TOKEN } from '../number-tokens.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** Nesting past this is left to the parser (which refuses it past MAX_JSON_DEPTH). */
@@ -46,7 +48,7 @@ function stringEnd(text: string, at: number): number {
   return -1;
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const NUMBER = new RegExp(NUMBER_TOKEN, 'y');
 
 function numberEnd(text: string, at: number): number {
   NUMBER.lastIndex = at;
