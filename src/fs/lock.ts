@@ -1,4 +1,4 @@
-import { linkSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { ExitCode, SgqError } from '../core/errors.js';
 import { fileError } from './file-errors.js';
@@ -7,6 +7,7 @@ import { processAlive, thisHost, thisProcessStart } from './owner.js';
 import { readRegularFile } from './read.js';
 import { STALE_MS, sweepLeftovers } from './sweep.js';
 import { tempPath } from './temp-names.js';
+import { removeFile } from './remove.js';
 
 // An exclusive lock per --out file, --since-last state file and snapshot folder: `FILE.lock`,
 // holding the holder's pid, host and process start time. It is created whole with link(2),
@@ -97,7 +98,7 @@ function tryTake(file: string, me: Holder): { held: number } | Seen {
     writeFileSync(mine, JSON.stringify(me), { flag: 'wx', mode: LOCK_FILE });
   } catch (error) {
     // A full disk creates the file and then refuses its bytes: take it back, as nobody else would.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(mine, { force: true });
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') removeFile(mine);
     throw error;
   }
   try {

@@ -1,8 +1,9 @@
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive } from './owner.js';
 import { listing } from './read.js';
 import { hostTag, tempOwner } from './temp-names.js';
+import { removeFile } from './remove.js';
 
 // Removing the temporary files of runs that were killed (kill -9, a power cut) before they
 // could rename or remove them. Called by a lock's holder, so no live run of this host is
@@ -30,7 +31,7 @@ export function sweepLeftovers(folder: string, base?: string, { now = Date.now()
   for (const name of listing(folder)) {
     const owner = tempOwner(name, base);
     if (!owner || (ownHostOnly && owner.host !== hostTag())) continue;
-    if (abandoned(join(folder, name), owner, now)) rmSync(join(folder, name), { force: true });
+    if (abandoned(join(folder, name), owner, now)) removeFile(join(folder, name));
   }
 }
 
@@ -48,7 +49,7 @@ export function removeFilesOlderThan(folder: string, before: number): void {
   for (const name of listing(folder)) {
     try {
       const file = join(folder, name);
-      if (statSync(file).mtimeMs < before) rmSync(file, { force: true });
+      if (statSync(file).mtimeMs < before) removeFile(file);
     } catch {
       // Removed meanwhile by another run: nothing to do.
     }

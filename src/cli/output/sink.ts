@@ -1,5 +1,5 @@
 import {
-  accessSync, constants, createWriteStream, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, readlinkSync, rmSync, statSync, type Stats,
+  accessSync, constants, createWriteStream, fstatSync, fsyncSync, ftruncateSync, lstatSync, readSync, readlinkSync, statSync, type Stats,
 } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -11,6 +11,7 @@ import { fileError } from '../../fs/file-errors.js';
 import { acquireLock, type Lock, type LockOptions } from '../../fs/lock.js';
 import { PRIVATE_FILE, keepOwner, modeOf } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
+import { removeFile } from '../../fs/remove.js';
 
 /**
  * Where the data goes: stdout, or a file that appears only when the run succeeds.
@@ -293,14 +294,14 @@ function keepPartial(temp: string, target: OutTarget, failed: boolean): string {
   const unchanged = `${target.file} ${target.kind === 'replace' && target.stat ? 'left unchanged' : 'not created'}`;
   // An empty FILE.partial would keep nothing and only need removing.
   if (sizeOf(temp) === 0) {
-    rmSync(temp, { force: true });
+    removeFile(temp);
     return `${unchanged}; ${failed ? 'no complete record had been written' : 'no record had been written to it'}`;
   }
   try {
     moveIntoPlace(temp, partial, { durable: false });
     return `${unchanged}; the records ${failed ? 'written before the failure' : 'fetched before the failure'} are in ${partial}`;
   } catch (error) {
-    rmSync(temp, { force: true });
+    removeFile(temp);
     return `${unchanged}; the records fetched could not be kept in ${partial} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}) and are lost`;
   }
 }

@@ -4,7 +4,7 @@ import type { SpendWatch } from '../../core/price-meter.js';
 import type { StateOwner } from '../../core/service.js';
 import { appendRecord, emptyRecords, openFlag, openForAppend, writeFlag } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { processAlive, processStart } from '../../fs/owner.js';
+import { processAlive, thisProcessStart } from '../../fs/owner.js';
 import { readRegularFile } from '../../fs/read.js';
 import { removeFile } from '../../fs/remove.js';
 import { hostTag } from '../../fs/temp-names.js';
@@ -69,7 +69,7 @@ export class CallsLedger implements SpendWatch<CallMark> {
   private listedAt?: CallMark;
   /** The ledger could not be kept up: no interval is vouched for. */
   private broken = false;
-  private readonly flagName = `${process.pid}.${processStart(process.pid) ?? ''}.${hostTag()}.${random8()}.call`;
+  private readonly flagName = `${process.pid}.${thisProcessStart() ?? ''}.${hostTag()}.${random8()}.call`;
 
   private readonly seqPath: string;
 

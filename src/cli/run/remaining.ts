@@ -1,4 +1,4 @@
-import { rmSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { configPath, type Env } from '../../core/config.js';
 import { closeTemp, createTemp, moveIntoPlace, sealTemp, type TempFile } from '../../fs/atomic.js';
@@ -6,6 +6,7 @@ import { fileWarning } from '../../fs/file-errors.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { sweepLeftovers } from '../../fs/sweep.js';
 import { ownerFolder, type StateOwner } from '../../core/service.js';
+import { removeFile } from '../../fs/remove.js';
 
 /** Up to this many users a resume names them on its command line; more go to a file read on stdin. */
 export const INLINE_UP_TO = 10;
@@ -91,7 +92,7 @@ export class RemainingUsers {
     try {
       closeTemp(this.temp);
     } finally {
-      rmSync(this.temp.path, { force: true });
+      removeFile(this.temp.path);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
@@ -8,6 +8,7 @@ import { readRegularFile } from '../../fs/read.js';
 import { splitBaseUrl, type CacheRequest, type CachedAnswer, type ResponseCache } from '../../core/client.js';
 import { listing } from '../../fs/read.js';
 import type { StateOwner } from '../../core/service.js';
+import { removeFile } from '../../fs/remove.js';
 
 // `--cache TTL`: successful answers kept as files under $XDG_CACHE_HOME/sgq (else
 // ~/.cache/sgq), one file per request. The name is a SHA-256 of the service (service.ts: all
@@ -99,7 +100,7 @@ export function clearCache(dir: string): number {
   let removed = 0;
   for (const name of listing(dir)) {
     if (!ENTRY.test(name) && !name.endsWith('.tmp')) continue;
-    rmSync(join(dir, name), { force: true });
+    removeFile(join(dir, name));
     if (ENTRY.test(name)) removed++;
   }
   return removed;

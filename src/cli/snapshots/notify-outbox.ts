@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SgqError } from '../../core/errors.js';
 import { notificationBody, type UserChanges, type SnapshotStore } from '../../core/snapshots/snapshots.js';
@@ -9,6 +9,7 @@ import { replaceFile } from '../../fs/atomic.js';
 import { acquireLock, type Lock } from '../../fs/lock.js';
 import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFile } from '../../fs/read.js';
+import { removeFile } from '../../fs/remove.js';
 
 // The notifications not yet delivered, kept in the snapshot store beside the snapshots they
 // tell of, in a folder per service and profile (`@SERVICE/PROFILE/.notify`; a route's folder
@@ -95,7 +96,7 @@ export class NotifyOutbox {
 
   /** Removes a delivered notification: its parts, oldest first. */
   remove(parts: readonly string[]): void {
-    for (const file of parts) rmSync(file, { force: true });
+    for (const file of parts) removeFile(file);
   }
 }
 

@@ -9,6 +9,7 @@ import { readPartFile, type PartFile } from './part-file.js';
 import { difference } from './conform.js';
 import { rewritePart } from './rewrite.js';
 import { datasetSchema, routeOfPartition } from './schema.js';
+import { removeFile } from '../../fs/remove.js';
 
 // `sgq dataset compact`: a file whose columns differ from its route's declared ones (an older
 // sgq's) is rewritten in them, and a partition's files of one schema become one file. The
@@ -82,12 +83,12 @@ async function mergeAll(layout: DatasetLayout, kind: Kind, before: string | unde
       merges.push(...(await mergePartition(layout, partition, sources, nextName)));
     }
   } catch (error) {
-    for (const merge of merges) rmSync(merge.temp, { force: true });
+    for (const merge of merges) removeFile(merge.temp);
     throw error;
   } finally {
     // Rewritten files that were merged into another are not needed; those that stand alone are a merge's temp.
     const kept = new Set(merges.map((m) => m.temp));
-    for (const temp of temps) if (!kept.has(temp)) rmSync(temp, { force: true });
+    for (const temp of temps) if (!kept.has(temp)) removeFile(temp);
   }
   return merges;
 }
@@ -138,7 +139,7 @@ async function swap(layout: DatasetLayout, kind: Kind, merges: Merge[], lockOpti
       buildVersion(layout, kind, current, next, merges);
       layout.point(kind, next);
     } catch (error) {
-      for (const merge of merges) rmSync(merge.temp, { force: true });
+      for (const merge of merges) removeFile(merge.temp);
       rmSync(next, { recursive: true, force: true });
       throw error;
     }

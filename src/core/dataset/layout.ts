@@ -1,10 +1,11 @@
-import { lstatSync, readlinkSync, symlinkSync, rmSync } from 'node:fs';
+import { lstatSync, readlinkSync, symlinkSync } from 'node:fs';
 import { platform } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { moveIntoPlace } from '../../fs/atomic.js';
 import { makeFolder, sharedModes, type FolderModes } from '../../fs/modes.js';
 import { listing } from '../../fs/read.js';
 import { tempPath } from '../../fs/temp-names.js';
+import { removeFile } from '../../fs/remove.js';
 
 // The dataset's layout on disk. Readers glob DIR/records/**/*.parquet (and DIR/changes/...),
 // which is a symbolic link to one immutable-by-name version folder:
@@ -122,7 +123,7 @@ export class DatasetLayout {
     try {
       moveIntoPlace(temp, link);
     } catch (error) {
-      rmSync(temp, { force: true });
+      removeFile(temp);
       throw error;
     }
   }

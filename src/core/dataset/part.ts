@@ -1,9 +1,10 @@
-import { closeSync, rmSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../classify.js';
 import { createTemp, sealTemp, writeAll, type TempFile } from '../../fs/atomic.js';
 import { ParquetWriter, type ParquetOptions, type RowConstants } from '../../parquet/parquet-writer.js';
 import type { DatasetLayout } from './layout.js';
+import { removeFile } from '../../fs/remove.js';
 
 // One Parquet file of the dataset being written: a temporary file under .sgq/staging, fed a
 // row group at a time by the same writer as `-o parquet`, in its route's declared columns
@@ -55,7 +56,7 @@ export class PartWriter {
   /** Forgets the part: its records are not kept. */
   discard(): void {
     this.close();
-    rmSync(this.temp.path, { force: true });
+    removeFile(this.temp.path);
   }
 
   private close(): void {

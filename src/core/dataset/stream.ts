@@ -1,10 +1,10 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonObject } from '../classify.js';
 import { moveIntoPlace } from '../../fs/atomic.js';
 import { dateSegment, partName, routeSegment, type DatasetLayout, type Kind } from './layout.js';
 import { PartWriter, type SealedPart } from './part.js';
 import type { ParquetOptions, RowConstants } from '../../parquet/parquet-writer.js';
+import { removeFile } from '../../fs/remove.js';
 
 /** Where one run's files of one kind go: the route and the day of the run's start (UTC). */
 export interface StreamPlace {
@@ -83,6 +83,6 @@ export class DatasetStream {
     this.part?.discard();
     this.part = undefined;
     this.cutAt = 0;
-    for (const part of this.sealed.splice(0)) rmSync(part.temp, { force: true });
+    for (const part of this.sealed.splice(0)) removeFile(part.temp);
   }
 }

@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { startThread, threadLane, type Lane } from '../../threads/lane.js';
 import { JsonTooDeep } from '../json.js';
 import type { ChangeOrder } from './change-order.js';
@@ -7,6 +6,7 @@ import type { DiffCounts } from './merge-diff.js';
 import { partitionPath, Partitions } from './partitions.js';
 import { NotARecord } from './record-key.js';
 import type { ScannedSide } from './side-scan.js';
+import { removeFile } from '../../fs/remove.js';
 
 // The second core of a hash diff: a worker thread (diff-worker.ts, built as dist/diff-worker.cjs,
 // on the lane of src/threads/lane.ts) reads the older side into partitions while this thread
@@ -125,7 +125,7 @@ export class DiffLane {
   /** Ends the worker and removes every file it was to write. */
   async stop(): Promise<void> {
     await this.lane.close();
-    for (const path of this.job.paths) rmSync(path, { force: true });
+    for (const path of this.job.paths) removeFile(path);
   }
 }
 

@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -8,6 +8,7 @@ import { getHeapStatistics } from 'node:v8';
 import { Cursor, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches } from './lines.js';
 import type { KeyOf } from './record-key.js';
+import { removeFile } from '../../fs/remove.js';
 
 // Sorting more records than fit in memory: sorted runs of a bounded size are spilled to
 // files and merged with a heap. Equal keys keep their arrival order, and only the first
@@ -117,7 +118,7 @@ export class ExternalSort {
 
   /** Removes the run files (after a failure, or once merged). */
   discard(): void {
-    for (const file of this.runs.splice(0)) rmSync(file, { force: true });
+    for (const file of this.runs.splice(0)) removeFile(file);
   }
 
   private takeBuffer(): Keyed[] {
@@ -137,7 +138,7 @@ export class ExternalSort {
       const parts = this.runs.splice(0);
       this.runs.push(merged);
       await writeLines(merged, this.merge(parts.map((f) => this.readRun(f))));
-      for (const f of parts) rmSync(f, { force: true });
+      for (const f of parts) removeFile(f);
     }
   }
 

@@ -1,9 +1,10 @@
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { copyBytes, viewOf } from '../bytes.js';
 import { writeAll } from '../../fs/atomic.js';
 import { join } from 'node:path';
 import { PRIVATE_FILE } from '../../fs/modes.js';
 import { tempPath } from '../../fs/temp-names.js';
+import { removeFile } from '../../fs/remove.js';
 
 // The partitions of a hash diff: each side's records split by the hash of their key, so that
 // one partition of the older side fits in memory at a time. A record is kept in a binary form
@@ -147,7 +148,7 @@ export class Part {
 
   discard(): void {
     this.closeFd();
-    if (this.path !== undefined) rmSync(this.path, { force: true });
+    if (this.path !== undefined) removeFile(this.path);
     this.path = undefined;
     this.blocks = [];
   }

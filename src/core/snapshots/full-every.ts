@@ -1,8 +1,8 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { readRegularFile } from '../../fs/read.js';
 import { unreadable, type StoredSnapshot } from './store.js';
+import { removeFile } from '../../fs/remove.js';
 
 // `--full-every N`: a user's whole list is fetched on its runs 1, 1+N, 1+2N, … (counted in its
 // snapshot store: the whole snapshots, and the partial ones since the last whole one), and on
@@ -121,5 +121,5 @@ export function wholeNextMark(folder: string): string | undefined {
 
 /** Forgets the note, once a whole snapshot of the user is kept. */
 export function clearWholeNext(folder: string): void {
-  rmSync(join(folder, WHOLE_NEXT), { force: true });
+  removeFile(join(folder, WHOLE_NEXT));
 }

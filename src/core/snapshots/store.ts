@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join, relative, resolve, isAbsolute } from 'node:path';
@@ -16,6 +16,7 @@ import { LineBytes } from '../diff/line-bytes.js';
 import { withLock, type LockOwner } from './store-lock.js';
 import { routeFolderName } from '../routes.js';
 import { pathSegment as segment, serviceFolder } from '../service.js';
+import { removeFile } from '../../fs/remove.js';
 
 // The snapshot store: one folder per profile, route, how and user, holding gzip NDJSON
 // files sorted by the field that identifies an account (`sorted_by`: an id from sgq 2.3 on,
@@ -216,7 +217,7 @@ export class SnapshotStore {
       const current: OpenSnapshot = { meta: full, dataPath: temp.path, metaPath: join(folder, `${base}.json`), handle: await open(temp.path, 'r') };
       return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, dataPath);
     } catch (error) {
-      rmSync(temp.path, { force: true });
+      removeFile(temp.path);
       throw error;
     }
   }
@@ -295,12 +296,12 @@ export class SnapshotStore {
         const current = readFolder(folder, this.skip);
         const old = current.slice(0, Math.max(0, current.length - keep));
         // The metadata first: without it the snapshot no longer exists for anyone.
-        for (const s of old) rmSync(s.metaPath, { force: true });
-        for (const s of old) rmSync(s.dataPath, { force: true });
+        for (const s of old) removeFile(s.metaPath);
+        for (const s of old) removeFile(s.dataPath);
         const kept = new Set(current.slice(old.length).map((s) => s.meta.file));
         sweepLeftovers(folder);
         for (const name of readdirSync(folder)) {
-          if (name.endsWith('.ndjson.gz') && !name.startsWith('.') && !kept.has(name)) rmSync(join(folder, name), { force: true });
+          if (name.endsWith('.ndjson.gz') && !name.startsWith('.') && !kept.has(name)) removeFile(join(folder, name));
         }
         return old.length;
       });
@@ -420,7 +421,7 @@ export class StagedSnapshot {
       await replaceFileAsync(this.current.metaPath, `${JSON.stringify(this.current.meta, null, 2)}\n`);
     } catch (error) {
       // Without its metadata the data file is no snapshot: take it back out of sight.
-      rmSync(this.finalPath, { force: true });
+      removeFile(this.finalPath);
       throw error;
     }
     this.state = 'committed';
@@ -430,7 +431,7 @@ export class StagedSnapshot {
   async drop(): Promise<void> {
     if (this.state !== 'staged') return;
     this.state = 'dropped';
-    rmSync(this.current.dataPath, { force: true });
+    removeFile(this.current.dataPath);
   }
 
   /** Closes its two open files (needed only for the diff); the commit works by name. Safe to call twice. */
