@@ -1,7 +1,7 @@
 import { ExitCode, SgqError, usageError } from '../../core/errors.js';
 import { validateSetting } from '../../core/config.js';
 export { openSnapshotStore } from './open-store.js';
-import { SnapshotCapture, countSnapshot, countsOf, clearWholeNext, markWholeNext, stagePartial, type UserChanges, type SnapshotCounts, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/snapshots/snapshots.js';
+import { RunMemory, SnapshotCapture, countSnapshot, countsOf, clearWholeNext, markWholeNext, stagePartial, type UserChanges, type SnapshotCounts, type SnapshotStore, type SnapshotSubject, type StagedSnapshot } from '../../core/snapshots/snapshots.js';
 import { STREAMING_COMMIT_MS, type Checkpoint } from '../run/checkpoint.js';
 import type { Job, JobEnd } from '../run/jobs.js';
 import { leftOutText } from './churn-text.js';
@@ -105,6 +105,8 @@ export class SnapshotCheckpoint implements Checkpoint {
   private commitFailure?: unknown;
   /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
   private readonly lost: string[] = [];
+  /** The memory the users in flight share for their exports and sorts: one budget for the run, whatever --concurrency. */
+  private readonly memory = new RunMemory();
 
   /** --full-every: which users are whole tonight. */
   readonly planner?: NightPlanner;
@@ -237,7 +239,7 @@ export class SnapshotCheckpoint implements Checkpoint {
     /** Tonight's since, unless the night is whole or fell back to the whole list. */
     const partial = () => (tonight instanceof PartialNight && tonight.partial ? tonight : undefined);
     // A partial night's records are keyed as the snapshot they are merged onto.
-    const start = () => (capture ??= new SnapshotCapture(this.store, subject, partial()?.base.meta.sorted_by ?? key));
+    const start = () => (capture ??= new SnapshotCapture(this.store, subject, partial()?.base.meta.sorted_by ?? key, this.memory));
     /** The store failed while the export was collected (a full disk under a spill): the records still go out, the snapshot is not kept. */
     let failed: unknown;
     const { planner } = this;

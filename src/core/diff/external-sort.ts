@@ -9,6 +9,7 @@ import { Cursor, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches } from './lines.js';
 import type { KeyOf } from './record-key.js';
 import { removeFile } from '../../fs/remove.js';
+import type { MemoryShare } from './memory-budget.js';
 
 // Sorting more records than fit in memory: sorted runs of a bounded size are spilled to
 // files and merged with a heap. Equal keys keep their arrival order, and only the first
@@ -42,17 +43,24 @@ export class ExternalSort {
     private readonly fanIn = FAN_IN,
     /** Stops a merge between batches (Ctrl-C, SIGTERM), with its reason. */
     private readonly signal?: AbortSignal,
+    /** Its part of a budget shared with other sorts (a run's users in flight): it spills when that has no room for what it holds. */
+    private readonly share?: MemoryShare,
   ) {}
 
   async add(lines: readonly string[]): Promise<void> {
     for (const line of lines) this.hold(this.keyOf(line), line);
-    if (this.chars >= this.runChars) await this.spill();
+    if (this.full()) await this.spill();
   }
 
   /** Record lines whose keys the caller has read already (`keys[i]` that of `lines[i]`; undefined for none), as keyOf would read them. */
   async addKeyed(lines: readonly string[], keys: readonly (string | undefined)[]): Promise<void> {
     for (let i = 0; i < lines.length; i++) this.hold(keys[i], lines[i]!);
-    if (this.chars >= this.runChars) await this.spill();
+    if (this.full()) await this.spill();
+  }
+
+  /** Holding a run's worth, or more than its share of the budget can grow to. */
+  private full(): boolean {
+    return this.chars >= this.runChars || this.share?.resize(this.chars) === false;
   }
 
   private hold(key: string | undefined, line: string): void {
@@ -116,9 +124,10 @@ export class ExternalSort {
     }
   }
 
-  /** Removes the run files (after a failure, or once merged). */
+  /** Removes the run files (after a failure, or once merged), and gives back its share: nothing is held any more. */
   discard(): void {
     for (const file of this.runs.splice(0)) removeFile(file);
+    this.share?.release();
   }
 
   private takeBuffer(): Keyed[] {
@@ -133,6 +142,8 @@ export class ExternalSort {
     const file = tempPath(join(this.dir, 'sort.run'));
     this.runs.push(file);
     await writeLines(file, batchesOf(this.takeBuffer()));
+    // Written: what it holds is what came since (another page may have come while it wrote).
+    this.share?.resize(this.chars);
     if (this.runs.length >= this.fanIn) {
       const merged = tempPath(join(this.dir, 'sort.run'));
       const parts = this.runs.splice(0);

@@ -24,10 +24,14 @@ export class LineBytes {
   /** Per line: its piece, and its bytes' start and end (LF left out) in that piece; none when not kept. */
   private readonly kept?: { pieces: Buffer[]; piece: Int32Array; starts: Int32Array; ends: Int32Array };
 
-  constructor(readonly items: readonly Keyed[]) {
+  constructor(
+    readonly items: readonly Keyed[],
+    /** Whether the bytes of that many characters may be kept (a run's shared budget, memory-budget.ts). */
+    room: (chars: number) => boolean = () => true,
+  ) {
     let chars = 0;
     for (const item of items) chars += item.line.length;
-    if (chars > KEPT_CHARS) return;
+    if (chars > KEPT_CHARS || !room(chars)) return;
     const n = items.length;
     const kept = (this.kept = { pieces: [] as Buffer[], piece: new Int32Array(n), starts: new Int32Array(n), ends: new Int32Array(n) });
     encode(

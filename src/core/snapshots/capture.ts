@@ -4,6 +4,7 @@ import { makePrivateFolder } from '../../fs/modes.js';
 import { ExternalSort, batchesOf } from '../diff/external-sort.js';
 import type { Keyed } from '../diff/keyed.js';
 import { LineBytes } from '../diff/line-bytes.js';
+import type { MemoryShare, RunMemory } from '../diff/memory-budget.js';
 import { fieldsOf, noIdentity, snapshotField, type Fields } from '../diff/identity.js';
 import { keyReader, recordKey, type KeyOf } from '../diff/record-key.js';
 import type { SnapshotStore, SnapshotSubject, SnapshotMeta, StagedSnapshot, SnapshotIdentity } from './store.js';
@@ -16,6 +17,10 @@ import type { SnapshotStore, SnapshotSubject, SnapshotMeta, StagedSnapshot, Snap
  */
 export class SnapshotCapture {
   private readonly sort: ExternalSort;
+  /** Its part of the run's memory: the lines its sort holds, then those of the export held in order, until `release`. */
+  private readonly share?: MemoryShare;
+  /** And of the bytes kept beside them. */
+  private readonly bytesShare?: MemoryShare;
   private fields?: Fields;
   private read?: KeyOf;
   /** The fields of the first record, to name in an error. */
@@ -29,11 +34,15 @@ export class SnapshotCapture {
     readonly subject: SnapshotSubject,
     /** The field --key named, if any. */
     private readonly key?: string,
+    /** The memory the run's users in flight share: beyond it, the export is sorted on disk. */
+    memory?: RunMemory,
   ) {
     const folder = store.folder(subject);
     makePrivateFolder(folder);
+    this.share = memory?.lines.share();
+    this.bytesShare = memory?.bytes.share();
     // Until a record shows its identity, none can be keyed: those are counted as left out.
-    this.sort = new ExternalSort((line) => this.read?.(line), folder);
+    this.sort = new ExternalSort((line) => this.read?.(line), folder, undefined, undefined, undefined, this.share);
   }
 
   async add(records: readonly JsonObject[], lossless: boolean): Promise<void> {
@@ -85,7 +94,8 @@ export class SnapshotCapture {
     const f = this.fields;
     const identity: SnapshotIdentity = !f ? 'none' : f.key !== undefined ? 'key' : f.id !== undefined ? 'id' : 'username';
     const held = this.sort.inMemory();
-    this.inOrder = held && new LineBytes(held);
+    // Its bytes are kept too when the run's budget for them has room; else each line is encoded again when compared.
+    this.inOrder = held && new LineBytes(held, (chars) => this.bytesShare?.resize(chars) ?? true);
     const sorted = this.inOrder ? once(this.inOrder) : this.sort.sorted();
     return this.store.stage(this.subject, sorted, { ...meta, pages: this.pages, sorted_by: this.sortedBy, identity });
   }
@@ -99,6 +109,8 @@ export class SnapshotCapture {
   /** Lets go of the records held in memory (once the diff is done). */
   release(): void {
     this.inOrder = undefined;
+    this.share?.release();
+    this.bytesShare?.release();
   }
 
   discard(): void {

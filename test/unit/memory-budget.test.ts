@@ -1,0 +1,130 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { MemoryBudget, RunMemory } from '../../src/core/diff/memory-budget.js';
+import { ExternalSort } from '../../src/core/diff/external-sort.js';
+import type { Keyed } from '../../src/core/diff/keyed.js';
+import { keyReader } from '../../src/core/diff/record-key.js';
+import { SnapshotCapture } from '../../src/core/snapshots/capture.js';
+import { SnapshotStore } from '../../src/core/snapshots/store.js';
+import { tempDir } from '../helpers/run.js';
+
+// Issue 37: the memory a run's users in flight hold (their sorts, the exports held for their
+// diffs and those exports' bytes) is one budget shared by all of them, not one per user: a
+// user that cannot hold more while the others hold theirs sorts on disk instead of growing.
+
+const line = (username: string) => JSON.stringify({ username, bio: `bio of ${username}` });
+const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => line(`${prefix}${String(n - i).padStart(4, '0')}`));
+const chars = (xs: readonly string[]) => xs.reduce((sum, x) => sum + x.length, 0);
+
+async function collect(batches: AsyncIterable<Keyed[]>): Promise<Keyed[]> {
+  const all: Keyed[] = [];
+  for await (const batch of batches) all.push(...batch);
+  return all;
+}
+
+describe('MemoryBudget', () => {
+  it('gives a share what the others leave free, refuses what does not fit, and takes back what a share releases', () => {
+    const budget = new MemoryBudget(100);
+    const [a, b] = [budget.share(), budget.share()];
+    expect(a.resize(70)).toBe(true);
+    expect(b.resize(40)).toBe(false);
+    expect(b.held).toBe(0);
+    expect(b.resize(30)).toBe(true);
+    expect(budget.held).toBe(100);
+    // Refused, a share keeps what it held; shrinking always succeeds.
+    expect(a.grow(1)).toBe(false);
+    expect(a.held).toBe(70);
+    expect(a.resize(20)).toBe(true);
+    expect(b.grow(50)).toBe(true);
+    a.release();
+    b.release();
+    expect(budget.held).toBe(0);
+  });
+});
+
+describe('ExternalSort with a share of a budget', () => {
+  it('holds in memory while the budget has room, spills once the others hold it, and gives its share back', async () => {
+    const first = lines('a', 50);
+    const budget = new MemoryBudget(chars(first) + 10);
+    const [dirA, dirB] = [tempDir('sgq-sort-'), tempDir('sgq-sort-')];
+    const a = new ExternalSort(keyReader('username'), dirA, undefined, undefined, undefined, budget.share());
+    const b = new ExternalSort(keyReader('username'), dirB, undefined, undefined, undefined, budget.share());
+    await a.add(first);
+    expect(budget.held).toBe(chars(first));
+    // B's lines fit its own run size by far, but not in what A leaves of the budget: on disk.
+    const second = lines('b', 5);
+    await b.add(second);
+    expect(readdirSync(dirB)).toHaveLength(1);
+    expect(budget.held).toBe(chars(first));
+    expect(b.inMemory()).toBeUndefined();
+    expect((await collect(b.sorted())).map((k) => k.line)).toEqual([...second].reverse());
+    expect(readdirSync(dirB)).toEqual([]);
+    // A's export, taken from memory, is still held by it until it is discarded.
+    expect(a.inMemory()).toHaveLength(50);
+    expect(budget.held).toBe(chars(first));
+    a.discard();
+    expect(budget.held).toBe(0);
+    expect(readdirSync(dirA)).toEqual([]);
+  });
+});
+
+describe('SnapshotCapture: the users of a run share one budget', () => {
+  const store = new SnapshotStore(tempDir('sgq-store-'), { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox');
+  const subject = (user: string) => ({ profile: 'default', route: 'graph/get_followers', how: 'username', user });
+  const meta = { taken_at: '2026-01-02T03:15:00.000Z', complete: true, credits_used: 1 };
+  const records = (prefix: string, n: number) => lines(prefix, n).map((l) => JSON.parse(l) as Record<string, string>);
+  const stagedText = async (capture: SnapshotCapture) => {
+    const staged = await capture.stage(meta);
+    const text = gunzipSync(readFileSync(staged.current.dataPath)).toString('utf8');
+    await staged.drop();
+    await staged.close();
+    return text;
+  };
+
+  it('a user whose export does not fit beside the one held for its diff sorts it on disk; the next, once that one is released, holds its own', async () => {
+    const one = records('a', 40);
+    const size = chars(one.map((r) => JSON.stringify(r)));
+    // Room for one export's lines (and bytes): not for a second export beside them.
+    const memory = new RunMemory(size + 100, size + 100);
+    const held = new SnapshotCapture(store, subject('held'), undefined, memory);
+    await held.add(one, false);
+    await stagedText(held);
+    expect(held.inOrder?.count).toBe(40);
+    // Its lines, and their bytes, kept for its diff.
+    expect([memory.lines.held, memory.bytes.held]).toEqual([size, size]);
+    const other = new SnapshotCapture(store, subject('other'), undefined, memory);
+    await other.add(records('b', 40), false);
+    const text = await stagedText(other);
+    expect(other.inOrder).toBeUndefined();
+    expect(text).toBe(`${lines('b', 40).reverse().join('\n')}\n`);
+    other.release();
+    expect(memory.lines.held).toBe(size);
+    held.release();
+    expect([memory.lines.held, memory.bytes.held]).toEqual([0, 0]);
+    const next = new SnapshotCapture(store, subject('next'), undefined, memory);
+    await next.add(records('c', 40), false);
+    await stagedText(next);
+    expect(next.inOrder?.count).toBe(40);
+    next.discard();
+    expect([memory.lines.held, memory.bytes.held]).toEqual([0, 0]);
+  });
+
+  it("keeps an export's bytes only while the run's budget for them has room: never spilling for them", async () => {
+    const one = records('a', 40);
+    const size = chars(one.map((r) => JSON.stringify(r)));
+    const memory = new RunMemory(3 * size, size + 100);
+    const [first, second] = [new SnapshotCapture(store, subject('first'), undefined, memory), new SnapshotCapture(store, subject('second'), undefined, memory)];
+    await first.add(one, false);
+    await second.add(records('b', 40), false);
+    await stagedText(first);
+    const text = await stagedText(second);
+    // Both held in order for their diffs; the second without its bytes (each line is encoded again when compared).
+    expect([first.inOrder?.count, second.inOrder?.count]).toEqual([40, 40]);
+    expect([memory.lines.held, memory.bytes.held]).toEqual([2 * size, size]);
+    expect(text).toBe(`${lines('b', 40).reverse().join('\n')}\n`);
+    first.release();
+    second.release();
+    expect([memory.lines.held, memory.bytes.held]).toEqual([0, 0]);
+  });
+});
