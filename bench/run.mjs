@@ -974,10 +974,17 @@ async function dataset(env) {
 const NIGHTLY_USERS = QUICK ? 200 : 2000;
 const NIGHTLY_RUNS = QUICK ? 1 : Math.min(RUNS, 3);
 
+// Large accounts (issue 37): the same job's peak RSS over accounts of NIGHTLY_LARGE's sizes, at
+// --concurrency 8, against the plain export's: under 200 MiB whatever the accounts, the users in
+// flight sharing one memory budget (src/core/diff/memory-budget.ts) where 5.3.2 let each hold a
+// whole export of up to 4 Mi characters.
+const NIGHTLY_LARGE = QUICK ? [[8, 8500]] : [[24, 8500], [8, 50_000]];
+
 async function nightly() {
   const sandbox = await startSandbox([], 'service');
   try {
     await nightlyFigures(sandbox.env);
+    for (const [users, followers] of NIGHTLY_LARGE) await nightlyLarge(sandbox.env, users, followers);
   } finally {
     await stop(sandbox.child);
   }
@@ -1015,6 +1022,33 @@ async function nightlyFigures(env) {
     const cpuBefore = Number.isNaN(cBefore) ? '' : `; CPU ${fmt(cBefore)} / ${fmt(cPlain)} ms, ${(cBefore / cPlain).toFixed(2)}x`;
     row(`the same nightly job, before (${beforeName()}), interleaved; peak RSS ${figures.before.peak.toFixed(1)} MiB`, `${fmt(tBefore)} ms`, `${fmt(tPlain)} ms`, `${(tBefore / tPlain).toFixed(2)}x${cpuBefore}`, 'informational (the before of the row above)');
   }
+  for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });
+}
+
+/** The nightly job's peak RSS over `users` accounts of `followers` each (its second night), beside the plain export's (and BENCH_BEFORE's job), interleaved. */
+async function nightlyLarge(env, users, followers) {
+  const input = Array.from({ length: users }, (_, i) => `large${i}_${followers}\n`).join('');
+  const [store, dir, out] = ['large-snapshots', 'large-dataset', 'large-out.ndjson'].map((name) => join(scratch, name));
+  const followersOf = (extra, sgq = SGQ) => run(NODE, [...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
+  const job = ['--snapshot', '--changes', '--snapshot-dir', store, '--dataset', dir];
+  log(`nightly: the first night of ${fmt(users)} accounts × ${fmt(followers)} followers (untimed)`);
+  await followersOf(job);
+  const figures = { job: { cpu: [], peak: 0 }, plain: { cpu: [], peak: 0 }, before: { cpu: [], peak: 0 } };
+  const measured = (name, extra, sgq = SGQ) => async () => {
+    if (name !== 'plain') rmSync(dir, { recursive: true, force: true });
+    const r = await followersOf(extra, sgq);
+    if (name !== 'plain') await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', '1', '--snapshot-dir', store, '--quiet'], { env });
+    figures[name].cpu.push(r.cpuMs);
+    figures[name].peak = Math.max(figures[name].peak, r.rssKiB / 1024);
+    return r;
+  };
+  notes.push(`nightly, ${fmt(users)} × ${fmt(followers)}: load average ${os.loadavg()[0].toFixed(2)} when its runs began`);
+  const sides = [{ run: measured('job', job) }, { run: measured('plain', []) }, ...(SGQ_BEFORE ? [{ run: measured('before', job, SGQ_BEFORE) }] : [])];
+  await sideBySide(sides, NIGHTLY_RUNS);
+  const cpu = (name) => (Number.isNaN(median(figures[name].cpu)) ? 'n/a' : `${fmt(median(figures[name].cpu))} ms`);
+  const what = `${fmt(users)} accounts × ${fmt(followers)} followers, \`--concurrency 8\` (highest of ${NIGHTLY_RUNS}; CPU ${cpu('job')}, the plain export's ${cpu('plain')})`;
+  row(`peak RSS of the nightly job on its second night, ${what}`, `${figures.job.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.job.peak / figures.plain.peak).toFixed(2)}x`, `< 200 MiB ${verdict(figures.job.peak < 200)}`);
+  if (SGQ_BEFORE) row(`the same, before (${beforeName()}), interleaved; CPU ${cpu('before')}`, `${figures.before.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.before.peak / figures.plain.peak).toFixed(2)}x`, 'informational (the before of the row above)');
   for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });
 }
 
