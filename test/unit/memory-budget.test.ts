@@ -33,10 +33,10 @@ describe('MemoryBudget', () => {
     expect(b.resize(30)).toBe(true);
     expect(budget.held).toBe(100);
     // Refused, a share keeps what it held; shrinking always succeeds.
-    expect(a.grow(1)).toBe(false);
+    expect(a.resize(71)).toBe(false);
     expect(a.held).toBe(70);
     expect(a.resize(20)).toBe(true);
-    expect(b.grow(50)).toBe(true);
+    expect(b.resize(80)).toBe(true);
     a.release();
     b.release();
     expect(budget.held).toBe(0);

@@ -17,9 +17,9 @@ export const SHARED_CHARS = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatisti
 
 /**
  * Characters of held exports whose bytes (line-bytes.ts) are kept beside their lines, in all:
- * 2 Mi, four exports of 1,000 followers at once. Kept apart from the lines' budget: bytes a user cannot
- * keep cost only an encoding of each line again when it is compared, where a sort that cannot
- * hold its lines spills to disk; so the bytes never make a sort spill.
+ * 2 Mi, four exports of 1,000 followers at once. Apart from the lines' budget: bytes a user
+ * cannot keep cost only an encoding of each line again when it is compared, where a sort that
+ * cannot hold its lines spills to disk; so bytes never make a sort spill.
  */
 export const SHARED_BYTES = 2 * 1024 * 1024;
 
@@ -62,11 +62,6 @@ export class MemoryShare {
     if (!this.budget.take(chars - this.chars)) return false;
     this.chars = chars;
     return true;
-  }
-
-  /** Holds `more` characters beyond what it holds; false when they do not fit. */
-  grow(more: number): boolean {
-    return this.resize(this.chars + more);
   }
 
   /** Gives back all it holds. */
