@@ -3,6 +3,7 @@ import { stringifyJson, type Json } from '../core/json.js';
 import { convert, declaredColumn, inferType, schemaElement, sqlType, textColumn, type Column } from './columns.js';
 import { UNFIT, type Declared } from './declared.js';
 import { ParquetFile } from './file.js';
+import { RowShape } from './row-shape.js';
 
 // sgq's one Parquet writer: records in, the bytes of one file out, through a byte sink the
 // caller gives (`-o parquet`'s output, a dataset part's temporary file). It knows no stream,
@@ -230,7 +231,31 @@ function declaredRule(declared: readonly Declared[], fields: readonly string[] |
   const at = leading.length;
   const known = new Set(columns.map((c) => c.name));
   known.delete(UNFIT);
+  const shape = RowShape.of(columns.map((c) => c.name), at);
   const addRow = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void => {
+    if (shape && addShaped(to, r, skip)) return;
+    addRead(to, r, skip);
+    shape?.learn(r);
+  };
+  /** A record of the last shape whose every value fits its column, added; false (nothing added) for any other. */
+  const stored: unknown[] = [];
+  const addShaped = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): boolean => {
+    if (!shape!.read(r)) return false;
+    const { values, columnAt, absent, size } = shape!;
+    // Every value converted before any is added: one that does not fit sends the record the general way, which says so.
+    for (let k = 0; k < size; k++) {
+      const value = values[k]!;
+      if (skip?.[columnAt[k]!]) return false;
+      const s = value === null ? null : convert(columns[columnAt[k]!]!, value);
+      if (s === undefined || (s === null && value !== null)) return false;
+      stored[k] = s;
+    }
+    for (let k = 0; k < size; k++) to.column(columnAt[k]!).add(stored[k]);
+    for (const i of absent) if (!skip?.[i]) to.column(i).add(null);
+    to.column(at).add(null);
+    return true;
+  };
+  const addRead = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void => {
     let unfit: Record<string, Json> | undefined;
     for (let i = 0; i < columns.length; i++) {
       if (i === at || skip?.[i]) continue;
