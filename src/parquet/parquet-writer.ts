@@ -3,7 +3,7 @@ import { stringifyJson, type Json } from '../core/json.js';
 import { convert, declaredColumn, inferType, schemaElement, sqlType, textColumn, type Column } from './columns.js';
 import { UNFIT, type Declared } from './declared.js';
 import { ParquetFile } from './file.js';
-import { RowShape } from './row-shape.js';
+import { KeyOrder, RowShape } from './row-shape.js';
 
 // sgq's one Parquet writer: records in, the bytes of one file out, through a byte sink the
 // caller gives (`-o parquet`'s output, a dataset part's temporary file). It knows no stream,
@@ -131,9 +131,14 @@ export class ParquetWriter {
     return records.length;
   }
 
+  /** The keys, in order, of the last record found to fit: most records of a page have the same. */
+  private fitKeys = new KeyOrder();
+
   private fits(r: JsonObject): boolean {
+    if (this.fitKeys.same(r)) return true;
     // A record's own `_unfit` never becomes a column: it is kept inside sgq's.
     for (const key in r) if (!this.rule!.known.has(key) && key !== UNFIT) return false;
+    this.fitKeys.take(r);
     return true;
   }
 
@@ -179,10 +184,15 @@ const withConstants = ({ records, from, end, constants }: Batch): JsonObject[] =
 /** The keys of the batches' rows in the order they first appear (a constant's after its batch's first record's own). */
 function unionOf(batches: readonly Batch[]): string[] {
   const keys = new Set<string>();
+  const last = new KeyOrder();
   for (const { records, from, end, constants } of batches) {
     for (let i = from; i < end; i++) {
-      // for-in, not Object.keys: no array made per record (a part's first 10,000 are read here).
-      for (const key in records[i]!) keys.add(key);
+      // for-in, not Object.keys: no array made per record (a part's first 10,000 are read here);
+      // a record of the same keys as the one before adds none.
+      if (!last.same(records[i]!)) {
+        for (const key in records[i]!) keys.add(key);
+        last.take(records[i]!);
+      }
       if (i === from && constants) for (const key in constants) keys.add(key);
     }
   }

@@ -70,3 +70,21 @@ export class RowShape {
     this.absent.splice(0, Infinity, ...Array.from({ length: this.columns }, (_, i) => i).filter((i) => i !== this.left && !filled.has(i)));
   }
 }
+
+/** A record's keys in its order, compared with another's by identity (interned strings): one pointer a key, no set. */
+export class KeyOrder {
+  private keys: string[] = [];
+
+  /** Whether `r`'s keys are the ones taken, in the same order. */
+  same(r: JsonObject): boolean {
+    const keys = this.keys;
+    let n = 0;
+    for (const key in r) if (n === keys.length || key !== keys[n++]) return false;
+    return n === keys.length && n > 0;
+  }
+
+  take(r: JsonObject): void {
+    this.keys = [];
+    for (const key in r) this.keys.push(key);
+  }
+}
