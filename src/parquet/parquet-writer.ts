@@ -243,14 +243,15 @@ function declaredRule(declared: readonly Declared[], fields: readonly string[] |
   known.delete(UNFIT);
   const shape = RowShape.of(columns.map((c) => c.name), at);
   const addRow = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void => {
-    if (shape && addShaped(to, r, skip)) return;
+    const shaped = shape?.read(r);
+    if (shaped && addShaped(to, skip)) return;
     addRead(to, r, skip);
-    shape?.learn(r);
+    // Another key order becomes the shape; a value that did not fit leaves it as it is.
+    if (shape && !shaped) shape.learn(r);
   };
-  /** A record of the last shape whose every value fits its column, added; false (nothing added) for any other. */
+  /** The values of a record the shape read, added when every one fits its column; false (nothing added) otherwise. */
   const stored: unknown[] = [];
-  const addShaped = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): boolean => {
-    if (!shape!.read(r)) return false;
+  const addShaped = (to: ParquetFile, skip?: readonly boolean[]): boolean => {
     const { values, columnAt, absent, size } = shape!;
     // Every value converted before any is added: one that does not fit sends the record the general way, which says so.
     for (let k = 0; k < size; k++) {
