@@ -6,7 +6,9 @@ import type { Json } from '../core/json.js';
 // (V8 loads each value by its slot, where `r[column.name]` for each column is a megamorphic
 // lookup a value) and checked by comparing each key with the one at its place (interned
 // strings: one pointer each) instead of looking it up in a set. A record of other keys is
-// read the general way and teaches the shape. Pure speed: the same values reach the same columns.
+// read the general way and teaches the shape. KeyOrder is that comparison alone (has a record
+// the keys of the last one?): the writer's check that a record fits, a part's first keys.
+// Pure speed: the same values reach the same columns.
 
 export class RowShape {
   /** The shape's keys, in a record's order. */
