@@ -2,7 +2,7 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, nightly, full-every, notify, table, history)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, nightly, parquet, full-every, notify, table, history)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
 //                  in the big batch), a nightly job of 200 accounts instead of 2,000, and
@@ -267,7 +267,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env).then(oneShotService)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['full-every', () => fullEvery()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env).then(oneShotService)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['parquet', () => parquetPages()], ['full-every', () => fullEvery()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -1050,6 +1050,29 @@ async function nightlyLarge(env, users, followers) {
   row(`peak RSS of the nightly job on its second night, ${what}`, `${figures.job.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.job.peak / figures.plain.peak).toFixed(2)}x`, `< 200 MiB ${verdict(figures.job.peak < 200)}`);
   if (SGQ_BEFORE) row(`the same, before (${beforeName()}), interleaved; CPU ${cpu('before')}`, `${figures.before.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.before.peak / figures.plain.peak).toFixed(2)}x`, 'informational (the before of the row above)');
   for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });
+}
+
+// 12a. parquet (issue 37): the dataset's Parquet writer in process (bench/parquet-pages.mjs),
+// over 10 accounts' records of the service's shape written 10 times: its CPU, and with
+// BENCH_BEFORE that tree's beside it, interleaved (the same bytes, checked); then the pages it
+// gzips, compressed on the writer's thread (gzipSync, as it does) and on zlib's threadpool: the
+// writer's thread's CPU and the process's for each. Informational: the target is the nightly row.
+async function parquetPages() {
+  const file = join(scratch, 'parquet-records.ndjson');
+  const sandbox = await startSandbox([], 'service');
+  try {
+    const input = Array.from({ length: 10 }, (_, i) => `nightly${i}_1000\n`).join('');
+    await run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--quiet'], { env: sandbox.env, input, stdoutFile: file });
+  } finally {
+    await stop(sandbox.child);
+  }
+  const measured = spawnSync(NODE, [join(root, 'bench/parquet-pages.mjs'), file, tree, ...(before ? [before] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  rmSync(file, { force: true });
+  if (measured.status !== 0) throw new Error('bench/parquet-pages.mjs failed');
+  const { records, encodeCpuMs, gzip } = JSON.parse(measured.stdout);
+  const [now, then] = [encodeCpuMs.tree, encodeCpuMs.before];
+  row(`the dataset's Parquet writer in process: ${fmt(records)} records of the service's shape in pages of 500, CPU (median of 8${then === undefined ? '' : `, beside ${beforeName()}, interleaved, the same bytes`})`, `${fmt(now)} ms`, then === undefined ? 'n/a' : `${fmt(then)} ms`, then === undefined ? 'n/a' : `${(now / then).toFixed(2)}x`, 'informational');
+  row(`its ${fmt(gzip.pages)} gzipped pages (${gzip.megabytes.toFixed(1)} MB): the writer's thread's CPU, zlib.gzip on the threadpool vs gzipSync (process CPU ${fmt(gzip.threadpool.cpuMs)} vs ${fmt(gzip.sync.cpuMs)} ms)`, `${fmt(gzip.threadpool.threadMs)} ms`, `${fmt(gzip.sync.threadMs)} ms`, `${(gzip.threadpool.threadMs / gzip.sync.threadMs).toFixed(2)}x`, 'informational');
 }
 
 // 12b. full-every (issue 37): what `--full-every 7` saves. FE_USERS accounts of sizes spread

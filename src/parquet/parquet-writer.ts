@@ -3,6 +3,7 @@ import { stringifyJson, type Json } from '../core/json.js';
 import { convert, declaredColumn, inferType, schemaElement, sqlType, textColumn, type Column } from './columns.js';
 import { UNFIT, type Declared } from './declared.js';
 import { ParquetFile } from './file.js';
+import { KeyOrder, RowShape } from './row-shape.js';
 
 // sgq's one Parquet writer: records in, the bytes of one file out, through a byte sink the
 // caller gives (`-o parquet`'s output, a dataset part's temporary file). It knows no stream,
@@ -130,9 +131,14 @@ export class ParquetWriter {
     return records.length;
   }
 
+  /** The keys, in order, of the last record found to fit: most records of a page have the same. */
+  private fitKeys = new KeyOrder();
+
   private fits(r: JsonObject): boolean {
+    if (this.fitKeys.same(r)) return true;
     // A record's own `_unfit` never becomes a column: it is kept inside sgq's.
     for (const key in r) if (!this.rule!.known.has(key) && key !== UNFIT) return false;
+    this.fitKeys.take(r);
     return true;
   }
 
@@ -178,10 +184,15 @@ const withConstants = ({ records, from, end, constants }: Batch): JsonObject[] =
 /** The keys of the batches' rows in the order they first appear (a constant's after its batch's first record's own). */
 function unionOf(batches: readonly Batch[]): string[] {
   const keys = new Set<string>();
+  const last = new KeyOrder();
   for (const { records, from, end, constants } of batches) {
     for (let i = from; i < end; i++) {
-      // for-in, not Object.keys: no array made per record (a part's first 10,000 are read here).
-      for (const key in records[i]!) keys.add(key);
+      // for-in, not Object.keys: no array made per record (a part's first 10,000 are read here);
+      // a record of the same keys as the one before adds none.
+      if (!last.same(records[i]!)) {
+        for (const key in records[i]!) keys.add(key);
+        last.take(records[i]!);
+      }
       if (i === from && constants) for (const key in constants) keys.add(key);
     }
   }
@@ -230,7 +241,32 @@ function declaredRule(declared: readonly Declared[], fields: readonly string[] |
   const at = leading.length;
   const known = new Set(columns.map((c) => c.name));
   known.delete(UNFIT);
+  const shape = RowShape.of(columns.map((c) => c.name), at);
   const addRow = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void => {
+    const shaped = shape?.read(r);
+    if (shaped && addShaped(to, skip)) return;
+    addRead(to, r, skip);
+    // Another key order becomes the shape; a value that did not fit leaves it as it is.
+    if (shape && !shaped) shape.learn(r);
+  };
+  /** The values of a record the shape read, added when every one fits its column; false (nothing added) otherwise. */
+  const stored: unknown[] = [];
+  const addShaped = (to: ParquetFile, skip?: readonly boolean[]): boolean => {
+    const { values, columnAt, absent, size } = shape!;
+    // Every value converted before any is added: one that does not fit sends the record the general way, which says so.
+    for (let k = 0; k < size; k++) {
+      const value = values[k]!;
+      if (skip?.[columnAt[k]!]) return false;
+      const s = value === null ? null : convert(columns[columnAt[k]!]!, value);
+      if (s === undefined || (s === null && value !== null)) return false;
+      stored[k] = s;
+    }
+    for (let k = 0; k < size; k++) to.column(columnAt[k]!).add(stored[k]);
+    for (const i of absent) if (!skip?.[i]) to.column(i).add(null);
+    to.column(at).add(null);
+    return true;
+  };
+  const addRead = (to: ParquetFile, r: JsonObject, skip?: readonly boolean[]): void => {
     let unfit: Record<string, Json> | undefined;
     for (let i = 0; i < columns.length; i++) {
       if (i === at || skip?.[i]) continue;

@@ -124,3 +124,45 @@ describe('columns of one value for a write (RowConstants): the bytes of the fiel
     expect(hashes[1]).toBe(hashes[0]);
   });
 });
+
+/**
+ * Record i of the service's shape (its fields in its order, ids past 2^53, instants with an
+ * offset), now and then its keys in another order, a key missing, a value that does not fit
+ * (an id past 2^63, an instant with a bad day) or a `_unfit` of its own: the paths a
+ * dataset's rows take through the writer, whatever order a record's keys come in.
+ */
+function serviceRow(i: number): string {
+  const at = <T,>(xs: readonly T[]): T => xs[i % xs.length]!;
+  const fields: [string, string][] = [
+    ['follower_username', JSON.stringify(`name_${i}`)],
+    ['follower_userid', i % 401 === 7 ? '18446744073709551617' : String(1308823108600000000n + BigInt(i) * 7919n)],
+    ['follower_list_name', at(['"Анна Петрова"', '"Zoë Lambert"', '""', 'null', `"only ${i}"`])],
+    ['follower_bio', at(['""', '"line one\\nline two"', 'null', '"फ़ोटोग्राफ़र"'])],
+    ['follower_location', at(['null', '"القاهرة"', '"Berlin"'])],
+    ['follower_website', at(['null', '"https://example.com"'])],
+    ['follower_num_followers', String((i * 7919) % 200_000)],
+    ['follower_num_friends', String(i % 1566)],
+    ['follower_num_tweets', i % 503 === 11 ? '1.5' : String(i * 3)],
+    ['follower_last_tweet', i % 5 === 0 ? 'null' : `"2024-08-${String(1 + (i % 28)).padStart(2, '0')}T17:35:00.000000+00:00"`],
+    ['follower_creation_date', i % 307 === 3 ? '"2015-02-30T15:45:00.000000+00:00"' : '"2015-10-16T15:45:00.000000+00:00"'],
+    ['follower_last_checked', `"2026-11-29T09:${String(i % 60).padStart(2, '0')}:38.${String(i % 1_000_000).padStart(6, '0')}+00:00"`],
+  ];
+  if (i % 97 === 5) fields.reverse();
+  if (i % 89 === 6) fields.splice(3, 1);
+  if (i % 211 === 9) fields.push(['_unfit', '"theirs"']);
+  return `{${fields.map(([k, v]) => `"${k}":${v}`).join(',')}}`;
+}
+
+describe("the bytes of a dataset's parts, pinned (sgq 5.3.2 wrote them)", () => {
+  it('pages of the service records with their constants, through writeFitting, over several row groups', () => {
+    const hash = createHash('sha256');
+    const writer = new ParquetWriter((bytes) => hash.update(bytes), { declared: datasetSchema('graph.get_followers', 'records') });
+    const records = Array.from({ length: ROW_GROUP * 2 + 1234 }, (_, i) => parseJson(serviceRow(i)) as JsonObject);
+    for (let at = 0, k = 0; at < records.length; at += 500, k++) {
+      const page = records.slice(at, at + 500);
+      expect(writer.writeFitting(page, 0, { query_user: `user${k % 7}`, fetched_at: '2026-11-29T04:05:06.789Z' })).toBe(page.length);
+    }
+    writer.close();
+    expect(hash.digest('hex').slice(0, 16)).toBe('1bbc09203153d89e');
+  });
+});
