@@ -45,8 +45,27 @@ export class LineBytes {
     return this.items.length;
   }
 
-  /** The bytes, each piece whole lines (a line longer than a piece is a piece of its own); not kept, encoded a thousand lines at a time. */
-  *pieces(): Generator<Buffer> {
+  /**
+   * The bytes, each piece whole lines (a line longer than a piece is a piece of its own); not
+   * kept, encoded a thousand lines at a time. With `least`, pieces are joined until they hold
+   * that many bytes (the last may hold fewer): each piece is one write to gzip, a round trip
+   * through libuv's threads whose callback runs on the main thread.
+   */
+  *pieces(least = 0): Generator<Buffer> {
+    let joined: Buffer[] = [];
+    let bytes = 0;
+    for (const piece of this.encoded()) {
+      joined.push(piece);
+      bytes += piece.length;
+      if (bytes < least) continue;
+      yield joined.length === 1 ? piece : Buffer.concat(joined, bytes);
+      joined = [];
+      bytes = 0;
+    }
+    if (bytes > 0) yield joined.length === 1 ? joined[0]! : Buffer.concat(joined, bytes);
+  }
+
+  private *encoded(): Generator<Buffer> {
     if (this.kept) return yield* this.kept.pieces;
     for (let from = 0; from < this.items.length; from += 1000) {
       const pieces: Buffer[] = [];
