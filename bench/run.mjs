@@ -969,7 +969,8 @@ async function dataset(env) {
 // NIGHTLY_USERS accounts of 1,000 followers (the service's records, with ids), on its second
 // night (each user diffed against the first), against the plain export of the same accounts;
 // both at --concurrency 8, stdout to a file. CPU time (user + sys) beside the wall time: on a
-// machine others load, wall times swing, CPU times much less. With BENCH_BEFORE, that build's
+// machine others load, wall times swing, CPU times much less; on Linux, the main thread's CPU
+// too (bench/main-thread-cpu.cjs), the thread the job waits on. With BENCH_BEFORE, that build's
 // job too, interleaved with them, against the same snapshots (both keep the same store).
 const NIGHTLY_USERS = QUICK ? 200 : 2000;
 const NIGHTLY_RUNS = QUICK ? 1 : Math.min(RUNS, 3);
@@ -993,11 +994,13 @@ async function nightly() {
 async function nightlyFigures(env) {
   const input = Array.from({ length: NIGHTLY_USERS }, (_, i) => `nightly${i}_1000\n`).join(''); // _1000: 1,000 followers
   const [store, dir, out] = ['nightly-snapshots', 'nightly-dataset', 'nightly-out.ndjson'].map((name) => join(scratch, name));
-  const followers = (extra, sgq = SGQ) => run(NODE, [...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
+  // The main thread's CPU beside the process's (bench/main-thread-cpu.cjs, Linux only).
+  const preload = process.platform === 'linux' ? ['-r', join(root, 'bench', 'main-thread-cpu.cjs')] : [];
+  const followers = (extra, sgq = SGQ) => run(NODE, [...preload, ...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
   const job = ['--snapshot', '--changes', '--snapshot-dir', store, '--dataset', dir];
   log(`nightly: the first night of ${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (untimed)`);
   await followers(job);
-  const figures = { job: { cpu: [], peak: 0 }, plain: { cpu: [], peak: 0 }, before: { cpu: [], peak: 0 } };
+  const figures = { job: { cpu: [], main: [], peak: 0 }, plain: { cpu: [], main: [], peak: 0 }, before: { cpu: [], main: [], peak: 0 } };
   const timed = (name, extra, sgq = SGQ) => async () => {
     const job = name !== 'plain';
     // Every night against one snapshot before it, into a fresh dataset: the same work each run.
@@ -1006,6 +1009,8 @@ async function nightlyFigures(env) {
     if (job && readFileSync(out, 'utf8') !== '') throw new Error('the second night printed changes of lists that did not change');
     if (job) await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', '1', '--snapshot-dir', store, '--quiet'], { env });
     figures[name].cpu.push(r.cpuMs);
+    const main = /^bench-cpu: main (\d+)/m.exec(r.stderr);
+    if (main) figures[name].main.push(Number(main[1]));
     figures[name].peak = Math.max(figures[name].peak, r.rssKiB / 1024);
     return r;
   };
@@ -1015,11 +1020,13 @@ async function nightlyFigures(env) {
   const [tJob, tPlain, tBefore] = await sideBySide(sides, NIGHTLY_RUNS);
   const [cJob, cPlain, cBefore] = [median(figures.job.cpu), median(figures.plain.cpu), median(figures.before.cpu)];
   const what = `${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (${fmt(NIGHTLY_USERS * 1000)} records), \`--concurrency 8\`, stdout to a file`;
-  const cpu = Number.isNaN(cJob) ? '' : `; CPU ${fmt(cJob)} / ${fmt(cPlain)} ms, ${(cJob / cPlain).toFixed(2)}x`;
+  const [mJob, mPlain, mBefore] = [median(figures.job.main), median(figures.plain.main), median(figures.before.main)];
+  const mainCpu = (m) => (Number.isNaN(m) ? '' : `; main thread ${fmt(m)} / ${fmt(mPlain)} ms, ${(m / mPlain).toFixed(2)}x`);
+  const cpu = Number.isNaN(cJob) ? '' : `; CPU ${fmt(cJob)} / ${fmt(cPlain)} ms, ${(cJob / cPlain).toFixed(2)}x${mainCpu(mJob)}`;
   row(`nightly job: \`--snapshot --changes --dataset\` on its second night vs the plain export, ${what} (median of ${NIGHTLY_RUNS})`, `${fmt(tJob)} ms`, `${fmt(tPlain)} ms`, `${(tJob / tPlain).toFixed(2)}x${cpu}`, `≤ 1.50x ${verdict(tJob / tPlain <= 1.5)}`);
   row(`peak RSS of that nightly job (highest of ${NIGHTLY_RUNS}; baseline: the plain export's)`, `${figures.job.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.job.peak / figures.plain.peak).toFixed(2)}x`, `< 200 MiB ${verdict(figures.job.peak < 200)}`);
   if (SGQ_BEFORE) {
-    const cpuBefore = Number.isNaN(cBefore) ? '' : `; CPU ${fmt(cBefore)} / ${fmt(cPlain)} ms, ${(cBefore / cPlain).toFixed(2)}x`;
+    const cpuBefore = Number.isNaN(cBefore) ? '' : `; CPU ${fmt(cBefore)} / ${fmt(cPlain)} ms, ${(cBefore / cPlain).toFixed(2)}x${mainCpu(mBefore)}`;
     row(`the same nightly job, before (${beforeName()}), interleaved; peak RSS ${figures.before.peak.toFixed(1)} MiB`, `${fmt(tBefore)} ms`, `${fmt(tPlain)} ms`, `${(tBefore / tPlain).toFixed(2)}x${cpuBefore}`, 'informational (the before of the row above)');
   }
   for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });

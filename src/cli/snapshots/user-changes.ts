@@ -52,20 +52,24 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
   if (matched.match.note) reporter.warn(`${subject.user}: ${matched.match.note}`);
   const renames = matched.match.by === 'id';
   const notice = options.room && emptyChanges(subject, current, previous);
-  const history = store.history(subject);
+  // Read only where it is needed (--confirm-lost, --full-every, a whole night after partial
+  // ones): the stage read the folder already, and a user keeping many snapshots would parse
+  // every metadata file again on each plain night.
+  let read: StoredSnapshot[] | undefined;
+  const history = () => (read ??= store.history(subject));
   const partial = current.meta.partial === true;
   // A whole night after partial ones: who left is judged over the period, to say when each was last held.
   const afterPartial = !partial && previous.meta.partial === true;
-  const window = options.confirmLost > 1 || afterPartial ? mergeableWindow(history, current, matched, options.confirmLost) : undefined;
+  const window = options.confirmLost > 1 || afterPartial ? mergeableWindow(history(), current, matched, options.confirmLost) : undefined;
   if (options.confirmLost > 1 && !window) reporter.warn(`${subject.user}: --confirm-lost: the snapshot before this one is kept in another order; this once, it is compared with that one alone and a loss is not confirmed`);
-  const fields = { lastSeen: options.confirmLost > 1 && window !== undefined, window: (options.fullEvery ?? 1) > 1 ? { after: lastWhole(history, previous).meta.taken_at, before: current.meta.taken_at } : undefined };
+  const fields = { lastSeen: options.confirmLost > 1 && window !== undefined, window: (options.fullEvery ?? 1) > 1 ? { after: lastWhole(history(), previous).meta.taken_at, before: current.meta.taken_at } : undefined };
   const emit = async (batch: Change[]) => {
     const records = changeRecords(batch, renames, fields);
     if (notice) for (const record of records) listChange(notice, record.change as 'gained' | 'lost' | 'renamed', record, options.room!);
     if (options.print) await end.emit(records, true);
   };
   const counts = window ? await diffInWindow(window, previous, current, matched, { confirmLost: options.confirmLost, partial }, emit) : await diffMatched(matched, { changed: false }, emit);
-  if (!options.quiet) reporter.info(countsLine(subject.user, counts, { renames, previous, partial, confirmLost: options.confirmLost, lostSince: afterPartial ? lastWhole(history, previous) : undefined }));
+  if (!options.quiet) reporter.info(countsLine(subject.user, counts, { renames, previous, partial, confirmLost: options.confirmLost, lostSince: afterPartial ? lastWhole(history(), previous) : undefined }));
   return { counts, notice };
 }
 

@@ -7,6 +7,7 @@ import { tempPath } from '../../fs/temp-names.js';
 import { getHeapStatistics } from 'node:v8';
 import { Cursor, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches } from './lines.js';
+import { sortKeyed } from './key-order.js';
 import type { KeyOf } from './record-key.js';
 import { removeFile } from '../../fs/remove.js';
 import type { MemoryShare } from './memory-budget.js';
@@ -190,8 +191,7 @@ export class ExternalSort {
   }
 }
 
-/** Sorts by key in place; Array.prototype.sort is stable: equal keys stay in arrival order. */
-export const sortKeyed = (items: Keyed[]): Keyed[] => items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+export { sortKeyed };
 
 /** Items in batches, as the sort yields them. */
 export async function* batchesOf(items: readonly Keyed[]): AsyncGenerator<Keyed[]> {

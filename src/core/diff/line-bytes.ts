@@ -1,14 +1,15 @@
 import { RUN_CHARS } from './external-sort.js';
 import type { Keyed } from './keyed.js';
 
-// Record lines as UTF-8, each ended by LF, in pieces of about 64 KiB: what a snapshot's data
+// Record lines as UTF-8, each ended by LF, in pieces of about 128 KiB: what a snapshot's data
 // file holds before gzip (store.ts), encoded once. For an export held in memory (one just
 // staged) the pieces are kept with where each line is, and its diff compares the stored
 // snapshot's bytes with them (held-diff.ts): a line found the same is never decoded. Decoding
 // the stored side to text was a third of that diff's cost, on a night where most lines are
 // as they were.
 
-const PIECE = 64 * 1024;
+/** A piece's size: each is one write to the store's gzip, a round trip through libuv's threads. */
+const PIECE = 128 * 1024;
 
 /**
  * The most characters whose bytes are kept: a larger export's line is encoded again when it is
@@ -49,8 +50,27 @@ export class LineBytes {
     return this.items.length;
   }
 
-  /** The bytes, each piece whole lines (a line longer than a piece is a piece of its own); not kept, encoded a thousand lines at a time. */
-  *pieces(): Generator<Buffer> {
+  /**
+   * The bytes, each piece whole lines (a line longer than a piece is a piece of its own); not
+   * kept, encoded a thousand lines at a time. With `least`, pieces are joined until they hold
+   * that many bytes (the last may hold fewer): each piece is one write to gzip, a round trip
+   * through libuv's threads whose callback runs on the main thread.
+   */
+  *pieces(least = 0): Generator<Buffer> {
+    let joined: Buffer[] = [];
+    let bytes = 0;
+    for (const piece of this.encoded()) {
+      joined.push(piece);
+      bytes += piece.length;
+      if (bytes < least) continue;
+      yield joined.length === 1 ? piece : Buffer.concat(joined, bytes);
+      joined = [];
+      bytes = 0;
+    }
+    if (bytes > 0) yield joined.length === 1 ? joined[0]! : Buffer.concat(joined, bytes);
+  }
+
+  private *encoded(): Generator<Buffer> {
     if (this.kept) return yield* this.kept.pieces;
     for (let from = 0; from < this.items.length; from += 1000) {
       const pieces: Buffer[] = [];
@@ -91,5 +111,6 @@ function encode(items: readonly Keyed[], onPiece: (piece: Buffer) => void, onLin
     onLine?.(i, start, at);
     buffer[at++] = 0x0a;
   }
-  if (at > 0) onPiece(buffer.subarray(0, at));
+  // The last piece, mostly empty, is copied to its size: a small export's bytes are kept until its diff ends.
+  if (at > 0) onPiece(at * 2 < buffer.length ? Buffer.from(buffer.subarray(0, at)) : buffer.subarray(0, at));
 }
