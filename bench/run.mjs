@@ -525,7 +525,8 @@ async function trust(env) {
   const state = join(scratch, 'marks.json');
   const kept = join(scratch, 'marks-kept.json');
   await followers(['--since-last', '--state', kept], input);
-  const since = Object.values(JSON.parse(readFileSync(kept, 'utf8')).marks)[0];
+  // The marks of the sandbox's service (sgq 4 keeps them per service: `services`, not the flat `marks` of 3.x).
+  const since = Object.values(Object.values(JSON.parse(readFileSync(kept, 'utf8')).services)[0])[0];
   const first = timed(1, ['--since-last', '--state', state]);
   const fresh = () => {
     rmSync(state, { force: true });
