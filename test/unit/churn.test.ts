@@ -52,7 +52,7 @@ describe('ExternalSort', () => {
       fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.nat(9)), { maxLength: 300 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 2, max: 5 }), async (items, runChars, fanIn) => {
         const dir = tempDir('sgq-sort-');
         // A run of a few characters forces many spills, and a small fan-in merges of merges.
-        const sort = new ExternalSort(keyReader('username'), dir, runChars, fanIn);
+        const sort = new ExternalSort(keyReader('username'), dir, { runChars, fanIn });
         const lines = items.map(([name, n]) => line(name, { n }));
         for (let i = 0; i < lines.length; i += 7) await sort.add(lines.slice(i, i + 7));
         const got = (await collect(sort.sorted())).map((k) => k.line);
@@ -84,7 +84,7 @@ describe('ExternalSort.inMemory', () => {
       }),
       { numRuns: 60 },
     );
-    const spilled = new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), 10);
+    const spilled = new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), { runChars: 10 });
     await spilled.addKeyed([line('b'), line('a'), line('c')], ['b', 'a', 'c']);
     expect(spilled.inMemory()).toBeUndefined();
     expect((await collect(spilled.sorted())).map((k) => k.key)).toEqual(['a', 'b', 'c']);

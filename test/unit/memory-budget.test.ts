@@ -48,8 +48,8 @@ describe('ExternalSort with a share of a budget', () => {
     const first = lines('a', 50);
     const budget = new MemoryBudget(chars(first) + 10);
     const [dirA, dirB] = [tempDir('sgq-sort-'), tempDir('sgq-sort-')];
-    const a = new ExternalSort(keyReader('username'), dirA, undefined, undefined, undefined, budget.share());
-    const b = new ExternalSort(keyReader('username'), dirB, undefined, undefined, undefined, budget.share());
+    const a = new ExternalSort(keyReader('username'), dirA, { share: budget.share() });
+    const b = new ExternalSort(keyReader('username'), dirB, { share: budget.share() });
     await a.add(first);
     expect(budget.held).toBe(chars(first));
     // B's lines fit its own run size by far, but not in what A leaves of the budget: on disk.

@@ -1,4 +1,5 @@
-import { ExternalSort, sortKeyed } from './external-sort.js';
+import { ExternalSort } from './external-sort.js';
+import { sortKeyed } from './key-order.js';
 import type { Keyed } from './keyed.js';
 import type { Change, ChangeKind } from './merge-diff.js';
 
@@ -63,7 +64,7 @@ export class ChangeOrder implements ChangeSink {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(dir: string, signal?: AbortSignal) {
-    this.sort = new ExternalSort(keyOf, dir, undefined, undefined, signal);
+    this.sort = new ExternalSort(keyOf, dir, { signal });
   }
 
   push(key: string, change: ChangeKind, line: string, from?: string): void {

@@ -28,6 +28,18 @@ export const RUN_CHARS = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics(
 const FAN_IN = 128;
 const BATCH = 1000;
 
+/** How a sort holds and merges; each has a default. */
+export interface SortOptions {
+  /** Characters held before a run is spilled. */
+  runChars?: number;
+  /** Runs merged at once. */
+  fanIn?: number;
+  /** Stops a merge between batches (Ctrl-C, SIGTERM), with its reason. */
+  signal?: AbortSignal;
+  /** Its part of a budget shared with other sorts (a run's users in flight): it spills when that has no room for what it holds. */
+  share?: MemoryShare;
+}
+
 export class ExternalSort {
   private buffer: Keyed[] = [];
   /** How many of the held records are already in runs in key order (sortRecent). */
@@ -36,17 +48,22 @@ export class ExternalSort {
   private readonly runs: string[] = [];
   readonly stats: KeyStats = { missingKey: 0, duplicates: 0 };
 
+  private readonly runChars: number;
+  private readonly fanIn: number;
+  private readonly signal?: AbortSignal;
+  private readonly share?: MemoryShare;
+
   constructor(
     private readonly keyOf: KeyOf,
     /** Where runs are spilled, under sgq's temporary names (src/fs/temp-names.ts), which a prune of the store sweeps. */
     private readonly dir: string,
-    private readonly runChars = RUN_CHARS,
-    private readonly fanIn = FAN_IN,
-    /** Stops a merge between batches (Ctrl-C, SIGTERM), with its reason. */
-    private readonly signal?: AbortSignal,
-    /** Its part of a budget shared with other sorts (a run's users in flight): it spills when that has no room for what it holds. */
-    private readonly share?: MemoryShare,
-  ) {}
+    { runChars = RUN_CHARS, fanIn = FAN_IN, signal, share }: SortOptions = {},
+  ) {
+    this.runChars = runChars;
+    this.fanIn = fanIn;
+    this.signal = signal;
+    this.share = share;
+  }
 
   async add(lines: readonly string[]): Promise<void> {
     for (const line of lines) this.hold(this.keyOf(line), line);
@@ -191,7 +208,6 @@ export class ExternalSort {
   }
 }
 
-export { sortKeyed };
 
 /** Items in batches, as the sort yields them. */
 export async function* batchesOf(items: readonly Keyed[]): AsyncGenerator<Keyed[]> {

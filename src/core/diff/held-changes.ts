@@ -1,5 +1,5 @@
 import { encodeChange, sortEncodedKeyed, type ChangeSink } from './change-order.js';
-import { sortKeyed } from './external-sort.js';
+import { sortKeyed } from './key-order.js';
 import type { Keyed } from './keyed.js';
 
 // The changes a worker thread of a hash diff finds in its joins (diff-worker.ts). While they

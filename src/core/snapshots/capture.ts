@@ -42,7 +42,7 @@ export class SnapshotCapture {
     this.share = memory?.lines.share();
     this.bytesShare = memory?.bytes.share();
     // Until a record shows its identity, none can be keyed: those are counted as left out.
-    this.sort = new ExternalSort((line) => this.read?.(line), folder, undefined, undefined, undefined, this.share);
+    this.sort = new ExternalSort((line) => this.read?.(line), folder, { share: this.share });
   }
 
   async add(records: readonly JsonObject[], lossless: boolean): Promise<void> {
