@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_KEY, startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { lines, ndjson, runSgq, tempDir } from '../helpers/run.js';
@@ -170,8 +171,13 @@ describe('the plan: pacing a trial account', () => {
     const controller = new AbortController();
     // An hour of ten minutes: a wait Ctrl-C did not end would outlast the test.
     const env = { SGQ_BASE_URL: stub.url, SGQ_API_KEY: 'k', SGQ_PLAN: 'trial', SGQ_RATE_LIMITS: 'graph/get_followers=1', SGQ_TRIAL_HOUR_MS: '600000' };
-    const run = runSgq(['graph', 'followers', 'jack', 'dorsey', '--concurrency', '1'], { env, signal: controller.signal });
-    await waitFor(() => stub.requests.length === 1, 'the first call');
+    // Ctrl-C once jack's record is out: the stub seeing the call is not enough, as the answer
+    // may still be on its way (then jack is left too, and named in the resume).
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const run = runSgq(['graph', 'followers', 'jack', 'dorsey', '--concurrency', '1'], { env, signal: controller.signal, stdout });
+    await waitFor(() => out.includes('"follower_username":"a"'), "jack's record on stdout");
     controller.abort('SIGINT');
     const r = await run;
     expect(r.code).toBe(130);
