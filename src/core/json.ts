@@ -325,7 +325,8 @@ function keyText(key: string): string {
   return text;
 }
 
-const NUMBER_AT_START = new RegExp(`^${NUMBER_TOKEN}`);
+/** A number token where the parser stands (sticky: no copy of the text, and no length limit). */
+const NUMBER_AT = new RegExp(NUMBER_TOKEN, 'y');
 
 class LosslessParser {
   private pos = 0;
@@ -416,7 +417,8 @@ class LosslessParser {
   }
 
   private number(): Json {
-    const match = NUMBER_AT_START.exec(this.text.slice(this.pos, this.pos + 400));
+    NUMBER_AT.lastIndex = this.pos;
+    const match = NUMBER_AT.exec(this.text);
     if (!match) return this.fail('invalid number');
     this.pos += match[0].length;
     const value = Number(match[0]);

@@ -161,6 +161,18 @@ describe('the first page of a process: the engine\'s regular expressions, JSON.p
     expect(stringifyJson(parseJsonCold(text))).toBe(text);
   });
 
+  it('a number token of any length, beside a string that sends the body to the slow parser', () => {
+    // Real bodies: a decimal written to 600 places, an id of 1,000 digits (as they were sent).
+    const long = `0.${'1234567890'.repeat(60)}`;
+    const huge = '9'.repeat(1000);
+    const text = `{"s":"\\u0000","x":${long},"id":${huge},"n":-${long}e-7}`;
+    const value = parseJsonCold(text) as Record<string, unknown>;
+    expect(value.x).toEqual(new RawNumber(long));
+    expect(value.id).toEqual(new RawNumber(huge));
+    expect(stringifyJson(value as Json)).toBe(text);
+    expect(stringifyJson(parseJson(text))).toBe(text);
+  });
+
   it('property: stringifyJsonCold writes what stringifyJson writes', () => {
     fc.assert(
       fc.property(jsonText, (text) => {
