@@ -1001,13 +1001,15 @@ async function nightlyFigures(env) {
   const job = ['--snapshot', '--changes', '--snapshot-dir', store, '--dataset', dir];
   log(`nightly: the first night of ${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (untimed)`);
   await followers(job);
-  const figures = { job: { cpu: [], main: [], peak: 0 }, plain: { cpu: [], main: [], peak: 0 }, before: { cpu: [], main: [], peak: 0 } };
+  const figures = { job: { cpu: [], main: [], peak: 0, parts: [] }, plain: { cpu: [], main: [], peak: 0 }, before: { cpu: [], main: [], peak: 0, parts: [] } };
   const timed = (name, extra, sgq = SGQ) => async () => {
     const job = name !== 'plain';
     // Every night against one snapshot before it, into a fresh dataset: the same work each run.
     if (job) rmSync(dir, { recursive: true, force: true });
     const r = await followers(extra, sgq);
     if (job && readFileSync(out, 'utf8') !== '') throw new Error('the second night printed changes of lists that did not change');
+    // The Parquet parts the night wrote: one is sealed (footer, fsync, rename) at each of its commits.
+    if (job) figures[name].parts.push(parquetFiles(dir));
     if (job) await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', '1', '--snapshot-dir', store, '--quiet'], { env });
     figures[name].cpu.push(r.cpuMs);
     const main = /^bench-cpu: main (\d+)/m.exec(r.stderr);
@@ -1025,6 +1027,8 @@ async function nightlyFigures(env) {
   const mainCpu = (m) => (Number.isNaN(m) ? '' : `; main thread ${fmt(m)} / ${fmt(mPlain)} ms, ${(m / mPlain).toFixed(2)}x`);
   const cpu = Number.isNaN(cJob) ? '' : `; CPU ${fmt(cJob)} / ${fmt(cPlain)} ms, ${(cJob / cPlain).toFixed(2)}x${mainCpu(mJob)}`;
   row(`nightly job: \`--snapshot --changes --dataset\` on its second night vs the plain export, ${what} (median of ${NIGHTLY_RUNS})`, `${fmt(tJob)} ms`, `${fmt(tPlain)} ms`, `${(tJob / tPlain).toFixed(2)}x${cpu}`, `≤ 1.50x ${verdict(tJob / tPlain <= 1.5)}`);
+  const parts = (name) => `${median(figures[name].parts)} Parquet parts (median)`;
+  row(`commits of that nightly job: the dataset's parts, one sealed at each commit (${SGQ_BEFORE ? `before: ${parts('before')}` : 'informational'})`, parts('job'), 'n/a', 'n/a', 'informational');
   row(`peak RSS of that nightly job (highest of ${NIGHTLY_RUNS}; baseline: the plain export's)`, `${figures.job.peak.toFixed(1)} MiB`, `${figures.plain.peak.toFixed(1)} MiB`, `${(figures.job.peak / figures.plain.peak).toFixed(2)}x`, `< 200 MiB ${verdict(figures.job.peak < 200)}`);
   if (SGQ_BEFORE) {
     const cpuBefore = Number.isNaN(cBefore) ? '' : `; CPU ${fmt(cBefore)} / ${fmt(cPlain)} ms, ${(cBefore / cPlain).toFixed(2)}x${mainCpu(mBefore)}`;
@@ -1032,6 +1036,9 @@ async function nightlyFigures(env) {
   }
   for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });
 }
+
+/** How many Parquet files are under `dir`. */
+const parquetFiles = (dir) => readdirSync(dir, { recursive: true }).filter((name) => String(name).endsWith('.parquet')).length;
 
 /** The nightly job's peak RSS over `users` accounts of `followers` each (its second night), beside the plain export's (and BENCH_BEFORE's job), interleaved. */
 async function nightlyLarge(env, users, followers) {

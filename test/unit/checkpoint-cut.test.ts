@@ -284,3 +284,24 @@ describe('a commit that fails keeps nothing from then on, and says whose results
     await checkpoints.close();
   });
 });
+
+describe('the cadence of commits while output streams', () => {
+  it('a commit being written is not joined by another: nothing is due until it is written, then what was staged meanwhile is', async () => {
+    const checkpoints = new Checkpoints();
+    const first = gated();
+    checkpoints.add(first.checkpoint);
+    first.checkpoint.stage();
+    expect(checkpoints.due).toBe(true);
+    const committing = checkpoints.commit();
+    // A job ends while the commit is written: it stages, and must not cut a commit to wait behind this one.
+    first.checkpoint.stage();
+    expect(checkpoints.pending).toBe(true);
+    expect(checkpoints.due).toBe(false);
+    first.open();
+    await committing;
+    expect(checkpoints.due).toBe(true);
+    await checkpoints.commit();
+    expect(checkpoints.pending).toBe(false);
+    await checkpoints.close();
+  });
+});

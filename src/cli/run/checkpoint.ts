@@ -44,6 +44,8 @@ export class Checkpoints {
   /** The first commit that failed: the run must not end with exit 0, and nothing commits after it. */
   failure?: SgqError;
   private queue: Promise<void> = Promise.resolve();
+  /** Commits taken (cut) and not yet written. */
+  private committing = 0;
 
   add<T extends Checkpoint>(checkpoint: T): T {
     this.all.push(checkpoint);
@@ -54,8 +56,14 @@ export class Checkpoints {
     return this.all.some((c) => c.pending);
   }
 
+  /**
+   * Worth committing now, while output streams: not while a commit is being written. A job that
+   * ended meanwhile would otherwise cut another commit and wait behind the first (its next user
+   * not started): over 400 accounts at --concurrency 8, 69 commits of some 150 ms each instead
+   * of one a second, up to 6 of the 8 jobs waiting on them. What it staged waits for the next.
+   */
   get due(): boolean {
-    return this.all.some((c) => c.due);
+    return this.committing === 0 && this.all.some((c) => c.due);
   }
 
   /**
@@ -65,7 +73,8 @@ export class Checkpoints {
    */
   commit(): Promise<void> {
     const cuts = this.all.filter((c) => c.pending).map((c) => c.cut());
-    return this.serially(() => this.commitAll(cuts));
+    this.committing++;
+    return this.serially(() => this.commitAll(cuts)).finally(() => this.committing--);
   }
 
   drop(): Promise<void> {
