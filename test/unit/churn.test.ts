@@ -184,7 +184,7 @@ describe('diffHeld: a stored side read as bytes against one held in memory', () 
           const all = Buffer.from(older.map((line) => `${line}\n`).join(''));
           for (let i = 0; i < all.length; i += chunk + 1) yield all.subarray(i, i + chunk + 1);
         };
-        const got = await run((emit, stats) => diffHeld(bytes(), new LineBytes(newer), { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
+        const got = await run((emit, stats) => diffHeld(bytes(), LineBytes.of(newer), { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
         expect(got).toEqual(expected);
       }),
       { numRuns: 400 },
