@@ -14,10 +14,17 @@ const PIECE = 128 * 1024;
 const BATCH = 1000;
 const LF = 0x0a;
 
+/**
+ * Pieces given back once their lines were copied elsewhere (`recycle`), reused by the next
+ * builder: allocating a fresh 128 KiB piece for every one filled ...
+ */
+const spare: Buffer[] = [];
+const SPARE = 16;
+
 /** Lines appended one at a time (encoded, or copied as bytes), then `done`: a LineBytes. */
 export class LineBytesBuilder {
   private readonly parts: Buffer[] = [];
-  private buffer = Buffer.allocUnsafe(0);
+  private buffer: Buffer = Buffer.allocUnsafe(0);
   private at = 0;
   private readonly keys: string[] = [];
   private piece: Int32Array = new Int32Array(BATCH);
@@ -50,7 +57,7 @@ export class LineBytesBuilder {
   private room(most: number): void {
     if (this.at + most <= this.buffer.length) return;
     this.cut();
-    this.buffer = Buffer.allocUnsafe(Math.max(PIECE, most));
+    this.buffer = most <= PIECE && spare.length ? spare.pop()! : Buffer.allocUnsafe(Math.max(PIECE, most));
   }
 
   private placed(key: string, start: number): void {
@@ -95,6 +102,14 @@ export class LineBytes {
     private readonly starts: Int32Array,
     private readonly ends: Int32Array,
   ) {}
+
+  /** Gives its pieces to the next builders: nothing may read this one afterwards. */
+  recycle(): void {
+    for (const part of this.parts) {
+      if (spare.length >= SPARE) return;
+      if (part.buffer.byteLength === PIECE && part.byteOffset === 0) spare.push(Buffer.from(part.buffer, 0, PIECE));
+    }
+  }
 
   /** Keyed lines encoded (what the store writes of a batch that is not held as bytes already). */
   static of(items: readonly Keyed[]): LineBytes {

@@ -73,7 +73,9 @@ export class SnapshotCapture {
   private takeHeld(): LineBytes {
     const held = this.held.done();
     this.held = new LineBytesBuilder();
-    return held.sorted(this.sort.stats);
+    const sorted = held.sorted(this.sort.stats);
+    held.recycle();
+    return sorted;
   }
 
   private choose(records: readonly JsonObject[]): void {
@@ -123,16 +125,22 @@ export class SnapshotCapture {
     return this.sort.spilled ? this.sort.sorted([held.batches()]) : held.batches();
   }
 
-  /** Lets go of the records held in memory (once the diff is done). */
+  /** Lets go of the records held in memory (once the diff is done): their pieces go to the next user's. */
   release(): void {
+    this.inOrder?.recycle();
+    this.drop();
+  }
+
+  /** After a failure: the records held are let go of, not reused (a write that failed may still read them). */
+  discard(): void {
+    this.drop();
+    this.sort.discard();
+  }
+
+  private drop(): void {
     this.inOrder = undefined;
     this.held = new LineBytesBuilder();
     this.share?.release();
-  }
-
-  discard(): void {
-    this.release();
-    this.sort.discard();
   }
 }
 
