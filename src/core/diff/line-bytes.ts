@@ -15,8 +15,10 @@ const BATCH = 1000;
 const LF = 0x0a;
 
 /**
- * Pieces given back once their lines were copied elsewhere (`recycle`), reused by the next
- * builder: allocating a fresh 128 KiB piece for every one filled ...
+ * Pieces given back once nothing reads them (`recycle`: an export's arrival order once sorted,
+ * a held export once diffed), reused by the next builder. A fresh 128 KiB buffer for every
+ * piece (eight a user) made V8 run a fifth more mark-compacts over 400 users: each is memory
+ * outside its heap that V8 counts. At most 16 kept (2 MiB).
  */
 const spare: Buffer[] = [];
 const SPARE = 16;
