@@ -70,12 +70,6 @@ export class ExternalSort {
     if (this.full()) await this.spill();
   }
 
-  /** Record lines whose keys the caller has read already (`keys[i]` that of `lines[i]`; undefined for none), as keyOf would read them. */
-  async addKeyed(lines: readonly string[], keys: readonly (string | undefined)[]): Promise<void> {
-    for (let i = 0; i < lines.length; i++) this.hold(keys[i], lines[i]!);
-    if (this.full()) await this.spill();
-  }
-
   /** Holding a run's worth, or more than its share of the budget can grow to. */
   private full(): boolean {
     return this.chars >= this.runChars || this.share?.resize(this.chars) === false;

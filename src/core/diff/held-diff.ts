@@ -5,12 +5,13 @@ import { emptyCounts, renamedFrom, settled, type Change, type ChangeKind, type D
 import type { KeyOf } from './record-key.js';
 
 // The diff of a stored snapshot, read as bytes, against an export held in memory in key order
-// (one just staged, SnapshotCapture.inOrder, with its lines' bytes): what diffSorted does with
-// both sides keyed, with the older side's lines decoded and keyed only where needed. On a
-// night where most of a list is as it was, most of its lines are the very bytes of the line
-// held at the same place of the newer side: that line is the held one, key and text, and
-// decoding the stored side to text was a third of the diff's cost; reading each key from its
-// line again was another third.
+// (one just staged, SnapshotCapture.inOrder, held as its lines' bytes and keys): what
+// diffSorted does with both sides keyed, with either side's lines decoded only where needed.
+// On a night where most of a list is as it was, most of its lines are the very bytes of the
+// line held at the same place of the newer side: that line is unchanged, its key the held
+// one, and neither is decoded (decoding the stored side to text was a third of the diff's
+// cost; reading each key from its line again was another third). A held line is decoded only
+// when it is reported, or compared with a stored line of its key that differs.
 
 const BATCH = 1000;
 
