@@ -69,15 +69,14 @@ describe('ExternalSort', () => {
 });
 
 describe('ExternalSort.inMemory', () => {
-  it('gives what sorted() yields while nothing was spilled, keyed as given, and nothing once a run is on disk', async () => {
+  it('gives what sorted() yields while nothing was spilled, and nothing once a run is on disk', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.nat(9)), { maxLength: 300 }), async (items) => {
         const lines = items.map(([name, n]) => line(name, { n }));
-        const keys = items.map(([name]) => name);
         const [a, b] = [new ExternalSort(keyReader('username'), tempDir('sgq-sort-')), new ExternalSort(keyReader('username'), tempDir('sgq-sort-'))];
         for (let i = 0; i < lines.length; i += 7) {
           await a.add(lines.slice(i, i + 7));
-          await b.addKeyed(lines.slice(i, i + 7), keys.slice(i, i + 7));
+          await b.add(lines.slice(i, i + 7));
         }
         expect(b.inMemory()).toEqual(await collect(a.sorted()));
         expect(b.stats).toEqual(a.stats);
@@ -85,9 +84,22 @@ describe('ExternalSort.inMemory', () => {
       { numRuns: 60 },
     );
     const spilled = new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), { runChars: 10 });
-    await spilled.addKeyed([line('b'), line('a'), line('c')], ['b', 'a', 'c']);
+    await spilled.add([line('b'), line('a'), line('c')]);
     expect(spilled.inMemory()).toBeUndefined();
     expect((await collect(spilled.sorted())).map((k) => k.key)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('ExternalSort.addRun', () => {
+  it('merges runs given as bytes in key order, the earlier run first on a tie, past its fan-in too, and removes them', async () => {
+    const dir = tempDir('sgq-sort-');
+    const sort = new ExternalSort(keyReader('username'), dir, { fanIn: 2 });
+    const runs = [['a', 'c', 'e'], ['b', 'c', 'f'], ['a', 'd']];
+    for (const [r, names] of runs.entries()) await sort.addRun([Buffer.from(names.map((name) => `${line(name, { r })}\n`).join(''))]);
+    expect(sort.spilled).toBe(true);
+    expect((await collect(sort.sorted())).map((k) => k.line)).toEqual(['a0', 'b1', 'c0', 'd2', 'e0', 'f1'].map((x) => line(x[0]!, { r: Number(x[1]) })));
+    expect(sort.stats.duplicates).toBe(2);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
 
@@ -184,7 +196,7 @@ describe('diffHeld: a stored side read as bytes against one held in memory', () 
           const all = Buffer.from(older.map((line) => `${line}\n`).join(''));
           for (let i = 0; i < all.length; i += chunk + 1) yield all.subarray(i, i + chunk + 1);
         };
-        const got = await run((emit, stats) => diffHeld(bytes(), new LineBytes(newer), { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
+        const got = await run((emit, stats) => diffHeld(bytes(), LineBytes.of(newer), { changed, names, olderKey: keyReader('id'), stats, where: 'older' }, emit));
         expect(got).toEqual(expected);
       }),
       { numRuns: 400 },

@@ -45,7 +45,7 @@ async function heldChanges(older: string, olderSizes: number[], newer: string[])
   const changes: Change[] = [];
   const stats = { missingKey: 0, duplicates: 0 };
   const names = { older: keyReader('name'), newer: keyReader('name') };
-  const counts = await diffHeld(fromChunks(chunks(older, olderSizes)), new LineBytes(held(newer)), { changed: true, names, olderKey: keyOf, stats, where: 'older' }, async (batch) => void changes.push(...batch));
+  const counts = await diffHeld(fromChunks(chunks(older, olderSizes)), LineBytes.of(held(newer)), { changed: true, names, olderKey: keyOf, stats, where: 'older' }, async (batch) => void changes.push(...batch));
   return { changes, counts, stats };
 }
 
@@ -77,7 +77,7 @@ const line = (id: number, name: string, extra = '') => `{"id":${id},"name":${JSO
 describe('LineBytes', () => {
   it('holds each line as UTF-8 ended by LF, in pieces of whole lines, and finds a line equal only to its own bytes', () => {
     const lines = [line(1, 'a'), line(2, 'José María 🏳️‍🌈'), line(3, 'x'.repeat(70_000)), line(4, 'été')];
-    const bytes = new LineBytes(held(lines));
+    const bytes = LineBytes.of(held(lines));
     expect(Buffer.concat([...bytes.pieces()]).toString()).toBe(lines.map((l) => `${l}\n`).join(''));
     expect([...bytes.pieces()].length).toBeGreaterThan(1);
     for (const piece of bytes.pieces()) expect(piece.at(-1)).toBe(0x0a);
@@ -94,7 +94,7 @@ describe('LineBytes of a large export', () => {
   it('keeps no bytes past its bound, and compares each line encoded again, the same way', () => {
     // 2,000 lines of about 2,200 characters: past a quarter of a sort's budget on any heap.
     const lines = Array.from({ length: 2000 }, (_, i) => line(i, `é${'x'.repeat(2200)}${i}`));
-    const bytes = new LineBytes(held(lines));
+    const bytes = LineBytes.of(held(lines));
     expect(Buffer.concat([...bytes.pieces()]).toString()).toBe(lines.map((l) => `${l}\n`).join(''));
     const other = Buffer.from(`${lines[7]}\n${lines[8]}`);
     const first = Buffer.byteLength(lines[7]!);

@@ -46,7 +46,7 @@ describe('sortKeyed', () => {
 describe('decimalOrder', () => {
   it('gives the order of decimal keys of up to 20 digits, and none for any other key', () => {
     const order = (keys: string[]) => {
-      const found = decimalOrder(keyed(keys));
+      const found = decimalOrder(keys);
       return found && Array.from(found);
     };
     expect(order(['10', '9', '1', '', '10'])).toEqual([3, 2, 0, 4, 1]);

@@ -13,7 +13,7 @@ describe('LineBytes.pieces', () => {
   for (const [what, items] of [['kept (a small export)', lines(2000, 200)], ['encoded as read (past what is kept)', lines(4000, 400)]] as const) {
     it(`joins pieces to at least the size asked, whole lines, the same bytes: ${what}`, () => {
       const least = 256 * 1024;
-      const pieces = [...new LineBytes(items).pieces(least)];
+      const pieces = [...LineBytes.of(items).pieces(least)];
       expect(Buffer.concat(pieces).toString('utf8')).toBe(text(items));
       expect(pieces.length).toBeGreaterThan(1);
       for (const piece of pieces.slice(0, -1)) expect(piece.length).toBeGreaterThanOrEqual(least);
@@ -23,7 +23,7 @@ describe('LineBytes.pieces', () => {
 
   it('without a size, gives its own pieces of at most 128 KiB', () => {
     const items = lines(1000, 200);
-    const pieces = [...new LineBytes(items).pieces()];
+    const pieces = [...LineBytes.of(items).pieces()];
     expect(Buffer.concat(pieces).toString('utf8')).toBe(text(items));
     for (const piece of pieces) expect(piece.length).toBeLessThanOrEqual(128 * 1024);
   });

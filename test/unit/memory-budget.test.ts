@@ -16,6 +16,7 @@ import { tempDir } from '../helpers/run.js';
 const line = (username: string) => JSON.stringify({ username, bio: `bio of ${username}` });
 const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => line(`${prefix}${String(n - i).padStart(4, '0')}`));
 const chars = (xs: readonly string[]) => xs.reduce((sum, x) => sum + x.length, 0);
+const bytesOf = (xs: readonly string[]) => xs.reduce((sum, x) => sum + Buffer.byteLength(x) + 1, 0);
 
 async function collect(batches: AsyncIterable<Keyed[]>): Promise<Keyed[]> {
   const all: Keyed[] = [];
@@ -84,15 +85,16 @@ describe('SnapshotCapture: the users of a run share one budget', () => {
 
   it('a user whose export does not fit beside the one held for its diff sorts it on disk; the next, once that one is released, holds its own', async () => {
     const one = records('a', 40);
-    const size = chars(one.map((r) => JSON.stringify(r)));
-    // Room for one export's lines (and bytes): not for a second export beside them.
-    const memory = new RunMemory(size + 100, size + 100);
+    // What a capture holds: its lines' bytes, each ended by LF.
+    const size = bytesOf(one.map((r) => JSON.stringify(r)));
+    // Room for one export: not for a second export beside it.
+    const memory = new RunMemory(size + 100);
     const held = new SnapshotCapture(store, subject('held'), undefined, memory);
     await held.add(one, false);
     await stagedText(held);
     expect(held.inOrder?.count).toBe(40);
-    // Its lines, and their bytes, kept for its diff.
-    expect([memory.lines.held, memory.bytes.held]).toEqual([size, size]);
+    // Its bytes, kept for its diff.
+    expect(memory.lines.held).toBe(size);
     const other = new SnapshotCapture(store, subject('other'), undefined, memory);
     await other.add(records('b', 40), false);
     const text = await stagedText(other);
@@ -101,30 +103,28 @@ describe('SnapshotCapture: the users of a run share one budget', () => {
     other.release();
     expect(memory.lines.held).toBe(size);
     held.release();
-    expect([memory.lines.held, memory.bytes.held]).toEqual([0, 0]);
+    expect(memory.lines.held).toBe(0);
     const next = new SnapshotCapture(store, subject('next'), undefined, memory);
     await next.add(records('c', 40), false);
     await stagedText(next);
     expect(next.inOrder?.count).toBe(40);
     next.discard();
-    expect([memory.lines.held, memory.bytes.held]).toEqual([0, 0]);
+    expect(memory.lines.held).toBe(0);
   });
 
-  it("keeps an export's bytes only while the run's budget for them has room: never spilling for them", async () => {
-    const one = records('a', 40);
-    const size = chars(one.map((r) => JSON.stringify(r)));
-    const memory = new RunMemory(3 * size, size + 100);
-    const [first, second] = [new SnapshotCapture(store, subject('first'), undefined, memory), new SnapshotCapture(store, subject('second'), undefined, memory)];
-    await first.add(one, false);
-    await second.add(records('b', 40), false);
-    await stagedText(first);
-    const text = await stagedText(second);
-    // Both held in order for their diffs; the second without its bytes (each line is encoded again when compared).
-    expect([first.inOrder?.count, second.inOrder?.count]).toEqual([40, 40]);
-    expect([memory.lines.held, memory.bytes.held]).toEqual([2 * size, size]);
-    expect(text).toBe(`${lines('b', 40).reverse().join('\n')}\n`);
-    first.release();
-    second.release();
-    expect([memory.lines.held, memory.bytes.held]).toEqual([0, 0]);
+  it("counts what a user holds as its lines' UTF-8 bytes, from the page they came in until it is released", async () => {
+    const one = records('é🏳️‍🌈', 40);
+    const size = bytesOf(one.map((r) => JSON.stringify(r)));
+    const memory = new RunMemory(4 * size);
+    const capture = new SnapshotCapture(store, subject('bytes'), undefined, memory);
+    await capture.add(one.slice(0, 25), false);
+    expect(memory.lines.held).toBe(bytesOf(one.slice(0, 25).map((r) => JSON.stringify(r))));
+    await capture.add(one.slice(25), false);
+    expect(memory.lines.held).toBe(size);
+    const text = await stagedText(capture);
+    expect(Buffer.byteLength(text)).toBe(size);
+    expect(memory.lines.held).toBe(size);
+    capture.release();
+    expect(memory.lines.held).toBe(0);
   });
 });

@@ -70,12 +70,6 @@ export class ExternalSort {
     if (this.full()) await this.spill();
   }
 
-  /** Record lines whose keys the caller has read already (`keys[i]` that of `lines[i]`; undefined for none), as keyOf would read them. */
-  async addKeyed(lines: readonly string[], keys: readonly (string | undefined)[]): Promise<void> {
-    for (let i = 0; i < lines.length; i++) this.hold(keys[i], lines[i]!);
-    if (this.full()) await this.spill();
-  }
-
   /** Holding a run's worth, or more than its share of the budget can grow to. */
   private full(): boolean {
     return this.chars >= this.runChars || this.share?.resize(this.chars) === false;
@@ -157,18 +151,40 @@ export class ExternalSort {
   }
 
   private async spill(): Promise<void> {
-    const file = tempPath(join(this.dir, 'sort.run'));
-    this.runs.push(file);
-    await writeLines(file, batchesOf(this.takeBuffer()));
+    const file = this.newRun();
+    await writeChunks(file, texts(batchesOf(this.takeBuffer())));
     // Written: what it holds is what came since (another page may have come while it wrote).
     this.share?.resize(this.chars);
-    if (this.runs.length >= this.fanIn) {
-      const merged = tempPath(join(this.dir, 'sort.run'));
-      const parts = this.runs.splice(0);
-      this.runs.push(merged);
-      await writeLines(merged, this.merge(parts.map((f) => this.readRun(f))));
-      for (const f of parts) removeFile(f);
-    }
+    await this.mergeIfMany();
+  }
+
+  /** Whether a run is on disk: the sort is then read by `sorted`, no more `inMemory`. */
+  get spilled(): boolean {
+    return this.runs.length > 0;
+  }
+
+  /**
+   * Lines already in key order, as their bytes (each ended by LF), spilled as a run of their
+   * own, after those before it: what a caller holding its lines as bytes spills (capture.ts).
+   */
+  async addRun(pieces: Iterable<Buffer>): Promise<void> {
+    await writeChunks(this.newRun(), pieces);
+    await this.mergeIfMany();
+  }
+
+  private newRun(): string {
+    const file = tempPath(join(this.dir, 'sort.run'));
+    this.runs.push(file);
+    return file;
+  }
+
+  private async mergeIfMany(): Promise<void> {
+    if (this.runs.length < this.fanIn) return;
+    const merged = tempPath(join(this.dir, 'sort.run'));
+    const parts = this.runs.splice(0);
+    this.runs.push(merged);
+    await writeChunks(merged, texts(this.merge(parts.map((f) => this.readRun(f)))));
+    for (const f of parts) removeFile(f);
   }
 
   private async *readRun(file: string): AsyncGenerator<Keyed[]> {
@@ -214,15 +230,20 @@ export async function* batchesOf(items: readonly Keyed[]): AsyncGenerator<Keyed[
   for (let i = 0; i < items.length; i += BATCH) yield items.slice(i, i + BATCH);
 }
 
-async function writeLines(file: string, batches: AsyncIterable<Keyed[]>): Promise<void> {
-  const out = createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE });
-  const failed = once(out, 'error').then(([error]) => Promise.reject(error as Error));
-  failed.catch(() => undefined);
+/** Each batch's lines as one text, each line ended by LF. */
+async function* texts(batches: AsyncIterable<Keyed[]>): AsyncGenerator<string> {
   for await (const batch of batches) {
     let text = '';
     for (const item of batch) text += `${item.line}\n`;
-    if (!out.write(text)) await Promise.race([once(out, 'drain'), failed]);
+    yield text;
   }
+}
+
+async function writeChunks(file: string, chunks: AsyncIterable<string | Buffer> | Iterable<Buffer>): Promise<void> {
+  const out = createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE });
+  const failed = once(out, 'error').then(([error]) => Promise.reject(error as Error));
+  failed.catch(() => undefined);
+  for await (const chunk of chunks) if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
   out.end();
   await Promise.race([once(out, 'finish'), failed]);
   await closed(out);

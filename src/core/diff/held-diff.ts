@@ -5,12 +5,13 @@ import { emptyCounts, renamedFrom, settled, type Change, type ChangeKind, type D
 import type { KeyOf } from './record-key.js';
 
 // The diff of a stored snapshot, read as bytes, against an export held in memory in key order
-// (one just staged, SnapshotCapture.inOrder, with its lines' bytes): what diffSorted does with
-// both sides keyed, with the older side's lines decoded and keyed only where needed. On a
-// night where most of a list is as it was, most of its lines are the very bytes of the line
-// held at the same place of the newer side: that line is the held one, key and text, and
-// decoding the stored side to text was a third of the diff's cost; reading each key from its
-// line again was another third.
+// (one just staged, SnapshotCapture.inOrder, held as its lines' bytes and keys): what
+// diffSorted does with both sides keyed, with either side's lines decoded only where needed.
+// On a night where most of a list is as it was, most of its lines are the very bytes of the
+// line held at the same place of the newer side: that line is unchanged, its key the held
+// one, and neither is decoded (decoding the stored side to text was a third of the diff's
+// cost; reading each key from its line again was another third). A held line is decoded only
+// when it is reported, or compared with a stored line of its key that differs.
 
 const BATCH = 1000;
 
@@ -35,27 +36,31 @@ export interface HeldDiffOptions {
 export async function diffHeld(older: AsyncIterable<Buffer>, held: LineBytes, options: HeldDiffOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
   const counts = emptyCounts();
   const { names, olderKey, stats } = options;
-  const newer = held.items;
+  const n = held.count;
   let out: Change[] = [];
   const push = (change: ChangeKind, line: string, from?: string) => out.push(from === undefined ? { change, line } : { change, line, from });
   let j = 0;
   let last: string | undefined;
   const lines = new LineSplitter((buf, start, end) => {
     // The line held next, byte for byte: its text and key, undecoded. Anything else is decoded, read, and checked for order.
-    const same = j < newer.length && held.equals(j, buf, start, end);
-    const line = same ? newer[j]!.line : buf.toString('utf8', start, end);
-    const key = same || (j < newer.length && newer[j]!.line === line) ? newer[j]!.key : olderKey(line);
+    const same = j < n && held.equals(j, buf, start, end);
+    const line = same ? undefined : buf.toString('utf8', start, end);
+    const key = line === undefined ? held.key(j) : olderKey(line);
     if (key === undefined) {
       stats.missingKey++;
       return;
     }
     if (!afterLast(key, last, stats, options.where)) return;
     last = key;
-    for (; j < newer.length && newer[j]!.key < key; j++) {
+    for (; j < n && held.key(j) < key; j++) {
       counts.gained++;
-      push('gained', newer[j]!.line);
+      push('gained', held.line(j));
     }
-    if (j < newer.length && newer[j]!.key === key) matched(line, newer[j++]!.line);
+    if (line === undefined) {
+      // The held line, byte for byte: nothing to decode.
+      counts.unchanged++;
+      j++;
+    } else if (j < n && held.key(j) === key) matched(line, held.line(j++));
     else {
       counts.lost++;
       push('lost', line);
@@ -67,9 +72,9 @@ export async function diffHeld(older: AsyncIterable<Buffer>, held: LineBytes, op
     if (out.length >= BATCH) await flush();
   }
   lines.end();
-  for (; j < newer.length; j++) {
+  for (; j < n; j++) {
     counts.gained++;
-    push('gained', newer[j]!.line);
+    push('gained', held.line(j));
   }
   await flush();
   return settled(counts, options.changed);

@@ -13,27 +13,34 @@ const HALF = 10;
 
 /** Sorts by key in place, stably (equal keys stay in arrival order); returns `items`. */
 export function sortKeyed(items: Keyed[]): Keyed[] {
-  const order = items.length > 1 ? decimalOrder(items) : undefined;
+  const order = items.length > 1 ? decimalOrder(items.map((item) => item.key)) : undefined;
   if (!order) return items.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const copy = items.slice();
   for (let i = 0; i < order.length; i++) items[i] = copy[order[i]!]!;
   return items;
 }
 
+/** Where each key goes in that order (the index of the key at each place), stably: what sortKeyed does, for keys held apart from their lines (line-bytes.ts). */
+export function keyOrder(keys: readonly string[]): Int32Array {
+  const order = keys.length > 1 ? decimalOrder(keys) : undefined;
+  if (order) return order;
+  return Int32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+}
+
 /**
- * Where each item goes (the index of the item at each place), when every key is at most 20
- * decimal digits and there are under 2^18 items; undefined otherwise. A key read as base 11
+ * Where each key goes (the index of the key at each place), when every key is at most 20
+ * decimal digits and there are under 2^18 keys; undefined otherwise. A key read as base 11
  * (a digit d as d+1, the places past its end as 0: a prefix sorts first) keeps the strings'
- * order; its first ten places and the item's index make one exact double, sorted natively;
+ * order; its first ten places and the key's index make one exact double, sorted natively;
  * items whose first ten places are equal are then ordered by the last ten, then by index.
  */
-export function decimalOrder(items: readonly Keyed[]): Int32Array | undefined {
-  const n = items.length;
+export function decimalOrder(keys: readonly string[]): Int32Array | undefined {
+  const n = keys.length;
   if (n >= INDEX_BITS) return undefined;
   const high = new Float64Array(n);
   const low = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const key = items[i]!.key;
+    const key = keys[i]!;
     if (key.length > 2 * HALF) return undefined;
     const h = places(key, 0);
     const l = places(key, HALF);

@@ -4,7 +4,6 @@ import type { Keyed, KeyStats } from './keyed.js';
 import { LineTooLong, lineBatches, openText } from './lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { diffHeld } from './held-diff.js';
-import { batchesOf } from './external-sort.js';
 import type { LineBytes } from './line-bytes.js';
 import { NotARecord, keyReader } from './record-key.js';
 import { exportLines, glimpse, headGlimpse, snapshotRecords } from './sources.js';
@@ -55,10 +54,13 @@ async function onSide<T>(source: DiffSource, step: () => Promise<T>): Promise<T>
   }
 }
 
+/** Lines of a held export decoded at a time for its glimpse, which mostly reads the first. */
+const GLANCE = 16;
+
 async function glimpseOf(source: DiffSource, key: string | undefined): Promise<Glimpse & { where: string }> {
   const head = source.kind === 'snapshot' && !source.inOrder ? await onSide(source, () => headGlimpse(source.handle, key)) : undefined;
   if (head) return { ...head, where: source.where };
-  const lines = source.kind === 'export' ? exportLines(source.source) : source.inOrder ? linesOf(source.inOrder.items) : lineBatches(await openText(source.handle));
+  const lines = source.kind === 'export' ? exportLines(source.source) : source.inOrder ? linesOf(source.inOrder.batches(GLANCE)) : lineBatches(await openText(source.handle));
   return { ...(await onSide(source, () => glimpse(lines, key))), where: source.where };
 }
 
@@ -90,7 +92,7 @@ const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.s
 
 function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
   const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
-  return source.inOrder ? batchesOf(source.inOrder.items) : snapshotRecords(source.handle, side.field, side.stats, source.path);
+  return source.inOrder ? source.inOrder.batches() : snapshotRecords(source.handle, side.field, side.stats, source.path);
 }
 
 /** A stored older side against a newer one held in memory: the older one's bytes, split, compared and keyed as they are merged (held-diff.ts). */
@@ -101,8 +103,8 @@ function heldSide(older: MatchedSide, newer: MatchedSide): { bytes: AsyncIterabl
   return { bytes: (async function* () { yield* (await openText(handle)) as AsyncIterable<Buffer>; })(), newer: b!.inOrder, where: a!.path };
 }
 
-async function* linesOf(items: readonly Keyed[]): AsyncGenerator<string[]> {
-  for await (const batch of batchesOf(items)) yield batch.map((item) => item.line);
+async function* linesOf(batches: AsyncIterable<Keyed[]>): AsyncGenerator<string[]> {
+  for await (const batch of batches) yield batch.map((item) => item.line);
 }
 
 function unsorted(side: MatchedSide): UnsortedSide {

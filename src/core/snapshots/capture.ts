@@ -1,26 +1,28 @@
 import type { JsonObject } from '../classify.js';
 import { stringifyJson } from '../json.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { ExternalSort, batchesOf } from '../diff/external-sort.js';
+import { ExternalSort, RUN_CHARS } from '../diff/external-sort.js';
 import type { Keyed } from '../diff/keyed.js';
-import { LineBytes } from '../diff/line-bytes.js';
+import { LineBytesBuilder, type LineBytes } from '../diff/line-bytes.js';
 import type { MemoryShare, RunMemory } from '../diff/memory-budget.js';
 import { fieldsOf, noIdentity, snapshotField, type Fields } from '../diff/identity.js';
 import { keyReader, recordKey, type KeyOf } from '../diff/record-key.js';
 import type { SnapshotStore, SnapshotSubject, SnapshotMeta, StagedSnapshot, SnapshotIdentity } from './store.js';
 
 /**
- * Collects one user's export page by page, sorted by the field that identifies its accounts
- * (spilling to the user's snapshot folder beyond a bounded size), and stages it as a
- * snapshot once it is complete. The field is chosen from the first record that shows one:
- * --key, else an id, else the username.
+ * Collects one user's export page by page, each record's line encoded as it comes (held as
+ * bytes, line-bytes.ts), sorted by the field that identifies its accounts (spilling to the
+ * user's snapshot folder beyond a bounded size), and stages it as a snapshot once it is
+ * complete. The field is chosen from the first record that shows one: --key, else an id,
+ * else the username.
  */
 export class SnapshotCapture {
+  /** The runs spilled to disk, and their merge; what came since the last is `held`. */
   private readonly sort: ExternalSort;
-  /** Its part of the run's memory: the lines its sort holds, then those of the export held in order, until `release`. */
+  /** The lines that came since the last run spilled, in arrival order, as bytes. */
+  private held = new LineBytesBuilder();
+  /** Its part of the run's memory: the bytes it holds, then those of the export held in order, until `release`. */
   private readonly share?: MemoryShare;
-  /** And of the bytes kept beside them. */
-  private readonly bytesShare?: MemoryShare;
   private fields?: Fields;
   private read?: KeyOf;
   /** The fields of the first record, to name in an error. */
@@ -40,9 +42,8 @@ export class SnapshotCapture {
     const folder = store.folder(subject);
     makePrivateFolder(folder);
     this.share = memory?.lines.share();
-    this.bytesShare = memory?.bytes.share();
-    // Until a record shows its identity, none can be keyed: those are counted as left out.
-    this.sort = new ExternalSort((line) => this.read?.(line), folder, { share: this.share });
+    // Its runs are read back keyed from their lines.
+    this.sort = new ExternalSort((line) => this.read?.(line), folder);
   }
 
   async add(records: readonly JsonObject[], lossless: boolean): Promise<void> {
@@ -51,11 +52,30 @@ export class SnapshotCapture {
     const text = lossless ? stringifyJson : JSON.stringify;
     // Keyed from the records as parsed, not from their lines: the same keys, without reading each line again.
     const field = this.fields && snapshotField(this.fields);
-    const keys = records.map((r) => (field === undefined ? undefined : recordKey(r, field)));
-    await this.sort.addKeyed(
-      records.map((r) => flat(text(r))),
-      keys,
-    );
+    for (const record of records) {
+      const key = field === undefined ? undefined : recordKey(record, field);
+      // Until a record shows its identity, none can be keyed: those are counted as left out.
+      if (key === undefined) this.sort.stats.missingKey++;
+      else this.held.add(key, text(record));
+    }
+    // Past a run's size, or the run's budget: sorted, onto disk (as ExternalSort would spill its lines).
+    if (this.held.bytes >= RUN_CHARS || this.share?.resize(this.held.bytes) === false) await this.spill();
+  }
+
+  private async spill(): Promise<void> {
+    const run = this.takeHeld();
+    await this.sort.addRun(run.pieces(RUN_PIECE));
+    // Written: what it holds is what came since (another page may have come while it wrote).
+    this.share?.resize(this.held.bytes);
+  }
+
+  /** What came since the last spill, in key order, each key once; `held` starts again. */
+  private takeHeld(): LineBytes {
+    const held = this.held.done();
+    this.held = new LineBytesBuilder();
+    const sorted = held.sorted(this.sort.stats);
+    held.recycle();
+    return sorted;
   }
 
   private choose(records: readonly JsonObject[]): void {
@@ -93,44 +113,42 @@ export class SnapshotCapture {
   stage(meta: Pick<SnapshotMeta, 'taken_at' | 'complete' | 'credits_used'>): Promise<StagedSnapshot> {
     const f = this.fields;
     const identity: SnapshotIdentity = !f ? 'none' : f.key !== undefined ? 'key' : f.id !== undefined ? 'id' : 'username';
-    const held = this.sort.inMemory();
-    // Its bytes are kept too when the run's budget for them has room; else each line is encoded again when compared.
-    this.inOrder = held && new LineBytes(held, (chars) => this.bytesShare?.resize(chars) ?? true);
-    const sorted = this.inOrder ? once(this.inOrder) : this.sort.sorted();
+    const held = this.takeHeld();
+    this.inOrder = this.sort.spilled ? undefined : held;
+    const sorted = this.inOrder ? once(this.inOrder) : this.sort.sorted([held.batches()]);
     return this.store.stage(this.subject, sorted, { ...meta, pages: this.pages, sorted_by: this.sortedBy, identity });
   }
 
   /** The records in key order, without staging them: what came since, merged onto the last snapshot (partial.ts). */
   sorted(): AsyncIterable<Keyed[]> {
-    const held = this.sort.inMemory();
-    return held ? batchesOf(held) : this.sort.sorted();
+    const held = this.takeHeld();
+    return this.sort.spilled ? this.sort.sorted([held.batches()]) : held.batches();
   }
 
-  /** Lets go of the records held in memory (once the diff is done). */
+  /** Lets go of the records held in memory (once the diff is done): their pieces go to the next user's. */
   release(): void {
-    this.inOrder = undefined;
-    this.share?.release();
-    this.bytesShare?.release();
+    this.inOrder?.recycle();
+    this.drop();
   }
 
+  /** After a failure: the records held are let go of, not reused (a write that failed may still read them). */
   discard(): void {
-    this.release();
+    this.drop();
     this.sort.discard();
   }
+
+  private drop(): void {
+    this.inOrder = undefined;
+    this.held = new LineBytesBuilder();
+    this.share?.release();
+  }
 }
+
+/** The least a spilled run's write holds: a held export's pieces (128 KiB) go as they are, smaller ones joined. */
+const RUN_PIECE = 64 * 1024;
 
 /** The held export as the one batch the store writes, already encoded. */
 async function* once(bytes: LineBytes): AsyncGenerator<LineBytes> {
   yield bytes;
 }
 
-/**
- * The same string, flat. V8 keeps a string built piece by piece (stringifyJson's) as a tree of
- * its pieces, which held 2.6 times the memory of its characters while the export was sorted
- * and was copied flat again by each comparison of the diff; reading a character flattens it
- * in place, once, while the pieces are still young garbage.
- */
-function flat(text: string): string {
-  text.charCodeAt(0);
-  return text;
-}

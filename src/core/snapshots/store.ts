@@ -475,7 +475,7 @@ async function writeSorted(sorted: AsyncIterable<Keyed[] | LineBytes>, fd: numbe
         (async function* () {
           for await (const batch of sorted) {
             // Encoded here, once, unless the caller holds its bytes already (an export held in memory, for its diff).
-            const bytes = batch instanceof LineBytes ? batch : new LineBytes(batch);
+            const bytes = batch instanceof LineBytes ? batch : LineBytes.of(batch);
             records += bytes.count;
             yield* bytes.pieces(GZIP_IN);
           }
