@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -8,6 +8,7 @@ import { getHeapStatistics } from 'node:v8';
 import { Cursor, type KeyStats, type Keyed } from './keyed.js';
 import { lineBatches } from './lines.js';
 import { sortKeyed } from './key-order.js';
+import { runChunks, runReadBytes } from './run-file.js';
 import type { KeyOf } from './record-key.js';
 import { removeFile } from '../../fs/remove.js';
 import type { MemoryShare } from './memory-budget.js';
@@ -24,9 +25,16 @@ import type { MemoryShare } from './memory-budget.js';
  * running out.
  */
 export const RUN_CHARS = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 64));
-/** Runs merged at once (each reads through a 16 KiB buffer); more are first merged into one. */
+/** Runs merged at once (each read through a buffer of its own, run-file.ts); more are first merged into one. */
 const FAN_IN = 128;
 const BATCH = 1000;
+/**
+ * Records a merge of runs yields at once: its lines are slices of the chunks read from its
+ * runs, which they keep alive until the batch is written and compared. Batches of 1,000 kept
+ * some 120 chunks of a merge alive; the nightly job of 8 accounts × 50,000 followers peaked
+ * 25-45 MiB higher than with 250.
+ */
+export const MERGE_BATCH = 250;
 
 /** How a sort holds and merges; each has a default. */
 export interface SortOptions {
@@ -129,7 +137,8 @@ export class ExternalSort {
   async *sorted(more: AsyncIterable<Keyed[]>[] = []): AsyncGenerator<Keyed[]> {
     try {
       const memory = this.takeBuffer();
-      const sources = [...this.runs.map((file) => this.readRun(file)), batchesOf(memory), ...more];
+      const read = runReadBytes(this.runs.length);
+      const sources = [...this.runs.map((file) => this.readRun(file, read)), batchesOf(memory), ...more];
       yield* this.merge(sources);
     } finally {
       this.discard();
@@ -183,12 +192,13 @@ export class ExternalSort {
     const merged = tempPath(join(this.dir, 'sort.run'));
     const parts = this.runs.splice(0);
     this.runs.push(merged);
-    await writeChunks(merged, texts(this.merge(parts.map((f) => this.readRun(f)))));
+    const read = runReadBytes(parts.length);
+    await writeChunks(merged, texts(this.merge(parts.map((f) => this.readRun(f, read)))));
     for (const f of parts) removeFile(f);
   }
 
-  private async *readRun(file: string): AsyncGenerator<Keyed[]> {
-    for await (const lines of lineBatches(createReadStream(file, { highWaterMark: 16 * 1024 }))) {
+  private async *readRun(file: string, bytes: number): AsyncGenerator<Keyed[]> {
+    for await (const lines of lineBatches(runChunks(file, bytes))) {
       yield lines.map((line) => ({ key: this.keyOf(line)!, line }));
     }
   }
@@ -212,7 +222,7 @@ export class ExternalSort {
         const cursor = cursors[i]!;
         if (cursor.advance() || (await cursor.next())) heap.replaceTop(cursor.current);
         else heap.pop();
-        if (out.length >= BATCH) {
+        if (out.length >= MERGE_BATCH) {
           yield out;
           out = [];
         }

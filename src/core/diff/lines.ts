@@ -74,10 +74,10 @@ function handleBytes(handle: FileHandle, first: Buffer): Readable {
   );
 }
 
-/** Text in decoded chunks, for parsers that do not split on lines (CSV). */
-export async function* textChunks(stream: Readable): AsyncGenerator<string> {
+/** Text in decoded chunks, for parsers that do not split on lines (CSV); each chunk is decoded before the next is asked for. */
+export async function* textChunks(stream: AsyncIterable<Buffer>): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
-  for await (const chunk of stream) yield decoder.write(chunk as Buffer);
+  for await (const chunk of stream) yield decoder.write(chunk);
   const rest = decoder.end();
   if (rest) yield rest;
 }
@@ -105,7 +105,7 @@ export class LineTooLong extends Error {
  * long line costs linear time (joining the rest to every chunk and splitting again was
  * quadratic), and it is refused once past MAX_LINE_CHARS.
  */
-export async function* lineBatches(stream: Readable): AsyncGenerator<string[]> {
+export async function* lineBatches(stream: AsyncIterable<Buffer>): AsyncGenerator<string[]> {
   let pieces: string[] = [];
   let pending = 0;
   let ended = 0;

@@ -1,0 +1,74 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ExternalSort, MERGE_BATCH } from '../../src/core/diff/external-sort.js';
+import { lineBatches } from '../../src/core/diff/lines.js';
+import { MERGE_READ, RUN_READ_MAX, RUN_READ_MIN, runChunks, runReadBytes } from '../../src/core/diff/run-file.js';
+import { keyReader } from '../../src/core/diff/record-key.js';
+import { tempDir } from '../helpers/run.js';
+
+// Issue 37: what a merge of spilled runs holds. At --concurrency 8, accounts of 50,000
+// followers merged some 30 runs each, all at once; each run read through a file stream (three
+// 16 KiB buffers ahead) and each batch out kept some 120 of those chunks alive through the
+// slices that were its lines: the most of the nightly job's peak RSS.
+
+const line = (username: string) => JSON.stringify({ username, bio: `bio of ${username}, ünïcödé 日本` });
+
+describe('runReadBytes: what the runs of one merge read into at once', () => {
+  it('shares MERGE_READ out among the runs, within RUN_READ_MIN and RUN_READ_MAX, in KiB', () => {
+    for (let runs = 1; runs <= 2000; runs++) {
+      const bytes = runReadBytes(runs);
+      expect(bytes).toBeGreaterThanOrEqual(RUN_READ_MIN);
+      expect(bytes).toBeLessThanOrEqual(RUN_READ_MAX);
+      expect(bytes % 1024).toBe(0);
+      // In all, no more than the merge's share, unless each run is at its least.
+      if (bytes > RUN_READ_MIN) expect(bytes * runs).toBeLessThanOrEqual(MERGE_READ);
+    }
+    // A few runs read as much as before (16 KiB), 30 of them (an account of 50,000 followers at --concurrency 8) 8 KiB.
+    expect(runReadBytes(4)).toBe(16 * 1024);
+    expect(runReadBytes(30)).toBe(8 * 1024);
+    expect(runReadBytes(128)).toBe(RUN_READ_MIN);
+  });
+});
+
+describe('runChunks: a run read back through one buffer', () => {
+  it('yields chunks of at most the size asked, all in the same memory, which lineBatches decodes whole (characters cut between chunks too)', async () => {
+    const lines = Array.from({ length: 200 }, (_, i) => line(`user${i}`));
+    const file = join(tempDir('sgq-run-'), 'run');
+    writeFileSync(file, lines.map((l) => `${l}\n`).join(''));
+    const buffers = new Set<ArrayBufferLike>();
+    async function* watched() {
+      for await (const chunk of runChunks(file, 37)) {
+        expect(chunk.length).toBeLessThanOrEqual(37);
+        buffers.add(chunk.buffer);
+        yield chunk;
+      }
+    }
+    const read: string[] = [];
+    for await (const batch of lineBatches(watched())) read.push(...batch);
+    expect(read).toEqual(lines);
+    expect(buffers.size).toBe(1);
+  });
+});
+
+describe('ExternalSort: a merge of many runs', () => {
+  it(`yields every record once, in key order, in batches of at most MERGE_BATCH (${MERGE_BATCH}), and removes its runs`, async () => {
+    const dir = tempDir('sgq-sort-');
+    const names = Array.from({ length: 1500 }, (_, i) => `u${String((i * 7919) % 1500).padStart(5, '0')}`);
+    // About 40 lines a run: some 40 runs, merged at once.
+    const sort = new ExternalSort(keyReader('username'), dir, { runChars: 40 * line('u00000').length });
+    for (let i = 0; i < names.length; i += 40) await sort.add(names.slice(i, i + 40).map(line));
+    await sort.add([line('u00007')]); // a repeat: dropped
+    expect(readdirSync(dir).length).toBeGreaterThan(30);
+    const sizes: number[] = [];
+    const out: string[] = [];
+    for await (const batch of sort.sorted()) {
+      sizes.push(batch.length);
+      out.push(...batch.map((k) => k.key));
+    }
+    expect(out).toEqual([...names].sort());
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(MERGE_BATCH);
+    expect(sort.stats.duplicates).toBe(1);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
