@@ -2,7 +2,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExternalSort, MERGE_BATCH } from '../../src/core/diff/external-sort.js';
-import { lineBatches } from '../../src/core/diff/lines.js';
+import { TEXT_PIECE, lineBatches, textChunks } from '../../src/core/diff/lines.js';
 import { MERGE_READ, RUN_READ_MAX, RUN_READ_MIN, runChunks, runReadBytes } from '../../src/core/diff/run-file.js';
 import { keyReader } from '../../src/core/diff/record-key.js';
 import { tempDir } from '../helpers/run.js';
@@ -70,5 +70,22 @@ describe('ExternalSort: a merge of many runs', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(MERGE_BATCH);
     expect(sort.stats.duplicates).toBe(1);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('textChunks: what one decoded string holds', () => {
+  it(`decodes a large piece (gunzip's 128 KiB) TEXT_PIECE (${TEXT_PIECE}) bytes at a time, characters cut between them kept whole`, async () => {
+    // Two-byte characters at odd offsets: every cut of TEXT_PIECE bytes falls inside one.
+    const text = `a${'日本ü'.repeat(20_000)}\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    expect(bytes.length).toBeGreaterThan(4 * TEXT_PIECE);
+    async function* one() {
+      yield bytes;
+    }
+    const strings: string[] = [];
+    for await (const s of textChunks(one())) strings.push(s);
+    expect(strings.join('')).toBe(text);
+    expect(strings.length).toBeGreaterThan(4);
+    for (const s of strings) expect(Buffer.byteLength(s, 'utf8')).toBeLessThanOrEqual(TEXT_PIECE);
   });
 });
