@@ -5,6 +5,7 @@ import { ExternalSort, MERGE_BATCH } from '../../src/core/diff/external-sort.js'
 import { TEXT_PIECE, lineBatches, textChunks } from '../../src/core/diff/lines.js';
 import { MERGE_READ, RUN_READ_MAX, RUN_READ_MIN, runChunks, runReadBytes } from '../../src/core/diff/run-file.js';
 import { keyReader } from '../../src/core/diff/record-key.js';
+import { MemoryBudget } from '../../src/core/diff/memory-budget.js';
 import { tempDir } from '../helpers/run.js';
 
 // Issue 37: what a merge of spilled runs holds. At --concurrency 8, accounts of 50,000
@@ -87,5 +88,22 @@ describe('textChunks: what one decoded string holds', () => {
     expect(strings.join('')).toBe(text);
     expect(strings.length).toBeGreaterThan(4);
     for (const s of strings) expect(Buffer.byteLength(s, 'utf8')).toBeLessThanOrEqual(TEXT_PIECE);
+  });
+});
+
+describe('MemoryBudget: told of the first spill', () => {
+  it('calls onSpill once, when the first sort sharing it spills, and not while the sorts fit', async () => {
+    let told = 0;
+    const budget = new MemoryBudget(5 * line('u00000').length, () => told++);
+    const [a, b] = [new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), { share: budget.share() }), new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), { share: budget.share() })];
+    await a.add([line('a1'), line('a2')]);
+    await b.add([line('b1'), line('b2')]);
+    expect(told).toBe(0);
+    await a.add([line('a3'), line('a4')]); // past the budget: a spills
+    expect(told).toBe(1);
+    await b.add(Array.from({ length: 10 }, (_, i) => line(`b${i + 3}`))); // b spills too: told once only
+    expect(told).toBe(1);
+    a.discard();
+    b.discard();
   });
 });

@@ -74,6 +74,8 @@ export interface ChurnOptions {
   notifier?: RunNotifier;
   /** --full-every N above 1 (and --full): the nights between whole ones ask what came since. */
   fullEvery?: FullEveryOptions;
+  /** Told when a user's sort first spills to disk: the run holds large accounts (scope.ts keeps V8's heap tighter then). */
+  onSpill?: () => void;
 }
 
 /** What a user's end needs beside the job's end. */
@@ -106,7 +108,7 @@ export class SnapshotCheckpoint implements Checkpoint {
   /** Users whose staged snapshot a failed commit dropped, for the resume (takeLost). */
   private readonly lost: string[] = [];
   /** The memory the users in flight share for their exports and sorts: one budget for the run, whatever --concurrency. */
-  private readonly memory = new RunMemory();
+  private readonly memory: RunMemory;
 
   /** --full-every: which users are whole tonight. */
   readonly planner?: NightPlanner;
@@ -116,6 +118,7 @@ export class SnapshotCheckpoint implements Checkpoint {
     private readonly churn: ChurnOptions,
   ) {
     if (churn.fullEvery && churn.fullEvery.fullEvery > 1) this.planner = new NightPlanner(store, churn.fullEvery);
+    this.memory = new RunMemory(undefined, undefined, churn.onSpill);
   }
 
   /** Checks the store can be written before anything is fetched. */

@@ -184,6 +184,7 @@ export class ExternalSort {
   private newRun(): string {
     const file = tempPath(join(this.dir, 'sort.run'));
     this.runs.push(file);
+    this.share?.spilled();
     return file;
   }
 

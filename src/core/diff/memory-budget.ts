@@ -27,8 +27,18 @@ export const SHARED_BYTES = 4 * 1024 * 1024;
 /** What a run's holders share (characters, or bytes); each holder asks through its own MemoryShare. */
 export class MemoryBudget {
   private used = 0;
+  private spills = 0;
 
-  constructor(readonly total: number) {}
+  constructor(
+    readonly total: number,
+    /** Told of the first sort that spills for want of room in it (the CLI then keeps V8's heap tighter: scope.ts). */
+    private readonly onSpill?: () => void,
+  ) {}
+
+  /** A holder's sort spilled to disk: the first time, onSpill is told. */
+  spilled(): void {
+    if (this.spills++ === 0) this.onSpill?.();
+  }
 
   /** What the holders hold now, in all. */
   get held(): number {
@@ -69,6 +79,11 @@ export class MemoryShare {
   release(): void {
     this.resize(0);
   }
+
+  /** Its sort spilled to disk (the budget had no room for more). */
+  spilled(): void {
+    this.budget.spilled();
+  }
 }
 
 /** What a run's users in flight share: the lines their sorts and held exports hold, and those exports' bytes. */
@@ -76,8 +91,8 @@ export class RunMemory {
   readonly lines: MemoryBudget;
   readonly bytes: MemoryBudget;
 
-  constructor(chars = SHARED_CHARS, bytes = SHARED_BYTES) {
-    this.lines = new MemoryBudget(chars);
+  constructor(chars = SHARED_CHARS, bytes = SHARED_BYTES, onSpill?: () => void) {
+    this.lines = new MemoryBudget(chars, onSpill);
     this.bytes = new MemoryBudget(bytes);
   }
 }
