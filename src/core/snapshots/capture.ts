@@ -63,6 +63,7 @@ export class SnapshotCapture {
   }
 
   private async spill(): Promise<void> {
+    this.share?.spilled();
     const run = this.takeHeld();
     await this.sort.addRun(run.pieces(RUN_PIECE));
     // Written: what it holds is what came since (another page may have come while it wrote).
