@@ -5,7 +5,9 @@ import { ExternalSort, MERGE_BATCH } from '../../src/core/diff/external-sort.js'
 import { TEXT_PIECE, lineBatches, textChunks } from '../../src/core/diff/lines.js';
 import { MERGE_READ, RUN_READ_MAX, RUN_READ_MIN, runChunks, runReadBytes } from '../../src/core/diff/run-file.js';
 import { keyReader } from '../../src/core/diff/record-key.js';
-import { MemoryBudget } from '../../src/core/diff/memory-budget.js';
+import { MemoryBudget, RunMemory } from '../../src/core/diff/memory-budget.js';
+import { SnapshotCapture } from '../../src/core/snapshots/capture.js';
+import { SnapshotStore } from '../../src/core/snapshots/store.js';
 import { tempDir } from '../helpers/run.js';
 
 // Issue 37: what a merge of spilled runs holds. At --concurrency 8, accounts of 50,000
@@ -105,5 +107,24 @@ describe('MemoryBudget: told of the first spill', () => {
     expect(told).toBe(1);
     a.discard();
     b.discard();
+  });
+});
+
+describe('SnapshotCapture: a spill tells the run', () => {
+  it('a capture that spills its held lines for want of room in the run budget tells onSpill, once; one that fits does not', async () => {
+    const store = new SnapshotStore(tempDir('sgq-store-'), { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox');
+    const subject = (user: string) => ({ profile: 'default', route: 'graph/get_followers', how: 'username', user });
+    const records = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => JSON.parse(line(`${prefix}${i}`)) as Record<string, string>);
+    let told = 0;
+    const memory = new RunMemory(20 * line('a00').length, undefined, () => told++);
+    const small = new SnapshotCapture(store, subject('small'), undefined, memory);
+    await small.add(records('a', 5), false);
+    expect(told).toBe(0);
+    const large = new SnapshotCapture(store, subject('large'), undefined, memory);
+    await large.add(records('b', 40), false);
+    await large.add(records('c', 40), false);
+    expect(told).toBe(1);
+    small.discard();
+    large.discard();
   });
 });
