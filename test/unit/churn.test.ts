@@ -68,28 +68,6 @@ describe('ExternalSort', () => {
   });
 });
 
-describe('ExternalSort.inMemory', () => {
-  it('gives what sorted() yields while nothing was spilled, and nothing once a run is on disk', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 6 }), fc.nat(9)), { maxLength: 300 }), async (items) => {
-        const lines = items.map(([name, n]) => line(name, { n }));
-        const [a, b] = [new ExternalSort(keyReader('username'), tempDir('sgq-sort-')), new ExternalSort(keyReader('username'), tempDir('sgq-sort-'))];
-        for (let i = 0; i < lines.length; i += 7) {
-          await a.add(lines.slice(i, i + 7));
-          await b.add(lines.slice(i, i + 7));
-        }
-        expect(b.inMemory()).toEqual(await collect(a.sorted()));
-        expect(b.stats).toEqual(a.stats);
-      }),
-      { numRuns: 60 },
-    );
-    const spilled = new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), { runChars: 10 });
-    await spilled.add([line('b'), line('a'), line('c')]);
-    expect(spilled.inMemory()).toBeUndefined();
-    expect((await collect(spilled.sorted())).map((k) => k.key)).toEqual(['a', 'b', 'c']);
-  });
-});
-
 describe('ExternalSort.addRun', () => {
   it('merges runs given as bytes in key order, the earlier run first on a tie, past its fan-in too, and removes them', async () => {
     const dir = tempDir('sgq-sort-');

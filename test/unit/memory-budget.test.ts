@@ -1,28 +1,18 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MemoryBudget, RunMemory } from '../../src/core/diff/memory-budget.js';
-import { ExternalSort } from '../../src/core/diff/external-sort.js';
-import type { Keyed } from '../../src/core/diff/keyed.js';
-import { keyReader } from '../../src/core/diff/record-key.js';
 import { SnapshotCapture } from '../../src/core/snapshots/capture.js';
 import { SnapshotStore } from '../../src/core/snapshots/store.js';
 import { tempDir } from '../helpers/run.js';
 
-// Issue 37: the memory a run's users in flight hold (their sorts, the exports held for their
-// diffs and those exports' bytes) is one budget shared by all of them, not one per user: a
+// Issue 37: the memory a run's users in flight hold (the bytes of the exports they sort and
+// hold for their diffs) is one budget shared by all of them, not one per user: a
 // user that cannot hold more while the others hold theirs sorts on disk instead of growing.
 
 const line = (username: string) => JSON.stringify({ username, bio: `bio of ${username}` });
 const lines = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => line(`${prefix}${String(n - i).padStart(4, '0')}`));
-const chars = (xs: readonly string[]) => xs.reduce((sum, x) => sum + x.length, 0);
 const bytesOf = (xs: readonly string[]) => xs.reduce((sum, x) => sum + Buffer.byteLength(x) + 1, 0);
-
-async function collect(batches: AsyncIterable<Keyed[]>): Promise<Keyed[]> {
-  const all: Keyed[] = [];
-  for await (const batch of batches) all.push(...batch);
-  return all;
-}
 
 describe('MemoryBudget', () => {
   it('gives a share what the others leave free, refuses what does not fit, and takes back what a share releases', () => {
@@ -41,32 +31,6 @@ describe('MemoryBudget', () => {
     a.release();
     b.release();
     expect(budget.held).toBe(0);
-  });
-});
-
-describe('ExternalSort with a share of a budget', () => {
-  it('holds in memory while the budget has room, spills once the others hold it, and gives its share back', async () => {
-    const first = lines('a', 50);
-    const budget = new MemoryBudget(chars(first) + 10);
-    const [dirA, dirB] = [tempDir('sgq-sort-'), tempDir('sgq-sort-')];
-    const a = new ExternalSort(keyReader('username'), dirA, { share: budget.share() });
-    const b = new ExternalSort(keyReader('username'), dirB, { share: budget.share() });
-    await a.add(first);
-    expect(budget.held).toBe(chars(first));
-    // B's lines fit its own run size by far, but not in what A leaves of the budget: on disk.
-    const second = lines('b', 5);
-    await b.add(second);
-    expect(readdirSync(dirB)).toHaveLength(1);
-    expect(budget.held).toBe(chars(first));
-    expect(b.inMemory()).toBeUndefined();
-    expect((await collect(b.sorted())).map((k) => k.line)).toEqual([...second].reverse());
-    expect(readdirSync(dirB)).toEqual([]);
-    // A's export, taken from memory, is still held by it until it is discarded.
-    expect(a.inMemory()).toHaveLength(50);
-    expect(budget.held).toBe(chars(first));
-    a.discard();
-    expect(budget.held).toBe(0);
-    expect(readdirSync(dirA)).toEqual([]);
   });
 });
 

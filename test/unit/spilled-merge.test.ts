@@ -94,19 +94,18 @@ describe('textChunks: what one decoded string holds', () => {
 });
 
 describe('MemoryBudget: told of the first spill', () => {
-  it('calls onSpill once, when the first sort sharing it spills, and not while the sorts fit', async () => {
+  it('calls onSpill once, when the first holder sharing it spills, and not while the holders fit', () => {
     let told = 0;
-    const budget = new MemoryBudget(5 * line('u00000').length, () => told++);
-    const [a, b] = [new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), { share: budget.share() }), new ExternalSort(keyReader('username'), tempDir('sgq-sort-'), { share: budget.share() })];
-    await a.add([line('a1'), line('a2')]);
-    await b.add([line('b1'), line('b2')]);
+    const budget = new MemoryBudget(100, () => told++);
+    const [a, b] = [budget.share(), budget.share()];
+    expect(a.resize(60)).toBe(true);
+    expect(b.resize(40)).toBe(true);
     expect(told).toBe(0);
-    await a.add([line('a3'), line('a4')]); // past the budget: a spills
+    expect(a.resize(70)).toBe(false); // past the budget: a spills
+    a.spilled();
     expect(told).toBe(1);
-    await b.add(Array.from({ length: 10 }, (_, i) => line(`b${i + 3}`))); // b spills too: told once only
+    b.spilled(); // b spills too: told once only
     expect(told).toBe(1);
-    a.discard();
-    b.discard();
   });
 });
 
@@ -116,7 +115,7 @@ describe('SnapshotCapture: a spill tells the run', () => {
     const subject = (user: string) => ({ profile: 'default', route: 'graph/get_followers', how: 'username', user });
     const records = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => JSON.parse(line(`${prefix}${i}`)) as Record<string, string>);
     let told = 0;
-    const memory = new RunMemory(20 * line('a00').length, undefined, () => told++);
+    const memory = new RunMemory(20 * line('a00').length, () => told++);
     const small = new SnapshotCapture(store, subject('small'), undefined, memory);
     await small.add(records('a', 5), false);
     expect(told).toBe(0);

@@ -118,7 +118,7 @@ export class SnapshotCheckpoint implements Checkpoint {
     private readonly churn: ChurnOptions,
   ) {
     if (churn.fullEvery && churn.fullEvery.fullEvery > 1) this.planner = new NightPlanner(store, churn.fullEvery);
-    this.memory = new RunMemory(undefined, undefined, churn.onSpill);
+    this.memory = new RunMemory(undefined, churn.onSpill);
   }
 
   /** Checks the store can be written before anything is fetched. */

@@ -11,7 +11,6 @@ import { sortKeyed } from './key-order.js';
 import { runChunks, runReadBytes } from './run-file.js';
 import type { KeyOf } from './record-key.js';
 import { removeFile } from '../../fs/remove.js';
-import type { MemoryShare } from './memory-budget.js';
 
 // Sorting more records than fit in memory: sorted runs of a bounded size are spilled to
 // files and merged with a heap. Equal keys keep their arrival order, and only the first
@@ -44,8 +43,6 @@ export interface SortOptions {
   fanIn?: number;
   /** Stops a merge between batches (Ctrl-C, SIGTERM), with its reason. */
   signal?: AbortSignal;
-  /** Its part of a budget shared with other sorts (a run's users in flight): it spills when that has no room for what it holds. */
-  share?: MemoryShare;
 }
 
 export class ExternalSort {
@@ -59,28 +56,21 @@ export class ExternalSort {
   private readonly runChars: number;
   private readonly fanIn: number;
   private readonly signal?: AbortSignal;
-  private readonly share?: MemoryShare;
 
   constructor(
     private readonly keyOf: KeyOf,
     /** Where runs are spilled, under sgq's temporary names (src/fs/temp-names.ts), which a prune of the store sweeps. */
     private readonly dir: string,
-    { runChars = RUN_CHARS, fanIn = FAN_IN, signal, share }: SortOptions = {},
+    { runChars = RUN_CHARS, fanIn = FAN_IN, signal }: SortOptions = {},
   ) {
     this.runChars = runChars;
     this.fanIn = fanIn;
     this.signal = signal;
-    this.share = share;
   }
 
   async add(lines: readonly string[]): Promise<void> {
     for (const line of lines) this.hold(this.keyOf(line), line);
-    if (this.full()) await this.spill();
-  }
-
-  /** Holding a run's worth, or more than its share of the budget can grow to. */
-  private full(): boolean {
-    return this.chars >= this.runChars || this.share?.resize(this.chars) === false;
+    if (this.chars >= this.runChars) await this.spill();
   }
 
   private hold(key: string | undefined, line: string): void {
@@ -92,21 +82,6 @@ export class ExternalSort {
     this.chars += line.length;
   }
 
-  /**
-   * When no run was spilled, what `sorted` would yield, as one array taken from memory: every
-   * record once (the first of a key), in key order. Undefined once a run is on disk.
-   */
-  inMemory(): Keyed[] | undefined {
-    if (this.runs.length) return undefined;
-    const items = this.takeBuffer();
-    let kept = 0;
-    for (const item of items) {
-      if (kept > 0 && item.key === items[kept - 1]!.key) this.stats.duplicates++;
-      else items[kept++] = item;
-    }
-    items.length = kept;
-    return items;
-  }
 
   /** Sorts what is held in memory now (a thread that would otherwise wait); `sorted` then finds it in order. */
   sortHeld(): void {
@@ -145,10 +120,9 @@ export class ExternalSort {
     }
   }
 
-  /** Removes the run files (after a failure, or once merged), and gives back its share: nothing is held any more. */
+  /** Removes the run files (after a failure, or once merged). */
   discard(): void {
     for (const file of this.runs.splice(0)) removeFile(file);
-    this.share?.release();
   }
 
   private takeBuffer(): Keyed[] {
@@ -162,12 +136,10 @@ export class ExternalSort {
   private async spill(): Promise<void> {
     const file = this.newRun();
     await writeChunks(file, texts(batchesOf(this.takeBuffer())));
-    // Written: what it holds is what came since (another page may have come while it wrote).
-    this.share?.resize(this.chars);
     await this.mergeIfMany();
   }
 
-  /** Whether a run is on disk: the sort is then read by `sorted`, no more `inMemory`. */
+  /** Whether a run is on disk. */
   get spilled(): boolean {
     return this.runs.length > 0;
   }
@@ -184,7 +156,6 @@ export class ExternalSort {
   private newRun(): string {
     const file = tempPath(join(this.dir, 'sort.run'));
     this.runs.push(file);
-    this.share?.spilled();
     return file;
   }
 

@@ -1,30 +1,20 @@
 import { getHeapStatistics } from 'node:v8';
 
-// The memory a run's users in flight may hold together: the record lines of their sorts
-// (external-sort.ts) and of the exports held for their diffs, and those exports' bytes
-// (line-bytes.ts). One budget for a run, not one per user: with a budget per user, 8 users
-// of 8,500 followers at --concurrency 8 each held a whole export (some 4 M characters) and the
-// nightly job peaked at 265-285 MiB; a user that cannot hold more spills its sort to disk.
+// The memory a run's users in flight may hold together: the record lines of their snapshot
+// captures (capture.ts), sorted or held for their diffs, as the UTF-8 bytes the store writes
+// (line-bytes.ts). One budget for a run, not one per user: with a budget per user, 8 users of
+// 8,500 followers at --concurrency 8 each held a whole export and the nightly job peaked at
+// 265-285 MiB; a user that cannot hold more spills its sort to disk.
 
 /**
- * Characters of record lines a run's sorts and held exports hold in memory in all: 4 Mi, room for
- * 8 users of 1,000 followers of the service's shape (~476 characters a record, most of them
- * held as two bytes a character) to hold their whole exports at once; a 128th of the heap V8
- * may use when that is smaller (`node --max-old-space-size`), so a capped heap spills sooner
- * instead of running out.
+ * Bytes of record lines a run's users hold in memory in all: 4 MiB, room for 8 users of 1,000
+ * followers of the service's shape (~476 bytes a record) to hold their whole exports at once;
+ * a 128th of the heap V8 may use when that is smaller (`node --max-old-space-size`), so a
+ * capped heap spills sooner instead of running out.
  */
-export const SHARED_CHARS = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 128));
+export const SHARED_BYTES = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 128));
 
-/**
- * Characters of held exports whose bytes (line-bytes.ts) are kept beside their lines, in all:
- * 4 Mi (some 5 MB), eight exports of 1,000 followers at once, so that at --concurrency 8 none
- * of them is encoded twice. Apart from the lines' budget: bytes a user cannot keep cost only
- * an encoding of each line again when it is compared, where a sort that cannot hold its lines
- * spills to disk; so bytes never make a sort spill.
- */
-export const SHARED_BYTES = 4 * 1024 * 1024;
-
-/** What a run's holders share (characters, or bytes); each holder asks through its own MemoryShare. */
+/** What a run's holders share (bytes); each holder asks through its own MemoryShare. */
 export class MemoryBudget {
   private used = 0;
   private spills = 0;
@@ -60,18 +50,18 @@ export class MemoryBudget {
 
 /** One holder's part of a MemoryBudget: what it holds, grown only while the budget has room. */
 export class MemoryShare {
-  private chars = 0;
+  private size = 0;
 
   constructor(private readonly budget: MemoryBudget) {}
 
   get held(): number {
-    return this.chars;
+    return this.size;
   }
 
-  /** Holds `chars` in all from now; false when the budget cannot give that much (what was held stays held). */
-  resize(chars: number): boolean {
-    if (!this.budget.take(chars - this.chars)) return false;
-    this.chars = chars;
+  /** Holds `size` in all from now; false when the budget cannot give that much (what was held stays held). */
+  resize(size: number): boolean {
+    if (!this.budget.take(size - this.size)) return false;
+    this.size = size;
     return true;
   }
 
@@ -86,13 +76,11 @@ export class MemoryShare {
   }
 }
 
-/** What a run's users in flight share: the lines their sorts and held exports hold, and those exports' bytes. */
+/** What a run's users in flight share: the bytes of the record lines they hold. */
 export class RunMemory {
   readonly lines: MemoryBudget;
-  readonly bytes: MemoryBudget;
 
-  constructor(chars = SHARED_CHARS, bytes = SHARED_BYTES, onSpill?: () => void) {
-    this.lines = new MemoryBudget(chars, onSpill);
-    this.bytes = new MemoryBudget(bytes);
+  constructor(bytes = SHARED_BYTES, onSpill?: () => void) {
+    this.lines = new MemoryBudget(bytes, onSpill);
   }
 }
