@@ -204,12 +204,13 @@ export class RunScope {
 }
 
 /**
- * A run that keeps snapshots or a dataset holds more, in two threads (this one and the
- * dataset's): V8 let each heap grow to up to four times what it held after a full collection,
- * most of the peak RSS of a nightly --snapshot --changes --dataset run (270-280 MiB over 200
- * accounts at --concurrency 8, the plain export 166 MiB). Twice: 190-200 MiB, for some 5% more
- * CPU time (npm run bench: nightly). V8's flags are the process's: only the CLI's process sets
- * them (io.setV8Flags).
+ * A run that keeps snapshots or a dataset holds more: V8 let its heap grow to up to four times
+ * what it held after a full collection, most of the peak RSS of a nightly --snapshot --changes
+ * --dataset run in sgq 5.3.0 (270-280 MiB over 200 accounts at --concurrency 8, the plain
+ * export 166 MiB). Twice: 190-200 MiB then, for some 5% more CPU time. Since 5.3.4 holds lines
+ * as bytes, V8's default measured 0.9-1.0x the CPU time for 167-183 MiB against 142-152 (400
+ * accounts): kept at twice. V8's flags are the process's: only the CLI's process sets them
+ * (io.setV8Flags).
  */
 const KEEPING_HEAP = '--heap-growing-percent=100';
 

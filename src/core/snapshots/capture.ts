@@ -58,7 +58,8 @@ export class SnapshotCapture {
       if (key === undefined) this.sort.stats.missingKey++;
       else this.held.add(key, text(record));
     }
-    // Past a run's size, or the run's budget: sorted, onto disk (as ExternalSort would spill its lines).
+    // Past a run's size (RUN_CHARS, taken as bytes here: a held line's bytes are at most its
+    // characters' size as a string), or the run's budget: sorted, onto disk.
     if (this.held.bytes >= RUN_CHARS || this.share?.resize(this.held.bytes) === false) await this.spill();
   }
 
