@@ -58,8 +58,8 @@ export class SnapshotCapture {
       if (key === undefined) this.sort.stats.missingKey++;
       else this.held.add(key, text(record));
     }
-    // Past a run's size (RUN_CHARS, taken as bytes here: a held line's bytes are at most its
-    // characters' size as a string), or the run's budget: sorted, onto disk.
+    // Past a run's size (RUN_CHARS, taken as bytes here: about what the lines took as strings,
+    // one or two bytes a character), or the run's budget: sorted, onto disk.
     if (this.held.bytes >= RUN_CHARS || this.share?.resize(this.held.bytes) === false) await this.spill();
   }
 
