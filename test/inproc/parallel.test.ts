@@ -16,6 +16,8 @@ interface PagedOptions {
   size?: number;
   /** What to do with a request for a page; undefined answers it (after its delay). */
   special?: (page: number, res: ServerResponse, answered: ReadonlySet<number>) => 'hold' | 'fail' | undefined;
+  /** What a page's answer waits for (the pages asked so far given), if anything. */
+  gate?: (page: number, asked: readonly number[]) => Promise<void> | undefined;
 }
 
 const open: { close: () => void }[] = [];
@@ -23,7 +25,7 @@ afterEach(() => {
   for (const s of open.splice(0)) s.close();
 });
 
-async function pagedServer({ pages, size = 10, special }: PagedOptions) {
+async function pagedServer({ pages, size = 10, special, gate }: PagedOptions) {
   const asked: number[] = [];
   const inFlight = new Set<number>();
   /** The highest page an answer has named as next: pages past it are guesses. */
@@ -70,7 +72,10 @@ async function pagedServer({ pages, size = 10, special }: PagedOptions) {
         return;
       }
       // Later pages of a window often answer first: the order of records must not follow.
-      setTimeout(answer, (page * 7) % 5);
+      const later = () => setTimeout(answer, (page * 7) % 5);
+      const waitFor = gate?.(page, asked);
+      if (waitFor) void waitFor.then(later);
+      else later();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -123,8 +128,14 @@ describe('--parallel', () => {
   });
 
   it('cancels the calls past a page that ends the list, without waiting for their answers', async () => {
-    // Pages past the end are never answered: the run ends only if it gives up on them.
-    const s = await pagedServer({ pages: 6, special: (page) => (page > 6 ? 'hold' : undefined) });
+    // Pages past the end are never answered: the run ends only if it gives up on them. The
+    // last page answers once a call past it has arrived (on a busy machine the calls past the
+    // end could otherwise be given up before they reached the server, and none be seen).
+    const s = await pagedServer({
+      pages: 6,
+      special: (page) => (page > 6 ? 'hold' : undefined),
+      gate: (page, asked) => (page === 6 ? until(() => asked.some((p) => p > 6), 'a call past the last page') : undefined),
+    });
     const r = await runSgq(['graph', 'followers', 'jack', '--all', '--parallel', '4', '--summary', 'json'], { env: env(s.url) });
     expect(r.code).toBe(0);
     expect(ndjson(r.stdout)).toHaveLength(60);
