@@ -124,13 +124,6 @@ export class LineBytes {
     return this.keys.length;
   }
 
-  /** The bytes held, in all. */
-  get size(): number {
-    let size = 0;
-    for (const part of this.parts) size += part.length;
-    return size;
-  }
-
   key(i: number): string {
     return this.keys[i]!;
   }
