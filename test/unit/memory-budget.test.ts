@@ -34,19 +34,6 @@ describe('MemoryBudget', () => {
   });
 });
 
-describe('MemoryBudget.hasSpilled', () => {
-  it('says once a holder has spilled, and tells onSpill once only', () => {
-    let told = 0;
-    const budget = new MemoryBudget(100, () => told++);
-    const [a, b] = [budget.share(), budget.share()];
-    expect(budget.hasSpilled).toBe(false);
-    a.spilled();
-    b.spilled();
-    expect(budget.hasSpilled).toBe(true);
-    expect(told).toBe(1);
-  });
-});
-
 describe('SnapshotCapture: the users of a run share one budget', () => {
   const store = new SnapshotStore(tempDir('sgq-store-'), { pid: process.pid, lock: async () => ({ release: () => undefined }) }, 'sandbox');
   const subject = (user: string) => ({ profile: 'default', route: 'graph/get_followers', how: 'username', user });

@@ -77,7 +77,6 @@ export async function execute(ctx: CommandContext, plan: Plan, flags: OutputFlag
         controller: scope.controller,
         onJobEnd: () => scope.whenDurable(),
         onJobsDone: () => scope.whenDurable({ all: true }),
-        endsBeside: () => scope.held.snapshots?.endsBeside === true,
         onAnswer: (page) => checkAnswerer(scope.connection, page.headers),
       });
     } catch (error) {

@@ -17,7 +17,6 @@ import { RemainingUsers, type ResumeSubjects } from './remaining.js';
 import { SummaryCollector, type RunSummary, type UserStats } from './summary.js';
 import { concludeRun, UNREACHABLE_AFTER } from './ending.js';
 import { sinceNightPages, type Night } from './since-night.js';
-import { RunningEnds } from './running-ends.js';
 
 /** One unit of work: a user (or list, or nothing for /info) and how to ask for its pages. */
 export interface Job {
@@ -110,8 +109,6 @@ export interface RunContext {
    * users are listed for the resume by this run's ending, not lost after it.
    */
   onJobsDone?: () => Promise<readonly (string | null)[] | undefined | void>;
-  /** Whether a job's end may run beside the next job's calls (see JobRunner.worker); no by default. */
-  endsBeside?: () => boolean;
   /** Sees each answer before its records are written; throws to refuse it (a sandbox answering for a service). */
   onAnswer?: (page: FetchedPage) => void;
 }
@@ -151,8 +148,6 @@ class JobRunner {
   private readonly bounds: RunBounds;
   /** The last page written had to wait for the reader: fetch no further ahead than the next page. */
   private outputSlow = false;
-  /** Jobs whose pages are fetched and whose end is still running (see worker). */
-  private readonly ends = new RunningEnds();
 
   constructor(
     private readonly options: RunOptions,
@@ -177,7 +172,6 @@ class JobRunner {
     if (this.options.openingBalance && this.budget.wantsOpeningBalance) await this.budget.openWith(this.options.openingBalance);
     const source = isAsync(jobs) ? jobs[Symbol.asyncIterator]() : jobs[Symbol.iterator]();
     await Promise.all(Array.from({ length: this.options.concurrency }, () => this.worker(source)));
-    await this.ends.atMost(0);
     // The users never started, for the resume (not when the reader went away: nobody wants them).
     if (!sink.closed) {
       for (let item = await source.next(); !item.done; item = await source.next()) {
@@ -196,7 +190,7 @@ class JobRunner {
   }
 
   private startable(): boolean {
-    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet && !this.storeFailed && !this.ends.failed;
+    return !this.ctx.controller.signal.aborted && !this.ctx.sink.closed && !this.budgetMet && !this.storeFailed;
   }
 
   private async worker(source: Iterator<Job> | AsyncIterator<Job>): Promise<void> {
@@ -210,40 +204,24 @@ class JobRunner {
         this.remaining.add(job.user);
         break;
       }
-      const progress = newProgress(this.options.startedAt);
-      const ran = await this.runJob(job, stat, progress);
-      if (ran) this.watchReachability(stat);
-      const ending = this.endOf(job, stat, progress, ran ? order : undefined);
-      if (!job.onEnd || !this.ctx.endsBeside?.()) {
-        await ending;
-        continue;
-      }
-      // A job's end (--snapshot's stage and diff) runs on while the worker fetches the next
-      // user, so that the main thread's work overlaps the next calls: on the bench's nightly
-      // job the pool's most common state had been all 8 jobs ending users, no call in flight.
-      // At most `concurrency` ends run at once; the run's memory budget stays the bound.
-      this.ends.add(ending);
-      await this.ends.atMost(this.options.concurrency);
+      const ran = await this.runJob(job, stat);
+      this.shown.usersDone++;
+      if (!ran) continue;
+      this.watchReachability(stat);
+      this.summary.add(order, stat);
+      // What this job staged may be committed now, if the output that holds it is durable.
+      const lost = await this.ctx.onJobEnd?.();
+      if (lost) this.leaveLost(lost);
     }
   }
 
-  /** Ends a job whose pages are fetched: its hook, its summary, and the commit of what it staged. */
-  private async endOf(job: Job, stat: UserStats, progress: JobProgress, order: number | undefined): Promise<void> {
-    if (job.onEnd) await this.endJob(job, stat, progress.cutShort);
-    this.shown.usersDone++;
-    if (order === undefined) return;
-    this.summary.add(order, stat);
-    // What this job staged may be committed now, if the output that holds it is durable.
-    const lost = await this.ctx.onJobEnd?.();
-    if (lost) this.leaveLost(lost);
-  }
-
   /** Runs one job; false when it was stopped before it asked anything (it is left for the resume). */
-  private async runJob(job: Job, stat: UserStats, progress: JobProgress): Promise<boolean> {
+  private async runJob(job: Job, stat: UserStats): Promise<boolean> {
     if (job.onStart && !(await this.startJob(job, stat))) return true;
     if (job.request.follow) this.bounds.maxPages ??= job.request.maxPages;
     const { controller, sink } = this.ctx;
     const pages = this.pagesOf(job, stat, () => (progress.tried = true));
+    const progress: JobProgress = { next: null, cutShort: 'the run stopped before its last page', asOf: this.options.startedAt, tried: false };
     try {
       for (;;) {
         if (controller.signal.aborted || sink.closed) break;
@@ -259,6 +237,7 @@ class JobRunner {
       }
     } finally {
       await pages.return('done').catch(() => undefined);
+      if (job.onEnd) await this.endJob(job, stat, progress.cutShort);
     }
     return this.stopped(job, stat, progress);
   }
@@ -487,8 +466,6 @@ interface JobProgress {
   /** A call was made for it (it reached the service, or failed on the way). */
   tried: boolean;
 }
-
-const newProgress = (asOf: Date): JobProgress => ({ next: null, cutShort: 'the run stopped before its last page', asOf, tried: false });
 
 const isAsync = (jobs: AsyncIterable<Job> | Iterable<Job>): jobs is AsyncIterable<Job> => Symbol.asyncIterator in jobs;
 

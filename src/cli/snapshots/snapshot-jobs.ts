@@ -132,14 +132,6 @@ export class SnapshotCheckpoint implements Checkpoint {
     return new SnapshotCheckpoint(store, churn);
   }
 
-  /**
-   * Whether a user's end (its stage and diff) may run beside the next user's calls, holding
-   * its lines a while longer: until a sort of the run has spilled (jobs.ts says why).
-   */
-  get endsBeside(): boolean {
-    return !this.memory.lines.hasSpilled;
-  }
-
   get what(): string {
     return `the snapshots in ${this.store.root}`;
   }

@@ -7,14 +7,12 @@ import { getHeapStatistics } from 'node:v8';
 // 265-285 MiB; a user that cannot hold more spills its sort to disk.
 
 /**
- * Bytes of record lines a run's users hold in memory in all: 8 MiB, room for 16 users of 1,000
- * followers of the service's shape (~476 bytes a record) to hold their whole exports at once:
- * at --concurrency 8, 8 users fetched while the ends of 8 more are staged and diffed (jobs.ts).
- * With 4 MiB, those ends made the nightly job's sorts spill. A 128th of the heap V8 may use
- * when that is smaller (`node --max-old-space-size`), so a capped heap spills sooner instead
- * of running out.
+ * Bytes of record lines a run's users hold in memory in all: 4 MiB, room for 8 users of 1,000
+ * followers of the service's shape (~476 bytes a record) to hold their whole exports at once;
+ * a 128th of the heap V8 may use when that is smaller (`node --max-old-space-size`), so a
+ * capped heap spills sooner instead of running out.
  */
-export const SHARED_BYTES = Math.min(8 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 128));
+export const SHARED_BYTES = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 128));
 
 /** What a run's holders share (bytes); each holder asks through its own MemoryShare. */
 export class MemoryBudget {
@@ -30,11 +28,6 @@ export class MemoryBudget {
   /** A holder's sort spilled to disk: the first time, onSpill is told. */
   spilled(): void {
     if (this.spills++ === 0) this.onSpill?.();
-  }
-
-  /** A holder's sort has spilled: the run's users are larger than the budget. */
-  get hasSpilled(): boolean {
-    return this.spills > 0;
   }
 
   /** What the holders hold now, in all. */
