@@ -969,12 +969,18 @@ async function dataset(env) {
 // 12. nightly (issue 37): the cron job of docs/churn.md, `--snapshot --changes --dataset` over
 // NIGHTLY_USERS accounts of 1,000 followers (the service's records, with ids), on its second
 // night (each user diffed against the first), against the plain export of the same accounts;
-// both at --concurrency 8, stdout to a file. CPU time (user + sys) beside the wall time: on a
-// machine others load, wall times swing, CPU times much less; on Linux, the main thread's CPU
-// too (bench/main-thread-cpu.cjs), the thread the job waits on. With BENCH_BEFORE, that build's
-// job too, interleaved with them, against the same snapshots (both keep the same store).
+// both at --concurrency 8, stdout to a file. The lists churn as real ones do (the sandbox's
+// --churn NIGHTLY_CHURN: about 1% of a list leaves a day, as many come, as many more flicker):
+// night 1 is taken once, its clock a day before night 2's, and each timed job starts from a copy
+// of that store, so every run diffs the same two nights and prints the same changes. CPU time
+// (user + sys) beside the wall time: on a machine others load, wall times swing, CPU times much
+// less; on Linux, the main thread's CPU too (bench/main-thread-cpu.cjs), the thread the job
+// waits on. With BENCH_BEFORE, that build's job too, interleaved with them, from the same store.
 const NIGHTLY_USERS = QUICK ? 200 : 2000;
 const NIGHTLY_RUNS = QUICK ? 1 : Math.min(RUNS, 3);
+const NIGHTLY_CHURN = '0.01';
+/** The sandbox's clock on each night of the nightly row: a day apart. */
+const NIGHTLY_CLOCKS = ['2026-11-01T03:15:00Z', '2026-11-02T03:15:00Z'];
 
 // Large accounts (issue 37): the same job's peak RSS over accounts of NIGHTLY_LARGE's sizes, at
 // --concurrency 8, against the plain export's: under 200 MiB whatever the accounts, the users in
@@ -983,34 +989,53 @@ const NIGHTLY_RUNS = QUICK ? 1 : Math.min(RUNS, 3);
 const NIGHTLY_LARGE = QUICK ? [[8, 8500]] : [[24, 8500], [8, 50_000]];
 
 async function nightly() {
+  await nightlyFigures();
   const sandbox = await startSandbox([], 'service');
   try {
-    await nightlyFigures(sandbox.env);
     for (const [users, followers] of NIGHTLY_LARGE) await nightlyLarge(sandbox.env, users, followers);
   } finally {
     await stop(sandbox.child);
   }
 }
 
-async function nightlyFigures(env) {
-  const input = Array.from({ length: NIGHTLY_USERS }, (_, i) => `nightly${i}_1000\n`).join(''); // _1000: 1,000 followers
-  const [store, dir, out] = ['nightly-snapshots', 'nightly-dataset', 'nightly-out.ndjson'].map((name) => join(scratch, name));
+/** Runs `use` with a sandbox of the service's records whose lists churn, its clock at `clock`. */
+async function churningSandbox(clock, use) {
+  const sandbox = await startSandbox(['--churn', NIGHTLY_CHURN, '--clock', clock], 'service');
+  try {
+    return await use(sandbox.env);
+  } finally {
+    await stop(sandbox.child);
+  }
+}
+
+async function nightlyFigures() {
+  const input = Array.from({ length: NIGHTLY_USERS }, (_, i) => `nightly${i}_1000\n`).join(''); // _1000: about 1,000 followers
+  const [night1, store, dir, out] = ['nightly-night1', 'nightly-snapshots', 'nightly-dataset', 'nightly-out.ndjson'].map((name) => join(scratch, name));
   // The main thread's CPU beside the process's (bench/main-thread-cpu.cjs, Linux only).
   const preload = process.platform === 'linux' ? ['-r', join(root, 'bench', 'main-thread-cpu.cjs')] : [];
-  const followers = (extra, sgq = SGQ) => run(NODE, [...preload, ...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
+  const followers = (env, extra, sgq = SGQ) => run(NODE, [...preload, ...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
   const job = ['--snapshot', '--changes', '--snapshot-dir', store, '--dataset', dir];
-  log(`nightly: the first night of ${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (untimed)`);
-  await followers(job);
-  const figures = { job: { cpu: [], main: [], peak: 0, parts: [] }, plain: { cpu: [], main: [], peak: 0 }, before: { cpu: [], main: [], peak: 0, parts: [] } };
+  log(`nightly: the first night of ${fmt(NIGHTLY_USERS)} accounts × about 1,000 followers, lists churning ${NIGHTLY_CHURN} a day (untimed)`);
+  await churningSandbox(NIGHTLY_CLOCKS[0], (env) => followers(env, ['--snapshot', '--snapshot-dir', night1]));
+  await churningSandbox(NIGHTLY_CLOCKS[1], (env) => nightlyRuns(env, { night1, store, dir, out, job, followers }));
+  for (const path of [night1, store, dir, out]) rmSync(path, { recursive: true, force: true });
+}
+
+/** The timed runs of the nightly row, night 2's sandbox given, and its rows. */
+async function nightlyRuns(env, { night1, store, dir, out, job, followers }) {
+  const figures = { job: { cpu: [], main: [], peak: 0, parts: [], changes: [] }, plain: { cpu: [], main: [], peak: 0 }, before: { cpu: [], main: [], peak: 0, parts: [], changes: [] } };
   const timed = (name, extra, sgq = SGQ) => async () => {
     const job = name !== 'plain';
-    // Every night against one snapshot before it, into a fresh dataset: the same work each run.
-    if (job) rmSync(dir, { recursive: true, force: true });
-    const r = await followers(extra, sgq);
-    if (job && readFileSync(out, 'utf8') !== '') throw new Error('the second night printed changes of lists that did not change');
+    // Every night from night 1's store, into a fresh dataset: the same work each run.
+    if (job) {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(store, { recursive: true, force: true });
+      cpSync(night1, store, { recursive: true });
+    }
+    const r = await followers(env, extra, sgq);
+    if (job) figures[name].changes.push(readFileSync(out, 'utf8').split('\n').length - 1);
     // The Parquet parts the night wrote: one is sealed (footer, fsync, rename) at each of its commits.
     if (job) figures[name].parts.push(parquetFiles(dir));
-    if (job) await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', '1', '--snapshot-dir', store, '--quiet'], { env });
     figures[name].cpu.push(r.cpuMs);
     const main = /^bench-cpu: main (\d+)/m.exec(r.stderr);
     if (main) figures[name].main.push(Number(main[1]));
@@ -1022,7 +1047,9 @@ async function nightlyFigures(env) {
   const sides = [{ run: timed('job', job) }, { run: timed('plain', []) }, ...(SGQ_BEFORE ? [{ run: timed('before', job, SGQ_BEFORE) }] : [])];
   const [tJob, tPlain, tBefore] = await sideBySide(sides, NIGHTLY_RUNS);
   const [cJob, cPlain, cBefore] = [median(figures.job.cpu), median(figures.plain.cpu), median(figures.before.cpu)];
-  const what = `${fmt(NIGHTLY_USERS)} accounts × 1,000 followers (${fmt(NIGHTLY_USERS * 1000)} records), \`--concurrency 8\`, stdout to a file`;
+  const changes = median(figures.job.changes);
+  if (!(changes > 0) || (SGQ_BEFORE && median(figures.before.changes) !== changes)) throw new Error(`the second night printed ${figures.job.changes.join(', ')} changes${SGQ_BEFORE ? ` (before: ${figures.before.changes.join(', ')})` : ''}: lists that churn change, and the same in every run`);
+  const what = `${fmt(NIGHTLY_USERS)} accounts × about 1,000 followers (about ${fmt(NIGHTLY_USERS * 1000)} records), lists churning ${NIGHTLY_CHURN} a day (${fmt(changes)} changes printed), \`--concurrency 8\`, stdout to a file`;
   const [mJob, mPlain, mBefore] = [median(figures.job.main), median(figures.plain.main), median(figures.before.main)];
   const mainCpu = (m) => (Number.isNaN(m) ? '' : `; main thread ${fmt(m)} / ${fmt(mPlain)} ms, ${(m / mPlain).toFixed(2)}x`);
   const cpu = Number.isNaN(cJob) ? '' : `; CPU ${fmt(cJob)} / ${fmt(cPlain)} ms, ${(cJob / cPlain).toFixed(2)}x${mainCpu(mJob)}`;
@@ -1034,7 +1061,6 @@ async function nightlyFigures(env) {
     const cpuBefore = Number.isNaN(cBefore) ? '' : `; CPU ${fmt(cBefore)} / ${fmt(cPlain)} ms, ${(cBefore / cPlain).toFixed(2)}x${mainCpu(mBefore)}`;
     row(`the same nightly job, before (${beforeName()}), interleaved; peak RSS ${figures.before.peak.toFixed(1)} MiB`, `${fmt(tBefore)} ms`, `${fmt(tPlain)} ms`, `${(tBefore / tPlain).toFixed(2)}x${cpuBefore}`, 'informational (the before of the row above)');
   }
-  for (const path of [store, dir, out]) rmSync(path, { recursive: true, force: true });
 }
 
 /** How many Parquet files are under `dir`. */
