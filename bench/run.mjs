@@ -204,6 +204,16 @@ async function startSandbox(extra = [], shape = 'spec') {
   return { child, env };
 }
 
+/** Runs `use` with a sandbox started as startSandbox starts it, stopped however `use` ends. */
+async function withSandbox(extra, shape, use) {
+  const sandbox = await startSandbox(extra, shape);
+  try {
+    return await use(sandbox.env);
+  } finally {
+    await stop(sandbox.child);
+  }
+}
+
 async function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -990,23 +1000,13 @@ const NIGHTLY_LARGE = QUICK ? [[8, 8500]] : [[24, 8500], [8, 50_000]];
 
 async function nightly() {
   await nightlyFigures();
-  const sandbox = await startSandbox([], 'service');
-  try {
-    for (const [users, followers] of NIGHTLY_LARGE) await nightlyLarge(sandbox.env, users, followers);
-  } finally {
-    await stop(sandbox.child);
-  }
+  await withSandbox([], 'service', async (env) => {
+    for (const [users, followers] of NIGHTLY_LARGE) await nightlyLarge(env, users, followers);
+  });
 }
 
-/** Runs `use` with a sandbox of the service's records whose lists churn, its clock at `clock`. */
-async function churningSandbox(clock, use) {
-  const sandbox = await startSandbox(['--churn', NIGHTLY_CHURN, '--clock', clock], 'service');
-  try {
-    return await use(sandbox.env);
-  } finally {
-    await stop(sandbox.child);
-  }
-}
+/** A sandbox of the service's records whose lists churn NIGHTLY_CHURN a day, its clock at `clock`. */
+const churningSandbox = (clock, use) => withSandbox(['--churn', NIGHTLY_CHURN, '--clock', clock], 'service', use);
 
 async function nightlyFigures() {
   const input = Array.from({ length: NIGHTLY_USERS }, (_, i) => `nightly${i}_1000\n`).join(''); // _1000: about 1,000 followers
@@ -1100,13 +1100,8 @@ async function nightlyLarge(env, users, followers) {
 // writer's thread's CPU and the process's for each. Informational: the target is the nightly row.
 async function parquetPages() {
   const file = join(scratch, 'parquet-records.ndjson');
-  const sandbox = await startSandbox([], 'service');
-  try {
-    const input = Array.from({ length: 10 }, (_, i) => `nightly${i}_1000\n`).join('');
-    await run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--quiet'], { env: sandbox.env, input, stdoutFile: file });
-  } finally {
-    await stop(sandbox.child);
-  }
+  const input = Array.from({ length: 10 }, (_, i) => `nightly${i}_1000\n`).join('');
+  await withSandbox([], 'service', (env) => run(NODE, [...SGQ, 'graph', 'followers', '-', '--all', '--quiet'], { env, input, stdoutFile: file }));
   const measured = spawnSync(NODE, [join(root, 'bench/parquet-pages.mjs'), file, tree, ...(before ? [before] : [])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   rmSync(file, { force: true });
   if (measured.status !== 0) throw new Error('bench/parquet-pages.mjs failed');
@@ -1202,12 +1197,7 @@ async function tableFigures() {
     row('`-o table` on a terminal', 'n/a', 'n/a', 'n/a', 'n/a: script(1) not found (util-linux)');
     return;
   }
-  const service = await startSandbox([], 'service');
-  try {
-    await tableRows(service.env);
-  } finally {
-    await stop(service.child);
-  }
+  await withSandbox([], 'service', tableRows);
   await tableEngines();
 }
 
