@@ -2,13 +2,13 @@
 // stdout (progress on stderr). Builds dist/ if missing, starts its own sandboxes, and stops every
 // process it started, also on failure or Ctrl-C.
 //   BENCH_RUNS=N   repetitions of each timed measurement (default 5; start-up uses 4N)
-//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, nightly, parquet, full-every, notify, table, history)
+//   BENCH_ONLY=a,b only these sections (start-up, one-shot, export, batch, trust, parallel, churn, diff, shape, protocol, dataset, nightly, kept-nights, parquet, full-every, notify, table, history)
 //   BENCH_QUICK=1  smoke run (or `npm run bench -- --quick`): 20,000 followers, 20 users, 1 repetition
 //                  (3 for the --since-last rows), smaller batches (10,000 users instead of 100,000
 //                  in the big batch), a nightly job of 200 accounts instead of 2,000, and
 //                  --full-every over 10 nights of 20 accounts instead of 30 nights of 100
 //   BENCH_TREE=DIR  measure the sgq built in another checkout (before and after, one yardstick)
-//   BENCH_BEFORE=DIR  start-up, one-shot, shape's --jq and nightly rows also measure the sgq built in DIR, interleaved with
+//   BENCH_BEFORE=DIR  start-up, one-shot, shape's --jq, nightly and kept-nights rows also measure the sgq built in DIR, interleaved with
 //                  this one's, in rows of their own: a before and after side by side in one run
 //   BENCH_INSTRUCTIONS=1  one-shot also counts the instructions of one run of each side under
 //                  valgrind (some 15 s a run), less V8's random prime search at start: within
@@ -17,7 +17,7 @@
 //                  once into $TMPDIR/sgq-bench-node/N as .ci/run does (empty: only this node)
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, cpSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, createWriteStream, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -277,7 +277,7 @@ async function main() {
   const slow = await startSandbox(['--latency-ms', String(LATENCY_MS)]);
   try {
     // A section that fails leaves a note and lets the others run.
-    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env).then(oneShotService)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['parquet', () => parquetPages()], ['full-every', () => fullEvery()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
+    const sections = [['start-up', () => startup()], ['one-shot', () => oneShot(fast.env).then(oneShotService)], ['export', () => exportFigures(fast.env)], ['batch', () => batch(slow.env, fast.env)], ['trust', () => trust(fast.env)], ['parallel', () => parallel()], ['churn', () => churn()], ['diff', () => diffVsDuckdb()], ['shape', () => shape(fast.env)], ['protocol', () => protocol(fast.env)], ['dataset', () => dataset(fast.env)], ['nightly', () => nightly()], ['kept-nights', () => keptNights()], ['parquet', () => parquetPages()], ['full-every', () => fullEvery()], ['notify', () => notifyCost()], ['table', () => tableFigures()], ['history', () => history()]];
     const only = process.env.BENCH_ONLY?.split(',');
     for (const [name, section] of sections.filter(([name]) => !only || only.includes(name))) {
       try {
@@ -1060,6 +1060,63 @@ async function nightlyRuns(env, { night1, store, dir, out, job, followers }) {
   if (SGQ_BEFORE) {
     const cpuBefore = Number.isNaN(cBefore) ? '' : `; CPU ${fmt(cBefore)} / ${fmt(cPlain)} ms, ${(cBefore / cPlain).toFixed(2)}x${mainCpu(mBefore)}`;
     row(`the same nightly job, before (${beforeName()}), interleaved; peak RSS ${figures.before.peak.toFixed(1)} MiB`, `${fmt(tBefore)} ms`, `${fmt(tPlain)} ms`, `${(tBefore / tPlain).toFixed(2)}x${cpuBefore}`, 'informational (the before of the row above)');
+  }
+}
+
+// 12b. kept nights: the nightly job on its second night from a store where each user keeps a
+// year of snapshots, against the same from a store of night 1 alone, interleaved. The year
+// before night 1 is synthesized (each night's metadata file names night 1's data file under a
+// name of its own, linked), then pruned to KEPT_NIGHTS by the tree's sgq, which leaves each
+// folder's .last-snapshot as nightly runs followed by a prune do (docs/churn.md's cron). Target
+// ≤ 1.10x: a run compares with the last snapshot without reading every metadata file.
+const KEPT_USERS = QUICK ? 50 : 200;
+const KEPT_NIGHTS = 365;
+
+async function keptNights() {
+  const input = Array.from({ length: KEPT_USERS }, (_, i) => `nightly${i}_1000\n`).join('');
+  const [night1, year, store, out] = ['kept-night1', 'kept-year', 'kept-snapshots', 'kept-out.ndjson'].map((name) => join(scratch, name));
+  const followers = (env, extra, sgq = SGQ) => run(NODE, [...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
+  log(`kept nights: the first night of ${fmt(KEPT_USERS)} accounts, and the ${fmt(KEPT_NIGHTS - 1)} nights before it (untimed)`);
+  await churningSandbox(NIGHTLY_CLOCKS[0], async (env) => {
+    await followers(env, ['--snapshot', '--snapshot-dir', night1]);
+    nightsBefore(night1, year, KEPT_NIGHTS);
+    await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', String(KEPT_NIGHTS), '--snapshot-dir', year, '--quiet'], { env });
+  });
+  await churningSandbox(NIGHTLY_CLOCKS[1], async (env) => {
+    const cpu = { one: [], year: [], before: [] };
+    const timed = (name, from, sgq = SGQ) => async () => {
+      rmSync(store, { recursive: true, force: true });
+      // Linked, not copied: tens of thousands of files, none of which a run changes in place.
+      if (spawnSync('cp', ['-al', from, store]).status !== 0) throw new Error(`cp -al ${from} failed`);
+      const r = await followers(env, ['--snapshot', '--changes', '--snapshot-dir', store], sgq);
+      cpu[name].push(r.cpuMs);
+      return r;
+    };
+    notes.push(`kept nights: load average ${os.loadavg()[0].toFixed(2)} when its runs began`);
+    const sides = [{ run: timed('year', year) }, { run: timed('one', night1) }, ...(SGQ_BEFORE ? [{ run: timed('before', year, SGQ_BEFORE) }] : [])];
+    const [tYear, tOne, tBefore] = await sideBySide(sides, NIGHTLY_RUNS);
+    const cpuOf = (name) => (Number.isNaN(median(cpu[name])) ? '' : `; CPU ${fmt(median(cpu[name]))} / ${fmt(median(cpu.one))} ms`);
+    const what = `${fmt(KEPT_USERS)} accounts × about 1,000 followers, \`--snapshot --changes --concurrency 8\` (median of ${NIGHTLY_RUNS})`;
+    row(`nightly job with ${fmt(KEPT_NIGHTS)} nights kept a user vs with one, ${what}`, `${fmt(tYear)} ms`, `${fmt(tOne)} ms`, `${(tYear / tOne).toFixed(2)}x${cpuOf('year')}`, `≤ 1.10x ${verdict(tYear / tOne <= 1.1)}`);
+    if (SGQ_BEFORE) row(`the same with ${fmt(KEPT_NIGHTS)} nights kept, before (${beforeName()}), interleaved`, `${fmt(tBefore)} ms`, `${fmt(tOne)} ms`, `${(tBefore / tOne).toFixed(2)}x${cpuOf('before')}`, 'informational (the before of the row above)');
+  });
+  for (const path of [night1, year, store, out]) rmSync(path, { recursive: true, force: true });
+}
+
+/** `to`: a copy of the store `from` where each user's folder also holds `nights - 1` nights before its one snapshot, daily, their data linked to its. */
+function nightsBefore(from, to, nights) {
+  cpSync(from, to, { recursive: true });
+  const metas = readdirSync(to, { recursive: true }).map(String).filter((name) => name.endsWith('.json') && !name.split('/').at(-1).startsWith('.'));
+  for (const name of metas) {
+    const folder = join(to, name, '..');
+    const meta = JSON.parse(readFileSync(join(to, name), 'utf8'));
+    for (let i = 1; i < nights; i++) {
+      const takenAt = new Date(Date.parse(meta.taken_at) - (nights - i) * 86_400_000).toISOString();
+      const base = `${takenAt.replaceAll(':', '-')}-${String(i).padStart(6, '0')}`;
+      linkSync(join(folder, meta.file), join(folder, `${base}.ndjson.gz`));
+      writeFileSync(join(folder, `${base}.json`), `${JSON.stringify({ ...meta, taken_at: takenAt, file: `${base}.ndjson.gz`, seq: i }, null, 2)}\n`);
+    }
+    writeFileSync(join(to, name), `${JSON.stringify({ ...meta, seq: nights }, null, 2)}\n`);
   }
 }
 

@@ -138,7 +138,8 @@ describe('modes', () => {
     expect(modeOf(state)).toBe(0o600);
     const folder = join(serviceFolderIn(store), 'default', 'graph.get_followers', 'username', 'jack');
     const files = readdirSync(folder);
-    expect(files).toHaveLength(2);
+    // Its data, its metadata, and the hint naming the last snapshot (.last-snapshot).
+    expect(files).toHaveLength(3);
     for (const name of files) expect(modeOf(join(folder, name))).toBe(0o600);
   });
 });

@@ -231,7 +231,7 @@ describe('sgq diff', () => {
     const prune = await s.run(['snapshots', 'prune', '--keep', '1']);
     expect(prune.code).toBe(0);
     expect(prune.stderr).toMatch(/removed 2 snapshots; kept the newest 1/);
-    expect(readdirSync(folder).sort()).toEqual(['2026-11-03T03-15-00.000Z', '2026-11-03T03-15-00.000Z'].map((p, i) => expect.stringMatching(new RegExp(`^${p.replaceAll('.', '\\.')}-[0-9a-f]{6}\\.${i ? 'ndjson\\.gz' : 'json'}$`))));
+    expect(readdirSync(folder).filter((n) => n !== '.last-snapshot').sort()).toEqual(['2026-11-03T03-15-00.000Z', '2026-11-03T03-15-00.000Z'].map((p, i) => expect.stringMatching(new RegExp(`^${p.replaceAll('.', '\\.')}-[0-9a-f]{6}\\.${i ? 'ndjson\\.gz' : 'json'}$`))));
     expect((await s.run(['diff', 'jack'])).stderr).toMatch(/only one snapshot/);
   });
 
@@ -240,7 +240,7 @@ describe('sgq diff', () => {
     const dir = join(tempDir(), 'snaps');
     mkdirSync(dir);
     await s.run(['graph', 'followers', 'jack', '--all', '--snapshot', '--snapshot-dir', dir]);
-    expect(readdirSync(userFolder(dir)).length).toBe(2);
+    expect(readdirSync(userFolder(dir)).filter((n) => !n.startsWith('.')).length).toBe(2);
     const other = join(tempDir(), 'other');
     await s.run(['graph', 'followers', 'jack', '--all', '--snapshot'], { env: { SGQ_SNAPSHOT_DIR: other } });
     expect(ndjson((await s.run(['snapshots', 'list'], { env: { SGQ_SNAPSHOT_DIR: other } })).stdout)).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join, relative, resolve, isAbsolute } from 'node:path';
+import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -17,6 +17,7 @@ import { withLock, type LockOwner } from './store-lock.js';
 import { routeFolderName } from '../routes.js';
 import { pathSegment as segment, serviceFolder } from '../service.js';
 import { removeFile } from '../../fs/remove.js';
+import { metaNames, readHint, writeHint } from './last-committed.js';
 
 // The snapshot store: one folder per profile, route, how and user, holding gzip NDJSON
 // files sorted by the field that identifies an account (`sorted_by`: an id from sgq 2.3 on,
@@ -208,7 +209,7 @@ export class SnapshotStore {
         closeTemp(temp);
       }
       // The last one committed, whatever the clocks said: this one is compared with it and follows it.
-      const previous = readFolder(folder, this.skip).at(-1);
+      const previous = this.lastCommitted(folder);
       if (previous && previous.meta.taken_at > meta.taken_at) {
         this.owner.warn?.(`${subject.user}: the previous snapshot says it was taken at ${previous.meta.taken_at}, after this run's start (${meta.taken_at}): a clock was ahead; the changes are against it all the same`);
       }
@@ -220,6 +221,15 @@ export class SnapshotStore {
       removeFile(temp.path);
       throw error;
     }
+  }
+
+  /** The last snapshot committed in a folder (the caller holds its lock): by the folder's hint while it holds, else by reading every metadata file. */
+  private lastCommitted(folder: string): StoredSnapshot | undefined {
+    const names = namesIn(folder);
+    const hint = readHint(folder, metaNames(names));
+    const hinted = hint && readMeta(folder, hint.meta, this.skip);
+    if (hinted && (hinted.meta.seq ?? 0) === hint.seq) return hinted;
+    return snapshotsIn(folder, names, this.skip).at(-1);
   }
 
   /** Stores a snapshot at once: lock, stage, commit (for callers with no output to wait for). */
@@ -303,6 +313,9 @@ export class SnapshotStore {
         for (const name of readdirSync(folder)) {
           if (name.endsWith('.ndjson.gz') && !name.startsWith('.') && !kept.has(name)) removeFile(join(folder, name));
         }
+        // Every file was read under the lock: the last is known, and the next run need not read them again.
+        const last = current.at(-1);
+        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, metaNames(namesIn(folder)), { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 });
         return old.length;
       });
     }
@@ -362,33 +375,48 @@ function subfolders(dir: string): string[] {
 }
 
 function readFolder(folder: string, skip: (metaPath: string, why: string) => void): StoredSnapshot[] {
-  let names: string[];
+  return snapshotsIn(folder, namesIn(folder), skip);
+}
+
+/** The names in a folder; none when it does not exist. */
+function namesIn(folder: string): string[] {
   try {
-    names = readdirSync(folder);
+    return readdirSync(folder);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+}
+
+/** The committed snapshots among a folder's `names`, oldest first. */
+function snapshotsIn(folder: string, names: readonly string[], skip: (metaPath: string, why: string) => void): StoredSnapshot[] {
   const out: StoredSnapshot[] = [];
   for (const name of names) {
     if (name.startsWith('.') || !name.endsWith('.json')) continue;
-    const metaPath = join(folder, name);
-    let meta: SnapshotMeta;
-    try {
-      meta = JSON.parse(readRegularFile(metaPath, 'utf8')) as SnapshotMeta;
-    } catch (error) {
-      // Removed by a prune while we looked, or not ours (not JSON, not a file). Any other
-      // failure (no descriptor left, an I/O error) must not pass for a snapshot that is not there.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === undefined || code === 'ENOENT' || code === 'ENOTREG' || code === 'EISDIR') continue;
-      throw error;
-    }
-    if (meta.version !== 1 || typeof meta.file !== 'string') continue;
-    const dataPath = dataFileIn(folder, meta.file);
-    if (dataPath === undefined) skip(metaPath, `it names the data file ${JSON.stringify(meta.file)}, which is not a file of its own folder`);
-    else if (existsSync(dataPath)) out.push({ meta, dataPath, metaPath });
+    const snapshot = readMeta(folder, name, skip);
+    if (snapshot) out.push(snapshot);
   }
   return out.sort(byOrder);
+}
+
+/** The snapshot a metadata file commits, or undefined when it is gone, not ours, or its data file is missing. */
+function readMeta(folder: string, name: string, skip: (metaPath: string, why: string) => void): StoredSnapshot | undefined {
+  const metaPath = join(folder, name);
+  let meta: SnapshotMeta;
+  try {
+    meta = JSON.parse(readRegularFile(metaPath, 'utf8')) as SnapshotMeta;
+  } catch (error) {
+    // Removed by a prune while we looked, or not ours (not JSON, not a file). Any other
+    // failure (no descriptor left, an I/O error) must not pass for a snapshot that is not there.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined || code === 'ENOENT' || code === 'ENOTREG' || code === 'EISDIR') return undefined;
+    throw error;
+  }
+  if (meta.version !== 1 || typeof meta.file !== 'string') return undefined;
+  const dataPath = dataFileIn(folder, meta.file);
+  if (dataPath === undefined) skip(metaPath, `it names the data file ${JSON.stringify(meta.file)}, which is not a file of its own folder`);
+  else if (existsSync(dataPath)) return { meta, dataPath, metaPath };
+  return undefined;
 }
 
 /** The data file a metadata file names, when it is a plain name of a data file in `folder`; undefined for anything that could lead out. */
@@ -425,6 +453,9 @@ export class StagedSnapshot {
       throw error;
     }
     this.state = 'committed';
+    // For the next run on this user: which snapshot is the last (last-committed.ts).
+    const folder = dirname(this.current.metaPath);
+    writeHint(folder, metaNames(namesIn(folder)), { meta: basename(this.current.metaPath), seq: this.current.meta.seq ?? 0 });
   }
 
   /** Forgets it: its output was not kept. */
