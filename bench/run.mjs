@@ -1076,10 +1076,10 @@ async function keptNights() {
   const input = Array.from({ length: KEPT_USERS }, (_, i) => `nightly${i}_1000\n`).join('');
   const [night1, year, store, out] = ['kept-night1', 'kept-year', 'kept-snapshots', 'kept-out.ndjson'].map((name) => join(scratch, name));
   const followers = (env, extra, sgq = SGQ) => run(NODE, [...sgq, 'graph', 'followers', '-', '--all', '--concurrency', '8', '--quiet', ...extra], { env, input, rss: true, stdoutFile: out });
-  log(`kept nights: the first night of ${fmt(KEPT_USERS)} accounts, and the ${fmt(KEPT_NIGHTS - 1)} nights before it (untimed)`);
+  log(`kept nights: the first night of ${fmt(KEPT_USERS)} accounts, the ${fmt(KEPT_NIGHTS)} nights before it, pruned to ${fmt(KEPT_NIGHTS)} (untimed)`);
   await churningSandbox(NIGHTLY_CLOCKS[0], async (env) => {
     await followers(env, ['--snapshot', '--snapshot-dir', night1]);
-    nightsBefore(night1, year, KEPT_NIGHTS);
+    nightsBefore(night1, year, KEPT_NIGHTS + 1);
     await run(NODE, [...SGQ, 'snapshots', 'prune', '--keep', String(KEPT_NIGHTS), '--snapshot-dir', year, '--quiet'], { env });
   });
   await churningSandbox(NIGHTLY_CLOCKS[1], async (env) => {
