@@ -74,7 +74,9 @@ async function pagedServer({ pages, size = 10, special, gate }: PagedOptions) {
       // Later pages of a window often answer first: the order of records must not follow.
       const later = () => setTimeout(answer, (page * 7) % 5);
       const waitFor = gate?.(page, asked);
-      if (waitFor) void waitFor.then(later);
+      // A gate that times out answers its page with why, so the run (and the test) fails on it.
+      const refuse = (error: Error) => void res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `the test's gate: ${error.message}` }));
+      if (waitFor) waitFor.then(later, refuse);
       else later();
     });
   });

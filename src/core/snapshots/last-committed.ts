@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { readRegularFile } from '../../fs/read.js';
@@ -6,7 +7,7 @@ import { readRegularFile } from '../../fs/read.js';
 // Which metadata file of a user's folder is the last committed, without reading them all.
 // Every run on a user compares with the last snapshot committed; finding it by reading each
 // metadata file made a nightly run slower with every night kept (a year of them: 500 accounts
-// took 24-26 s instead of 18-20). The commit leaves a hint in the folder (`.last-snapshot`): the
+// took 24-31 s instead of 18-21). The commit leaves a hint in the folder (`.last-snapshot`): the
 // name and seq of the metadata file it wrote, and a digest of the folder's metadata file
 // names at that moment. The hint is believed only while the folder holds exactly those
 // names: any other change (a prune, a run of an older sgq, a crash between the metadata and
@@ -41,9 +42,14 @@ export function readHint(folder: string, metas: readonly string[]): LastCommitte
   return names === digest(metas) && metas.includes(meta) ? { meta, seq } : undefined;
 }
 
-/** Leaves the hint after a commit (the caller holds the user's lock); a hint not written only costs the next run a full read. */
-export function writeHint(folder: string, metas: readonly string[], last: LastCommitted): void {
+/**
+ * Leaves the hint over the folder's metadata files as they are now, once `last` is known to be
+ * the last committed (the caller holds the user's lock). A hint not written only costs the
+ * next run a full read.
+ */
+export function writeHint(folder: string, last: LastCommitted): void {
   try {
+    const metas = metaNames(readdirSync(folder));
     replaceFile(join(folder, HINT), `${JSON.stringify({ ...last, names: digest(metas) })}\n`, { durable: false });
   } catch {
     // A full disk or a folder made read-only: the snapshot is committed all the same.

@@ -315,7 +315,7 @@ export class SnapshotStore {
         }
         // Every file was read under the lock: the last is known, and the next run need not read them again.
         const last = current.at(-1);
-        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, metaNames(namesIn(folder)), { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 });
+        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 });
         return old.length;
       });
     }
@@ -454,8 +454,7 @@ export class StagedSnapshot {
     }
     this.state = 'committed';
     // For the next run on this user: which snapshot is the last (last-committed.ts).
-    const folder = dirname(this.current.metaPath);
-    writeHint(folder, metaNames(namesIn(folder)), { meta: basename(this.current.metaPath), seq: this.current.meta.seq ?? 0 });
+    writeHint(dirname(this.current.metaPath), { meta: basename(this.current.metaPath), seq: this.current.meta.seq ?? 0 });
   }
 
   /** Forgets it: its output was not kept. */
