@@ -138,8 +138,7 @@ describe('modes', () => {
     expect(modeOf(state)).toBe(0o600);
     const folder = join(serviceFolderIn(store), 'default', 'graph.get_followers', 'username', 'jack');
     const files = readdirSync(folder);
-    // Its data, its metadata, and the hint naming the last snapshot (.last-snapshot).
-    expect(files).toHaveLength(3);
+    expect(files).toHaveLength(2);
     for (const name of files) expect(modeOf(join(folder, name))).toBe(0o600);
   });
 });

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { batchesOf } from '../../src/core/diff/external-sort.js';
 import { SnapshotStore, type SnapshotSubject } from '../../src/core/snapshots/store.js';
+import { HINT_FROM } from '../../src/core/snapshots/last-committed.js';
 import { tempDir } from '../helpers/run.js';
 
 // The hint a commit leaves in a user's folder (.last-snapshot, core/snapshots/last-committed.ts)
@@ -39,7 +40,7 @@ describe('the last committed snapshot of a folder, by its hint', () => {
   it('property: a run compares with the snapshot that reading every metadata file chooses, through commits, prunes, clocks moved back, a hint lost, stale or damaged, and commits that left no hint', async () => {
     const step = fc.oneof(
       fc.record({ kind: fc.constant('commit' as const), day: fc.integer({ min: 0, max: 40 }) }),
-      fc.record({ kind: fc.constant('prune' as const), keep: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({ kind: fc.constant('prune' as const), keep: fc.integer({ min: 1, max: HINT_FROM + 3 }) }),
       fc.record({ kind: fc.constant('behind' as const), day: fc.integer({ min: 0, max: 40 }) }),
       fc.record({ kind: fc.constant('drop-meta' as const), which: fc.nat() }),
       fc.record({ kind: fc.constant('hint' as const), how: fc.constantFrom('remove', 'damage', 'stale') }),
@@ -49,6 +50,8 @@ describe('the last committed snapshot of a folder, by its hint', () => {
         const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
         const folder = store.folder(subject);
         let staleHint: string | undefined;
+        // Enough nights that the hint is kept (HINT_FROM); prunes may take the folder below it again.
+        for (let day = 0; day < HINT_FROM; day++) await commitAt(store, nightAt(day));
         for (const s of steps) {
           const chosen = store.history(subject).at(-1);
           if (s.kind === 'commit') {
@@ -78,32 +81,36 @@ describe('the last committed snapshot of a folder, by its hint', () => {
     );
   });
 
-  it('is what a commit leaves, and what the next run reads instead of every metadata file (an older one edited in place is not read)', async () => {
+  it('is what a commit leaves from HINT_FROM snapshots on, and what the next run reads instead of every metadata file (an older one edited in place is not read)', async () => {
     const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
     const folder = store.folder(subject);
     const first = await commitAt(store, nightAt(1));
-    const second = await commitAt(store, nightAt(2));
+    for (let day = 2; day < HINT_FROM; day++) await commitAt(store, nightAt(day));
+    // Fewer: the folder is read whole, and no hint is kept.
+    expect(existsSync(join(folder, HINT))).toBe(false);
+    const second = await commitAt(store, nightAt(HINT_FROM));
     const hint = JSON.parse(readFileSync(join(folder, HINT), 'utf8'));
-    expect(hint).toMatchObject({ meta: second.current.meta.file.replace('.ndjson.gz', '.json'), seq: 2 });
+    expect(hint).toMatchObject({ meta: second.current.meta.file.replace('.ndjson.gz', '.json'), seq: HINT_FROM });
     // A hand edit of the first one's seq (which changes no name) would make it the last for a
     // full read; the hint still names the second: proof that the run did not read them all.
     const firstMeta = join(folder, first.current.meta.file.replace('.ndjson.gz', '.json'));
     writeFileSync(firstMeta, JSON.stringify({ ...JSON.parse(readFileSync(firstMeta, 'utf8')), seq: 99 }));
     expect(store.history(subject).at(-1)!.meta.seq).toBe(99);
-    const third = await commitAt(store, nightAt(3));
+    const third = await commitAt(store, nightAt(HINT_FROM + 1));
     expect(third.previous?.meta.file).toBe(second.current.meta.file);
   });
 
   it('is kept up by a prune, so that nightly runs followed by a prune read one metadata file each', async () => {
     const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
     const folder = store.folder(subject);
-    for (let day = 1; day <= 4; day++) await commitAt(store, nightAt(day));
+    const nights = HINT_FROM + 3;
+    for (let day = 1; day <= nights; day++) await commitAt(store, nightAt(day));
     rmSync(join(folder, HINT));
-    await store.prune(2);
-    expect(metasOf(folder)).toHaveLength(2);
+    await store.prune(HINT_FROM);
+    expect(metasOf(folder)).toHaveLength(HINT_FROM);
     const hint = JSON.parse(readFileSync(join(folder, HINT), 'utf8'));
-    expect(hint.seq).toBe(4);
-    const { previous } = await commitAt(store, nightAt(5));
-    expect(previous?.meta.seq).toBe(4);
+    expect(hint.seq).toBe(nights);
+    const { previous } = await commitAt(store, nightAt(nights + 1));
+    expect(previous?.meta.seq).toBe(nights);
   });
 });

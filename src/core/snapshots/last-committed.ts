@@ -17,6 +17,13 @@ import { readRegularFile } from '../../fs/read.js';
 
 const HINT = '.last-snapshot';
 
+/**
+ * Below this many metadata files a folder is read whole and no hint is kept: reading a few
+ * costs what the hint's own read and write do (0.2-0.3 ms a user here), which the nightly
+ * job of 2,000 accounts on their second night would otherwise pay for nothing.
+ */
+export const HINT_FROM = 8;
+
 export interface LastCommitted {
   /** The metadata file's name in the folder. */
   meta: string;
@@ -30,6 +37,7 @@ const digest = (metas: readonly string[]): string => createHash('sha256').update
 
 /** The hint, when the folder's metadata files are still those it was written over; otherwise undefined. */
 export function readHint(folder: string, metas: readonly string[]): LastCommitted | undefined {
+  if (metas.length < HINT_FROM) return undefined;
   let hint: unknown;
   try {
     hint = JSON.parse(readRegularFile(join(folder, HINT), 'utf8'));
@@ -44,12 +52,13 @@ export function readHint(folder: string, metas: readonly string[]): LastCommitte
 
 /**
  * Leaves the hint over the folder's metadata files as they are now, once `last` is known to be
- * the last committed (the caller holds the user's lock). A hint not written only costs the
- * next run a full read.
+ * the last committed (the caller holds the user's lock), where they are HINT_FROM or more. A
+ * hint not written only costs the next run a full read.
  */
 export function writeHint(folder: string, last: LastCommitted): void {
   try {
     const metas = metaNames(readdirSync(folder));
+    if (metas.length < HINT_FROM) return;
     replaceFile(join(folder, HINT), `${JSON.stringify({ ...last, names: digest(metas) })}\n`, { durable: false });
   } catch {
     // A full disk or a folder made read-only: the snapshot is committed all the same.
