@@ -9,9 +9,10 @@ import { readRegularFile } from '../../fs/read.js';
 // metadata file made a nightly run slower with every night kept (a year of them: 500 accounts
 // took 24-31 s instead of 18-21). The commit leaves a hint in the folder (`.last-snapshot`): the
 // name and seq of the metadata file it wrote, and a digest of the folder's metadata file
-// names at that moment. The hint is believed only while the folder holds exactly those
-// names: any other change (a prune, a run of an older sgq, a crash between the metadata and
-// the hint) and the caller reads every file, as before, and the next commit writes it again.
+// names at that moment (a prune, which reads them all under the lock, writes it too). The hint
+// is believed only while the folder holds exactly those names: any other change (a run of an
+// older sgq, a file removed by hand, a crash between the metadata and the hint) and the caller
+// reads every file, as before, and the next commit writes it again.
 // A hint is a cache, never the truth: not flushed to disk (a hint lost or left behind by a
 // crash fails that check), and unreadable or damaged means "read them all".
 
