@@ -102,6 +102,27 @@ describe("jq's code kept between runs", () => {
     expect(readEntry(fifo, sha256(wire))).toBeUndefined();
   });
 
+  it.runIf(canKeepJqCode())('an entry V8 itself refuses (made by another V8, say) is replaced by the next run, however large it was', async () => {
+    const env = { XDG_CACHE_HOME: tempDir() };
+    const first = compileJq(wire, env);
+    await runJq(first.module);
+    first.keep();
+    const file = join(env.XDG_CACHE_HOME, 'sgq', 'code', entries(env.XDG_CACHE_HOME)[0]!);
+    const whole = readFileSync(file);
+    const start = whole.indexOf(10) + 1;
+    // V8's own header: a magic number, then its version's hash. Another hash, and padding that
+    // makes the entry larger than anything a run keeps, behind a first line that matches it.
+    const data = Buffer.concat([whole.subarray(start), Buffer.alloc(1 << 20)]);
+    data.writeUInt32LE((data.readUInt32LE(4) ^ 0x5a5a5a5a) >>> 0, 4);
+    writeFileSync(file, Buffer.concat([Buffer.from(`sgq-wasm-cache 1 ${sha256(wire)} ${sha256(data)}\n`, 'latin1'), data]));
+    expect(readEntry(file, sha256(wire))?.length).toBe(data.length);
+    const refused = compileJq(wire, env);
+    expect(refused.cached).toBe(false);
+    expect(await runJq(refused.module, 1)).toBe(expected);
+    refused.keep();
+    expect(compileJq(wire, env).cached).toBe(true);
+  });
+
   it('keeps nothing with NODE_DISABLE_COMPILE_CACHE=1, or where V8 cannot serialize a module (Node 26)', async () => {
     const off = { XDG_CACHE_HOME: tempDir(), NODE_DISABLE_COMPILE_CACHE: '1' };
     const compiled = compileJq(wire, off);

@@ -13,16 +13,18 @@ import { cacheDir } from '../run/cache-dir.js';
 // Node keeps no compiled WebAssembly (v8.serialize of a module does not round-trip), but V8
 // has the serializer Chrome's WebAssembly cache uses, reachable from JavaScript through two
 // runtime functions under --allow-natives-syntax: on Node 20, 22 and 24; Node 26's V8 has
-// them no more, and there jq is compiled as before. The flag is on only while two functions
-// that call them are compiled: V8 checks its flags when it deserializes, and this is one.
+// them no more, and there jq is compiled as before. The flag is on only for the moment of a
+// call (natively, below), and V8's flags are as they were between calls.
 //
 // What V8 checks when it deserializes: its version, its flags and the CPU's features; not the
 // data, nor that the code was made of these wire bytes (wrong code would run as it is). So an
 // entry's first line names the sha256 of jq.wasm and of the data, both checked before use.
 // At exit, a run whose module holds more optimized code than its entry (functions another
 // filter uses) writes it again: the entry only grows, to what the filters run have needed.
-// Entries live in code/ beside the JavaScript code cache (src/cli/start/code-cache.ts): swept
-// after 30 days, named for Node and V8's flags, turned off by NODE_DISABLE_COMPILE_CACHE=1.
+// Entries live in code/ beside the JavaScript code cache (src/cli/start/code-cache.ts), named
+// for Node and V8's flags (a --snapshot run sets other flags, so it keeps an entry of its own),
+// swept by a write once 30 days old (one still in use is written again by its next run),
+// turned off by NODE_DISABLE_COMPILE_CACHE=1.
 
 const FORMAT = 'sgq-wasm-cache 1';
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
@@ -64,24 +66,43 @@ export function compileJq(wire: Uint8Array, env: Env = process.env): CompiledJq 
   // A fresh buffer of its own: V8's runtime function takes nothing else.
   const module = data && natives.deserialize(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer, wire);
   const compiled = module ?? new wasmApi.Module(wire);
-  return { module: compiled, cached: module !== undefined, keep: () => keepEntry(natives, compiled, entry, wireHash, data?.length ?? 0) };
+  // An entry V8 refused (another CPU, say) is replaced by this run's, whatever their sizes.
+  const had = module ? data.length : 0;
+  return { module: compiled, cached: module !== undefined, keep: () => keepEntry(natives, compiled, entry, wireHash, had) };
 }
 
 /** V8's serializer of WebAssembly modules, where this Node's V8 has its runtime functions. */
 function nativeSerializer(): Natives | undefined {
+  const serialize = natively<[WebAssembly.Module], ArrayBuffer>('module', 'return %SerializeWasmModule(module)');
+  const deserialize = natively<[ArrayBuffer, Uint8Array], WebAssembly.Module | null | undefined>('data, wire', 'return %DeserializeWasmModule(data, wire)');
   try {
-    setFlagsFromString('--allow-natives-syntax');
-    try {
-      const serialize = new Function('module', 'return %SerializeWasmModule(module)') as Natives['serialize'];
-      const deserialize = new Function('data', 'wire', 'return %DeserializeWasmModule(data, wire)') as (data: ArrayBuffer, wire: Uint8Array) => WebAssembly.Module | null | undefined;
-      // A module V8 refuses comes back as undefined (or null, by version), never as a throw.
-      return { serialize, deserialize: (data, wire) => deserialize(data, wire) ?? undefined };
-    } finally {
-      setFlagsFromString('--no-allow-natives-syntax');
-    }
+    serialize.compile();
+    deserialize.compile();
   } catch {
     return undefined; // a V8 without them: a SyntaxError
   }
+  // A module V8 refuses comes back as undefined (or null, by version), never as a throw.
+  return { serialize: (module) => serialize.call(module), deserialize: (data, wire) => deserialize.call(data, wire) ?? undefined };
+}
+
+/**
+ * A function calling V8's runtime functions, compiled and called with --allow-natives-syntax
+ * on, and the flag off again after. Compiled at each call, not kept: V8 drops the bytecode of
+ * a function unused for a while and compiles it again from its source on the next call,
+ * which with the flag off would be a SyntaxError. The flag is on for both calls that matter
+ * (V8 checks its flags when it deserializes, this one among them), never between them.
+ */
+function natively<A extends unknown[], R>(params: string, body: string) {
+  const compile = () => new Function(params, body) as (...args: A) => R;
+  const withFlag = <T>(work: () => T): T => {
+    setFlagsFromString('--allow-natives-syntax');
+    try {
+      return work();
+    } finally {
+      setFlagsFromString('--no-allow-natives-syntax');
+    }
+  };
+  return { compile: () => void withFlag(compile), call: (...args: A): R => withFlag(() => compile()(...args)) };
 }
 
 /** The entry's data, if its first line names these wire bytes and the data's own digest. */
