@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { cachedDataVersionTag } from 'node:v8';
 import { loadJq } from 'jq-wasm';
 import { describe, expect, it } from 'vitest';
-import { canKeepJqCode, compileJq, readEntry } from '../../src/cli/jq/jq-code-cache.js';
+import { canKeepJqCode, compileJq, keepAtExit, readEntry, type CompiledJq } from '../../src/cli/jq/jq-code-cache.js';
 import { tempDir } from '../helpers/run.js';
 
 // jq's WebAssembly with V8's optimized code kept between runs (src/cli/jq/jq-code-cache.ts):
@@ -137,6 +137,17 @@ describe("jq's code kept between runs", () => {
       plain.keep();
       expect(entries(env.XDG_CACHE_HOME)).toEqual([]);
     }
+  });
+
+  it('keeps the last module given at exit, through one listener however many runs a process makes', () => {
+    const before = process.listeners('exit');
+    const kept: number[] = [];
+    const compiled = (n: number): CompiledJq => ({ module: {} as WebAssembly.Module, cached: false, keep: () => void kept.push(n) });
+    for (let n = 1; n <= 12; n++) keepAtExit(compiled(n));
+    const added = process.listeners('exit').filter((listener) => !before.includes(listener));
+    expect(added).toHaveLength(1);
+    (added[0] as () => void)();
+    expect(kept).toEqual([12]);
   });
 
   it.runIf(canKeepJqCode())('a cache folder it cannot write costs the entry, never the run', () => {

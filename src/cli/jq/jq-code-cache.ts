@@ -71,6 +71,18 @@ export function compileJq(wire: Uint8Array, env: Env = process.env): CompiledJq 
   return { module: compiled, cached: module !== undefined, keep: () => keepEntry(natives, compiled, entry, wireHash, had) };
 }
 
+let atExit: CompiledJq | undefined;
+
+/**
+ * Keeps `compiled` when the process exits, once jq's thread has done its work: the last one
+ * given. A run compiles jq once; a process that runs many (a test's) holds one listener and
+ * no module but the last.
+ */
+export function keepAtExit(compiled: CompiledJq): void {
+  if (atExit === undefined) process.once('exit', () => atExit?.keep());
+  atExit = compiled;
+}
+
 /** V8's serializer of WebAssembly modules, where this Node's V8 has its runtime functions. */
 function nativeSerializer(): Natives | undefined {
   const serialize = natively<[WebAssembly.Module], ArrayBuffer>('module', 'return %SerializeWasmModule(module)');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { builtFile, openLane as openThreadLane, ThreadEnded, type Lane, type ThreadSpec } from '../../threads/lane.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
-import { compileJq } from './jq-code-cache.js';
+import { compileJq, keepAtExit } from './jq-code-cache.js';
 import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
 import type { JqNote, JqSetup, WorkerRequest } from './jq-worker.js';
 import { JQ_THREAD, takeEarlyThread } from './jq-thread-early.js';
@@ -127,9 +127,9 @@ function compiledJq(wasm: string): WebAssembly.Module {
   // thread's start has not set it already; only wasm compilation reads it.
   setFlagsFromString(JQ_V8_FLAGS);
   // With the code V8 optimized in earlier runs, where it was kept (jq-code-cache.ts); this
-  // run's kept at exit, when jq's thread has done its work.
+  // run's kept at exit.
   const compiled = compileJq(readFileSync(wasm));
-  process.once('exit', compiled.keep);
+  keepAtExit(compiled);
   return compiled.module;
 }
 
