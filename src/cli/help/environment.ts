@@ -26,7 +26,7 @@ const OTHERS: readonly EnvironmentVariable[] = [
   { name: 'SGQ_PAGER', description: 'pager for output on a terminal, before PAGER (default less -FRX; empty or cat: none)' },
   { name: 'PAGER', description: 'pager for output on a terminal when SGQ_PAGER is unset' },
   { name: 'XDG_CACHE_HOME', description: "folder of the --cache answers and of the compile cache of sgq's code (default ~/.cache; sgq uses its sgq/ folder)" },
-  { name: 'NODE_DISABLE_COMPILE_CACHE', description: "set and not empty: the compile cache of sgq's code off (sgq/code in the cache folder: Node's own on Node 22 and later, sgq's on Node 20), and the one of jq's WebAssembly that `--jq` keeps there" },
+  { name: 'NODE_DISABLE_COMPILE_CACHE', description: "set and not empty: the compile cache of sgq's code off (sgq/code in the cache folder: Node's own on Node 22 and later, sgq's on Node 20)" },
 ];
 
 /** Every variable sgq reads: the settings' first, in the settings' order. */

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { builtFile, openLane as openThreadLane, ThreadEnded, type Lane, type ThreadSpec } from '../../threads/lane.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
-import { compileJq, keepAtExit } from './jq-code-cache.js';
 import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
 import type { JqNote, JqSetup, WorkerRequest } from './jq-worker.js';
 import { JQ_THREAD, takeEarlyThread } from './jq-thread-early.js';
@@ -126,11 +125,9 @@ function compiledJq(wasm: string): WebAssembly.Module {
   // One compilation task (JQ_V8_FLAGS says why): set before the module exists, if the early
   // thread's start has not set it already; only wasm compilation reads it.
   setFlagsFromString(JQ_V8_FLAGS);
-  // With the code V8 optimized in earlier runs, where it was kept (jq-code-cache.ts); this
-  // run's kept at exit.
-  const compiled = compileJq(readFileSync(wasm));
-  keepAtExit(compiled);
-  return compiled.module;
+  // (sgq's TypeScript library has WebAssembly's types, not its value)
+  const { WebAssembly: wasmApi } = globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WebAssembly.Module } };
+  return new wasmApi.Module(readFileSync(wasm));
 }
 
 /**
