@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { replaceFile } from '../../fs/atomic.js';
@@ -23,6 +23,11 @@ import { cacheDir } from '../run/cache-dir.js';
 //   - an entry's first line names the bundle's size, times and inode (a rebuild or an install
 //     changes them) and a checksum of the data: V8 checks the source's length, its own
 //     version and its flags, not the data, and runs damaged data as it is;
+//   - memory a run touches first is dear (a page fault cost about 15 us in the machines sgq is
+//     measured on, some 150 ms of CPU per 10,000 faults): the data starts on an 8-byte boundary
+//     of the file (the first line is padded), where V8 takes it in place (it copies data that
+//     does not lie on a pointer's boundary), and the bundle is read once, wrapped, into one
+//     buffer (wrapping the file's text made a second string, which V8 copied into a third);
 //   - a run whose V8 flags changed (--jq sets jq's) writes nothing: V8 refuses data taken
 //     under other flags, so such runs and the others would keep replacing each other's;
 //   - the names hold a hash of the dist folder and Node's options: two installs, or runs with
@@ -32,12 +37,15 @@ import { cacheDir } from '../run/cache-dir.js';
 // NODE_DISABLE_COMPILE_CACHE=1 turns either cache off; with NODE_COMPILE_CACHE, Node keeps its
 // own wherever that says, and sgq keeps none.
 
-const FORMAT = 'sgq-code-cache 2';
+// 3: the data lies on an 8-byte boundary (the entries of 2 did not, and would be kept as they were).
+const FORMAT = 'sgq-code-cache 3';
 const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
 // One word in 64 (every 256 bytes): two in each 512-byte sector.
 const STRIDE = 64;
 // What Node wraps a CommonJS module in, on one line: the file's line numbers stay its own.
-const WRAP = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
+const WRAP = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'] as const;
+// Where V8 takes cached data without copying it: a pointer's boundary.
+const ALIGN = 8;
 
 type Env = Record<string, string | undefined>;
 type Wrapper = (this: unknown, exports: unknown, require: unknown, module: unknown, filename: string, dirname: string) => void;
@@ -93,14 +101,12 @@ function loadCached(filename: string, folder: string, kind: string, outer: NodeJ
   // A module already loaded by require (a test's stand-in) is not loaded again.
   const known = outer.cache[filename];
   if (known !== undefined) return known.exports;
-  const header = sourceHeader(filename);
+  const { header, source } = wrappedSource(filename);
   const name = shortHash([filename, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   const entry = join(folder, `${name}-${kind}-${basename(filename)}.v8`);
-  const cachedData = header === undefined ? undefined : readEntry(entry, header);
-  // latin1: the bundle is ASCII (esbuild escapes the rest, scripts/build.mjs), and latin1 reads
-  // it without decoding UTF-8 (about 0.8M instructions of a one-page run's 208M).
-  const script = new Script(WRAP[0] + readFileSync(filename, 'latin1') + WRAP[1], { filename, cachedData });
-  if (header !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+  const cachedData = readEntry(entry, header);
+  const script = new Script(source, { filename, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected === true) {
     // node:v8 only here, on a run that will write: loading it cost every start some 3 ms.
     const { cachedDataVersionTag } = process.getBuiltinModule('node:v8');
     const flags = cachedDataVersionTag();
@@ -116,26 +122,42 @@ function loadCached(filename: string, folder: string, kind: string, outer: NodeJ
   return module.exports;
 }
 
+/**
+ * The bundle's text as Node wraps it, read into one buffer between the wrapper's two parts, and
+ * what identifies this copy of it (its size, times and inode, from the file read). latin1: the
+ * bundle is ASCII (esbuild escapes the rest, scripts/build.mjs), and latin1 makes the string
+ * without decoding UTF-8.
+ */
+function wrappedSource(filename: string): { header: string; source: string } {
+  const fd = openSync(filename, 'r');
+  try {
+    const s = fstatSync(fd);
+    const bytes = Buffer.allocUnsafeSlow(WRAP[0].length + s.size + WRAP[1].length);
+    let at = bytes.write(WRAP[0], 'latin1');
+    for (let read = -1; read !== 0 && at < WRAP[0].length + s.size; at += read) read = readSync(fd, bytes, at, WRAP[0].length + s.size - at, null);
+    at += bytes.write(WRAP[1], at, 'latin1');
+    return { header: `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`, source: bytes.toString('latin1', 0, at) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** At exit: V8's cache of `script`, behind its first line. */
 function saveEntry(folder: string, entry: string, header: string, script: Script): void {
   try {
     makePrivateFolder(folder);
-    const data = script.createCachedData();
-    replaceFile(entry, Buffer.concat([Buffer.from(`${header} ${checksum(data)}\n`, 'latin1'), data]));
+    replaceFile(entry, entryBytes(header, script.createCachedData()));
     removeFilesOlderThan(folder, Date.now() - MAX_AGE_MS);
   } catch {
     // Runs at exit: nothing here may throw, or change the exit code.
   }
 }
 
-/** What identifies this copy of a file: its size, times and inode. */
-function sourceHeader(filename: string): string | undefined {
-  try {
-    const s = statSync(filename);
-    return `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`;
-  } catch {
-    return undefined;
-  }
+/** An entry: its first line (the header and the data's checksum, padded so that the data starts on an 8-byte boundary), then the data. */
+export function entryBytes(header: string, data: Uint8Array): Buffer {
+  const line = `${header} ${checksum(data)}`;
+  const padding = (ALIGN - ((line.length + 1) % ALIGN)) % ALIGN;
+  return Buffer.concat([Buffer.from(`${line}${' '.repeat(padding)}\n`, 'latin1'), data]);
 }
 
 /** The data of `entry` if its first line names this copy of the file and the data's checksum. */
@@ -145,7 +167,7 @@ export function readEntry(entry: string, header: string): Buffer | undefined {
     const bytes = readRegularFile(entry);
     const end = bytes.indexOf(10);
     const data = bytes.subarray(end + 1);
-    return end !== -1 && bytes.toString('latin1', 0, end) === `${header} ${checksum(data)}` ? data : undefined;
+    return end !== -1 && bytes.toString('latin1', 0, end).trimEnd() === `${header} ${checksum(data)}` ? data : undefined;
   } catch {
     return undefined;
   }
