@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, type Stats } from 'node:fs';
 
 // Reads of sgq's own state and config files. A plain readFileSync of a FIFO blocks until a
 // writer opens it, in a synchronous call no signal can interrupt: the run hangs before any
@@ -17,12 +17,30 @@ export class NotRegularFileError extends Error {
 export function readRegularFile(path: string): Buffer;
 export function readRegularFile(path: string, encoding: BufferEncoding): string;
 export function readRegularFile(path: string, encoding?: BufferEncoding): Buffer | string {
+  return withRegularFile(path, (fd) => (encoding === undefined ? readFileSync(fd) : readFileSync(fd, encoding)));
+}
+
+/**
+ * readRegularFile into `spare` when the file fits in it (the bytes read, a view of it), else
+ * into a new buffer: memory a process has touched already costs less than new memory.
+ */
+export function readRegularFileInto(path: string, spare: Buffer): Buffer {
+  return withRegularFile(path, (fd, size) => {
+    if (size > spare.length) return readFileSync(fd);
+    let at = 0;
+    for (let read = -1; read !== 0 && at < spare.length; at += read) read = readSync(fd, spare, at, spare.length - at, null);
+    return spare.subarray(0, at);
+  });
+}
+
+/** `read` of the open file at `path` (and its size) if it is a regular file; NotRegularFileError if not. */
+function withRegularFile<T>(path: string, read: (fd: number, size: number) => T): T {
   // O_NONBLOCK is undefined on Windows, where opening a named pipe does not wait for a writer.
   const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0));
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new NotRegularFileError(kindOf(stat));
-    return encoding === undefined ? readFileSync(fd) : readFileSync(fd, encoding);
+    return read(fd, stat.size);
   } finally {
     closeSync(fd);
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { replaceFile } from '../../src/fs/atomic.js';
 import { HEARTBEAT_MS, acquireLock } from '../../src/fs/lock.js';
-import { readRegularFile } from '../../src/fs/read.js';
+import { readRegularFile, readRegularFileInto } from '../../src/fs/read.js';
 import { removeFile } from '../../src/fs/remove.js';
 import { STALE_MS, sweepLeftovers } from '../../src/fs/sweep.js';
 import { hostTag, shortHash, tempOwner, tempPath } from '../../src/fs/temp-names.js';
@@ -93,6 +93,24 @@ describe('readRegularFile', () => {
     execaSync('mkfifo', [fifo]);
     expect(() => readRegularFile(fifo, 'utf8')).toThrow('it is a FIFO, not a regular file');
     expect(() => readRegularFile('/dev/null')).toThrow('it is a device, not a regular file');
+    expect(() => readRegularFileInto(fifo, Buffer.alloc(64))).toThrow('it is a FIFO, not a regular file');
+  });
+
+  it('reads into the buffer it is given when the file fits, and into a new one when it does not', () => {
+    const file = join(tempDir(), 'f');
+    const text = 'ünïcode 字 🙂\tand a tab';
+    writeFileSync(file, text);
+    const spare = Buffer.alloc(1000, 0xa5);
+    const fits = readRegularFileInto(file, spare);
+    expect(fits.toString('utf8')).toBe(text);
+    expect(fits.buffer).toBe(spare.buffer);
+    expect(spare[fits.length]).toBe(0xa5);
+    const small = Buffer.alloc(4);
+    const grown = readRegularFileInto(file, small);
+    expect(grown.toString('utf8')).toBe(text);
+    expect(grown.buffer).not.toBe(small.buffer);
+    writeFileSync(file, '');
+    expect(readRegularFileInto(file, spare).length).toBe(0);
   });
 });
 

@@ -1,9 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { readRegularFile } from '../../fs/read.js';
+import { readRegularFileInto } from '../../fs/read.js';
 import { removeFilesOlderThan } from '../../fs/sweep.js';
 import { shortHash } from '../../fs/temp-names.js';
 import { NAMESPACES, ROUTES } from '../../core/routes.js';
@@ -101,10 +101,10 @@ function loadCached(filename: string, folder: string, kind: string, outer: NodeJ
   // A module already loaded by require (a test's stand-in) is not loaded again.
   const known = outer.cache[filename];
   if (known !== undefined) return known.exports;
-  const { header, source } = wrappedSource(filename);
   const name = shortHash([filename, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   const entry = join(folder, `${name}-${kind}-${basename(filename)}.v8`);
-  const cachedData = readEntry(entry, header);
+  const { header, source, spare } = wrappedSource(filename, statSync(entry, { throwIfNoEntry: false })?.size ?? 0);
+  const cachedData = readEntry(entry, header, spare);
   const script = new Script(source, { filename, cachedData });
   if (cachedData === undefined || script.cachedDataRejected === true) {
     // node:v8 only here, on a run that will write: loading it cost every start some 3 ms.
@@ -126,17 +126,18 @@ function loadCached(filename: string, folder: string, kind: string, outer: NodeJ
  * The bundle's text as Node wraps it, read into one buffer between the wrapper's two parts, and
  * what identifies this copy of it (its size, times and inode, from the file read). latin1: the
  * bundle is ASCII (esbuild escapes the rest, scripts/build.mjs), and latin1 makes the string
- * without decoding UTF-8.
+ * without decoding UTF-8. The buffer, of at least `spareSize` bytes, is free again once the
+ * string is made: the entry is read into it.
  */
-function wrappedSource(filename: string): { header: string; source: string } {
+function wrappedSource(filename: string, spareSize: number): { header: string; source: string; spare: Buffer } {
   const fd = openSync(filename, 'r');
   try {
     const s = fstatSync(fd);
-    const bytes = Buffer.allocUnsafeSlow(WRAP[0].length + s.size + WRAP[1].length);
+    const bytes = Buffer.allocUnsafeSlow(Math.max(WRAP[0].length + s.size + WRAP[1].length, spareSize));
     let at = bytes.write(WRAP[0], 'latin1');
     for (let read = -1; read !== 0 && at < WRAP[0].length + s.size; at += read) read = readSync(fd, bytes, at, WRAP[0].length + s.size - at, null);
     at += bytes.write(WRAP[1], at, 'latin1');
-    return { header: `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`, source: bytes.toString('latin1', 0, at) };
+    return { header: `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`, source: bytes.toString('latin1', 0, at), spare: bytes };
   } finally {
     closeSync(fd);
   }
@@ -160,11 +161,11 @@ export function entryBytes(header: string, data: Uint8Array): Buffer {
   return Buffer.concat([Buffer.from(`${line}${' '.repeat(padding)}\n`, 'latin1'), data]);
 }
 
-/** The data of `entry` if its first line names this copy of the file and the data's checksum. */
-export function readEntry(entry: string, header: string): Buffer | undefined {
+/** The data of `entry` if its first line names this copy of the file and the data's checksum (read into `spare` if it fits). */
+export function readEntry(entry: string, header: string, spare: Buffer = Buffer.alloc(0)): Buffer | undefined {
   try {
     // Not a plain read: one of a FIFO put there would wait for a writer, before any of sgq runs.
-    const bytes = readRegularFile(entry);
+    const bytes = readRegularFileInto(entry, spare);
     const end = bytes.indexOf(10);
     const data = bytes.subarray(end + 1);
     return end !== -1 && bytes.toString('latin1', 0, end).trimEnd() === `${header} ${checksum(data)}` ? data : undefined;
