@@ -13,14 +13,17 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 }
 
 // What comes before the CLI loads: dist/launch.cjs (src/cli/start/launch.ts).
+// A clone where `npm ci` has not run yet, or a build cut short: say so instead of printing a stack trace.
+const notBuilt = (error, file) => {
+  if (!(error.code === 'MODULE_NOT_FOUND' || error.code === 'ENOENT') || !String(error.message).includes(file)) throw error;
+  process.stderr.write('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder\n');
+  process.exit(1);
+};
 let launch;
 try {
   launch = require('../dist/launch.cjs');
 } catch (error) {
-  if (error.code !== 'MODULE_NOT_FOUND') throw error;
-  // A clone where `npm ci` has not run yet: say so instead of printing a stack trace.
-  process.stderr.write('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder\n');
-  process.exit(1);
+  notBuilt(error, 'launch.cjs');
 }
 const dist = require('node:path').dirname(require.resolve('../dist/launch.cjs'));
 // `sgq … --help` into a pipe or a file: the help the build rendered (src/cli/start/prerendered-help.ts).
@@ -31,7 +34,12 @@ if (help !== undefined) {
   return;
 }
 // The CLI, dist/cli.cjs, with its compiled code kept between runs (src/cli/start/code-cache.ts).
-const cli = launch.loadCli(dist, args, require);
+let cli;
+try {
+  cli = launch.loadCli(dist, args, require);
+} catch (error) {
+  notBuilt(error, 'cli.cjs');
+}
 // If the event loop ever empties with the run still pending (a bug: something waiting on an
 // event that will not come), Node exits 0, and that must not look like success to cron. The
 // code is set at exit, not before the run: Commander reads process.exitCode to choose the exit

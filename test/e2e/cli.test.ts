@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
 import { BIN, sgq, useSandboxProcess } from '../helpers/e2e.js';
@@ -36,6 +36,19 @@ describe('the built binary', () => {
     const r = await execa(process.execPath, [join(clone, 'bin', 'sgq.cjs'), '--help'], { reject: false });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toBe('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder');
+  });
+
+  it('run from a build cut short (dist/ without the CLI), it says how to build, on every Node line', async () => {
+    const clone = tempDir();
+    mkdirSync(join(clone, 'bin'));
+    mkdirSync(join(clone, 'dist'));
+    copyFileSync(BIN, join(clone, 'bin', 'sgq.cjs'));
+    copyFileSync(join(dirname(BIN), '..', 'dist', 'launch.cjs'), join(clone, 'dist', 'launch.cjs'));
+    for (const env of [{}, { NODE_DISABLE_COMPILE_CACHE: '1' }]) {
+      const r = await execa(process.execPath, [join(clone, 'bin', 'sgq.cjs'), 'graph', 'followers', 'jack'], { reject: false, env: { ...env, XDG_CACHE_HOME: tempDir() } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toBe('sgq: the built program (dist/) is missing; run `npm ci` or `npm run build` in the sgq folder');
+    }
   });
 
   it('--sandbox runs a first command with no account', async () => {

@@ -103,7 +103,7 @@ function loadCached(filename: string, folder: string, kind: string, outer: NodeJ
   if (known !== undefined) return known.exports;
   const name = shortHash([filename, ...process.execArgv, env.NODE_OPTIONS ?? ''].join('\0'));
   const entry = join(folder, `${name}-${kind}-${basename(filename)}.v8`);
-  const { header, source, spare } = wrappedSource(filename, statSync(entry, { throwIfNoEntry: false })?.size ?? 0);
+  const { header, source, spare } = wrappedSource(filename, sizeOf(entry));
   const cachedData = readEntry(entry, header, spare);
   const script = new Script(source, { filename, cachedData });
   if (cachedData === undefined || script.cachedDataRejected === true) {
@@ -140,6 +140,15 @@ function wrappedSource(filename: string, spareSize: number): { header: string; s
     return { header: `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`, source: bytes.toString('latin1', 0, at), spare: bytes };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The size of a file, 0 when there is none or it cannot be known (a file where the folder should be, no permission). */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
   }
 }
 
