@@ -23,11 +23,12 @@ import { cacheDir } from '../run/cache-dir.js';
 //   - an entry's first line names the bundle's size, times and inode (a rebuild or an install
 //     changes them) and a checksum of the data: V8 checks the source's length, its own
 //     version and its flags, not the data, and runs damaged data as it is;
-//   - memory a run touches first is dear (a page fault cost about 15 us in the machines sgq is
-//     measured on, some 150 ms of CPU per 10,000 faults): the data starts on an 8-byte boundary
-//     of the file (the first line is padded), where V8 takes it in place (it copies data that
-//     does not lie on a pointer's boundary), and the bundle is read once, wrapped, into one
-//     buffer (wrapping the file's text made a second string, which V8 copied into a third);
+//   - memory a run touches for the first time is dear (20-30 us a page in the machines sgq is
+//     measured on, fault and first read; docs/performance.md, 5.3.6): the data starts on an
+//     8-byte boundary of the file (the first line is padded), where V8 takes it in place (it
+//     copies data that does not lie on a pointer's boundary); the bundle is read once, wrapped,
+//     into one buffer (wrapping the file's text made a second string, which V8 copied into a
+//     third); and the entry is read into that buffer again once the bundle's string is made;
 //   - a run whose V8 flags changed (--jq sets jq's) writes nothing: V8 refuses data taken
 //     under other flags, so such runs and the others would keep replacing each other's;
 //   - the names hold a hash of the dist folder and Node's options: two installs, or runs with
