@@ -27,10 +27,14 @@ export function readRegularFile(path: string, encoding?: BufferEncoding): Buffer
 export function readRegularFileInto(path: string, spare: Buffer): Buffer {
   return withRegularFile(path, (fd, size) => {
     if (size > spare.length) return readFileSync(fd);
-    let at = 0;
-    for (let read = -1; read !== 0 && at < spare.length; at += read) read = readSync(fd, spare, at, spare.length - at, null);
-    return spare.subarray(0, at);
+    return spare.subarray(0, readUpTo(fd, spare, 0, spare.length));
   });
+}
+
+/** Reads `fd` into `buffer` from offset `at` until `end` or the file's end; the offset reached. */
+export function readUpTo(fd: number, buffer: Uint8Array, at: number, end: number): number {
+  for (let read = -1; read !== 0 && at < end; at += read) read = readSync(fd, buffer, at, end - at, null);
+  return at;
 }
 
 /** `read` of the open file at `path` (and its size) if it is a regular file; NotRegularFileError if not. */

@@ -1,9 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { replaceFile } from '../../fs/atomic.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { readRegularFileInto } from '../../fs/read.js';
+import { readRegularFileInto, readUpTo } from '../../fs/read.js';
 import { removeFilesOlderThan } from '../../fs/sweep.js';
 import { shortHash } from '../../fs/temp-names.js';
 import { NAMESPACES, ROUTES } from '../../core/routes.js';
@@ -134,9 +134,9 @@ function wrappedSource(filename: string, spareSize: number): { header: string; s
   const fd = openSync(filename, 'r');
   try {
     const s = fstatSync(fd);
-    const bytes = Buffer.allocUnsafeSlow(Math.max(WRAP[0].length + s.size + WRAP[1].length, spareSize));
-    let at = bytes.write(WRAP[0], 'latin1');
-    for (let read = -1; read !== 0 && at < WRAP[0].length + s.size; at += read) read = readSync(fd, bytes, at, WRAP[0].length + s.size - at, null);
+    const textEnd = WRAP[0].length + s.size;
+    const bytes = Buffer.allocUnsafeSlow(Math.max(textEnd + WRAP[1].length, spareSize));
+    let at = readUpTo(fd, bytes, bytes.write(WRAP[0], 'latin1'), textEnd);
     at += bytes.write(WRAP[1], at, 'latin1');
     return { header: `${FORMAT} ${s.size} ${s.mtimeMs} ${s.ctimeMs} ${s.ino}`, source: bytes.toString('latin1', 0, at), spare: bytes };
   } finally {
