@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, sgq } from '../helpers/e2e.js';
@@ -113,6 +114,19 @@ describe('--jq through its worker thread and the run protocol', () => {
     expect(failed.stderr).toContain('sgq: --jq failed on record 25,001: deep; the output holds the results before it');
     expect(failed.stdout.split('\n')).toEqual(lines.slice(0, 25_000).map((l) => (JSON.parse(l) as { s: string }).s));
   });
+  it("into a reader slower than jq, every result arrives whole: a batch's buffer, which holds its output, is not filled again while a write holds it", async () => {
+    const dir = tempDir();
+    const lines = Array.from({ length: 40_000 }, (_, i) => `{"i":${i},"s":"é中😀\\t${'x'.repeat(i % 50)}","n":1234567890123456789${i % 10}}`);
+    writeFileSync(join(dir, 'in.ndjson'), `${lines.join('\n')}\n`);
+    // Takes 16 KiB at a time, with a pause between: the pipe stays full, and sgq's writes wait.
+    writeFileSync(join(dir, 'reader.py'), 'import os, sys, time\nout = open(sys.argv[1], "wb")\nwhile True:\n    chunk = os.read(0, 16384)\n    if not chunk: break\n    out.write(chunk)\n    time.sleep(0.001)\n');
+    const q = JSON.stringify;
+    const line = `${q(process.execPath)} ${q(BIN)} fmt - --jq '., .i' < ${q(join(dir, 'in.ndjson'))} | python3 ${q(join(dir, 'reader.py'))} ${q(join(dir, 'out'))}`;
+    const r = await execa('bash', ['-o', 'pipefail', '-c', line], { env: { ...process.env, SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') }, reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(dir, 'out'), 'utf8')).toBe(lines.map((l, i) => `${l}\n${i}\n`).join(''));
+  });
+
   it('strings print raw exactly as jq -r prints them: spaces at either end, empty strings, newlines, NUL, any script', async () => {
     const offline = { SGQ_CONFIG_DIR: tempDir(), XDG_CACHE_HOME: tempDir('sgq-cache-') };
     const texts = ['  both ends  ', '', '\n', 'a\nb\r\n', '\tTAB\t', 'nul\u0000in', '中文 😀 👨‍👩‍👧', ' '];

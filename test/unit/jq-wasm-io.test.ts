@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a build script, plain JavaScript
 import { withBulkIo } from '../../scripts/jq-wasm-io.mjs';
-import { runBatch } from '../../src/cli/jq/jq-engine.js';
+import { answerBatch, buffersOf, runBatch } from '../../src/cli/jq/jq-engine.js';
 import { tempDir } from '../helpers/run.js';
 
 // The build gives jq-wasm's stdin and stdout a bulk path and lets its input be bytes
@@ -61,6 +61,36 @@ describe('jq-wasm with bulk input and output (the build plugin)', () => {
       expect([bytes.byteOffset, bytes.byteLength]).toEqual([0, bytes.buffer.byteLength]);
       expect(new TextDecoder().decode(bytes)).toBe(Array.from({ length: filter === '.i' ? 40 : 30 }, (_, i) => `${i}\n`).join(''));
     }
+  });
+
+  it("on the lane, a batch's output is written into the batch's own buffer when it fits, else into one of its own; each moves once", async () => {
+    const jq = (await patchedJq()) as unknown as Parameters<typeof runBatch>[0];
+    const text = Array.from({ length: 40 }, (_, i) => `{"i":${i},"s":"é中😀\\t"}`).join('\n');
+    const batchOf = (room: number) => {
+      const buffer = new Uint8Array(room);
+      const { written } = new TextEncoder().encodeInto(text, buffer);
+      return buffer.subarray(0, written);
+    };
+    const expected = (filter: string) => new TextDecoder().decode(runBatch(jq, { filter, flags: ['-c'] }, batchOf(text.length * 3)).out as Uint8Array);
+    for (const [filter, fits] of [['.i', true], ['.', true], ['[., ., .]', false], ['if .i == 30 then error("x") else .i end', false]] as const) {
+      const batch = batchOf(text.length * 3);
+      const answer = answerBatch(jq, { filter, flags: ['-c'] }, batch, 'records');
+      const out = answer.out as Uint8Array;
+      expect(answer.spare).toBe(batch);
+      // A failing batch ran again by halves, which read the input again: its output has a buffer of its own.
+      expect(out.buffer === batch.buffer, filter).toBe(fits);
+      expect(new TextDecoder().decode(out)).toBe(expected(filter));
+      expect(buffersOf(answer)).toEqual(fits ? [batch.buffer] : [batch.buffer, out.buffer]);
+    }
+    // Output exactly the size of the buffer: the one buffer, listed once.
+    const exact = batchOf(text.length * 3);
+    const size = (runBatch(jq, { filter: '.', flags: ['-c'] }, exact).out as Uint8Array).length;
+    const whole = new Uint8Array(size);
+    whole.set(exact.subarray(0, Math.min(exact.length, size)));
+    const answer = answerBatch(jq, { filter: '.', flags: ['-c'] }, whole.subarray(0, exact.length), 'records');
+    expect([(answer.out as Uint8Array).byteLength, (answer.out as Uint8Array).buffer]).toEqual([whole.buffer.byteLength, whole.buffer]);
+    expect(buffersOf(answer)).toEqual([whole.buffer]);
+    expect(buffersOf({ out: 'text', spare: whole })).toEqual([whole.buffer]);
   });
 
   it("writes jq's stdout fully buffered, a few writes for many lines, and every line of every call reaches the sink", async () => {

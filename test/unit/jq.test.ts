@@ -178,3 +178,50 @@ describe('--jq', () => {
     expect(sink.text).toBe('1\n2\n');
   });
 });
+
+describe("--jq's batch buffers, which come back holding jq's output (answerBatch)", () => {
+  it('one whose bytes went to the sink is filled again only once the sink has handed them on; the output is whole', async () => {
+    // A lane that answers at once, its output the batch's own bytes in the batch's own buffer.
+    const buffers: ArrayBufferLike[] = [];
+    const waiting: Answer[] = [];
+    const lane: JqLane = {
+      inFlight: 0,
+      check: () => Promise.resolve(undefined),
+      submit(batch: Uint8Array) {
+        buffers.push(batch.buffer);
+        waiting.push({ out: batch, stderr: '', spare: batch });
+      },
+      poll: () => waiting.splice(0),
+      waitBelow: () => Promise.resolve(waiting.splice(0)),
+      stop() {},
+      close() {},
+    };
+    // A sink that holds on to what it is given (as a pipe's pending write does) until it is flushed.
+    const held: Uint8Array[] = [];
+    let text = '';
+    const sink = {
+      ...captureSink(),
+      flushed: false,
+      write(chunk: string | Uint8Array) {
+        held.push(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk);
+      },
+      flush() {
+        text += held.splice(0).map((bytes) => new TextDecoder().decode(bytes)).join('');
+        sink.flushed = true;
+      },
+    };
+    // (--argjson: a filter only jq runs, never sgq's subset)
+    const f = jqFormatter(lane, { filter: '[.s]', argjson: [['k', '1']] }, sink);
+    // Pages of more than a batch (half a MiB) each: each goes to jq as it comes.
+    const page = (c: string) => [{ s: c.repeat(600_000) }];
+    await f.write(page('a') as never);
+    await f.write(page('b') as never);
+    expect(buffers[1]).not.toBe(buffers[0]);
+    sink.flush();
+    await f.write(page('c') as never);
+    expect([buffers[0], buffers[1]]).toContain(buffers[2]);
+    await f.end();
+    sink.flush();
+    expect(text).toBe(['a', 'b', 'c'].map((c) => `[{"s":"${c.repeat(600_000)}"}]`).join(''));
+  });
+});

@@ -55,10 +55,15 @@ export function compileError(jq: Jq, { filter, flags }: JqProgram): string | und
  * jq's results, strings raw (as `jq -r` and `gh --jq` print them), one per line. The build's
  * copy ran jq with -r and hands its bytes over as they are (copied out of its sink, which the
  * next call reuses); the published package trims its text, so it runs with -c and sgq makes
- * the strings raw itself.
+ * the strings raw itself. With `room`, the bytes are copied there when they fit (see answerBatch).
  */
-function printed(result: JqResult): string | Uint8Array {
-  if (result.stdoutBytes) return result.stdoutBytes.slice();
+function printed(result: JqResult, room?: Uint8Array): string | Uint8Array {
+  const bytes = result.stdoutBytes;
+  if (bytes && room && bytes.length <= room.length) {
+    room.set(bytes);
+    return room.subarray(0, bytes.length);
+  }
+  if (bytes) return bytes.slice();
   const stdout = result.stdout;
   if (stdout === '') return '';
   let out = '';
@@ -106,28 +111,51 @@ export type BatchShape = 'records' | 'pages' | 'slurp';
  * the array of them with `slurp`. When a record fails, halves of the batch are run again to find
  * the first one, so the output holds exactly the results before it.
  */
-export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: BatchShape = 'records'): BatchResult {
+export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: BatchShape = 'records', room?: Uint8Array): BatchResult {
   const bytes = (jq as { bytes?: boolean }).bytes === true;
   const flags = bytes ? [...program.flags, '-r'] : program.flags;
   const run = (input: Uint8Array, filter: string): JqResult => jq.raw((bytes ? input : decoder.decode(input)) as string, filter, flags);
   const raw = (records: Uint8Array) => run(records, program.filter);
   if (shape === 'slurp') {
     const whole = raw(asArray(batch));
-    return failed(whole) ? { ...beforeError(whole), failedAt: 0, message: jqMessage(whole.stderr) } : { out: printed(whole), stderr: whole.stderr };
+    return failed(whole) ? { ...beforeError(whole), failedAt: 0, message: jqMessage(whole.stderr) } : { out: printed(whole, room), stderr: whole.stderr };
   }
   if (shape === 'pages') {
     // Each page's records in turn, as jq would read them one a line. The filter's text keeps
     // its first line (`$__loc__`); its last line may end in a comment continued by a
     // backslash (jq 1.8), which takes in the empty line after it, not the `)`.
     const whole = run(batch, `.[] | (${program.filter}\n\n)`);
-    if (whole.exitCode === 0 && !failed(whole)) return { out: printed(whole), stderr: whole.stderr };
+    if (whole.exitCode === 0 && !failed(whole)) return { out: printed(whole, room), stderr: whole.stderr };
     // A failure (or a filter this wrapping would not fit) runs again a record a line: the
     // failing record, and everything before it, are found as they are for records.
     return runBatch(jq, program, recordLines(batch));
   }
   const whole = raw(batch);
-  if (!failed(whole)) return { out: printed(whole), stderr: whole.stderr };
+  if (!failed(whole)) return { out: printed(whole, room), stderr: whole.stderr };
   return firstFailure(raw, lines(batch), whole);
+}
+
+/**
+ * A batch's answer on the lane (the worker's, or this thread's where no worker is built): its
+ * results, with jq's output in the batch's own buffer when it fits, and that buffer handed back
+ * (`spare`). The lane owns the whole buffer once it is submitted, and jq has read the input by
+ * the time it writes there, so a batch costs no buffer of its own for its output: one a batch,
+ * freed by the main thread's garbage collection into this thread's malloc arena, held 4-8 MiB
+ * of an export's peak RSS (see jq.ts, which writes from the buffer before filling it again).
+ */
+export function answerBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: BatchShape): BatchResult & { spare: Uint8Array } {
+  return { ...runBatch(jq, program, batch, shape, new Uint8Array(batch.buffer)), spare: batch };
+}
+
+/**
+ * The buffers an answer moves to the main thread (no copy either way): the batch's, to be filled
+ * again, which holds jq's output too when it fit (answerBatch); else the output's own, which
+ * moves too. Listed once each: a buffer listed twice fails the transfer.
+ */
+export function buffersOf({ out, spare }: { out: string | Uint8Array; spare: Uint8Array }): ArrayBuffer[] {
+  const moved = [spare.buffer as ArrayBuffer];
+  if (typeof out !== 'string' && out.buffer !== spare.buffer && out.byteOffset === 0 && out.byteLength === out.buffer.byteLength) moved.push(out.buffer as ArrayBuffer);
+  return moved;
 }
 
 /**

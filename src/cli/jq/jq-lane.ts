@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { builtFile, openLane as openThreadLane, ThreadEnded, type Lane, type ThreadSpec } from '../../threads/lane.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
-import { compileError, runBatch, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
+import { answerBatch, compileError, type BatchResult, type BatchShape, type Jq, type JqProgram } from './jq-engine.js';
 import type { JqNote, JqSetup, WorkerRequest } from './jq-worker.js';
 import { JQ_THREAD, takeEarlyThread } from './jq-thread-early.js';
 
@@ -12,7 +12,7 @@ import { JQ_THREAD, takeEarlyThread } from './jq-thread-early.js';
 // or the main thread, where the thread's script is not built. Batches go in and answers come
 // out in order either way.
 
-/** A batch's answer, or what broke jq itself; `spare` is the batch's buffer, handed back to be filled again. */
+/** A batch's answer, or what broke jq itself; `spare` is the batch's buffer, handed back to be filled again (holding `out`, when it fit: answerBatch). */
 export type Answer = BatchResult & { broken?: string; spare?: Uint8Array };
 /** The answer to a check: jq's message if the filter does not compile. */
 export type CheckAnswer = { error?: string; broken?: string };
@@ -69,7 +69,7 @@ export async function workerLane(script: string, program: JqProgram, wasm?: stri
 
 /** jq in this thread: the handler the worker serves, run here. */
 function jqHere(jq: Jq, program: JqProgram) {
-  return (request: WorkerRequest): Answer & CheckAnswer => (request.kind === 'check' ? { error: compileError(jq, program), out: '', stderr: '' } : { ...runBatch(jq, program, request.batch, request.shape), spare: request.batch });
+  return (request: WorkerRequest): Answer & CheckAnswer => (request.kind === 'check' ? { error: compileError(jq, program), out: '', stderr: '' } : answerBatch(jq, program, request.batch, request.shape));
 }
 
 async function loadJq(): Promise<Jq> {

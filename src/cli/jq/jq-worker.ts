@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { threadSide } from '../../threads/serve.js';
-import { compileError, runBatch, type BatchShape, type JqProgram } from './jq-engine.js';
+import { answerBatch, buffersOf, compileError, type BatchShape, type JqProgram } from './jq-engine.js';
 import { JQ_V8_FLAGS } from './jq-v8-flags.js';
 import { beforeBatch } from './jq-thread-test-hook.js';
 
@@ -40,7 +40,7 @@ async function handle(request: WorkerRequest) {
     // A request comes only after the setup (the lane tells a thread started early first).
     const { jq, program } = await loaded!;
     if (request.kind === 'check') return { error: compileError(jq, program) };
-    return { ...runBatch(jq, program, request.batch, request.shape), spare: request.batch };
+    return answerBatch(jq, program, request.batch, request.shape);
   } catch (error) {
     return { broken: brokenText(error) };
   }
@@ -48,13 +48,5 @@ async function handle(request: WorkerRequest) {
 
 thread.serve(handle, {
   onNote: (note: JqNote) => void (loaded ??= setUp(note)),
-  // The batch's buffer goes back with the answer, to be filled again, and jq's output bytes go
-  // with it (no copy either way); only a buffer the output has to itself moves.
-  transfer(answer) {
-    if (!('spare' in answer)) return [];
-    const { out, spare } = answer;
-    const moved = [spare.buffer as ArrayBuffer];
-    if (typeof out !== 'string' && out.byteOffset === 0 && out.byteLength === out.buffer.byteLength) moved.push(out.buffer as ArrayBuffer);
-    return moved;
-  },
+  transfer: (answer) => ('spare' in answer ? buffersOf(answer) : []),
 });

@@ -101,6 +101,8 @@ class Results {
   stopped = false;
   /** Batch buffers back from jq, to be filled again. */
   private readonly spares: Uint8Array[] = [];
+  /** Buffers whose bytes (jq's output, answerBatch) went to the sink, which may still be writing them. */
+  private readonly writing: Uint8Array[] = [];
 
   constructor(
     private readonly sink: Sink,
@@ -123,22 +125,35 @@ class Results {
 
   deliver(answers: Answer[]): void {
     for (const answer of answers) {
-      const size = this.sizes.shift() ?? 0;
-      if (answer.spare) this.spares.push(new Uint8Array(answer.spare.buffer));
-      if (this.failure) continue;
-      if (answer.broken !== undefined) this.failure = jqStopped(`jq itself failed (${answer.broken})`);
-      if (answer.out?.length) this.sink.write(answer.out);
-      if (answer.stderr) this.options.stderr?.(answer.stderr);
-      if (answer.failedAt !== undefined && !this.failure) {
-        const where = this.options.slurp ? `the array of ${size === 1 ? '' : 'all '}${count(size, 'record')}` : `record ${grouped(this.position + answer.failedAt + 1)}`;
-        this.failure = new SgqError(ExitCode.internal, `--jq failed on ${where}: ${answer.message || 'halt_error'}`, 'the output holds the results before it');
-      }
-      this.position += size;
+      const wrote = this.take(answer, this.sizes.shift() ?? 0);
+      if (!answer.spare) continue;
+      const buffer = new Uint8Array(answer.spare.buffer);
+      (wrote && typeof answer.out !== 'string' && answer.out.buffer === buffer.buffer ? this.writing : this.spares).push(buffer);
     }
   }
 
-  /** An empty buffer for the next batch. */
+  /** Writes one answer's results and notes its failure; true if its output went to the sink. */
+  private take(answer: Answer, size: number): boolean {
+    if (this.failure) return false;
+    if (answer.broken !== undefined) this.failure = jqStopped(`jq itself failed (${answer.broken})`);
+    const wrote = answer.out?.length > 0;
+    if (wrote) this.sink.write(answer.out);
+    if (answer.stderr) this.options.stderr?.(answer.stderr);
+    if (answer.failedAt !== undefined && !this.failure) {
+      const where = this.options.slurp ? `the array of ${size === 1 ? '' : 'all '}${count(size, 'record')}` : `record ${grouped(this.position + answer.failedAt + 1)}`;
+      this.failure = new SgqError(ExitCode.internal, `--jq failed on ${where}: ${answer.message || 'halt_error'}`, 'the output holds the results before it');
+    }
+    this.position += size;
+    return wrote;
+  }
+
+  /**
+   * An empty buffer for the next batch. One whose bytes were written is filled again only once
+   * the sink has handed everything to the system: a pipe's write may hold the bytes until the
+   * reader takes them. (The run waits for that after each page, so the buffers stay few.)
+   */
   spare(): Uint8Array {
+    if (this.writing.length > 0 && this.sink.flushed) this.spares.push(...this.writing.splice(0));
     return this.spares.pop() ?? new Uint8Array(BUFFER_BYTES);
   }
 }

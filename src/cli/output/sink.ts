@@ -29,7 +29,7 @@ export interface Sink {
   finish(ok: boolean): Promise<string | undefined>;
   /** Records reach the destination as they are written (stdout, a FIFO), not at a final rename. */
   readonly streams: boolean;
-  /** Everything written so far has been handed to the system. */
+  /** Everything written so far has been handed to the system: a chunk written may be filled again (--jq's batch buffers). */
   readonly flushed: boolean;
   /** After finish: every record written reached its destination (a replaced file is in place). */
   readonly delivered: boolean;
