@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { readFileSync, statSync } from 'node:fs';
@@ -233,6 +233,26 @@ describe('sgq diff', () => {
     expect(prune.stderr).toMatch(/removed 2 snapshots; kept the newest 1/);
     expect(readdirSync(folder).filter((n) => n !== '.last-snapshot').sort()).toEqual(['2026-11-03T03-15-00.000Z', '2026-11-03T03-15-00.000Z'].map((p, i) => expect.stringMatching(new RegExp(`^${p.replaceAll('.', '\\.')}-[0-9a-f]{6}\\.${i ? 'ndjson\\.gz' : 'json'}$`))));
     expect((await s.run(['diff', 'jack'])).stderr).toMatch(/only one snapshot/);
+  });
+
+  it('prune with users prunes only theirs, whatever their names, and reads no other user\'s folder', async () => {
+    const users = ['jack', '.dot', 'a b/c', '中文😀'];
+    const lists: Record<string, string[]> = Object.fromEntries(users.map((u) => [u, ['a']]));
+    const s = await setup(lists);
+    for (let d = 1; d <= 3; d++) {
+      for (const u of users) lists[u] = [...lists[u]!, `n${d}`];
+      expect((await s.run(['graph', 'followers', ...users, '--all', '--snapshot'], { now: day(d) })).code).toBe(0);
+    }
+    const kept = async () => Object.fromEntries(await Promise.all(users.map(async (u) => [u, ndjson((await s.run(['snapshots', 'list', u])).stdout).length] as const)));
+    expect(await kept()).toEqual({ jack: 3, '.dot': 3, 'a b/c': 3, '中文😀': 3 });
+    // Another user's folder holds a file no read can take (a link to itself): a prune that read it would fail.
+    const loop = join(userFolder(s.store), '2026-11-09T03-15-00.000Z-aaaaaa.json');
+    symlinkSync(loop, loop);
+    const prune = await s.run(['snapshots', 'prune', '.dot', 'a b/c', '中文😀', '--keep', '1']);
+    expect(prune.code, prune.stderr).toBe(0);
+    expect(prune.stderr).toMatch(/removed 6 snapshots; kept the newest 1/);
+    unlinkSync(loop);
+    expect(await kept()).toEqual({ jack: 3, '.dot': 1, 'a b/c': 1, '中文😀': 1 });
   });
 
   it('--snapshot-dir and the snapshot-dir setting choose the store', async () => {

@@ -299,9 +299,10 @@ export class SnapshotStore {
    */
   async prune(keep: number, users?: ReadonlySet<string>): Promise<number> {
     let removed = 0;
+    // A user's snapshots live in a folder named for the user (folder()): the others' are not read.
+    const named = users && new Set([...users].map((user) => segment(user)));
     for (const folder of this.folders()) {
-      const history = readFolder(folder, this.skip);
-      if (users && !history.some((s) => users.has(s.meta.user))) continue;
+      if (named && !named.has(basename(folder))) continue;
       removed += await withLock(join(folder, '.store'), this.owner, async () => {
         const current = readFolder(folder, this.skip);
         const old = current.slice(0, Math.max(0, current.length - keep));
