@@ -140,8 +140,9 @@ export function runBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: B
  * results, with jq's output in the batch's own buffer when it fits, and that buffer handed back
  * (`spare`). The lane owns the whole buffer once it is submitted, and jq has read the input by
  * the time it writes there, so a batch costs no buffer of its own for its output: one a batch,
- * freed by the main thread's garbage collection into this thread's malloc arena, held 4-8 MiB
- * of an export's peak RSS (see jq.ts, which writes from the buffer before filling it again).
+ * freed by the main thread's garbage collection into this thread's malloc arena, held 3-4 MiB
+ * of an export's peak RSS with the young generation kept small (jq-v8-flags.ts). jq.ts writes
+ * from the buffer, and fills it again only once the sink has handed the bytes on.
  */
 export function answerBatch(jq: Jq, program: JqProgram, batch: Uint8Array, shape: BatchShape): BatchResult & { spare: Uint8Array } {
   return { ...runBatch(jq, program, batch, shape, new Uint8Array(batch.buffer)), spare: batch };
