@@ -2,12 +2,15 @@
 // and the README's command list are all generated from it.
 
 import type { RecordsName } from './record-fields.js';
+import { NAMESPACES, TOP_LEVEL_VERBS } from './route-words.js';
+
+export { NAMESPACES } from './route-words.js';
 
 export type Subject = 'user' | 'list' | 'none';
 
 export interface RouteSpec {
   /** Namespace as in the URL; '' is the default namespace that holds /info. */
-  namespace: 'graph' | 'alpha' | 'metadata' | 'lists' | '';
+  namespace: (typeof NAMESPACES)[number] | '';
   /** The sgq verb: `sgq <namespace> <verb>`, or `sgq <verb>` in the default namespace. */
   verb: string;
   /** Path below `{base_url}/api/`. */
@@ -80,7 +83,10 @@ export const ROUTES = [
   route({ namespace: '', verb: 'info', path: 'info', records: 'open', paginated: false, needsKey: false, cost: 0, subject: 'none', summary: 'Service information (free, no key needed)' }),
 ] as const satisfies readonly RouteSpec[];
 
-export const NAMESPACES = ['graph', 'alpha', 'metadata', 'lists'] as const;
+// route-words.ts names the namespaces and the default namespace's verbs apart from the table: they must agree with it.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const wordsAgree: [Same<(typeof ROUTES)[number]['namespace'], (typeof NAMESPACES)[number] | ''>, Same<Extract<(typeof ROUTES)[number], { namespace: '' }>['verb'], (typeof TOP_LEVEL_VERBS)[number]>] = [true, true];
+void wordsAgree;
 
 export const namespaceSummary: Record<(typeof NAMESPACES)[number], string> = {
   graph: 'Followers and following lists',

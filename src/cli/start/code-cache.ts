@@ -6,7 +6,7 @@ import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFileInto, readUpTo } from '../../fs/read.js';
 import { removeFilesOlderThan } from '../../fs/sweep.js';
 import { shortHash } from '../../fs/temp-names.js';
-import { NAMESPACES, ROUTES } from '../../core/routes.js';
+import { NAMESPACES, TOP_LEVEL_VERBS } from '../../core/route-words.js';
 import { cacheDir } from '../run/cache-dir.js';
 
 // How bin/sgq.cjs loads the CLI (dist/cli.cjs) with its compiled code kept between runs, in
@@ -68,7 +68,7 @@ export function loadCli(distDir: string, argv: readonly string[], outer: NodeJS.
 export function runKind(argv: readonly string[]): 'help' | 'route' | 'other' {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return 'help';
   const word = argv.find((arg) => !arg.startsWith('-')) ?? '';
-  const isRoute = (NAMESPACES as readonly string[]).includes(word) || ROUTES.some((r) => !r.namespace && r.verb === word);
+  const isRoute = ([...NAMESPACES, ...TOP_LEVEL_VERBS] as readonly string[]).includes(word);
   return isRoute ? 'route' : 'other';
 }
 
