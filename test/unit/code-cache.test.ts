@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checksum, entryBytes, readEntry, runKind } from '../../src/cli/start/code-cache.js';
+import { commandName, ROUTES } from '../../src/core/routes.js';
 import { tempDir } from '../helpers/run.js';
 
 // Node 20's code cache (src/cli/start/code-cache.ts): what tells a sound entry from a damaged one or
@@ -91,5 +92,10 @@ describe("Node 20's code cache", () => {
     expect([[], ['--help'], ['graph', '-h'], ['help', 'graph']].map(runKind)).toEqual(['help', 'help', 'help', 'help']);
     expect([['graph', 'followers', 'jack'], ['--quiet', 'alpha', 'scores', 'x']].map(runKind)).toEqual(['route', 'route']);
     expect([['config', 'list'], ['describe', '--json'], ['nope']].map(runKind)).toEqual(['other', 'other', 'other']);
+  });
+
+  it('takes every route command for a route, from the route table itself (route-words.ts must agree with it)', () => {
+    for (const route of ROUTES) expect(runKind([...commandName(route).split(' '), 'x']), commandName(route)).toBe('route');
+    expect(runKind(['--quiet', 'info'])).toBe('route');
   });
 });
