@@ -7,3 +7,6 @@ export const NAMESPACES = ['graph', 'alpha', 'metadata', 'lists'] as const;
 
 /** Verbs of the routes of the default namespace. */
 export const TOP_LEVEL_VERBS = ['info'] as const;
+
+/** Either kind of word, for the launcher's one lookup. */
+export const ROUTE_WORDS: readonly string[] = [...NAMESPACES, ...TOP_LEVEL_VERBS];

@@ -83,10 +83,14 @@ export const ROUTES = [
   route({ namespace: '', verb: 'info', path: 'info', records: 'open', paginated: false, needsKey: false, cost: 0, subject: 'none', summary: 'Service information (free, no key needed)' }),
 ] as const satisfies readonly RouteSpec[];
 
-// route-words.ts names the namespaces and the default namespace's verbs apart from the table: they must agree with it.
+// route-words.ts names the namespaces and the default namespace's verbs apart from the table:
+// tsc fails here when they do not agree with it (a type, so no bundle carries the check).
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const wordsAgree: [Same<(typeof ROUTES)[number]['namespace'], (typeof NAMESPACES)[number] | ''>, Same<Extract<(typeof ROUTES)[number], { namespace: '' }>['verb'], (typeof TOP_LEVEL_VERBS)[number]>] = [true, true];
-void wordsAgree;
+type Agree<T extends true> = T;
+type _WordsAgree = [
+  Agree<Same<(typeof ROUTES)[number]['namespace'], (typeof NAMESPACES)[number] | ''>>,
+  Agree<Same<Extract<(typeof ROUTES)[number], { namespace: '' }>['verb'], (typeof TOP_LEVEL_VERBS)[number]>>,
+];
 
 export const namespaceSummary: Record<(typeof NAMESPACES)[number], string> = {
   graph: 'Followers and following lists',

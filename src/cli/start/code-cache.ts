@@ -6,7 +6,7 @@ import { makePrivateFolder } from '../../fs/modes.js';
 import { readRegularFileInto, readUpTo } from '../../fs/read.js';
 import { removeFilesOlderThan } from '../../fs/sweep.js';
 import { shortHash } from '../../fs/temp-names.js';
-import { NAMESPACES, TOP_LEVEL_VERBS } from '../../core/route-words.js';
+import { ROUTE_WORDS } from '../../core/route-words.js';
 import { cacheDir } from '../run/cache-dir.js';
 
 // How bin/sgq.cjs loads the CLI (dist/cli.cjs) with its compiled code kept between runs, in
@@ -68,8 +68,7 @@ export function loadCli(distDir: string, argv: readonly string[], outer: NodeJS.
 export function runKind(argv: readonly string[]): 'help' | 'route' | 'other' {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return 'help';
   const word = argv.find((arg) => !arg.startsWith('-')) ?? '';
-  const isRoute = ([...NAMESPACES, ...TOP_LEVEL_VERBS] as readonly string[]).includes(word);
-  return isRoute ? 'route' : 'other';
+  return ROUTE_WORDS.includes(word) ? 'route' : 'other';
 }
 
 /** $XDG_CACHE_HOME/sgq/code, else ~/.cache/sgq/code (src/cli/run/cache-dir.ts). */
