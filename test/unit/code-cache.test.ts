@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checksum, entryBytes, readEntry, runKind } from '../../src/cli/start/code-cache.js';
+import { GLOBAL_OPTIONS_WITH_VALUES, checksum, entryBytes, readEntry, runKind } from '../../src/cli/start/code-cache.js';
+import { globalOptions } from '../../src/cli/program/global-options.js';
 import { commandName, ROUTES } from '../../src/core/routes.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -92,6 +93,23 @@ describe("Node 20's code cache", () => {
     expect([[], ['--help'], ['graph', '-h'], ['help', 'graph']].map(runKind)).toEqual(['help', 'help', 'help', 'help']);
     expect([['graph', 'followers', 'jack'], ['--quiet', 'alpha', 'scores', 'x']].map(runKind)).toEqual(['route', 'route']);
     expect([['config', 'list'], ['describe', '--json'], ['nope']].map(runKind)).toEqual(['other', 'other', 'other']);
+  });
+
+  it("looks past a global option's value for the command", () => {
+    const lines = [
+      ['--profile', 'work', 'graph', 'followers', 'jack'],
+      ['--timeout', '5', '--retries', '0', 'info', 'jack'],
+      ['--base-url', 'http://127.0.0.1:8080', '-q', 'lists', 'members', '1'],
+      ['--profile=work', 'metadata', 'history', 'jack'],
+    ];
+    expect(lines.map(runKind)).toEqual(['route', 'route', 'route', 'route']);
+    expect([['--profile', 'graph', 'config', 'list'], ['--timeout', '5'], ['--sandbox', 'graph', 'followers', 'jack']].map(runKind)).toEqual(['other', 'other', 'route']);
+  });
+
+  it('knows which global options take a value, as the program defines them', () => {
+    const withValues = globalOptions().filter((option) => option.required || option.optional);
+    expect(withValues.map((option) => option.short).filter(Boolean)).toEqual([]);
+    expect(withValues.map((option) => option.long).sort()).toEqual([...GLOBAL_OPTIONS_WITH_VALUES].sort());
   });
 
   it('takes every route command for a route, from the route table itself (route-words.ts must agree with it)', () => {

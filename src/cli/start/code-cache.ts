@@ -64,11 +64,26 @@ export function loadCli(distDir: string, argv: readonly string[], outer: NodeJS.
   return loadCached(join(distDir, 'cli.cjs'), join(folder, `${process.version}-${process.arch}`), runKind(argv), outer, env);
 }
 
+/**
+ * sgq's global options whose value is the next word (src/cli/program/global-options.ts; a test
+ * keeps the two in step): in `sgq --profile work graph followers jack`, `work` is not the command.
+ */
+export const GLOBAL_OPTIONS_WITH_VALUES: readonly string[] = ['--profile', '--base-url', '--timeout', '--retries'];
+
 /** Which entry serves a run: each kind compiles other parts of sgq. */
 export function runKind(argv: readonly string[]): 'help' | 'route' | 'other' {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) return 'help';
-  const word = argv.find((arg) => !arg.startsWith('-')) ?? '';
-  return ROUTE_WORDS.includes(word) ? 'route' : 'other';
+  return ROUTE_WORDS.includes(commandWord(argv)) ? 'route' : 'other';
+}
+
+/** The line's first word that is neither an option nor a global option's value ('' if none). */
+function commandWord(argv: readonly string[]): string {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('-')) return arg;
+    if (GLOBAL_OPTIONS_WITH_VALUES.includes(arg)) i++;
+  }
+  return '';
 }
 
 /** $XDG_CACHE_HOME/sgq/code, else ~/.cache/sgq/code (src/cli/run/cache-dir.ts). */
