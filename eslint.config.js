@@ -31,7 +31,8 @@ export default tseslint.config(
   },
   {
     // The CLI and the package's entry see the snapshot store and the diff through their faces
-    // (src/core/snapshots/snapshots.ts, src/core/diff/diff.ts); what is behind them is theirs.
+    // (src/core/snapshots/snapshots.ts, src/core/diff/diff.ts); what is behind them, and the
+    // record reading and sorting both stand on (src/core/records, src/core/sort), is theirs.
     files: ['src/cli/**/*.ts', 'src/lib.ts'],
     rules: {
       'no-restricted-imports': ['error', {
@@ -39,6 +40,7 @@ export default tseslint.config(
         patterns: [
           { group: ['**/core/diff/*', '!**/core/diff/diff.js'], message: 'import the diff from src/core/diff/diff.ts' },
           { group: ['**/core/snapshots/*', '!**/core/snapshots/snapshots.js'], message: 'import the snapshot store from src/core/snapshots/snapshots.ts' },
+          { group: ['**/core/records/*', '**/core/sort/*'], message: 'records and their sort serve the snapshot store and the diff: import those faces' },
         ],
       }],
     },

@@ -1004,7 +1004,7 @@ const NIGHTLY_CLOCKS = ['2026-11-01T03:15:00Z', '2026-11-02T03:15:00Z'];
 
 // Large accounts (issue 37): the same job's peak RSS over accounts of NIGHTLY_LARGE's sizes, at
 // --concurrency 8, against the plain export's: under 200 MiB whatever the accounts, the users in
-// flight sharing one memory budget (src/core/diff/memory-budget.ts) where 5.3.2 let each hold a
+// flight sharing one memory budget (src/core/sort/memory-budget.ts) where 5.3.2 let each hold a
 // whole export of up to 4 Mi characters.
 const NIGHTLY_LARGE = QUICK ? [[8, 8500]] : [[24, 8500], [8, 50_000]];
 

@@ -11,7 +11,7 @@ import { configError } from '../../src/core/errors.js';
 import { toSgqError } from '../../src/core/errors.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { parseSince } from '../../src/core/since.js';
-import { chooseMatch, noIdentity } from '../../src/core/diff/identity.js';
+import { chooseMatch, noIdentity } from '../../src/core/records/identity.js';
 import { classify } from '../../src/core/classify.js';
 import { SgqError, createClient } from '../../src/lib.js';
 import { tempDir } from '../helpers/run.js';

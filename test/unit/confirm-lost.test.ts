@@ -2,9 +2,9 @@
 // the merge of a snapshot with the N before it that applies it.
 import { describe, expect, it } from 'vitest';
 import { confirmationWindow, confirmedChange, diffWindow } from '../../src/core/snapshots/confirm-lost.js';
-import type { Keyed } from '../../src/core/diff/keyed.js';
+import type { Keyed } from '../../src/core/records/keyed.js';
 import type { Change } from '../../src/core/diff/merge-diff.js';
-import { keyReader } from '../../src/core/diff/record-key.js';
+import { keyReader } from '../../src/core/records/record-key.js';
 import type { SnapshotMeta } from '../../src/core/snapshots/store.js';
 
 /** A snapshot of accounts `id:name`, in key order, as a stream of one batch. */

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Change } from '../../src/core/diff/merge-diff.js';
-import { NotARecord } from '../../src/core/diff/record-key.js';
+import { NotARecord } from '../../src/core/records/record-key.js';
 import { diffUnsorted, type UnsortedOptions, type UnsortedSide } from '../../src/core/diff/unsorted-diff.js';
 import { startedThreads } from '../../src/threads/lane.js';
 import { MULTILINGUAL } from '../helpers/hostile-text.js';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationWindow, diffWindow } from '../../src/core/snapshots/confirm-lost.js';
 import { periodBefore, periodEnds, planNight } from '../../src/core/snapshots/full-every.js';
-import type { Keyed } from '../../src/core/diff/keyed.js';
+import type { Keyed } from '../../src/core/records/keyed.js';
 import type { Change } from '../../src/core/diff/merge-diff.js';
 import { mergeOnto } from '../../src/core/snapshots/partial.js';
 import type { SnapshotMeta, StoredSnapshot } from '../../src/core/snapshots/store.js';

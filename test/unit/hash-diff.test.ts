@@ -5,10 +5,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ByteKeyReader, keyBytes } from '../../src/core/diff/byte-key.js';
 import { LineSplitter } from '../../src/core/diff/byte-lines.js';
-import { ExternalSort } from '../../src/core/diff/external-sort.js';
+import { ExternalSort } from '../../src/core/sort/external-sort.js';
 import { FIRST, KeyTable, SECOND } from '../../src/core/key-table.js';
 import { diffSorted, type Change } from '../../src/core/diff/merge-diff.js';
-import { keyReader } from '../../src/core/diff/record-key.js';
+import { keyReader } from '../../src/core/records/record-key.js';
 import { diffUnsorted, type UnsortedSide } from '../../src/core/diff/unsorted-diff.js';
 import { tempDir } from '../helpers/run.js';
 

@@ -5,11 +5,11 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { diffHeld } from '../../src/core/diff/held-diff.js';
-import { LineBytes } from '../../src/core/diff/line-bytes.js';
-import { afterLast, type Keyed } from '../../src/core/diff/keyed.js';
+import { LineBytes } from '../../src/core/records/line-bytes.js';
+import { afterLast, type Keyed } from '../../src/core/records/keyed.js';
 import { diffSorted, type Change } from '../../src/core/diff/merge-diff.js';
-import { keyReader } from '../../src/core/diff/record-key.js';
-import { openText } from '../../src/core/diff/lines.js';
+import { keyReader } from '../../src/core/records/record-key.js';
+import { openText } from '../../src/core/records/lines.js';
 import { MULTILINGUAL } from '../helpers/hostile-text.js';
 import { tempDir } from '../helpers/run.js';
 

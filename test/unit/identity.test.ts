@@ -1,11 +1,11 @@
 import { inCliWords } from '../../src/cli/program/errors-to-flags.js';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, SgqError } from '../../src/core/errors.js';
-import { chooseMatch, fieldsOf, noIdentity } from '../../src/core/diff/identity.js';
-import { keyReader } from '../../src/core/diff/record-key.js';
+import { chooseMatch, fieldsOf, noIdentity } from '../../src/core/records/identity.js';
+import { keyReader } from '../../src/core/records/record-key.js';
 import { diffSorted, type Change } from '../../src/core/diff/merge-diff.js';
-import { glimpse } from '../../src/core/diff/sources.js';
-import type { Keyed } from '../../src/core/diff/keyed.js';
+import { glimpse } from '../../src/core/records/sources.js';
+import type { Keyed } from '../../src/core/records/keyed.js';
 import { parseJson, stringifyJson, type Json } from '../../src/core/json.js';
 
 /** What parsing the line gives for `key`, as keyReader promises it: a string as is, anything else as JSON text. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimalOrder, sortKeyed } from '../../src/core/diff/key-order.js';
-import type { Keyed } from '../../src/core/diff/keyed.js';
+import { decimalOrder, sortKeyed } from '../../src/core/records/key-order.js';
+import type { Keyed } from '../../src/core/records/keyed.js';
 
 // Issue 37: a snapshot's lines are sorted by key, and the order is that of the keys as strings
 // (UTF-16 units: '10' before '9'), which the store, the merge and the held diff all rely on.

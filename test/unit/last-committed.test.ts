@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync, copyFileS
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { batchesOf } from '../../src/core/diff/external-sort.js';
+import { batchesOf } from '../../src/core/sort/external-sort.js';
 import { SnapshotStore, type SnapshotSubject } from '../../src/core/snapshots/store.js';
 import { HINT_FROM } from '../../src/core/snapshots/last-committed.js';
 import { tempDir } from '../helpers/run.js';

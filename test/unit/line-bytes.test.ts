@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LineBytes } from '../../src/core/diff/line-bytes.js';
-import type { Keyed } from '../../src/core/diff/keyed.js';
+import { LineBytes } from '../../src/core/records/line-bytes.js';
+import type { Keyed } from '../../src/core/records/keyed.js';
 
 // Issue 37: the store's gzip takes a snapshot's bytes in pieces, each a round trip through
 // libuv's threads; LineBytes joins its pieces into fewer, larger ones on request, the

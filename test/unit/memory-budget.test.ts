@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget, RunMemory } from '../../src/core/diff/memory-budget.js';
+import { MemoryBudget, RunMemory } from '../../src/core/sort/memory-budget.js';
 import { SnapshotCapture } from '../../src/core/snapshots/capture.js';
 import { SnapshotStore } from '../../src/core/snapshots/store.js';
 import { tempDir } from '../helpers/run.js';

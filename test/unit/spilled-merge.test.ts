@@ -1,11 +1,11 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExternalSort, MERGE_BATCH } from '../../src/core/diff/external-sort.js';
-import { TEXT_PIECE, lineBatches, textChunks } from '../../src/core/diff/lines.js';
-import { MERGE_READ, RUN_READ_MAX, RUN_READ_MIN, runChunks, runReadBytes } from '../../src/core/diff/run-file.js';
-import { keyReader } from '../../src/core/diff/record-key.js';
-import { MemoryBudget, RunMemory } from '../../src/core/diff/memory-budget.js';
+import { ExternalSort, MERGE_BATCH } from '../../src/core/sort/external-sort.js';
+import { TEXT_PIECE, lineBatches, textChunks } from '../../src/core/records/lines.js';
+import { MERGE_READ, RUN_READ_MAX, RUN_READ_MIN, runChunks, runReadBytes } from '../../src/core/sort/run-file.js';
+import { keyReader } from '../../src/core/records/record-key.js';
+import { MemoryBudget, RunMemory } from '../../src/core/sort/memory-budget.js';
 import { SnapshotCapture } from '../../src/core/snapshots/capture.js';
 import { SnapshotStore } from '../../src/core/snapshots/store.js';
 import { tempDir } from '../helpers/run.js';

@@ -1,5 +1,5 @@
 import { sameBytes } from '../bytes.js';
-import { keyReader, type KeyOf } from './record-key.js';
+import { keyReader, type KeyOf } from '../records/record-key.js';
 
 // The key of a record line read straight from its bytes, for the hash diff: most lines of an
 // export are read without decoding them to a string, let alone parsing them. It makes the

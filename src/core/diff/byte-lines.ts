@@ -1,5 +1,5 @@
-import { LineTooLong, MAX_LINE_CHARS } from './lines.js';
-import { exportRecord } from './sources.js';
+import { LineTooLong, MAX_LINE_CHARS } from '../records/lines.js';
+import { exportRecord } from '../records/sources.js';
 
 // The record lines of a byte stream, handed over in place (a buffer and a range), for the
 // hash diff: no string per line. The same lines as `lineBatches` and `exportLines` (lines.ts,

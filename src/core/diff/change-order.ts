@@ -1,6 +1,6 @@
-import { ExternalSort } from './external-sort.js';
-import { sortKeyed } from './key-order.js';
-import type { Keyed } from './keyed.js';
+import { ExternalSort } from '../sort/external-sort.js';
+import { sortKeyed } from '../records/key-order.js';
+import type { Keyed } from '../records/keyed.js';
 import type { Change, ChangeKind } from './merge-diff.js';
 
 // The changes a hash diff finds, put in key order: the order a merge of sorted sides gives,

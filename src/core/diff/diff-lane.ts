@@ -1,10 +1,10 @@
 import { startThread, threadLane, type Lane } from '../../threads/lane.js';
 import { JsonTooDeep } from '../json.js';
 import type { ChangeOrder } from './change-order.js';
-import { LineTooLong } from './lines.js';
+import { LineTooLong } from '../records/lines.js';
 import type { DiffCounts } from './merge-diff.js';
 import { partitionPath, Partitions } from './partitions.js';
-import { NotARecord } from './record-key.js';
+import { NotARecord } from '../records/record-key.js';
 import type { ScannedSide } from './side-scan.js';
 import { removeFile } from '../../fs/remove.js';
 

@@ -11,13 +11,13 @@ import type { Change, DiffCounts } from './merge-diff.js';
 
 export { diffMatched, matchSides, type DiffSource, type Matched, type MatchOptions } from './pair.js';
 export type { Change, ChangeKind, DiffCounts } from './merge-diff.js';
-export type { Keyed, KeyStats } from './keyed.js';
-export type { LineBytes } from './line-bytes.js';
-export { keyReader, NotARecord, type KeyOf } from './record-key.js';
-export { LineTooLong } from './lines.js';
-export { snapshotRecords } from './sources.js';
+export type { Keyed, KeyStats } from '../records/keyed.js';
+export type { LineBytes } from '../records/line-bytes.js';
+export { keyReader, NotARecord, type KeyOf } from '../records/record-key.js';
+export { LineTooLong } from '../records/lines.js';
+export { snapshotRecords } from '../records/sources.js';
 export { isCanonicalObject } from './canonical-line.js';
-export { ID_FIELDS, NAME_FIELDS, fieldsOf } from './identity.js';
+export { ID_FIELDS, NAME_FIELDS, fieldsOf } from '../records/identity.js';
 
 export interface DiffOptions extends MatchOptions {
   /** Whether a record kept under the same identity but changed is a change (`--changed`). */

@@ -1,11 +1,11 @@
 import type { ChangeSink } from './change-order.js';
-import type { KeyStats } from './keyed.js';
+import type { KeyStats } from '../records/keyed.js';
 import { keyText } from './byte-key.js';
 import { sameBytes } from '../bytes.js';
 import { FIRST, KEY_AT, KEY_LENGTH, markOf, SECOND, setMark, STRIDE, type KeyTable } from '../key-table.js';
 import type { DiffCounts } from './merge-diff.js';
 import { eachRecord, type OnRecord, type RecordSink } from './partitions.js';
-import type { KeyOf } from './record-key.js';
+import type { KeyOf } from '../records/record-key.js';
 
 // The join of one partition of a hash diff: the older side's records of the partition held
 // in one buffer and a table of their keys; the newer side's records probe it one by one.

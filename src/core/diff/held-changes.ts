@@ -1,6 +1,6 @@
 import { encodeChange, sortEncodedKeyed, type ChangeSink } from './change-order.js';
-import { sortKeyed } from './key-order.js';
-import type { Keyed } from './keyed.js';
+import { sortKeyed } from '../records/key-order.js';
+import type { Keyed } from '../records/keyed.js';
 
 // The changes a worker thread of a hash diff finds in its joins (diff-worker.ts). While they
 // are few (a night's churn) it holds them and, at the end, puts them in key order itself,

@@ -1,8 +1,8 @@
-import { afterLast, type KeyStats } from './keyed.js';
+import { afterLast, type KeyStats } from '../records/keyed.js';
 import { LineSplitter } from './byte-lines.js';
-import type { LineBytes } from './line-bytes.js';
+import type { LineBytes } from '../records/line-bytes.js';
 import { emptyCounts, renamedFrom, settled, type Change, type ChangeKind, type DiffCounts } from './merge-diff.js';
-import type { KeyOf } from './record-key.js';
+import type { KeyOf } from '../records/record-key.js';
 
 // The diff of a stored snapshot, read as bytes, against an export held in memory in key order
 // (one just staged, SnapshotCapture.inOrder, held as its lines' bytes and keys): what

@@ -3,7 +3,7 @@ import { PartitionJoin, type JoinContext } from './hash-diff.js';
 import { KeyTable } from '../key-table.js';
 import { emptyCounts } from './merge-diff.js';
 import { eachRecord, Part } from './partitions.js';
-import { keyReader } from './record-key.js';
+import { keyReader } from '../records/record-key.js';
 
 // Joins of a small made-up partition, whose results go nowhere, run by the main thread of a
 // hash diff while it waits for the worker to finish reading the older side (diff-lane.ts).

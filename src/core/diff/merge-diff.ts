@@ -1,5 +1,5 @@
-import { Cursor, type Keyed } from './keyed.js';
-import type { KeyOf } from './record-key.js';
+import { Cursor, type Keyed } from '../records/keyed.js';
+import type { KeyOf } from '../records/record-key.js';
 
 // The diff of two exports sorted by key: one pass over both, in constant memory.
 

@@ -1,12 +1,12 @@
 import type { FileHandle } from 'node:fs/promises';
-import { chooseMatch, type Glimpse, type Match } from './identity.js';
-import type { Keyed, KeyStats } from './keyed.js';
-import { LineTooLong, lineBatches, openText } from './lines.js';
+import { chooseMatch, type Glimpse, type Match } from '../records/identity.js';
+import type { Keyed, KeyStats } from '../records/keyed.js';
+import { LineTooLong, lineBatches, openText } from '../records/lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { diffHeld } from './held-diff.js';
-import type { LineBytes } from './line-bytes.js';
-import { NotARecord, keyReader } from './record-key.js';
-import { exportLines, glimpse, headGlimpse, snapshotRecords } from './sources.js';
+import type { LineBytes } from '../records/line-bytes.js';
+import { NotARecord, keyReader } from '../records/record-key.js';
+import { exportLines, glimpse, headGlimpse, snapshotRecords } from '../records/sources.js';
 import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 
 // The two sides of a diff, matched on the identity they share: each is glanced at for its

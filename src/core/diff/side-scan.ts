@@ -1,11 +1,11 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { ByteKeyReader } from './byte-key.js';
 import { LineSplitter } from './byte-lines.js';
-import { csvRecordLines, isCsvName } from './csv-records.js';
-import type { KeyStats } from './keyed.js';
-import { isGzipped, LineTooLong, openText, textChunks } from './lines.js';
+import { csvRecordLines, isCsvName } from '../records/csv-records.js';
+import type { KeyStats } from '../records/keyed.js';
+import { isGzipped, LineTooLong, openText, textChunks } from '../records/lines.js';
 import type { OnRecord } from './partitions.js';
-import { NotARecord } from './record-key.js';
+import { NotARecord } from '../records/record-key.js';
 
 // Reading one side of a hash diff: its record lines as bytes, each keyed by a scan of its
 // bytes and handed on with its key and hash. Used by the main thread and by the worker that

@@ -1,10 +1,10 @@
 import type { ChangeSink } from './change-order.js';
 import { PartitionJoin, type JoinContext } from './hash-diff.js';
 import { KeyTable } from '../key-table.js';
-import type { KeyStats } from './keyed.js';
+import type { KeyStats } from '../records/keyed.js';
 import { emptyCounts } from './merge-diff.js';
 import { eachRecord, Partitions, type Part } from './partitions.js';
-import { keyReader } from './record-key.js';
+import { keyReader } from '../records/record-key.js';
 
 // The join of one spilled partition of a hash diff, by the main thread or by the worker that
 // shares the partitions with it (diff-worker.ts).

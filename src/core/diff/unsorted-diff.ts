@@ -1,14 +1,14 @@
 import { open } from 'node:fs/promises';
 import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
-import { RUN_CHARS } from './external-sort.js';
+import { RUN_CHARS } from '../sort/external-sort.js';
 import { DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
 import { PartitionJoin } from './hash-diff.js';
 import { warmUpJoins } from './join-warmup.js';
 import { KeyTable } from '../key-table.js';
 import { addCounts, settled, type Change, type DiffCounts } from './merge-diff.js';
 import { Partitions, type OnRecord } from './partitions.js';
-import { isGzipHead } from './lines.js';
+import { isGzipHead } from '../records/lines.js';
 import { isCsv, scanSide, type ScannedSide } from './side-scan.js';
 import { joinRun, joinSpilled, needsSplit, partitionCount, type JoinRun } from './spilled-join.js';
 

@@ -1,12 +1,12 @@
 import type { JsonObject } from '../classify.js';
 import { stringifyJson } from '../json.js';
 import { makePrivateFolder } from '../../fs/modes.js';
-import { ExternalSort, RUN_CHARS } from '../diff/external-sort.js';
-import type { Keyed } from '../diff/keyed.js';
-import { LineBytesBuilder, type LineBytes } from '../diff/line-bytes.js';
-import type { MemoryShare, RunMemory } from '../diff/memory-budget.js';
-import { fieldsOf, noIdentity, snapshotField, type Fields } from '../diff/identity.js';
-import { keyReader, recordKey, type KeyOf } from '../diff/record-key.js';
+import { ExternalSort, RUN_CHARS } from '../sort/external-sort.js';
+import type { Keyed } from '../records/keyed.js';
+import { LineBytesBuilder, type LineBytes } from '../records/line-bytes.js';
+import type { MemoryShare, RunMemory } from '../sort/memory-budget.js';
+import { fieldsOf, noIdentity, snapshotField, type Fields } from '../records/identity.js';
+import { keyReader, recordKey, type KeyOf } from '../records/record-key.js';
 import type { SnapshotStore, SnapshotSubject, SnapshotMeta, StagedSnapshot, SnapshotIdentity } from './store.js';
 
 /**

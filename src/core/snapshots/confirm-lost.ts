@@ -1,6 +1,6 @@
-import { Cursor, type Keyed } from '../diff/keyed.js';
+import { Cursor, type Keyed } from '../records/keyed.js';
 import type { Change } from '../diff/merge-diff.js';
-import type { KeyOf } from '../diff/record-key.js';
+import type { KeyOf } from '../records/record-key.js';
 import { periodEnds } from './full-every.js';
 import { unreadable, type SnapshotMeta } from './store.js';
 

@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
 import type { JsonObject } from '../classify.js';
-import { Cursor, type Keyed } from '../diff/keyed.js';
-import { recordKey } from '../diff/record-key.js';
-import { snapshotRecords } from '../diff/sources.js';
+import { Cursor, type Keyed } from '../records/keyed.js';
+import { recordKey } from '../records/record-key.js';
+import { snapshotRecords } from '../records/sources.js';
 import type { SnapshotMeta, SnapshotStore, SnapshotSubject, StagedSnapshot, StoredSnapshot } from './store.js';
 
 // A partial snapshot of `--full-every` (full-every.ts): the snapshot before it with what came

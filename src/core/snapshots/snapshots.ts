@@ -9,7 +9,7 @@ export { SnapshotStore, StagedSnapshot, defaultSnapshotRoot, unreadable } from '
 export type { OpenSnapshot, SnapshotCounts, SnapshotMeta, SnapshotSubject, StoredSnapshot } from './store.js';
 export type { LockOwner } from './store-lock.js';
 export { SnapshotCapture } from './capture.js';
-export { RunMemory } from '../diff/memory-budget.js';
+export { RunMemory } from '../sort/memory-budget.js';
 export { heldShare, stagePartial } from './partial.js';
 export { WHOLE_ASKED, clearWholeNext, markWholeNext, periodBefore, planNight, wholeNextMark, type NightPlan } from './full-every.js';
 export { confirmationWindow, diffWindow, type WindowCounts } from './confirm-lost.js';

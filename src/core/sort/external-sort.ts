@@ -5,11 +5,11 @@ import type { Writable } from 'node:stream';
 import { PRIVATE_FILE } from '../../fs/modes.js';
 import { tempPath } from '../../fs/temp-names.js';
 import { getHeapStatistics } from 'node:v8';
-import { Cursor, type KeyStats, type Keyed } from './keyed.js';
-import { lineBatches } from './lines.js';
-import { sortKeyed } from './key-order.js';
+import { Cursor, type KeyStats, type Keyed } from '../records/keyed.js';
+import { lineBatches } from '../records/lines.js';
+import { sortKeyed } from '../records/key-order.js';
 import { runChunks, runReadBytes } from './run-file.js';
-import type { KeyOf } from './record-key.js';
+import type { KeyOf } from '../records/record-key.js';
 import { removeFile } from '../../fs/remove.js';
 
 // Sorting more records than fit in memory: sorted runs of a bounded size are spilled to
