@@ -8,12 +8,28 @@ import { KeyTable, SET_STRIDE } from '../../core/key-table.js';
  * resident memory, half of the budget of a million-user run.
  */
 export class SeenNames {
-  private readonly table = new KeyTable(1024, SET_STRIDE);
+  /** The first name alone, until a second comes: most runs name one user and need no table. */
+  private first: string | undefined;
+  private table: KeyTable | undefined;
   /** The name being looked up, as bytes (the table copies the new ones). */
-  private scratch = Buffer.allocUnsafe(256);
+  private scratch = Buffer.alloc(0);
 
   /** Adds `name`; false when it was already there. */
   add(name: string): boolean {
+    if (this.table === undefined) {
+      if (this.first === undefined) {
+        this.first = name;
+        return true;
+      }
+      if (name === this.first) return false;
+      this.table = new KeyTable(1024, SET_STRIDE);
+      this.scratch = Buffer.allocUnsafe(256);
+      this.put(this.table, this.first);
+    }
+    return this.put(this.table, name);
+  }
+
+  private put(table: KeyTable, name: string): boolean {
     const wide = hasWideCharacters(name);
     const length = wide ? name.length * 2 : name.length;
     if (length > this.scratch.length) this.scratch = Buffer.allocUnsafe(2 * length);
@@ -22,9 +38,9 @@ export class SeenNames {
     // same bytes: the table takes a key for another only when their hashes agree too.
     const bytesHash = fnv1a(this.scratch, 0, length);
     const hash = wide ? ~bytesHash : bytesHash;
-    const found = this.table.find(this.scratch, 0, length, hash);
+    const found = table.find(this.scratch, 0, length, hash);
     if (found >= 0) return false;
-    this.table.put(found, this.scratch, 0, length, hash, 0, 0, 1);
+    table.put(found, this.scratch, 0, length, hash, 0, 0, 1);
     return true;
   }
 }
