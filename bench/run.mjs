@@ -1109,6 +1109,13 @@ async function keptNights() {
     const what = `${fmt(KEPT_USERS)} accounts × about 1,000 followers, \`--snapshot --changes --concurrency 8\` (median of ${NIGHTLY_RUNS})`;
     row(`nightly job with ${fmt(KEPT_NIGHTS)} nights kept a user vs with one, ${what}`, `${fmt(tYear)} ms`, `${fmt(tOne)} ms`, `${(tYear / tOne).toFixed(2)}x${cpuOf('year')}`, `≤ 1.10x ${verdict(tYear / tOne <= 1.1)}`);
     if (SGQ_BEFORE) row(`the same with ${fmt(KEPT_NIGHTS)} nights kept, before (${beforeName()}), interleaved`, `${fmt(tBefore)} ms`, `${fmt(tOne)} ms`, `${(tBefore / tOne).toFixed(2)}x${cpuOf('before')}`, 'informational (the before of the row above)');
+    // --full-every's plan of a night (whole or since, each user) reads the newest snapshots
+    // only: --dry-run reads the store as the run would, and makes no call.
+    const plan = (from, sgq = SGQ) => ({ run: () => run(NODE, [...sgq, 'graph', 'followers', '-', '--all', '--snapshot', '--full-every', '7', '--dry-run', '--snapshot-dir', from, '--quiet'], { env, input }) });
+    const [pYear, pOne, pBefore] = await sideBySide([plan(year), plan(night1), ...(SGQ_BEFORE ? [plan(year, SGQ_BEFORE)] : [])], NIGHTLY_RUNS * 3);
+    const planned = `\`--snapshot --full-every 7 --dry-run\` over ${fmt(KEPT_USERS)} accounts (the plan of a night; median of ${NIGHTLY_RUNS * 3})`;
+    row(`${planned}, ${fmt(KEPT_NIGHTS)} nights kept a user vs one`, `${fmt(pYear)} ms`, `${fmt(pOne)} ms`, `${(pYear / pOne).toFixed(2)}x`, `≤ 1.10x ${verdict(pYear / pOne <= 1.1)}`);
+    if (SGQ_BEFORE) row(`the same, ${fmt(KEPT_NIGHTS)} nights kept, before (${beforeName()}), interleaved`, `${fmt(pBefore)} ms`, `${fmt(pOne)} ms`, `${(pBefore / pOne).toFixed(2)}x`, 'informational (the before of the row above)');
   });
   for (const path of [night1, year, store, out]) rmSync(path, { recursive: true, force: true });
 }

@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { batchesOf } from '../../src/core/sort/external-sort.js';
-import { SnapshotStore, type SnapshotSubject } from '../../src/core/snapshots/store.js';
+import { SnapshotStore, newestInOrder, type SnapshotSubject, type StoredSnapshot } from '../../src/core/snapshots/store.js';
 import { HINT_FROM } from '../../src/core/snapshots/last-committed.js';
+import { periodBefore, planNight, reachesLastWhole } from '../../src/core/snapshots/full-every.js';
+import { confirmationWindow, reachesWindow } from '../../src/core/snapshots/confirm-lost.js';
 import { tempDir } from '../helpers/run.js';
 
 // The hint a commit leaves in a user's folder (.last-snapshot, core/snapshots/last-committed.ts)
@@ -16,10 +18,10 @@ const subject: SnapshotSubject & { how: string; user: string } = { profile: 'def
 const owner = { pid: process.pid, lock: async () => ({ release: () => undefined }) };
 const HINT = '.last-snapshot';
 
-/** A night's snapshot of one record, taken at `at` (any order: clocks move). */
-async function commitAt(store: SnapshotStore, at: string) {
+/** A night's snapshot of one record, taken at `at` (any order: clocks move); partial as --full-every's nights between whole ones are. */
+async function commitAt(store: SnapshotStore, at: string, partial = false) {
   const keyed = [{ key: 'a', line: JSON.stringify({ username: 'a', at }) }];
-  const { current, previous } = await store.commit(subject, batchesOf(keyed), { taken_at: at, complete: true, credits_used: 1, pages: 1, sorted_by: 'username', identity: 'username' });
+  const { current, previous } = await store.commit(subject, batchesOf(keyed), { taken_at: at, complete: true, credits_used: 1, pages: 1, sorted_by: 'username', identity: 'username', ...(partial && { partial }) });
   await Promise.all([current.handle.close(), previous?.handle.close()]);
   return { current, previous };
 }
@@ -36,10 +38,29 @@ function commitBehindTheHint(folder: string, at: string, seq: number) {
   writeFileSync(join(folder, `${base}.json`), `${JSON.stringify(meta, null, 2)}\n`);
 }
 
+const files = (snapshots: readonly StoredSnapshot[]) => snapshots.map((s) => s.meta.file);
+
+/** What --full-every's plan and --confirm-lost's window read of the newest snapshots is what they read of the whole history. */
+function expectNewestAgrees(store: SnapshotStore) {
+  const history = store.history(subject);
+  const options = { fullEvery: 4, full: false };
+  const tail = store.newest(subject, reachesLastWhole);
+  expect(files(history).slice(history.length - tail.length)).toEqual(files(tail));
+  expect(JSON.stringify(planNight(tail, options))).toBe(JSON.stringify(planNight(history, options)));
+  for (const n of [1, 2, 3]) {
+    const newest = store.newest(subject, (t) => reachesWindow(t, n));
+    expect(files(history).slice(history.length - newest.length)).toEqual(files(newest));
+    const [window, all] = [confirmationWindow(newest, n), confirmationWindow(history, n)];
+    expect(files(window)).toEqual(files(all));
+    if (all[0]) expect(files(periodBefore(newest, window[0]!))).toEqual(files(periodBefore(history, all[0])));
+    expect(newest.findLast((s) => !s.meta.partial)?.meta.file).toBe(history.findLast((s) => !s.meta.partial)?.meta.file);
+  }
+}
+
 describe('the last committed snapshot of a folder, by its hint', () => {
   it('property: a run compares with the snapshot that reading every metadata file chooses, through commits, prunes, clocks moved back, a hint lost, stale or damaged, and commits that left no hint', async () => {
     const step = fc.oneof(
-      fc.record({ kind: fc.constant('commit' as const), day: fc.integer({ min: 0, max: 40 }) }),
+      fc.record({ kind: fc.constant('commit' as const), day: fc.integer({ min: 0, max: 40 }), partial: fc.boolean() }),
       fc.record({ kind: fc.constant('prune' as const), keep: fc.integer({ min: 1, max: HINT_FROM + 3 }) }),
       fc.record({ kind: fc.constant('behind' as const), day: fc.integer({ min: 0, max: 40 }) }),
       fc.record({ kind: fc.constant('drop-meta' as const), which: fc.nat() }),
@@ -55,7 +76,7 @@ describe('the last committed snapshot of a folder, by its hint', () => {
         for (const s of steps) {
           const chosen = store.history(subject).at(-1);
           if (s.kind === 'commit') {
-            const { current, previous } = await commitAt(store, nightAt(s.day));
+            const { current, previous } = await commitAt(store, nightAt(s.day), s.partial);
             expect(previous?.meta.file).toBe(chosen?.meta.file);
             expect(current.meta.seq).toBe((chosen?.meta.seq ?? 0) + 1);
             if (existsSync(join(folder, HINT))) staleHint ??= readFileSync(join(folder, HINT), 'utf8');
@@ -73,9 +94,11 @@ describe('the last committed snapshot of a folder, by its hint', () => {
             if (s.how === 'stale' && staleHint !== undefined) writeFileSync(hint, staleHint);
           }
         }
+        expectNewestAgrees(store);
         const chosen = store.history(subject).at(-1);
         const { previous } = await commitAt(store, nightAt(41));
         expect(previous?.meta.file).toBe(chosen?.meta.file);
+        expectNewestAgrees(store);
       }),
       { numRuns: 60 },
     );
@@ -112,5 +135,61 @@ describe('the last committed snapshot of a folder, by its hint', () => {
     expect(hint.seq).toBe(nights);
     const { previous } = await commitAt(store, nightAt(nights + 1));
     expect(previous?.meta.seq).toBe(nights);
+  });
+
+  it("keeps the folder's order, so that --full-every and --confirm-lost read the newest snapshots only (an older one edited in place is not read)", async () => {
+    const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
+    const folder = store.folder(subject);
+    // Two periods of four nights: whole, then three partial ones; then a whole night and one partial.
+    const nights = [false, true, true, true, false, true, true, true, false, true];
+    const committed: StoredSnapshot[] = [];
+    for (const [day, partial] of nights.entries()) committed.push((await commitAt(store, nightAt(day), partial)).current);
+    const metaOf = (i: number) => committed[i]!.meta.file.replace('.ndjson.gz', '.json');
+    expect(JSON.parse(readFileSync(join(folder, HINT), 'utf8')).order).toEqual(committed.map((_, i) => metaOf(i)));
+    // A hand edit of the first one's seq makes it the newest for a full read, not for newest().
+    const firstMeta = join(folder, metaOf(0));
+    writeFileSync(firstMeta, JSON.stringify({ ...JSON.parse(readFileSync(firstMeta, 'utf8')), seq: 99 }));
+    expect(store.history(subject).at(-1)!.meta.file).toBe(committed[0]!.meta.file);
+    expect(files(store.newest(subject, reachesLastWhole))).toEqual(files(committed.slice(8)));
+    // Two complete period ends back, and the whole night opening the older one's period.
+    expect(files(store.newest(subject, (t) => reachesWindow(t, 2)))).toEqual(files(committed.slice(4)));
+    // Reading that far back meets the edited seq out of order: the folder is read whole, as history() does.
+    expect(files(store.newest(subject, () => false))).toEqual(files(store.history(subject)));
+    expect(files(store.history(subject))).toEqual(files([...committed.slice(1), committed[0]!]));
+  });
+
+  it('reads the folder whole where the hint keeps no order (sgq before 5.3.9), once: the next commit keeps it', async () => {
+    const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
+    const folder = store.folder(subject);
+    for (let day = 0; day < HINT_FROM + 2; day++) await commitAt(store, nightAt(day), day % 3 !== 0);
+    const hint = JSON.parse(readFileSync(join(folder, HINT), 'utf8'));
+    const { order, ...older } = hint;
+    writeFileSync(join(folder, HINT), `${JSON.stringify(older)}\n`);
+    expect(files(store.newest(subject, reachesLastWhole))).toEqual(files(store.history(subject)));
+    await commitAt(store, nightAt(HINT_FROM + 2), true);
+    expect(JSON.parse(readFileSync(join(folder, HINT), 'utf8')).order).toEqual([...order, metasOf(folder).find((n) => !order.includes(n))]);
+    expect(store.newest(subject, reachesLastWhole).length).toBeLessThan(store.history(subject).length);
+  });
+});
+
+describe('newestInOrder', () => {
+  const snapshot = (name: string, seq: number, partial = false) => ({ meta: { file: name, seq, ...(partial && { partial }) }, metaPath: name, dataPath: name }) as unknown as StoredSnapshot;
+  const order = ['a', 'b', 'c', 'd', 'e'];
+
+  it('reads from the newest back, no further than what is enough', () => {
+    const read: string[] = [];
+    const byName = (name: string) => (read.push(name), snapshot(name, order.indexOf(name) + 1, name !== 'c'));
+    const tail = newestInOrder(order, byName, reachesLastWhole);
+    expect([files(tail!), read]).toEqual([['c', 'd', 'e'], ['e', 'd', 'c']]);
+  });
+
+  it('gives up (the caller reads the folder whole) on a snapshot it cannot read, or seq that do not fall back in order', () => {
+    expect(newestInOrder(order, (name) => (name === 'd' ? undefined : snapshot(name, 1)), () => false)).toBeUndefined();
+    expect(newestInOrder(order, (name) => snapshot(name, name === 'c' ? 9 : order.indexOf(name) + 1), () => false)).toBeUndefined();
+    expect(newestInOrder(order, (name) => snapshot(name, 0), () => false)).toBeUndefined();
+  });
+
+  it('gives all of them, in order, when none is enough', () => {
+    expect(files(newestInOrder(order, (name) => snapshot(name, order.indexOf(name) + 1, true), reachesLastWhole)!)).toEqual(order);
   });
 });

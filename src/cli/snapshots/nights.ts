@@ -1,7 +1,7 @@
 import type { Env, ResolvedConfig } from '../../core/config.js';
 import type { StateOwner } from '../../core/service.js';
 import type { PageRequest, FetchedPage } from '../../core/paginate.js';
-import { WHOLE_ASKED, planNight, wholeNextMark, heldShare, SnapshotStore, type NightPlan, type SnapshotSubject, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
+import { WHOLE_ASKED, planNight, reachesLastWhole, wholeNextMark, heldShare, SnapshotStore, type NightPlan, type SnapshotSubject, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
 import { snapshotRoot } from './open-store.js';
 import type { SinceNight, WholeNight } from '../run/since-night.js';
 
@@ -47,7 +47,8 @@ export class NightPlanner {
   plan(subject: SnapshotSubject): NightPlan {
     try {
       const folder = this.store.folder(subject);
-      const plan = planNight(this.store.history(subject), { ...this.options, cutShort: wholeNextMark(folder) });
+      // The newest snapshots back to the last whole one: a year kept is not read every night.
+      const plan = planNight(this.store.newest(subject, reachesLastWhole), { ...this.options, cutShort: wholeNextMark(folder) });
       return plan.whole && plan.why === WHOLE_ASKED ? { ...plan, why: '--full' } : plan;
     } catch (error) {
       // What cannot be read now fails the run where it is needed (the stage); tonight is whole.

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { confirmationWindow, diffWindow, periodBefore, listChange, comparable, diffSide, type WindowCounts, type AccountRoom, type UserChanges, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
+import { confirmationWindow, diffWindow, periodBefore, reachesWindow, listChange, comparable, diffSide, type WindowCounts, type AccountRoom, type UserChanges, type OpenSnapshot, type SnapshotStore, type SnapshotSubject, type StagedSnapshot, type StoredSnapshot } from '../../core/snapshots/snapshots.js';
 import { diffMatched, matchSides, keyReader, snapshotRecords, type Change, type DiffCounts, type Matched, type LineBytes } from '../../core/diff/diff.js';
 import type { JobEnd } from '../run/jobs.js';
 import { count, grouped } from '../../core/words.js';
@@ -55,8 +55,10 @@ export async function findChanges(store: SnapshotStore, subject: SnapshotSubject
   // Read only where it is needed (--confirm-lost, --full-every, a whole night after partial
   // ones): the stage read the folder already, and a user keeping many snapshots would parse
   // every metadata file again on each plain night.
+  // Then only the newest snapshots, as many as the window and the last whole one need (a
+  // year kept is not read every night).
   let read: StoredSnapshot[] | undefined;
-  const history = () => (read ??= store.history(subject));
+  const history = () => (read ??= store.newest(subject, (tail) => reachesWindow(tail, Math.max(1, options.confirmLost))));
   const partial = current.meta.partial === true;
   // A whole night after partial ones: who left is judged over the period, to say when each was last held.
   const afterPartial = !partial && previous.meta.partial === true;

@@ -1,7 +1,7 @@
 import { Cursor, type Keyed } from '../records/keyed.js';
 import type { Change } from '../diff/merge-diff.js';
 import type { KeyOf } from '../records/record-key.js';
-import { periodEnds } from './full-every.js';
+import { periodEnds, reachesLastWhole } from './full-every.js';
 import { unreadable, type SnapshotMeta } from './store.js';
 
 // `--confirm-lost N`: an account is lost only once it is missing from N complete snapshots in
@@ -43,6 +43,16 @@ export function confirmedChange(present: readonly boolean[], confirmLost: number
  */
 export function confirmationWindow<T extends { meta: SnapshotMeta }>(earlier: readonly T[], confirmLost: number): T[] {
   return periodEnds(earlier).filter((s) => s.meta.complete && !unreadable(s.meta)).slice(-confirmLost);
+}
+
+/**
+ * Whether the newest of a user's snapshots hold what the window of `--confirm-lost N` reads of
+ * its whole history: N complete period ends, and the whole snapshot that opens the oldest
+ * one's period (periodBefore walks back to it), so also the last whole one (what
+ * store.newest() is asked for).
+ */
+export function reachesWindow<T extends { meta: SnapshotMeta }>(tail: readonly T[], confirmLost: number): boolean {
+  return reachesLastWhole(tail) && confirmationWindow(tail, confirmLost).length >= confirmLost;
 }
 
 /** One earlier snapshot of the window, read in key order. */

@@ -46,7 +46,13 @@ export interface NightOptions {
 /** Why a night is whole when the run asked for whole nights (the CLI names its flag instead). */
 export const WHOLE_ASKED = 'a whole run was asked for';
 
-/** Whether a user's run tonight is whole, from its snapshots (oldest first). */
+/**
+ * Whether the newest of a user's snapshots reach back to its last whole one: all of its
+ * history that planNight reads (what store.newest() is asked for).
+ */
+export const reachesLastWhole = (tail: readonly { meta: { partial?: true } }[]): boolean => tail.length > 0 && !tail[0]!.meta.partial;
+
+/** Whether a user's run tonight is whole, from its snapshots (oldest first: all, or the newest back to the last whole one). */
 export function planNight(history: readonly StoredSnapshot[], options: NightOptions): NightPlan {
   const lastWhole = history.findLast((s) => !s.meta.partial);
   const pages = lastWhole?.meta.pages;

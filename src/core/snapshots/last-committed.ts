@@ -15,6 +15,9 @@ import { readRegularFile } from '../../fs/read.js';
 // reads every file, as before, and the next commit writes it again.
 // A hint is a cache, never the truth: not flushed to disk (a hint lost or left behind by a
 // crash fails that check), and unreadable or damaged means "read them all".
+// Since 5.3.9 the hint also keeps the order of the folder's metadata files (the order they
+// were committed in), so that --full-every and --confirm-lost read only the newest few instead
+// of a year of them (store.ts, newest()); a hint without it is believed for the last alone.
 
 const HINT = '.last-snapshot';
 
@@ -31,13 +34,18 @@ export interface LastCommitted {
   seq: number;
 }
 
+export interface Hint extends LastCommitted {
+  /** The folder's metadata files in the order they were committed, oldest first: absent in hints of sgq before 5.3.9. */
+  order?: string[];
+}
+
 /** The folder's metadata files (what a snapshot is committed by), sorted: the names the hint's digest covers. */
 export const metaNames = (names: readonly string[]): string[] => names.filter((name) => !name.startsWith('.') && name.endsWith('.json')).sort();
 
 const digest = (metas: readonly string[]): string => createHash('sha256').update(metas.join('\n')).digest('hex');
 
 /** The hint, when the folder's metadata files are still those it was written over; otherwise undefined. */
-export function readHint(folder: string, metas: readonly string[]): LastCommitted | undefined {
+export function readHint(folder: string, metas: readonly string[]): Hint | undefined {
   if (metas.length < HINT_FROM) return undefined;
   let hint: unknown;
   try {
@@ -46,21 +54,32 @@ export function readHint(folder: string, metas: readonly string[]): LastCommitte
     return undefined; // none yet, or damaged: read them all
   }
   if (typeof hint !== 'object' || hint === null) return undefined;
-  const { meta, seq, names } = hint as Record<string, unknown>;
+  const { meta, seq, names, order } = hint as Record<string, unknown>;
   if (typeof meta !== 'string' || typeof seq !== 'number' || typeof names !== 'string') return undefined;
-  return names === digest(metas) && metas.includes(meta) ? { meta, seq } : undefined;
+  if (names !== digest(metas) || !metas.includes(meta)) return undefined;
+  return isOrderOf(order, metas, meta) ? { meta, seq, order } : { meta, seq };
+}
+
+/** Whether `order` lists exactly the folder's metadata files `metas` (sorted), ending with the last committed. */
+function isOrderOf(order: unknown, metas: readonly string[], last: string): order is string[] {
+  if (!Array.isArray(order) || order.length !== metas.length || order.at(-1) !== last) return false;
+  if (!order.every((name) => typeof name === 'string')) return false;
+  const sorted = [...(order as string[])].sort();
+  return sorted.every((name, i) => name === metas[i]);
 }
 
 /**
  * Leaves the hint over the folder's metadata files as they are now, once `last` is known to be
- * the last committed (the caller holds the user's lock), where they are HINT_FROM or more. A
- * hint not written only costs the next run a full read.
+ * the last committed (the caller holds the user's lock), where they are HINT_FROM or more, with
+ * their `order` when the caller knows it and it names them all. A hint not written only costs
+ * the next run a full read.
  */
-export function writeHint(folder: string, last: LastCommitted): void {
+export function writeHint(folder: string, last: LastCommitted, order?: readonly string[]): void {
   try {
     const metas = metaNames(readdirSync(folder));
     if (metas.length < HINT_FROM) return;
-    replaceFile(join(folder, HINT), `${JSON.stringify({ ...last, names: digest(metas) })}\n`, { durable: false });
+    const hint: Hint = { ...last, ...(isOrderOf(order, metas, last.meta) && { order: [...order] }) };
+    replaceFile(join(folder, HINT), `${JSON.stringify({ ...hint, names: digest(metas) })}\n`, { durable: false });
   } catch {
     // A full disk or a folder made read-only: the snapshot is committed all the same.
   }

@@ -209,27 +209,45 @@ export class SnapshotStore {
         closeTemp(temp);
       }
       // The last one committed, whatever the clocks said: this one is compared with it and follows it.
-      const previous = this.lastCommitted(folder);
+      const { last: previous, order } = this.lastCommitted(folder);
       if (previous && previous.meta.taken_at > meta.taken_at) {
         this.owner.warn?.(`${subject.user}: the previous snapshot says it was taken at ${previous.meta.taken_at}, after this run's start (${meta.taken_at}): a clock was ahead; the changes are against it all the same`);
       }
       const seq = (previous?.meta.seq ?? 0) + 1;
       const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: basename(dataPath), seq };
       const current: OpenSnapshot = { meta: full, dataPath: temp.path, metaPath: join(folder, `${base}.json`), handle: await open(temp.path, 'r') };
-      return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, dataPath);
+      return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, dataPath, order);
     } catch (error) {
       removeFile(temp.path);
       throw error;
     }
   }
 
-  /** The last snapshot committed in a folder (the caller holds its lock): by the folder's hint while it holds, else by reading every metadata file. */
-  private lastCommitted(folder: string): StoredSnapshot | undefined {
+  /**
+   * The last snapshot committed in a folder (the caller holds its lock), and the order of its
+   * metadata files for the next hint: by the folder's hint while it holds, else by reading
+   * every metadata file (a hint of sgq before 5.3.9, which keeps no order, is read past once).
+   */
+  private lastCommitted(folder: string): { last?: StoredSnapshot; order?: string[] } {
     const names = namesIn(folder);
     const hint = readHint(folder, metaNames(names));
-    const hinted = hint && readMeta(folder, hint.meta, this.skip);
-    if (hinted && (hinted.meta.seq ?? 0) === hint.seq) return hinted;
-    return snapshotsIn(folder, names, this.skip).at(-1);
+    const hinted = hint?.order && readMeta(folder, hint.meta, this.skip);
+    if (hint && hinted && (hinted.meta.seq ?? 0) === hint.seq) return { last: hinted, order: hint.order };
+    const all = snapshotsIn(folder, names, this.skip);
+    return { last: all.at(-1), order: all.map((s) => basename(s.metaPath)) };
+  }
+
+  /**
+   * The newest committed snapshots of a subject, oldest first, as few as `enough` accepts,
+   * read newest first in the order the folder's hint keeps (last-committed.ts): a user keeping
+   * a year of snapshots is not read whole every night. The whole history, as history() reads
+   * it, when there is no such hint or `enough` takes it all.
+   */
+  newest(subject: SnapshotSubject, enough: (tail: readonly StoredSnapshot[]) => boolean): StoredSnapshot[] {
+    const folder = this.folder(subject);
+    const names = namesIn(folder);
+    const order = readHint(folder, metaNames(names))?.order;
+    return (order && newestInOrder(order, (name) => readMeta(folder, name, this.skip), enough)) || snapshotsIn(folder, names, this.skip);
   }
 
   /** Stores a snapshot at once: lock, stage, commit (for callers with no output to wait for). */
@@ -316,7 +334,8 @@ export class SnapshotStore {
         }
         // Every file was read under the lock: the last is known, and the next run need not read them again.
         const last = current.at(-1);
-        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 });
+        const order = current.slice(old.length).map((s) => basename(s.metaPath));
+        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, order);
         return old.length;
       });
     }
@@ -373,6 +392,23 @@ function subfolders(dir: string): string[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+}
+
+/**
+ * The shortest run of the newest snapshots, in `order` (metadata names, oldest first), that
+ * `enough` accepts, each read by `read`; all of them when none is enough. Undefined when one
+ * cannot be read or their seq do not fall newest to oldest (an older sgq's, one edited by
+ * hand): the caller reads the folder whole then.
+ */
+export function newestInOrder(order: readonly string[], read: (name: string) => StoredSnapshot | undefined, enough: (tail: readonly StoredSnapshot[]) => boolean): StoredSnapshot[] | undefined {
+  const tail: StoredSnapshot[] = [];
+  for (let i = order.length - 1; i >= 0; i--) {
+    const s = read(order[i]!);
+    if (!s || (tail.length > 0 && (s.meta.seq ?? 0) >= (tail[0]!.meta.seq ?? 0))) return undefined;
+    tail.unshift(s);
+    if (enough(tail)) return tail;
+  }
+  return tail;
 }
 
 function readFolder(folder: string, skip: (metaPath: string, why: string) => void): StoredSnapshot[] {
@@ -439,6 +475,8 @@ export class StagedSnapshot {
     readonly previous: OpenSnapshot | undefined,
     /** Where the data goes at the commit. */
     readonly finalPath: string,
+    /** The folder's metadata files before it, oldest first, when known: its hint's order (last-committed.ts). */
+    private readonly order?: readonly string[],
   ) {}
 
   /** Moves the data into place, then writes the metadata, which makes it a snapshot. */
@@ -455,7 +493,8 @@ export class StagedSnapshot {
     }
     this.state = 'committed';
     // For the next run on this user: which snapshot is the last (last-committed.ts).
-    writeHint(dirname(this.current.metaPath), { meta: basename(this.current.metaPath), seq: this.current.meta.seq ?? 0 });
+    const meta = basename(this.current.metaPath);
+    writeHint(dirname(this.current.metaPath), { meta, seq: this.current.meta.seq ?? 0 }, this.order && [...this.order, meta]);
   }
 
   /** Forgets it: its output was not kept. */
