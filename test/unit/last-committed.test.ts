@@ -133,6 +133,7 @@ describe('the last committed snapshot of a folder, by its hint', () => {
     expect(metasOf(folder)).toHaveLength(HINT_FROM);
     const hint = JSON.parse(readFileSync(join(folder, HINT), 'utf8'));
     expect(hint.seq).toBe(nights);
+    expect(hint.order).toEqual(store.history(subject).map((s) => s.metaPath.split('/').at(-1)));
     const { previous } = await commitAt(store, nightAt(nights + 1));
     expect(previous?.meta.seq).toBe(nights);
   });
