@@ -65,6 +65,7 @@ describe('the last committed snapshot of a folder, by its hint', () => {
       fc.record({ kind: fc.constant('behind' as const), day: fc.integer({ min: 0, max: 40 }) }),
       fc.record({ kind: fc.constant('drop-meta' as const), which: fc.nat() }),
       fc.record({ kind: fc.constant('hint' as const), how: fc.constantFrom('remove', 'damage', 'stale') }),
+      fc.record({ kind: fc.constant('stray' as const), what: fc.constantFrom('{"version": 2}', 'not json', '[]') }),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
@@ -87,6 +88,9 @@ describe('the last committed snapshot of a folder, by its hint', () => {
           } else if (s.kind === 'drop-meta' && chosen) {
             const metas = metasOf(folder);
             rmSync(join(folder, metas[s.which % metas.length]!));
+          } else if (s.kind === 'stray' && existsSync(folder)) {
+            // A .json file that is no snapshot (planted, damaged, another tool's): never one of the order.
+            writeFileSync(join(folder, `zz-stray-${metasOf(folder).length}.json`), s.what);
           } else if (s.kind === 'hint' && existsSync(folder)) {
             const hint = join(folder, HINT);
             if (s.how === 'remove') rmSync(hint, { force: true });
@@ -157,6 +161,18 @@ describe('the last committed snapshot of a folder, by its hint', () => {
     // Reading that far back meets the edited seq out of order: the folder is read whole, as history() does.
     expect(files(store.newest(subject, () => false))).toEqual(files(store.history(subject)));
     expect(files(store.history(subject))).toEqual(files([...committed.slice(1), committed[0]!]));
+  });
+
+  it('keeps an order where the folder holds a .json file that is no snapshot: the order leaves it out', async () => {
+    const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
+    const folder = store.folder(subject);
+    for (let day = 0; day < HINT_FROM; day++) await commitAt(store, nightAt(day));
+    writeFileSync(join(folder, 'notes.json'), '{"mine": true}');
+    const last = await commitAt(store, nightAt(HINT_FROM));
+    const hint = JSON.parse(readFileSync(join(folder, HINT), 'utf8'));
+    expect(hint.order).toHaveLength(HINT_FROM + 1);
+    expect(hint.order).not.toContain('notes.json');
+    expect(files(store.newest(subject, reachesLastWhole))).toEqual([last.current.meta.file]);
   });
 
   it('reads the folder whole where the hint keeps no order (sgq before 5.3.9), once: the next commit keeps it', async () => {

@@ -35,7 +35,7 @@ export interface LastCommitted {
 }
 
 export interface Hint extends LastCommitted {
-  /** The folder's metadata files in the order they were committed, oldest first: absent in hints of sgq before 5.3.9. */
+  /** The folder's snapshots (their metadata files) in the order they were committed, oldest first: absent in hints of sgq before 5.3.9. */
   order?: string[];
 }
 
@@ -60,12 +60,15 @@ export function readHint(folder: string, metas: readonly string[]): Hint | undef
   return isOrderOf(order, metas, meta) ? { meta, seq, order } : { meta, seq };
 }
 
-/** Whether `order` lists exactly the folder's metadata files `metas` (sorted), ending with the last committed. */
+/**
+ * Whether `order` can be the folder's snapshots in commit order: some of its metadata files
+ * `metas` (a .json file that is not a snapshot, planted or damaged, is in none), each once,
+ * ending with the last committed.
+ */
 function isOrderOf(order: unknown, metas: readonly string[], last: string): order is string[] {
-  if (!Array.isArray(order) || order.length !== metas.length || order.at(-1) !== last) return false;
-  if (!order.every((name) => typeof name === 'string')) return false;
-  const sorted = [...(order as string[])].sort();
-  return sorted.every((name, i) => name === metas[i]);
+  if (!Array.isArray(order) || order.length > metas.length || order.at(-1) !== last) return false;
+  const known = new Set(metas);
+  return new Set(order).size === order.length && order.every((name) => typeof name === 'string' && known.has(name));
 }
 
 /**
