@@ -1,5 +1,5 @@
 import { Cursor, type Keyed } from '../records/keyed.js';
-import type { Change } from '../diff/merge-diff.js';
+import type { Change } from '../diff/diff.js';
 import type { KeyOf } from '../records/record-key.js';
 import { periodEnds, reachesLastWhole } from './full-every.js';
 import { unreadable, type SnapshotMeta } from './store.js';

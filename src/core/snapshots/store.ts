@@ -334,8 +334,7 @@ export class SnapshotStore {
         }
         // Every file was read under the lock: the last is known, and the next run need not read them again.
         const last = current.at(-1);
-        const order = current.slice(old.length).map((s) => basename(s.metaPath));
-        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, order);
+        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, current.slice(old.length).map((s) => basename(s.metaPath)));
         return old.length;
       });
     }
