@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive } from './owner.js';
 import { listing } from './read.js';
-import { hostTag, tempOwner } from './temp-names.js';
+import { hostTag, tempOwners } from './temp-names.js';
 import { removeFile } from './remove.js';
 
 // Removing the temporary files of runs that were killed (kill -9, a power cut) before they
@@ -28,8 +28,9 @@ export interface SweepOptions {
  * `base`, or every temporary file of sgq's when `base` is undefined (a folder sgq owns).
  */
 export function sweepLeftovers(folder: string, base?: string, { now = Date.now(), ownHostOnly = false }: SweepOptions = {}): void {
+  const ownerOf = tempOwners(base);
   for (const name of listing(folder)) {
-    const owner = tempOwner(name, base);
+    const owner = ownerOf(name);
     if (!owner || (ownHostOnly && owner.host !== hostTag())) continue;
     if (abandoned(join(folder, name), owner, now)) removeFile(join(folder, name));
   }

@@ -51,14 +51,24 @@ export interface TempOwner {
  * any file when `base` is undefined. Names of sgq 2.1 and earlier are recognised too, so an
  * upgrade sweeps what an older version left.
  */
-export function tempOwner(name: string, base?: string): TempOwner | undefined {
-  const current = TEMP.exec(name);
-  if (current) return base === undefined || current[1] === base ? { pid: Number(current[2]), host: current[3] } : undefined;
-  for (const pattern of legacyNames(base)) {
-    const pid = pattern.exec(name)?.[1];
-    if (pid !== undefined) return { pid: Number(pid) };
-  }
-  return undefined;
+export const tempOwner = (name: string, base?: string): TempOwner | undefined => tempOwners(base)(name);
+
+/**
+ * tempOwner for the names of a folder, with `base`'s patterns built once: a sweep of a user's
+ * snapshot folder (730 names for a year kept) built three regular expressions a name, some
+ * 0.25 s of CPU over a nightly run of 200 such users.
+ */
+export function tempOwners(base?: string): (name: string) => TempOwner | undefined {
+  const legacy = legacyNames(base);
+  return (name) => {
+    const current = TEMP.exec(name);
+    if (current) return base === undefined || current[1] === base ? { pid: Number(current[2]), host: current[3] } : undefined;
+    for (const pattern of legacy) {
+      const pid = pattern.exec(name)?.[1];
+      if (pid !== undefined) return { pid: Number(pid) };
+    }
+    return undefined;
+  };
 }
 
 /** sgq 2.1's names: `.F.PID.R.tmp` (--out), `F.PID[.R].tmp` (marks, caches; 1.0 had no R), `F.lock.[stale.]PID.R` (locks), `.tmp-PID-R.*` (snapshots). */
