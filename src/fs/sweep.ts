@@ -21,15 +21,17 @@ export interface SweepOptions {
    * held (a dataset's staging), where another host's file may be live however long it sits.
    */
   ownHostOnly?: boolean;
+  /** The folder's names when the caller has just listed it (under the lock that keeps others out). */
+  names?: readonly string[];
 }
 
 /**
  * Removes from `folder` the temporary files of dead runs: those standing for the file named
  * `base`, or every temporary file of sgq's when `base` is undefined (a folder sgq owns).
  */
-export function sweepLeftovers(folder: string, base?: string, { now = Date.now(), ownHostOnly = false }: SweepOptions = {}): void {
+export function sweepLeftovers(folder: string, base?: string, { now = Date.now(), ownHostOnly = false, names = listing(folder) }: SweepOptions = {}): void {
   const ownerOf = tempOwners(base);
-  for (const name of listing(folder)) {
+  for (const name of names) {
     const owner = ownerOf(name);
     if (!owner || (ownHostOnly && owner.host !== hostTag())) continue;
     if (abandoned(join(folder, name), owner, now)) removeFile(join(folder, name));

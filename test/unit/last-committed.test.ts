@@ -175,6 +175,28 @@ describe('the last committed snapshot of a folder, by its hint', () => {
     expect(files(store.newest(subject, reachesLastWhole))).toEqual([last.current.meta.file]);
   });
 
+  it('is written over the names the stage listed: a metadata file removed or planted by hand before the commit leaves a hint the next run does not believe', async () => {
+    for (const change of ['removed', 'planted'] as const) {
+      const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
+      const folder = store.folder(subject);
+      const committed: StoredSnapshot[] = [];
+      for (let day = 0; day < HINT_FROM + 1; day++) committed.push((await commitAt(store, nightAt(day))).current);
+      const keyed = [{ key: 'a', line: '{"username":"a"}' }];
+      const staged = await store.stage(subject, batchesOf(keyed), { taken_at: nightAt(HINT_FROM + 1), complete: true, credits_used: 1, pages: 1, sorted_by: 'username', identity: 'username' });
+      const metaOf = (s: StoredSnapshot) => join(folder, s.meta.file.replace('.ndjson.gz', '.json'));
+      if (change === 'removed') rmSync(metaOf(committed[0]!));
+      else commitBehindTheHint(folder, nightAt(0), 1);
+      await staged.commit();
+      await staged.close();
+      // A hand edit that makes an older one the last for a full read: the next run follows it,
+      // so it read the folder whole rather than believe the hint.
+      const older = metaOf(committed[1]!);
+      writeFileSync(older, JSON.stringify({ ...JSON.parse(readFileSync(older, 'utf8')), seq: 99 }));
+      const { previous } = await commitAt(store, nightAt(HINT_FROM + 2));
+      expect(previous?.meta.file, change).toBe(committed[1]!.meta.file);
+    }
+  });
+
   it('reads the folder whole where the hint keeps no order (sgq before 5.3.9), once: the next commit keeps it', async () => {
     const store = new SnapshotStore(tempDir('sgq-last-'), owner, 'sandbox');
     const folder = store.folder(subject);

@@ -181,10 +181,7 @@ export class SnapshotStore {
     const folder = this.folder(subject);
     makePrivateFolder(folder);
     accessSync(folder, constants.W_OK);
-    const lock = await this.owner.lock(join(folder, '.store'));
-    // What a killed run staged here (a whole export, flushed) would otherwise stay until a prune.
-    sweepLeftovers(folder);
-    return lock;
+    return this.owner.lock(join(folder, '.store'));
   }
 
   /**
@@ -195,6 +192,11 @@ export class SnapshotStore {
    */
   async stage(subject: SnapshotSubject, sorted: AsyncIterable<Keyed[] | LineBytes>, meta: Omit<SnapshotMeta, 'version' | 'file' | 'records' | keyof SnapshotSubject>): Promise<StagedSnapshot> {
     const folder = this.folder(subject);
+    // One listing under the lock serves the sweep, the last committed and the hint the commit
+    // leaves (a year kept is 731 names, listed four times a night before 5.3.10).
+    const names = namesIn(folder);
+    // What a killed run staged here (a whole export, flushed) goes before this one is written.
+    sweepLeftovers(folder, undefined, { names });
     // Named before it is written, so the data goes straight to the temporary file that will replace it.
     const base = `${meta.taken_at.replaceAll(':', '-')}-${randomBytes(3).toString('hex')}`;
     const dataPath = join(folder, `${base}.ndjson.gz`);
@@ -209,14 +211,14 @@ export class SnapshotStore {
         closeTemp(temp);
       }
       // The last one committed, whatever the clocks said: this one is compared with it and follows it.
-      const { last: previous, order } = this.lastCommitted(folder);
+      const { last: previous, ...before } = this.lastCommitted(folder, names);
       if (previous && previous.meta.taken_at > meta.taken_at) {
         this.owner.warn?.(`${subject.user}: the previous snapshot says it was taken at ${previous.meta.taken_at}, after this run's start (${meta.taken_at}): a clock was ahead; the changes are against it all the same`);
       }
       const seq = (previous?.meta.seq ?? 0) + 1;
       const full: SnapshotMeta = { version: 1, ...subject, ...meta, records, file: basename(dataPath), seq };
       const current: OpenSnapshot = { meta: full, dataPath: temp.path, metaPath: join(folder, `${base}.json`), handle: await open(temp.path, 'r') };
-      return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, dataPath, order);
+      return new StagedSnapshot(current, previous && { ...previous, handle: await open(previous.dataPath, 'r') }, dataPath, before);
     } catch (error) {
       removeFile(temp.path);
       throw error;
@@ -224,17 +226,17 @@ export class SnapshotStore {
   }
 
   /**
-   * The last snapshot committed in a folder (the caller holds its lock), and the order of its
-   * metadata files for the next hint: by the folder's hint while it holds, else by reading
+   * The last snapshot committed in a folder of these `names` (the caller holds its lock), and
+   * what the next hint is written over: by the folder's hint while it holds, else by reading
    * every metadata file (a hint of sgq before 5.3.9, which keeps no order, is read past once).
    */
-  private lastCommitted(folder: string): { last?: StoredSnapshot; order?: string[] } {
-    const names = namesIn(folder);
-    const hint = readHint(folder, metaNames(names));
+  private lastCommitted(folder: string, names: readonly string[]): { last?: StoredSnapshot } & FolderBefore {
+    const metas = metaNames(names);
+    const hint = readHint(folder, metas);
     const hinted = hint?.order && readMeta(folder, hint.meta, this.skip);
-    if (hint && hinted && (hinted.meta.seq ?? 0) === hint.seq) return { last: hinted, order: hint.order };
+    if (hint && hinted && (hinted.meta.seq ?? 0) === hint.seq) return { last: hinted, metas, order: hint.order };
     const all = snapshotsIn(folder, names, this.skip);
-    return { last: all.at(-1), order: all.map((s) => basename(s.metaPath)) };
+    return { last: all.at(-1), metas, order: all.map((s) => basename(s.metaPath)) };
   }
 
   /**
@@ -334,7 +336,7 @@ export class SnapshotStore {
         }
         // Every file was read under the lock: the last is known, and the next run need not read them again.
         const last = current.at(-1);
-        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, current.slice(old.length).map((s) => basename(s.metaPath)));
+        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, { order: current.slice(old.length).map((s) => basename(s.metaPath)) });
         return old.length;
       });
     }
@@ -463,6 +465,14 @@ function dataFileIn(folder: string, file: string): string | undefined {
   return inside === file && !isAbsolute(inside) ? path : undefined;
 }
 
+/** A user's folder as the stage found it, under the lock: what the commit's hint is written over. */
+interface FolderBefore {
+  /** Its metadata files, sorted (metaNames). */
+  metas: readonly string[];
+  /** The same in the order they were committed, oldest first, when known (last-committed.ts). */
+  order?: readonly string[];
+}
+
 /** A snapshot written and flushed under a temporary name, not yet visible to anyone. */
 export class StagedSnapshot {
   private state: 'staged' | 'committed' | 'dropped' = 'staged';
@@ -474,8 +484,8 @@ export class StagedSnapshot {
     readonly previous: OpenSnapshot | undefined,
     /** Where the data goes at the commit. */
     readonly finalPath: string,
-    /** The folder's metadata files before it, oldest first, when known: its hint's order (last-committed.ts). */
-    private readonly order?: readonly string[],
+    /** Its folder before it, when the store staged it. */
+    private readonly before?: FolderBefore,
   ) {}
 
   /** Moves the data into place, then writes the metadata, which makes it a snapshot. */
@@ -493,7 +503,8 @@ export class StagedSnapshot {
     this.state = 'committed';
     // For the next run on this user: which snapshot is the last (last-committed.ts).
     const meta = basename(this.current.metaPath);
-    writeHint(dirname(this.current.metaPath), { meta, seq: this.current.meta.seq ?? 0 }, this.order && [...this.order, meta]);
+    const order = this.before?.order && [...this.before.order, meta];
+    writeHint(dirname(this.current.metaPath), { meta, seq: this.current.meta.seq ?? 0 }, { order, metas: this.before && [...this.before.metas, meta].sort() });
   }
 
   /** Forgets it: its output was not kept. */
