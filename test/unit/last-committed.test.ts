@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { batchesOf } from '../../src/core/sort/external-sort.js';
 import { SnapshotStore, newestInOrder, type SnapshotSubject, type StoredSnapshot } from '../../src/core/snapshots/store.js';
-import { HINT_FROM } from '../../src/core/snapshots/last-committed.js';
+import { HINT_FROM, metaNames, readHint } from '../../src/core/snapshots/last-committed.js';
 import { periodBefore, planNight, reachesLastWhole } from '../../src/core/snapshots/full-every.js';
 import { confirmationWindow, reachesWindow } from '../../src/core/snapshots/confirm-lost.js';
 import { tempDir } from '../helpers/run.js';
@@ -133,8 +133,15 @@ describe('the last committed snapshot of a folder, by its hint', () => {
     const nights = HINT_FROM + 3;
     for (let day = 1; day <= nights; day++) await commitAt(store, nightAt(day));
     rmSync(join(folder, HINT));
+    // A .json file that is no snapshot stays, and is among the names the hint is written over;
+    // a data file no metadata names (a crash between the two) goes.
+    writeFileSync(join(folder, 'notes.json'), '{"mine": true}');
+    writeFileSync(join(folder, '2026-01-01T00-00-00.000Z-abcdef.ndjson.gz'), '');
     await store.prune(HINT_FROM);
-    expect(metasOf(folder)).toHaveLength(HINT_FROM);
+    expect(metasOf(folder)).toHaveLength(HINT_FROM + 1);
+    expect(readdirSync(folder)).not.toContain('2026-01-01T00-00-00.000Z-abcdef.ndjson.gz');
+    // Written over the folder as the prune left it: believed.
+    expect(readHint(folder, metaNames(readdirSync(folder)))?.seq).toBe(nights);
     const hint = JSON.parse(readFileSync(join(folder, HINT), 'utf8'));
     expect(hint.seq).toBe(nights);
     expect(hint.order).toEqual(store.history(subject).map((s) => s.metaPath.split('/').at(-1)));

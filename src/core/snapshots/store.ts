@@ -324,19 +324,26 @@ export class SnapshotStore {
     for (const folder of this.folders()) {
       if (named && !named.has(basename(folder))) continue;
       removed += await withLock(join(folder, '.store'), this.owner, async () => {
-        const current = readFolder(folder, this.skip);
+        // One listing under the lock serves the whole prune: no other run changes the folder.
+        const names = namesIn(folder);
+        const current = snapshotsIn(folder, names, this.skip);
         const old = current.slice(0, Math.max(0, current.length - keep));
         // The metadata first: without it the snapshot no longer exists for anyone.
         for (const s of old) removeFile(s.metaPath);
         for (const s of old) removeFile(s.dataPath);
         const kept = new Set(current.slice(old.length).map((s) => s.meta.file));
-        sweepLeftovers(folder);
-        for (const name of readdirSync(folder)) {
-          if (name.endsWith('.ndjson.gz') && !name.startsWith('.') && !kept.has(name)) removeFile(join(folder, name));
+        const gone = new Set(old.flatMap((s) => [s.meta.file, basename(s.metaPath)]));
+        sweepLeftovers(folder, undefined, { names });
+        // Data files no metadata names (a crash between the two): no snapshot, never diffed.
+        for (const name of names) {
+          if (name.endsWith('.ndjson.gz') && !name.startsWith('.') && !kept.has(name) && !gone.has(name)) removeFile(join(folder, name));
         }
         // Every file was read under the lock: the last is known, and the next run need not read them again.
         const last = current.at(-1);
-        if (old.length > 0 && last && kept.has(last.meta.file)) writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, { order: current.slice(old.length).map((s) => basename(s.metaPath)) });
+        if (old.length > 0 && last && kept.has(last.meta.file)) {
+          const order = current.slice(old.length).map((s) => basename(s.metaPath));
+          writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, { order, metas: metaNames(names).filter((name) => !gone.has(name)) });
+        }
         return old.length;
       });
     }
