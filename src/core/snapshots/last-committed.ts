@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile } from '../../fs/atomic.js';
 import { readRegularFile } from '../../fs/read.js';
@@ -72,17 +71,14 @@ function isOrderOf(order: unknown, metas: readonly string[], last: string): orde
 }
 
 /**
- * Leaves the hint over the folder's metadata files, once `last` is known to be the last
- * committed (the caller holds the user's lock), where they are HINT_FROM or more, with their
- * `order` when the caller knows it and it names them all. The files are `metas` (sorted) when
- * the caller knows them, else those in the folder now: a hint over names the folder no longer
- * holds (a file removed by hand meanwhile) is never believed. A hint not written only costs the
- * next run a full read.
+ * Leaves the hint over the folder's metadata files `metas` (sorted, as the caller found them
+ * under the user's lock), once `last` is known to be the last committed, where they are
+ * HINT_FROM or more, with their `order` when the caller knows it and it names them all. A hint
+ * over names the folder no longer holds (a file removed by hand meanwhile) is never believed;
+ * a hint not written only costs the next run a full read.
  */
-export function writeHint(folder: string, last: LastCommitted, known: { order?: readonly string[]; metas?: readonly string[] } = {}): void {
-  const { order } = known;
+export function writeHint(folder: string, last: LastCommitted, metas: readonly string[], order?: readonly string[]): void {
   try {
-    const metas = known.metas ?? metaNames(readdirSync(folder));
     if (metas.length < HINT_FROM) return;
     const hint: Hint = { ...last, ...(isOrderOf(order, metas, last.meta) && { order: [...order] }) };
     replaceFile(join(folder, HINT), `${JSON.stringify({ ...hint, names: digest(metas) })}\n`, { durable: false });

@@ -342,7 +342,7 @@ export class SnapshotStore {
         const last = current.at(-1);
         if (old.length > 0 && last && kept.has(last.meta.file)) {
           const order = current.slice(old.length).map((s) => basename(s.metaPath));
-          writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, { order, metas: metaNames(names).filter((name) => !gone.has(name)) });
+          writeHint(folder, { meta: basename(last.metaPath), seq: last.meta.seq ?? 0 }, metaNames(names).filter((name) => !gone.has(name)), order);
         }
         return old.length;
       });
@@ -491,8 +491,8 @@ export class StagedSnapshot {
     readonly previous: OpenSnapshot | undefined,
     /** Where the data goes at the commit. */
     readonly finalPath: string,
-    /** Its folder before it, when the store staged it. */
-    private readonly before?: FolderBefore,
+    /** Its folder before it, as the stage found it. */
+    private readonly before: FolderBefore,
   ) {}
 
   /** Moves the data into place, then writes the metadata, which makes it a snapshot. */
@@ -510,8 +510,8 @@ export class StagedSnapshot {
     this.state = 'committed';
     // For the next run on this user: which snapshot is the last (last-committed.ts).
     const meta = basename(this.current.metaPath);
-    const order = this.before?.order && [...this.before.order, meta];
-    writeHint(dirname(this.current.metaPath), { meta, seq: this.current.meta.seq ?? 0 }, { order, metas: this.before && [...this.before.metas, meta].sort() });
+    const { metas, order } = this.before;
+    writeHint(dirname(this.current.metaPath), { meta, seq: this.current.meta.seq ?? 0 }, [...metas, meta].sort(), order && [...order, meta]);
   }
 
   /** Forgets it: its output was not kept. */
