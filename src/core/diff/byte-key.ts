@@ -57,6 +57,8 @@ export class ByteKeyReader {
   start = 0;
   end = 0;
   hash = 0;
+  /** Whether the key's bytes are ASCII (known so only from a scan of the line): its bytes then sort as its text does. */
+  ascii = false;
   private readonly first: Buffer;
   private readonly anywhere: Buffer;
   private readonly slow: KeyOf;
@@ -94,20 +96,21 @@ export class ByteKeyReader {
       if (c >= 0x80) ascii = false;
       h = Math.imul(h ^ c, 0x01000193);
     }
-    if (ascii) this.take(line, from, to, finish(h));
+    if (ascii) this.take(line, from, to, finish(h), true);
     else this.own(Buffer.from(line.toString('utf8', from, to), 'utf8'));
     return true;
   }
 
-  private take(buf: Buffer, start: number, end: number, hash: number): void {
+  private take(buf: Buffer, start: number, end: number, hash: number, ascii: boolean): void {
     this.buf = buf;
+    this.ascii = ascii;
     this.start = start;
     this.end = end;
     this.hash = hash;
   }
 
   private own(bytes: Buffer): void {
-    this.take(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length));
+    this.take(bytes, 0, bytes.length, hashBytes(bytes, 0, bytes.length), false);
   }
 
   /** keyReader's `readFlat` on bytes: true or false when decided, undefined when the line must be parsed. */
@@ -128,7 +131,7 @@ export class ByteKeyReader {
     while (to < end && line[to] !== COMMA && line[to] !== CLOSE) to++;
     if (to - from === 4 && line.toString('latin1', from, to) === 'null') return false;
     if (!isInteger(line, from, to)) return undefined;
-    this.take(line, from, to, hashBytes(line, from, to));
+    this.take(line, from, to, hashBytes(line, from, to), true);
     return true;
   }
 

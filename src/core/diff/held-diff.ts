@@ -1,7 +1,8 @@
 import { afterLast, type KeyStats } from '../records/keyed.js';
 import { LineSplitter } from './byte-lines.js';
 import type { LineBytes } from '../records/line-bytes.js';
-import { emptyCounts, renamedFrom, settled, type Change, type ChangeKind, type DiffCounts } from './merge-diff.js';
+import { ChangeTally } from './change-tally.js';
+import type { Change, DiffCounts } from './merge-diff.js';
 import type { KeyOf } from '../records/record-key.js';
 
 // The diff of a stored snapshot, read as bytes, against an export held in memory in key order
@@ -12,8 +13,6 @@ import type { KeyOf } from '../records/record-key.js';
 // one, and neither is decoded (decoding the stored side to text was a third of the diff's
 // cost; reading each key from its line again was another third). A held line is decoded only
 // when it is reported, or compared with a stored line of its key that differs.
-
-const BATCH = 1000;
 
 export interface HeldDiffOptions {
   changed: boolean;
@@ -34,11 +33,9 @@ export interface HeldDiffOptions {
  * order; the counts are diffSorted's.
  */
 export async function diffHeld(older: AsyncIterable<Buffer>, held: LineBytes, options: HeldDiffOptions, emit: (changes: Change[]) => Promise<void>): Promise<DiffCounts> {
-  const counts = emptyCounts();
-  const { names, olderKey, stats } = options;
+  const tally = new ChangeTally(options);
+  const { olderKey, stats } = options;
   const n = held.count;
-  let out: Change[] = [];
-  const push = (change: ChangeKind, line: string, from?: string) => out.push(from === undefined ? { change, line } : { change, line, from });
   let j = 0;
   let last: string | undefined;
   const lines = new LineSplitter((buf, start, end) => {
@@ -52,51 +49,21 @@ export async function diffHeld(older: AsyncIterable<Buffer>, held: LineBytes, op
     }
     if (!afterLast(key, last, stats, options.where)) return;
     last = key;
-    for (; j < n && held.key(j) < key; j++) {
-      counts.gained++;
-      push('gained', held.line(j));
-    }
+    for (; j < n && held.key(j) < key; j++) tally.gained(held.line(j));
     if (line === undefined) {
       // The held line, byte for byte: nothing to decode.
-      counts.unchanged++;
+      tally.counts.unchanged++;
       j++;
-    } else if (j < n && held.key(j) === key) matched(line, held.line(j++));
-    else {
-      counts.lost++;
-      push('lost', line);
-    }
+    } else if (j < n && held.key(j) === key) tally.matched(line, held.line(j++));
+    else tally.lost(line);
   }, false);
   for await (const chunk of older) {
     options.signal?.throwIfAborted();
     lines.push(chunk);
-    if (out.length >= BATCH) await flush();
+    if (tally.full) await tally.flush(emit);
   }
   lines.end();
-  for (; j < n; j++) {
-    counts.gained++;
-    push('gained', held.line(j));
-  }
-  await flush();
-  return settled(counts, options.changed);
-
-  function matched(before: string, after: string): void {
-    let from: string | undefined;
-    if (before === after) counts.unchanged++;
-    // Only records that differ are read for their names: an unchanged one costs nothing more.
-    else if (names && (from = renamedFrom(names, before, after)) !== undefined) {
-      counts.renamed++;
-      push('renamed', after, from);
-    } else {
-      counts.changed++;
-      if (options.changed) push('changed', after);
-    }
-  }
-
-  async function flush(): Promise<void> {
-    while (out.length) {
-      const batch = out.length > BATCH ? out.splice(0, BATCH) : out;
-      if (batch === out) out = [];
-      await emit(batch);
-    }
-  }
+  for (; j < n; j++) tally.gained(held.line(j));
+  await tally.flush(emit);
+  return tally.settled();
 }

@@ -4,14 +4,16 @@ import type { Keyed, KeyStats } from '../records/keyed.js';
 import { LineTooLong, lineBatches, openText } from '../records/lines.js';
 import { diffSorted, type Change, type DiffCounts } from './merge-diff.js';
 import { diffHeld } from './held-diff.js';
+import { diffStored } from './stored-diff.js';
+import type { StoredSource } from './stored-side.js';
 import type { LineBytes } from '../records/line-bytes.js';
 import { NotARecord, keyReader } from '../records/record-key.js';
 import { exportLines, glimpse, headGlimpse, snapshotRecords } from '../records/sources.js';
 import { diffUnsorted, type UnsortedSide } from './unsorted-diff.js';
 
 // The two sides of a diff, matched on the identity they share: each is glanced at for its
-// shape, then diffed: by a merge when both are snapshots stored in order of the field chosen,
-// else by a hash join.
+// shape, then diffed: by a merge when both are snapshots stored in order of the field chosen
+// (of their bytes when both are read from their files), else by a hash join.
 
 /**
  * One side of a diff before it is keyed: an export, or a stored snapshot in order by
@@ -83,6 +85,8 @@ export function diffMatched(matched: Matched, options: { changed: boolean; signa
     const readers = names && { older: keyReader(names.older), newer: keyReader(names.newer) };
     const held = heldSide(older, newer);
     if (held) return diffHeld(held.bytes, held.newer, { ...options, names: readers, olderKey: keyReader(older.field), stats: older.stats, where: held.where }, emit);
+    const [a, b] = [storedSource(older), storedSource(newer)];
+    if (a && b) return diffStored(a, b, { ...options, names: readers }, emit);
     return diffSorted(inOrderRecords(older), inOrderRecords(newer), { ...options, names: readers }, emit);
   }
   return diffUnsorted(unsorted(older), unsorted(newer), { ...options, names, tempDir: matched.tempDir }, emit);
@@ -93,6 +97,14 @@ const inOrder = (side: MatchedSide) => side.source.kind === 'snapshot' && side.s
 function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
   const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
   return source.inOrder ? source.inOrder.batches() : snapshotRecords(source.handle, side.field, side.stats, source.path);
+}
+
+/** A side read from its stored file (none held in memory): its bytes, gunzipped, opened when first asked for. */
+function storedSource(side: MatchedSide): StoredSource | undefined {
+  const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
+  if (source.inOrder) return undefined;
+  const bytes = (async function* () { yield* (await openText(source.handle)) as AsyncIterable<Buffer>; })();
+  return { bytes, field: side.field, stats: side.stats, where: source.path };
 }
 
 /** A stored older side against a newer one held in memory: the older one's bytes, split, compared and keyed as they are merged (held-diff.ts). */
