@@ -21,8 +21,10 @@ export interface StoredSource {
 }
 
 export class StoredSide {
-  // The kept lines of the chunk read last: each line's bytes and its key's (the key's most
-  // often inside the line; in a buffer of its own when the scan could not take it in place).
+  // The kept lines of the chunk read last, at places 1 to n: each line's bytes and its key's
+  // (the key's most often inside the line; in a buffer of its own when the scan could not take
+  // it in place), with the key's first bytes as numbers (`heads`). Place 0 holds the key kept
+  // last before the chunk, which the chunk's first key must come after.
   private lineBufs: Buffer[] = [];
   private starts = new Int32Array(FIRST);
   private ends = new Int32Array(FIRST);
@@ -30,14 +32,11 @@ export class StoredSide {
   private keyStarts = new Int32Array(FIRST);
   private keyEnds = new Int32Array(FIRST);
   private asciis = new Uint8Array(FIRST);
+  private heads = new Float64Array(FIRST);
+  private tails = new Float64Array(FIRST);
   private n = 0;
-  /** The current line: its place among the chunk's kept lines. */
-  private i = 0;
-  private hasLast = false;
-  private lastBuf: Buffer = Buffer.alloc(0);
-  private lastStart = 0;
-  private lastEnd = 0;
-  private lastAscii = false;
+  /** The current line's place. */
+  private i = 1;
   private ended = false;
   private readonly chunks: AsyncIterator<Buffer>;
   private readonly keys: ByteKeyReader;
@@ -54,7 +53,7 @@ export class StoredSide {
 
   /** Moves to the next line of the chunk; false when it is used up (then call `next`). */
   advance(): boolean {
-    if (this.i + 1 >= this.n) return false;
+    if (this.i >= this.n) return false;
     this.i++;
     return true;
   }
@@ -63,8 +62,9 @@ export class StoredSide {
   async next(): Promise<boolean> {
     while (!this.ended) {
       this.signal?.throwIfAborted();
+      if (this.n > 0) this.copy(this.n, 0);
       this.n = 0;
-      this.i = 0;
+      this.i = 1;
       const step = await this.chunks.next();
       if (step.done) {
         this.ended = true;
@@ -77,13 +77,13 @@ export class StoredSide {
 
   /** The order of this side's current key against the other's: below 0 when it comes first. */
   compareKey(other: StoredSide): number {
-    const [i, j] = [this.i, other.i];
-    return compareKeys(this.keyBufs[i]!, this.keyStarts[i]!, this.keyEnds[i]!, this.asciis[i] === 1, other.keyBufs[j]!, other.keyStarts[j]!, other.keyEnds[j]!, other.asciis[j] === 1);
+    return this.compareAt(this.i, other, other.i);
   }
 
   /** Whether the two current lines are the same bytes. */
   sameLine(other: StoredSide): boolean {
-    const [i, j] = [this.i, other.i];
+    const i = this.i;
+    const j = other.i;
     const length = this.ends[i]! - this.starts[i]!;
     return length === other.ends[j]! - other.starts[j]! && sameBytes(this.lineBufs[i]!, this.starts[i]!, other.lineBufs[j]!, other.starts[j]!, length);
   }
@@ -105,53 +105,99 @@ export class StoredSide {
       stats.missingKey++;
       return;
     }
-    if (this.hasLast) {
-      const order = compareKeys(key.buf, key.start, key.end, key.ascii, this.lastBuf, this.lastStart, this.lastEnd, this.lastAscii);
-      if (order === 0) {
-        stats.duplicates++;
-        return;
-      }
-      // A key before the last: afterLast says so, as keyedInOrder does.
-      if (order < 0) afterLast(keyText(key.buf, key.start, key.end), keyText(this.lastBuf, this.lastStart, this.lastEnd), stats, this.source.where);
-    }
-    [this.hasLast, this.lastBuf, this.lastStart, this.lastEnd, this.lastAscii] = [true, key.buf, key.start, key.end, key.ascii];
-    const n = this.n++;
+    const n = this.n + 1;
     if (n === this.starts.length) this.grow();
-    this.lineBufs[n] = buf;
-    this.starts[n] = start;
-    this.ends[n] = end;
     this.keyBufs[n] = key.buf;
     this.keyStarts[n] = key.start;
     this.keyEnds[n] = key.end;
     this.asciis[n] = key.ascii ? 1 : 0;
+    if (key.ascii) {
+      this.heads[n] = digits(key.buf, key.start, key.end);
+      this.tails[n] = digits(key.buf, key.start + DIGITS, key.end);
+    }
+    const order = n > 1 || this.hasLast() ? this.compareAt(n, this, n - 1) : 1;
+    if (order === 0) {
+      stats.duplicates++;
+      return;
+    }
+    // A key before the last: afterLast says so, as keyedInOrder does.
+    if (order < 0) afterLast(this.keyTextAt(n), this.keyTextAt(n - 1), stats, this.source.where);
+    this.lineBufs[n] = buf;
+    this.starts[n] = start;
+    this.ends[n] = end;
+    this.n = n;
+  }
+
+  /** Whether place 0 holds a key: one was kept before this chunk. */
+  private hasLast(): boolean {
+    return this.keyBufs[0] !== undefined;
+  }
+
+  /**
+   * The order of the key at place i against the other side's at place j, as their texts' (UTF-16
+   * units): ASCII keys by their heads, then their bytes past them (the same order); any other
+   * decoded first (UTF-8's order is the code points', which differs from UTF-16's past U+FFFF).
+   */
+  private compareAt(i: number, other: StoredSide, j: number): number {
+    if (this.asciis[i]! & other.asciis[j]!) {
+      const head = this.heads[i]! - other.heads[j]!;
+      if (head !== 0) return head;
+      const tail = this.tails[i]! - other.tails[j]!;
+      if (tail !== 0) return tail;
+      return compareBytes(this.keyBufs[i]!, this.keyStarts[i]! + 2 * DIGITS, this.keyEnds[i]!, other.keyBufs[j]!, other.keyStarts[j]! + 2 * DIGITS, other.keyEnds[j]!);
+    }
+    const a = this.keyTextAt(i);
+    const b = other.keyTextAt(j);
+    return a < b ? -1 : a > b ? 1 : 0;
+  }
+
+  private keyTextAt(i: number): string {
+    return keyText(this.keyBufs[i]!, this.keyStarts[i]!, this.keyEnds[i]!);
+  }
+
+  /** Place `from`'s key at place `to`. */
+  private copy(from: number, to: number): void {
+    this.keyBufs[to] = this.keyBufs[from]!;
+    this.keyStarts[to] = this.keyStarts[from]!;
+    this.keyEnds[to] = this.keyEnds[from]!;
+    this.asciis[to] = this.asciis[from]!;
+    this.heads[to] = this.heads[from]!;
+    this.tails[to] = this.tails[from]!;
   }
 
   private grow(): void {
     const size = this.starts.length * 2;
-    const grown = <T extends Int32Array | Uint8Array>(from: T, to: T): T => (to.set(from), to);
+    const grown = <T extends Int32Array | Uint8Array | Float64Array>(from: T, to: T): T => (to.set(from), to);
     this.starts = grown(this.starts, new Int32Array(size));
     this.ends = grown(this.ends, new Int32Array(size));
     this.keyStarts = grown(this.keyStarts, new Int32Array(size));
     this.keyEnds = grown(this.keyEnds, new Int32Array(size));
     this.asciis = grown(this.asciis, new Uint8Array(size));
+    this.heads = grown(this.heads, new Float64Array(size));
+    this.tails = grown(this.tails, new Float64Array(size));
   }
 }
 
+/** Bytes of a key a number holds: 257^6 is below 2^53, so the number is exact. */
+const DIGITS = 6;
+
 /**
- * Two keys' order as their texts' (UTF-16 units): keys of ASCII bytes compared byte by byte
- * (the same order), any other decoded first (UTF-8's order is the code points', which differs
- * from UTF-16's past U+FFFF).
+ * Up to DIGITS bytes of a key from `at`, as one number that orders as the bytes do: each byte
+ * b a base-257 digit b + 1, a place past the key's end 0 (so a key sorts before any longer one
+ * it begins).
  */
-export function compareKeys(ab: Buffer, as: number, ae: number, aAscii: boolean, bb: Buffer, bs: number, be: number, bAscii: boolean): number {
-  if (aAscii && bAscii) {
-    const n = Math.min(ae - as, be - bs);
-    for (let k = 0; k < n; k++) {
-      const d = ab[as + k]! - bb[bs + k]!;
-      if (d !== 0) return d;
-    }
-    return ae - as - (be - bs);
+function digits(buf: Buffer, at: number, end: number): number {
+  let value = 0;
+  for (let p = at; p < at + DIGITS; p++) value = value * 257 + (p < end ? buf[p]! + 1 : 0);
+  return value;
+}
+
+/** Bytes' order, then their lengths' (a prefix first); none past either end compares equal. */
+function compareBytes(a: Buffer, as: number, ae: number, b: Buffer, bs: number, be: number): number {
+  const n = Math.min(ae - as, be - bs);
+  for (let k = 0; k < n; k++) {
+    const d = a[as + k]! - b[bs + k]!;
+    if (d !== 0) return d;
   }
-  const a = keyText(ab, as, ae);
-  const b = keyText(bb, bs, be);
-  return a < b ? -1 : a > b ? 1 : 0;
+  return Math.max(ae - as, 0) - Math.max(be - bs, 0);
 }
