@@ -1,10 +1,10 @@
 import { viewOf } from '../bytes.js';
 import { keyReader, type KeyOf } from '../records/record-key.js';
 
-// The key of a record line read straight from its bytes, for the hash diff: most lines of an
-// export are read without decoding them to a string, let alone parsing them. It makes the
-// same decisions as `keyReader` (record-key.ts) on the same text, and hands the lines it is
-// unsure of to it, so that both read every line alike.
+// The key of a record line read straight from its bytes, for the hash diff and the merge of
+// two stored snapshots (stored-side.ts): most lines are read without decoding them to a
+// string, let alone parsing them. It makes the same decisions as `keyReader` (record-key.ts)
+// on the same text, and hands the lines it is unsure of to it, so that both read every line alike.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -6,8 +6,9 @@ import { ByteKeyReader, keyText } from './byte-key.js';
 // One stored snapshot's lines read as bytes in key order, a chunk at a time, for the merge of
 // two stored snapshots (stored-diff.ts): what keyedInOrder makes of lineBatches' lines (a line
 // without the key left out, repeats of a key dropped, a line out of order an error), with no
-// string or object made for a line. Decoding every line and keying it as text made two of
-// `sgq diff USER`'s three seconds a million records (a third of them collecting the garbage).
+// string or object made for a line. Decoded and keyed as text (a string a line, a string a key,
+// an object a line), two snapshots of 5,000,000 records took 4.9 s to diff, the garbage
+// collector a third of its CPU; as bytes, 3.2 s.
 
 /** Lines of a chunk held at first (a 128 KiB gunzip piece holds about 1,300 of the service's). */
 const FIRST = 2048;
