@@ -102,6 +102,17 @@ describe('diffStored: two stored snapshots merged as bytes', () => {
     expect(bytes).toEqual(reference);
   });
 
+  it('compares as text two lines of one key whose bytes differ: invalid UTF-8 that decodes alike is unchanged, as diffSorted finds', async () => {
+    const line = (key: string, value: number[]) => Buffer.concat([Buffer.from(`{"k":"${key}","bio":"`), Buffer.from(value), Buffer.from('"}\n')]);
+    const older = Buffer.concat([line('a', [0xff]), line('b', [0xe4, 0xb8, 0xad]), line('中文', [0x41])]);
+    const newer = Buffer.concat([line('a', [0xfe]), line('b', [0xe4, 0xb8]), line('中文', [0x42])]);
+    for (const size of [1, 5, 64]) {
+      const { reference, bytes } = await both(older, newer, [size, size], true);
+      expect(bytes).toEqual(reference);
+      expect(bytes).toMatchObject({ counts: { gained: 0, lost: 0, renamed: 0, changed: 2, unchanged: 1 } });
+    }
+  });
+
   it('stops between chunks once its signal is aborted', async () => {
     const big = Buffer.from(Array.from({ length: 5000 }, (_, i) => `{"k":"u${String(i).padStart(5, '0')}"}\n`).join(''));
     const stop = new AbortController();
