@@ -73,7 +73,11 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   // --out as every command writes it: checked, locked, through a temporary file, links and FIFOs respected.
   const claimed = await claimOutput(flags.out, outLockOptions(flags.waitLock, io.signal, reporter));
   const bigintAsString = flags.bigintAsString ?? config.bigintAsString === 'true';
-  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, wide: flags.wide, bigintAsString, pager: false }, reporter, () => undefined).catch((error: unknown) => {
+  // A reader that goes away (`| head`) or a destination that fails stops the diff at its next
+  // batch, as a closed pipe stops an export's fetching: what is left would be read for nothing.
+  const gone = new AbortController();
+  const signal = io.signal ? AbortSignal.any([io.signal, gone.signal]) : gone.signal;
+  const { sink, formatter } = await openOutput(io, claimed.target, { format, fields: flags.fields, wide: flags.wide, bigintAsString, pager: false }, reporter, () => gone.abort(new Error('the output closed'))).catch((error: unknown) => {
     claimed.release();
     throw error;
   });
@@ -84,7 +88,7 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
   let exitCode: number = ExitCode.ok;
   let ok = false;
   try {
-    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields && !bigintAsString, signal: io.signal, spillDir };
+    const output: Output = { sink, formatter, reporter, lines: format === 'ndjson' && !flags.fields && !bigintAsString, signal, spillDir };
     if (files) {
       await compare(output, fileSide(args[0]!), fileSide(args[1]!), null, flags);
     } else {
@@ -93,7 +97,9 @@ export async function runDiffCommand(ctx: CommandContext, args: string[], flags:
     }
     ok = true;
   } catch (error) {
-    throw io.signal?.aborted ? interruptedBy(io.signal.reason) : error;
+    if (io.signal?.aborted) throw interruptedBy(io.signal.reason);
+    // Stopped by a reader that went away: exit 0, quietly (a failed destination's error follows).
+    if (!sink.closed) throw error;
   } finally {
     if (!sink.closed) await formatter.end();
     const note = await sink.finish(ok && exitCode === ExitCode.ok);
