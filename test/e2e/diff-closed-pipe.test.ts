@@ -1,5 +1,6 @@
 import { createWriteStream, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -15,22 +16,16 @@ import { onLinuxAsRoot, useTmpfs } from '../helpers/tmpfs.js';
 const RECORDS = 200_000;
 const line = (i: number) => `{"username":"f${String(i).padStart(9, '0')}","last_checked":"2026-11-01T00:00:00.${String(i % 1e6).padStart(6, '0')}+00:00"}\n`;
 
-/** Gzip NDJSON of the records of the numbers given, in their order. */
+/** Gzip NDJSON of the records of the numbers given, in their order; returns how many. */
 async function writeGzip(file: string, numbers: Iterable<number>): Promise<number> {
-  const gzip = createGzip({ level: 1 });
-  const done = once(gzip.pipe(createWriteStream(file)), 'close');
   let count = 0;
-  let text = '';
-  for (const i of numbers) {
-    count++;
-    text += line(i);
-    if (text.length > 1 << 20) {
-      if (!gzip.write(text)) await once(gzip, 'drain');
-      text = '';
+  const lines = Readable.from((function* () {
+    for (const i of numbers) {
+      count++;
+      yield line(i);
     }
-  }
-  gzip.end(text);
-  await done;
+  })());
+  await pipeline(lines, createGzip({ level: 1 }), createWriteStream(file));
   return count;
 }
 
