@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { diffSorted, type Change } from '../../src/core/diff/merge-diff.js';
 import { diffStored } from '../../src/core/diff/stored-diff.js';
 import { keyedInOrder } from '../../src/core/records/keyed.js';
-import { lineBatches } from '../../src/core/records/lines.js';
+import { MAX_LINE_CHARS, lineBatches } from '../../src/core/records/lines.js';
 import { keyReader } from '../../src/core/records/record-key.js';
 
 // `sgq diff USER` over two stored snapshots merges their bytes (stored-diff.ts) rather than
@@ -111,6 +111,14 @@ describe('diffStored: two stored snapshots merged as bytes', () => {
       expect(bytes).toEqual(reference);
       expect(bytes).toMatchObject({ counts: { gained: 0, lost: 0, renamed: 0, changed: 2, unchanged: 1 } });
     }
+  });
+
+  it('names the snapshot of a line it cannot read: one past the longest sgq reads, one that is not a record', async () => {
+    const long = Buffer.from(`{"k":"a"}\n{"k":"b","bio":"${'x'.repeat(MAX_LINE_CHARS + 1)}"}\n`);
+    const side = (bytes: Buffer, where: string) => ({ bytes: cut(bytes, 1 << 16), field: 'k', stats: { missingKey: 0, duplicates: 0 }, where });
+    const diffOf = (older: Buffer) => diffStored(side(older, 'older.ndjson.gz'), side(Buffer.from('{"k":"a"}\n'), 'newer.ndjson.gz'), { changed: false }, async () => undefined);
+    await expect(diffOf(long)).rejects.toThrow(/^older\.ndjson\.gz: line 2 is longer than/);
+    await expect(diffOf(Buffer.from('{"k":"a"}\n{"k": [1,\n'))).rejects.toThrow(/^older\.ndjson\.gz: /);
   });
 
   it('stops between chunks once its signal is aborted', async () => {

@@ -1,4 +1,6 @@
 import { afterLast, type KeyStats } from '../records/keyed.js';
+import { LineTooLong } from '../records/lines.js';
+import { NotARecord } from '../records/record-key.js';
 import { sameBytes } from '../bytes.js';
 import { LineSplitter } from './byte-lines.js';
 import { ByteKeyReader, keyText } from './byte-key.js';
@@ -67,10 +69,8 @@ export class StoredSide {
       this.n = 0;
       this.i = 1;
       const step = await this.chunks.next();
-      if (step.done) {
-        this.ended = true;
-        this.lines.end();
-      } else this.lines.push(step.value);
+      if (step.done) this.ended = true;
+      this.split(step.done ? undefined : step.value);
       if (this.n > 0) return true;
     }
     return false;
@@ -96,6 +96,17 @@ export class StoredSide {
 
   async close(): Promise<void> {
     await this.chunks.return?.();
+  }
+
+  /** Splits a chunk into lines (the rest, at the end); a line that cannot be read is named with its snapshot. */
+  private split(chunk: Buffer | undefined): void {
+    try {
+      if (chunk) this.lines.push(chunk);
+      else this.lines.end();
+    } catch (error) {
+      if (error instanceof LineTooLong || error instanceof NotARecord) error.message = `${this.source.where}: ${error.message}`;
+      throw error;
+    }
   }
 
   /** A line of the chunk: kept with its key when it has one that comes after the last kept. */
