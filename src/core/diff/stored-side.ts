@@ -26,8 +26,9 @@ export interface StoredSource {
 export class StoredSide {
   // The kept lines of the chunk read last, at places 1 to n: each line's bytes and its key's
   // (the key's most often inside the line; in a buffer of its own when the scan could not take
-  // it in place), with the key's first bytes as numbers (`heads`). Place 0 holds the key kept
-  // last before the chunk, which the chunk's first key must come after.
+  // it in place), with the key's first twelve bytes as two numbers (`heads`, `tails`: see
+  // `digits`) when it is ASCII. Place 0 holds the key kept last before the chunk, which the
+  // chunk's first key must come after.
   private lineBufs: Buffer[] = [];
   private starts = new Int32Array(FIRST);
   private ends = new Int32Array(FIRST);
