@@ -6,7 +6,7 @@ import type { KeyOf } from '../records/record-key.js';
 // batches. Lines reach it as text: a merge decodes only the lines it reports or must compare.
 
 /** Changes handed on at a time (diffSorted's batch). */
-export const BATCH = 1000;
+const BATCH = 1000;
 
 export class ChangeTally {
   readonly counts = emptyCounts();
