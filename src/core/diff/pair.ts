@@ -99,20 +99,23 @@ function inOrderRecords(side: MatchedSide): AsyncGenerator<Keyed[]> {
   return source.inOrder ? source.inOrder.batches() : snapshotRecords(source.handle, side.field, side.stats, source.path);
 }
 
-/** A side read from its stored file (none held in memory): its bytes, gunzipped, opened when first asked for. */
+/** A stored snapshot's bytes, gunzipped, its file opened for reading when they are first asked for. */
+async function* storedBytes(handle: FileHandle): AsyncGenerator<Buffer> {
+  yield* (await openText(handle)) as AsyncIterable<Buffer>;
+}
+
+/** A side read from its stored file (none held in memory). */
 function storedSource(side: MatchedSide): StoredSource | undefined {
   const source = side.source as Extract<DiffSource, { kind: 'snapshot' }>;
   if (source.inOrder) return undefined;
-  const bytes = (async function* () { yield* (await openText(source.handle)) as AsyncIterable<Buffer>; })();
-  return { bytes, field: side.field, stats: side.stats, where: source.path };
+  return { bytes: storedBytes(source.handle), field: side.field, stats: side.stats, where: source.path };
 }
 
 /** A stored older side against a newer one held in memory: the older one's bytes, split, compared and keyed as they are merged (held-diff.ts). */
 function heldSide(older: MatchedSide, newer: MatchedSide): { bytes: AsyncIterable<Buffer>; newer: LineBytes; where: string } | undefined {
   const [a, b] = [older.source, newer.source] as Extract<DiffSource, { kind: 'snapshot' }>[];
   if (a!.inOrder || !b!.inOrder) return undefined;
-  const handle = a!.handle;
-  return { bytes: (async function* () { yield* (await openText(handle)) as AsyncIterable<Buffer>; })(), newer: b!.inOrder, where: a!.path };
+  return { bytes: storedBytes(a!.handle), newer: b!.inOrder, where: a!.path };
 }
 
 async function* linesOf(batches: AsyncIterable<Keyed[]>): AsyncGenerator<string[]> {
