@@ -68,6 +68,18 @@ describe('ExternalSort', () => {
   });
 });
 
+describe('ExternalSort.add', () => {
+  it('spills each time what it holds reaches its bound, within one batch too: a batch past the bound is never held whole', async () => {
+    const dir = tempDir('sgq-sort-');
+    const lines = Array.from({ length: 100 }, (_, i) => line(`u${String(99 - i).padStart(3, '0')}`));
+    const sort = new ExternalSort(keyReader('username'), dir, { runChars: 10 * lines[0]!.length });
+    await sort.add(lines);
+    expect(readdirSync(dir)).toHaveLength(10);
+    expect((await collect(sort.sorted())).map((k) => k.line)).toEqual([...lines].reverse());
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
 describe('ExternalSort.addRun', () => {
   it('merges runs given as bytes in key order, the earlier run first on a tie, past its fan-in too, and removes them', async () => {
     const dir = tempDir('sgq-sort-');

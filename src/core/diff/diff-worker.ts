@@ -5,6 +5,7 @@ import { HeldChanges } from './held-changes.js';
 import { Partitions } from './partitions.js';
 import { scanSide } from './side-scan.js';
 import { joinRun, joinSpilled } from './spilled-join.js';
+import { RUN_CHARS } from '../sort/external-sort.js';
 
 // The worker thread of a hash diff (dist/diff-worker.cjs; diff-lane.ts starts it, on the lane
 // of src/threads/): asked, it reads the older side into the partitions the main thread named,
@@ -15,9 +16,10 @@ import { joinRun, joinSpilled } from './spilled-join.js';
 /**
  * Characters of changes posted and not yet acknowledged, at most (the lane's window,
  * src/threads/ack-window.ts): about two chunks' changes when every record changed, dozens of
- * batches in a night's churn.
+ * batches in a night's churn; no more than a run of the main thread's sort under a capped
+ * heap (RUN_CHARS), where the window's changes arrive while a run is being written.
  */
-const WINDOW_CHARS = 2 * 1024 * 1024;
+const WINDOW_CHARS = Math.min(2 * 1024 * 1024, RUN_CHARS);
 const thread = threadSide<LaneJob, ChangesNote>(WINDOW_CHARS);
 const job = thread.data;
 

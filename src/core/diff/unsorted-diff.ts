@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
-import { getHeapStatistics } from 'node:v8';
 import { ChangeOrder } from './change-order.js';
 import { RUN_CHARS } from '../sort/external-sort.js';
+import { OLD_SPACE_BYTES } from '../sort/old-space.js';
 import { DiffLane, laneFiles, type LaneJob } from './diff-lane.js';
 import { PartitionJoin } from './hash-diff.js';
 import { warmUpJoins } from './join-warmup.js';
@@ -48,14 +48,15 @@ export interface UnsortedOptions {
 }
 
 /**
- * Bytes of the older side's records a partition is sized for: 8 MiB, less under a capped
- * heap (`node --max-old-space-size`), whose owner asked for a small process. The records
+ * Bytes of the older side's records a partition is sized for: 8 MiB, a 16th of V8's old
+ * generation under a capped heap (`node --max-old-space-size`, old-space.ts), whose owner
+ * asked for a small process. The records
  * are held outside the JS heap, with a table of about 40 bytes a key. Partitions of 2, 4, 8,
  * 16, 32 and 64 MiB were measured on a 1,000,000 x 1,000,000 diff: from 8 MiB up the time
  * was the same or worse (the table outgrows the CPU's caches) and the peak grew (101, 120,
  * 150, 215 MiB); below it, more partitions cost more than they saved.
  */
-const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16));
+const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(OLD_SPACE_BYTES / 16));
 /**
  * The same when two threads join at once (the worker's path): half, 4 MiB. The two threads'
  * tables and records share the CPU's last cache; with 8 MiB each, the joins of two

@@ -4,26 +4,25 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { PRIVATE_FILE } from '../../fs/modes.js';
 import { tempPath } from '../../fs/temp-names.js';
-import { getHeapStatistics } from 'node:v8';
 import { Cursor, type KeyStats, type Keyed } from '../records/keyed.js';
 import { lineBatches } from '../records/lines.js';
 import { sortKeyed } from '../records/key-order.js';
 import { runChunks, runReadBytes } from './run-file.js';
 import type { KeyOf } from '../records/record-key.js';
 import { removeFile } from '../../fs/remove.js';
+import { OLD_SPACE_BYTES } from './old-space.js';
 
 // Sorting more records than fit in memory: sorted runs of a bounded size are spilled to
 // files and merged with a heap. Equal keys keep their arrival order, and only the first
 // record of a key is kept (a key twice in one export is a page boundary that moved).
 
 /**
- * Characters of record lines held in memory before a run is spilled: a 64th of the heap V8
- * may use (its young generation included; a held line costs two to three times its length),
- * at most 4 Mi, so that both sides of a diff, and the garbage V8 lets pile up, stay well
+ * Characters of record lines held in memory before a run is spilled: a 64th of V8's old
+ * generation (old-space.ts; a held line costs two to three times its length), at most 4 Mi, so that both sides of a diff, and the garbage V8 lets pile up, stay well
  * under 200 MiB. A capped heap (`node --max-old-space-size`) gets smaller runs instead of
  * running out.
  */
-export const RUN_CHARS = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 64));
+export const RUN_CHARS = Math.min(4 * 1024 * 1024, Math.floor(OLD_SPACE_BYTES / 64));
 /** Runs merged at once (each read through a buffer of its own, run-file.ts); more are first merged into one. */
 const FAN_IN = 128;
 const BATCH = 1000;
@@ -68,9 +67,16 @@ export class ExternalSort {
     this.signal = signal;
   }
 
+  /**
+   * Holds `lines`, spilling a run each time what is held reaches the bound: a batch larger
+   * than the bound (another thread's changes, handed over while a run was being written) is
+   * not held whole on top of what was (the CI failure of test/e2e/churn.test.ts's 32 MiB heap).
+   */
   async add(lines: readonly string[]): Promise<void> {
-    for (const line of lines) this.hold(this.keyOf(line), line);
-    if (this.chars >= this.runChars) await this.spill();
+    for (const line of lines) {
+      this.hold(this.keyOf(line), line);
+      if (this.chars >= this.runChars) await this.spill();
+    }
   }
 
   private hold(key: string | undefined, line: string): void {

@@ -1,4 +1,4 @@
-import { getHeapStatistics } from 'node:v8';
+import { OLD_SPACE_BYTES } from './old-space.js';
 
 // The memory a run's users in flight may hold together: the record lines of their snapshot
 // captures (capture.ts), sorted or held for their diffs, as the UTF-8 bytes the store writes
@@ -9,10 +9,10 @@ import { getHeapStatistics } from 'node:v8';
 /**
  * Bytes of record lines a run's users hold in memory in all: 4 MiB, room for 8 users of 1,000
  * followers of the service's shape (~476 bytes a record) to hold their whole exports at once;
- * a 128th of the heap V8 may use when that is smaller (`node --max-old-space-size`), so a
+ * a 128th of V8's old generation (old-space.ts) when that is smaller (`node --max-old-space-size`), so a
  * capped heap spills sooner instead of running out.
  */
-export const SHARED_BYTES = Math.min(4 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 128));
+export const SHARED_BYTES = Math.min(4 * 1024 * 1024, Math.floor(OLD_SPACE_BYTES / 128));
 
 /** What a run's holders share (bytes); each holder asks through its own MemoryShare. */
 export class MemoryBudget {
