@@ -50,11 +50,11 @@ export interface UnsortedOptions {
 /**
  * Bytes of the older side's records a partition is sized for: 8 MiB, a 16th of V8's old
  * generation under a capped heap (`node --max-old-space-size`, old-space.ts), whose owner
- * asked for a small process. The records
- * are held outside the JS heap, with a table of about 40 bytes a key. Partitions of 2, 4, 8,
- * 16, 32 and 64 MiB were measured on a 1,000,000 x 1,000,000 diff: from 8 MiB up the time
- * was the same or worse (the table outgrows the CPU's caches) and the peak grew (101, 120,
- * 150, 215 MiB); below it, more partitions cost more than they saved.
+ * asked for a small process. The records are held outside the JS heap, with a table of
+ * about 40 bytes a key. Partitions of 2, 4, 8, 16, 32 and 64 MiB were measured on a
+ * 1,000,000 x 1,000,000 diff: from 8 MiB up the time was the same or worse (the table
+ * outgrows the CPU's caches) and the peak grew (101, 120, 150, 215 MiB); below it, more
+ * partitions cost more than they saved.
  */
 const PARTITION_BYTES = Math.min(8 * 1024 * 1024, Math.floor(OLD_SPACE_BYTES / 16));
 /**

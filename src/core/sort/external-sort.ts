@@ -18,9 +18,9 @@ import { OLD_SPACE_BYTES } from './old-space.js';
 
 /**
  * Characters of record lines held in memory before a run is spilled: a 64th of V8's old
- * generation (old-space.ts; a held line costs two to three times its length), at most 4 Mi, so that both sides of a diff, and the garbage V8 lets pile up, stay well
- * under 200 MiB. A capped heap (`node --max-old-space-size`) gets smaller runs instead of
- * running out.
+ * generation (old-space.ts; a held line costs two to three times its length), at most 4 Mi,
+ * so that both sides of a diff, and the garbage V8 lets pile up, stay well under 200 MiB. A
+ * capped heap (`node --max-old-space-size`) gets smaller runs instead of running out.
  */
 export const RUN_CHARS = Math.min(4 * 1024 * 1024, Math.floor(OLD_SPACE_BYTES / 64));
 /** Runs merged at once (each read through a buffer of its own, run-file.ts); more are first merged into one. */

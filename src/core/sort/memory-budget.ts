@@ -9,8 +9,8 @@ import { OLD_SPACE_BYTES } from './old-space.js';
 /**
  * Bytes of record lines a run's users hold in memory in all: 4 MiB, room for 8 users of 1,000
  * followers of the service's shape (~476 bytes a record) to hold their whole exports at once;
- * a 128th of V8's old generation (old-space.ts) when that is smaller (`node --max-old-space-size`), so a
- * capped heap spills sooner instead of running out.
+ * a 128th of V8's old generation (old-space.ts) when that is smaller (`node
+ * --max-old-space-size`), so a capped heap spills sooner instead of running out.
  */
 export const SHARED_BYTES = Math.min(4 * 1024 * 1024, Math.floor(OLD_SPACE_BYTES / 128));
 
