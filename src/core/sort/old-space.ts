@@ -6,7 +6,7 @@ import { isMainThread, resourceLimits } from 'node:worker_threads';
 // where a capped heap runs out. V8's heap_size_limit counts the young generation too, which
 // is most of it under a cap: `--max-old-space-size=32` read 80 MiB on Node 20 and 22 (48
 // young), 224 on Node 24 (192 young), and bounds sized from that ran a 300,000 x 300,000
-// diff out of a 32 MiB heap on Node 22 (CI, issue 35's session). V8 does not say how large
+// diff out of a 32 MiB heap on Node 22 (the CI run of 5.3.11). V8 does not say how large
 // its young generation may grow; the flag that caps the old one is read instead.
 
 const MIB = 1024 * 1024;
