@@ -353,10 +353,16 @@ async function oneShot(env) {
   const cpuOf = (sgq) => ({ run: async () => ({ ms: cpuTime(NODE, sgq ? [...sgq, 'graph', 'followers', 'alice', '-q'] : [join(root, 'bench/baseline-http.mjs'), 'alice'], env) }) });
   const [cHttp, ...cSgq] = await sideBySide([cpuOf(undefined), cpuOf(SGQ), ...(SGQ_BEFORE ? [cpuOf(SGQ_BEFORE)] : [])], runs);
   const counted = process.env.BENCH_INSTRUCTIONS === '1' && hasCmd('valgrind');
+  // Memory touched for the first time: in the virtual machines sgq is measured on, each such
+  // page costs 15-25 us (docs/performance.md, "After 5.3.12"). The counts hold
+  // from run to run, where the wall time moves with the load.
+  const sgqArgs = (sgq) => [...sgq, 'graph', 'followers', 'alice', '-q'];
+  const [fHttp, fNode, ...fSgq] = timeBin ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ['-e', '0'], ...builds.map((_, i) => sgqArgs([SGQ, SGQ_BEFORE][i]))].map((args) => minorFaults(args, env)) : [];
   const [iHttp, ...iSgq] = counted ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ...builds.map((_, i) => [...[SGQ, SGQ_BEFORE][i], 'graph', 'followers', 'alice', '-q'])].map((args) => instructions(args, env)) : [];
   builds.forEach(([label], i) => {
     const what = `\`sgq graph followers alice -q\`${label} (one page) vs a node:http script printing the same NDJSON`;
     if (counted) row(`${what}: instructions (valgrind, every thread)`, `${fmt(iSgq[i] / 1e6)}M`, `${fmt(iHttp / 1e6)}M`, `${(iSgq[i] / iHttp).toFixed(2)}x`, 'informational (the target is wall time)');
+    if (timeBin) row(`${what}: minor page faults (pages touched for the first time), median of ${FAULT_RUNS}; \`node -e 0\` ${fmt(fNode)}`, fmt(fSgq[i]), fmt(fHttp), `${(fSgq[i] / fHttp).toFixed(2)}x`, 'informational (the target is wall time)');
     row(`${what}: user+sys CPU, median of ${runs}`, `${fmt(cSgq[i])} ms`, `${fmt(cHttp)} ms`, `${(cSgq[i] / cHttp).toFixed(2)}x`, 'informational (the target is wall time)');
     const [m, p] = [tSgq[i][0] / tHttp[0], tSgq[i][1] / tHttp[1]];
     row(`${what}: median of ${runs}`, `${fmt(tSgq[i][0])} ms`, `${fmt(tHttp[0])} ms`, `${m.toFixed(2)}x`, label ? 'before' : `≤ 1.25x ${verdict(m <= 1.25)}`);
@@ -397,6 +403,24 @@ function cpuTime(cmd, args, env) {
   const [user, sys] = timed.stdout.trim().split(/\s+/).map(Number);
   if (timed.status !== 0 || !(user + sys >= 0)) throw new Error(`${[cmd, ...args].join(' ')}: no CPU time (${timed.stdout.trim().slice(0, 200)})`);
   return (user + sys) * 1000;
+}
+
+const FAULT_RUNS = 5;
+
+/** The minor page faults of a run of node with `args` (GNU time's %R), median of FAULT_RUNS. */
+function minorFaults(args, env) {
+  const counts = Array.from({ length: FAULT_RUNS }, () => {
+    const timed = spawnSync(timeBin, ['-f', '%R', NODE, ...args], {
+      cwd: root,
+      env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const faults = Number(timed.stderr.trim().split('\n').at(-1));
+    if (timed.status !== 0 || !Number.isInteger(faults)) throw new Error(`node ${args.join(' ')}: no page faults (${timed.stderr.trim().slice(0, 200)})`);
+    return faults;
+  });
+  return median(counts);
 }
 
 /**
