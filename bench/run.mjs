@@ -354,11 +354,11 @@ async function oneShot(env) {
   const [cHttp, ...cSgq] = await sideBySide([cpuOf(undefined), cpuOf(SGQ), ...(SGQ_BEFORE ? [cpuOf(SGQ_BEFORE)] : [])], runs);
   const counted = process.env.BENCH_INSTRUCTIONS === '1' && hasCmd('valgrind');
   // Memory touched for the first time: in the virtual machines sgq is measured on, each such
-  // page costs 15-25 us (docs/performance.md, "After 5.3.12"). The counts hold
-  // from run to run, where the wall time moves with the load.
+  // page costs 15-25 us (docs/performance.md, "After 5.3.12"). The counts hold from run to
+  // run, where the wall time moves with the load.
   const sgqArgs = (sgq) => [...sgq, 'graph', 'followers', 'alice', '-q'];
   const [fHttp, fNode, ...fSgq] = timeBin ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ['-e', '0'], ...builds.map((_, i) => sgqArgs([SGQ, SGQ_BEFORE][i]))].map((args) => minorFaults(args, env)) : [];
-  const [iHttp, ...iSgq] = counted ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ...builds.map((_, i) => [...[SGQ, SGQ_BEFORE][i], 'graph', 'followers', 'alice', '-q'])].map((args) => instructions(args, env)) : [];
+  const [iHttp, ...iSgq] = counted ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ...builds.map((_, i) => sgqArgs([SGQ, SGQ_BEFORE][i]))].map((args) => instructions(args, env)) : [];
   builds.forEach(([label], i) => {
     const what = `\`sgq graph followers alice -q\`${label} (one page) vs a node:http script printing the same NDJSON`;
     if (counted) row(`${what}: instructions (valgrind, every thread)`, `${fmt(iSgq[i] / 1e6)}M`, `${fmt(iHttp / 1e6)}M`, `${(iSgq[i] / iHttp).toFixed(2)}x`, 'informational (the target is wall time)');
