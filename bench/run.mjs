@@ -115,6 +115,9 @@ const timeBin = spawnSync('/usr/bin/time', ['-f', '%M', NODE, '-e', '0'], { stdi
  * /dev/null; `'sorted'` hashes the lines sorted, for output whose order depends on timing),
  * with `rss` its peak RSS in KiB and its CPU time (user + sys) in ms. Throws when it exits non-zero.
  */
+/** The environment of a measured child: the bench's config folder, no profile, then `env`. */
+const childEnv = (env) => ({ ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env });
+
 async function run(cmd, args, { env = {}, input, capture = false, rss = false, codes = [0], killAfterMs, stdoutFile } = {}) {
   let rssFile;
   if (rss && timeBin) {
@@ -124,7 +127,7 @@ async function run(cmd, args, { env = {}, input, capture = false, rss = false, c
   const out = stdoutFile === undefined ? devNull : openSync(stdoutFile, 'w');
   const started = process.hrtime.bigint();
   const child = start(cmd, args, {
-    env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+    env: childEnv(env),
     stdio: [input === undefined ? 'ignore' : 'pipe', capture ? 'pipe' : out, 'pipe'],
   });
   if (out !== devNull) closeSync(out);
@@ -337,8 +340,10 @@ function beforeName() {
 // 1b. one-shot: a real one-page command against the smallest node:http script making the same call
 // (with BENCH_BEFORE, that build's too, interleaved with them)
 async function oneShot(env) {
-  const onePage = (sgq) => (opts) => run(NODE, [...sgq, 'graph', 'followers', 'alice', '-q'], { env, ...opts });
-  const http = (opts) => run(NODE, [join(root, 'bench/baseline-http.mjs'), 'alice'], { env, ...opts });
+  const sgqArgs = (sgq) => [...sgq, 'graph', 'followers', 'alice', '-q'];
+  const httpArgs = [join(root, 'bench/baseline-http.mjs'), 'alice'];
+  const onePage = (sgq) => (opts) => run(NODE, sgqArgs(sgq), { env, ...opts });
+  const http = (opts) => run(NODE, httpArgs, { env, ...opts });
   const builds = [['', onePage(SGQ)], ...(SGQ_BEFORE ? [[` before (${beforeName()})`, onePage(SGQ_BEFORE)]] : [])];
   const b = await http({ capture: true });
   for (const [label, sgq] of builds) {
@@ -350,15 +355,14 @@ async function oneShot(env) {
   const [tHttp, ...tSgq] = await sideBySide([{ run: () => http() }, ...builds.map(([, sgq]) => ({ run: () => sgq() }))], runs, [median, p90]);
   // user+sys CPU, interleaved too: on a machine shared with other work the wall time moves with
   // the load, the CPU a run takes much less.
-  const cpuOf = (sgq) => ({ run: async () => ({ ms: cpuTime(NODE, sgq ? [...sgq, 'graph', 'followers', 'alice', '-q'] : [join(root, 'bench/baseline-http.mjs'), 'alice'], env) }) });
+  const cpuOf = (sgq) => ({ run: async () => ({ ms: cpuTime(NODE, sgq ? sgqArgs(sgq) : httpArgs, env) }) });
   const [cHttp, ...cSgq] = await sideBySide([cpuOf(undefined), cpuOf(SGQ), ...(SGQ_BEFORE ? [cpuOf(SGQ_BEFORE)] : [])], runs);
   const counted = process.env.BENCH_INSTRUCTIONS === '1' && hasCmd('valgrind');
   // Memory touched for the first time: in the virtual machines sgq is measured on, each such
   // page costs 15-25 us (docs/performance.md, "After 5.3.12"). The counts hold from run to
   // run, where the wall time moves with the load.
-  const sgqArgs = (sgq) => [...sgq, 'graph', 'followers', 'alice', '-q'];
-  const [fHttp, fNode, ...fSgq] = timeBin ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ['-e', '0'], ...builds.map((_, i) => sgqArgs([SGQ, SGQ_BEFORE][i]))].map((args) => minorFaults(args, env)) : [];
-  const [iHttp, ...iSgq] = counted ? [[join(root, 'bench/baseline-http.mjs'), 'alice'], ...builds.map((_, i) => sgqArgs([SGQ, SGQ_BEFORE][i]))].map((args) => instructions(args, env)) : [];
+  const [fHttp, fNode, ...fSgq] = timeBin ? [httpArgs, ['-e', '0'], ...builds.map((_, i) => sgqArgs([SGQ, SGQ_BEFORE][i]))].map((args) => minorFaults(args, env)) : [];
+  const [iHttp, ...iSgq] = counted ? [httpArgs, ...builds.map((_, i) => sgqArgs([SGQ, SGQ_BEFORE][i]))].map((args) => instructions(args, env)) : [];
   builds.forEach(([label], i) => {
     const what = `\`sgq graph followers alice -q\`${label} (one page) vs a node:http script printing the same NDJSON`;
     if (counted) row(`${what}: instructions (valgrind, every thread)`, `${fmt(iSgq[i] / 1e6)}M`, `${fmt(iHttp / 1e6)}M`, `${(iSgq[i] / iHttp).toFixed(2)}x`, 'informational (the target is wall time)');
@@ -397,7 +401,7 @@ async function oneShotService() {
 function cpuTime(cmd, args, env) {
   const timed = spawnSync('bash', ['-c', 'TIMEFORMAT="%3U %3S"; { time "$@" >/dev/null 2>&1; } 2>&1', 'bash', cmd, ...args], {
     cwd: root,
-    env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+    env: childEnv(env),
     encoding: 'utf8',
   });
   const [user, sys] = timed.stdout.trim().split(/\s+/).map(Number);
@@ -412,7 +416,7 @@ function minorFaults(args, env) {
   const counts = Array.from({ length: FAULT_RUNS }, () => {
     const timed = spawnSync(timeBin, ['-f', '%R', NODE, ...args], {
       cwd: root,
-      env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+      env: childEnv(env),
       encoding: 'utf8',
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -432,7 +436,7 @@ function instructions(args, env) {
   const leftOut = ['--toggle-collect=*HashSeed::InitializeRoots*', '--collect-atstart=yes'];
   const counted = spawnSync('valgrind', ['--tool=callgrind', '--smc-check=all-non-file', '--callgrind-out-file=/dev/null', ...leftOut, NODE, ...args], {
     cwd: root,
-    env: { ...process.env, SGQ_PROFILE: '', SGQ_CONFIG_DIR: configDir, ...env },
+    env: childEnv(env),
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
   });
